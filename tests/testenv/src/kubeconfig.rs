@@ -1,0 +1,58 @@
+//! Kubeconfig files for the local control plane and `kube::Client`s built
+//! from them.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+/// How a kubeconfig user authenticates.
+pub(crate) enum Credentials<'a> {
+    /// A client certificate and its key (PEM files).
+    ClientCert { cert: &'a Path, key: &'a Path },
+    /// A bearer token (e.g. a ServiceAccount token).
+    Token(&'a str),
+}
+
+/// Writes a kubeconfig with one cluster, user and context, named `kubegen`.
+pub(crate) fn write(
+    path: &Path,
+    server: &str,
+    ca_cert: &Path,
+    credentials: Credentials<'_>,
+) -> Result<PathBuf> {
+    let user = match credentials {
+        Credentials::ClientCert { cert, key } => serde_json::json!({
+            "client-certificate": cert,
+            "client-key": key,
+        }),
+        Credentials::Token(token) => serde_json::json!({ "token": token }),
+    };
+    let config = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{
+            "name": "kubegen",
+            "cluster": { "server": server, "certificate-authority": ca_cert },
+        }],
+        "users": [{ "name": "kubegen", "user": user }],
+        "contexts": [{
+            "name": "kubegen",
+            "context": { "cluster": "kubegen", "user": "kubegen", "namespace": "default" },
+        }],
+        "current-context": "kubegen",
+    });
+    std::fs::write(path, serde_yaml::to_string(&config)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path.to_path_buf())
+}
+
+/// Builds a client from a kubeconfig file.
+pub(crate) async fn client(path: &Path) -> Result<kube::Client> {
+    let kubeconfig = Kubeconfig::read_from(path)
+        .with_context(|| format!("reading kubeconfig {}", path.display()))?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .with_context(|| format!("loading kubeconfig {}", path.display()))?;
+    Ok(kube::Client::try_from(config)?)
+}
