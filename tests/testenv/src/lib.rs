@@ -156,7 +156,7 @@ impl TestEnv {
                 format!("--tls-private-key-file={}", pki.serving.key.display()),
                 format!("--client-ca-file={}", pki.ca_cert.display()),
                 "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
-                format!("--service-account-key-file={}", pki.service_account_key.display()),
+                format!("--service-account-key-file={}", pki.service_account_pub.display()),
                 format!(
                     "--service-account-signing-key-file={}",
                     pki.service_account_key.display()
@@ -222,7 +222,7 @@ impl TestEnv {
             &logs,
         );
 
-        let env = TestEnv {
+        let mut env = TestEnv {
             keep_dir: std::env::var_os(KEEP_ENV).is_some(),
             dir,
             binaries,
@@ -241,10 +241,10 @@ impl TestEnv {
             startup: Duration::ZERO,
         };
         match env.boot(&options, begun + START_TIMEOUT).await {
-            Ok(()) => Ok(TestEnv {
-                startup: begun.elapsed(),
-                ..env
-            }),
+            Ok(()) => {
+                env.startup = begun.elapsed();
+                Ok(env)
+            }
             Err(e) => Err(e.context(format!(
                 "starting the control plane failed; logs are in {}",
                 env.dir.join("logs").display()
@@ -332,15 +332,16 @@ impl TestEnv {
             spec: TokenRequestSpec {
                 expiration_seconds: Some(3600),
                 ..Default::default()
-            },
+            }
+            .into(),
             ..Default::default()
         };
         let token = accounts
             .create_token_request(name, &PostParams::default(), &request)
             .await?
             .status
-            .context("TokenRequest returned no status")?
-            .token;
+            .and_then(|s| s.token)
+            .context("TokenRequest returned no token")?;
         let path = kubeconfig::write(
             &self
                 .dir

@@ -27,9 +27,11 @@ pub(crate) struct Pki {
     /// Path of the CA certificate (the apiserver's `--client-ca-file`, and the
     /// `certificate-authority` of every kubeconfig).
     pub ca_cert: PathBuf,
-    /// The service-account signing key (private key; the apiserver derives the
-    /// public half from it).
+    /// The service-account signing key (PKCS#8 private key).
     pub service_account_key: PathBuf,
+    /// The public half of the service-account key, which the apiserver
+    /// verifies tokens with.
+    pub service_account_pub: PathBuf,
     /// The apiserver's serving certificate, valid for 127.0.0.1 and localhost.
     pub serving: CertFiles,
     /// A client certificate for `kubegen-admin` in `system:masters`.
@@ -55,13 +57,17 @@ impl Pki {
         std::fs::write(&ca_cert, ca.pem())?;
 
         let service_account_key = dir.join("service-account.key");
-        std::fs::write(&service_account_key, KeyPair::generate()?.serialize_pem())?;
+        let service_account_pub = dir.join("service-account.pub");
+        let sa_key = KeyPair::generate()?;
+        std::fs::write(&service_account_key, sa_key.serialize_pem())?;
+        std::fs::write(&service_account_pub, sa_key.public_key_pem())?;
 
         let mut pki = Pki {
             dir: dir.to_path_buf(),
             ca,
             ca_cert,
             service_account_key,
+            service_account_pub,
             serving: CertFiles {
                 cert: PathBuf::new(),
                 key: PathBuf::new(),

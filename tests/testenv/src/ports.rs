@@ -22,15 +22,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ports_are_distinct_and_bindable() {
+    fn ports_are_distinct_and_nonzero() {
         let ports = free_ports::<5>().unwrap();
         let mut sorted = ports.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), 5, "{ports:?}");
-        for port in ports {
-            assert_ne!(port, 0);
-            TcpListener::bind(("127.0.0.1", port)).expect("port should be free again");
-        }
+        assert!(!ports.contains(&0), "{ports:?}");
     }
 }

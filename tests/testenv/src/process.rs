@@ -237,17 +237,22 @@ mod tests {
         c.start().unwrap();
         assert!(c.is_running());
         assert!(c.start().is_err(), "double start must fail");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while c.log_tail(5).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         c.stop(Duration::from_secs(5));
         assert!(!c.is_running());
         assert_eq!(c.log_tail(5), "started");
         // Restart appends to the same log.
         c.start().unwrap();
-        c.kill();
         let deadline = Instant::now() + Duration::from_secs(5);
         while c.log_tail(5) != "started\nstarted" && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert_eq!(c.log_tail(5), "started\nstarted");
+        c.kill();
+        assert!(!c.is_running());
     }
 
     #[test]
