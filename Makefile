@@ -1,0 +1,45 @@
+# kubegen — developer entry points. `make test` is what CI runs.
+
+CARGO ?= cargo
+CONTROL_PLANE := tests/control-plane/build.sh
+
+.PHONY: test control-plane lint fmt up demo bench-startup clean-control-plane help
+
+help:
+	@echo "make demo           start a local control plane (kubeconfig printed) until Ctrl-C"
+	@echo "make test           build the control plane if missing, lint, run every test"
+	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
+	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
+	@echo "make lint           rustfmt check + clippy -D warnings"
+	@echo "make bench-startup  median start-up time and memory of the control plane"
+
+## Every test: unit, UI, golden and end-to-end against the real control plane.
+test: control-plane lint
+	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace --doc
+
+## Build (once; cached under ~/.cache/kubegen/control-plane/<versions>/) the
+## control-plane binaries from the Go module proxy.
+control-plane:
+	bash $(CONTROL_PLANE)
+
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+## Start the local control plane for people; prints `export KUBECONFIG=...`.
+up: control-plane
+	$(CARGO) run -q -p kubegen-testenv -- up
+
+## The main job. Until the example operator lands it starts the local control
+## plane; see README.md.
+demo: up
+
+bench-startup: control-plane
+	$(CARGO) run -q --release -p kubegen-testenv -- bench-startup --runs 5
+
+clean-control-plane:
+	rm -rf $${KUBEGEN_CACHE_DIR:-$$HOME/.cache/kubegen}/control-plane
