@@ -39,7 +39,7 @@ up: control-plane
 demo: up
 
 bench-startup: control-plane
-	$(CARGO) run -q --release -p kubegen-testenv -- bench-startup --runs 5
+	$(CARGO) run -q -p kubegen-testenv -- bench-startup --runs 5
 
 clean-control-plane:
 	rm -rf $${KUBEGEN_CACHE_DIR:-$$HOME/.cache/kubegen}/control-plane
