@@ -1,0 +1,186 @@
+//! Generator settings: `[package.metadata.kubegen]` in the crate's
+//! Cargo.toml, overridden by command-line flags.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::Diagnostic;
+
+/// Where and how `kubegen generate` writes, read from
+/// `[package.metadata.kubegen]`:
+///
+/// ```toml
+/// [package.metadata.kubegen]
+/// modules = ["api", "controller"]   # modules to scan (default: the whole crate)
+/// crd-dir = "config/crd"
+/// rbac-dir = "config/rbac"
+/// rust-out = "src/generated"
+/// header-file = "hack/header.txt"   # text put under the @generated line
+/// max-description-len = 200         # cap on schema descriptions
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
+pub struct Settings {
+    /// Module paths (relative to the crate root module, `::`-separated) whose
+    /// files are scanned; empty means the whole crate.
+    pub modules: Vec<String>,
+    /// Directory of the CRD YAML files.
+    pub crd_dir: PathBuf,
+    /// Directory of the RBAC YAML file.
+    pub rbac_dir: PathBuf,
+    /// Directory of the generated Rust modules.
+    pub rust_out: PathBuf,
+    /// A file whose text is put, as comments, under the `@generated` line
+    /// of every generated file (e.g. a licence header).
+    pub header_file: Option<PathBuf>,
+    /// Descriptions longer than this are cut (controller-gen's maxDescLen).
+    pub max_description_len: Option<usize>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            modules: Vec::new(),
+            crd_dir: PathBuf::from("config/crd"),
+            rbac_dir: PathBuf::from("config/rbac"),
+            rust_out: PathBuf::from("src/generated"),
+            header_file: None,
+            max_description_len: None,
+        }
+    }
+}
+
+/// What the generator needs from a crate's Cargo.toml.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// The crate's package name.
+    pub package: String,
+    /// The crate's root source file (library first, then binary).
+    pub root_file: PathBuf,
+    /// `[package.metadata.kubegen]`, or defaults.
+    pub settings: Settings,
+}
+
+#[derive(Deserialize)]
+struct RawManifest {
+    package: Option<RawPackage>,
+    lib: Option<RawTarget>,
+}
+
+#[derive(Deserialize)]
+struct RawPackage {
+    name: String,
+    #[serde(default)]
+    metadata: Option<RawMetadata>,
+}
+
+#[derive(Deserialize)]
+struct RawMetadata {
+    kubegen: Option<toml::Value>,
+}
+
+#[derive(Deserialize)]
+struct RawTarget {
+    path: Option<PathBuf>,
+}
+
+impl Manifest {
+    /// Reads `manifest_path` (a Cargo.toml). Paths in the result are
+    /// relative to the manifest's directory.
+    pub fn read(manifest_path: &Path) -> Result<Manifest, Diagnostic> {
+        let text = std::fs::read_to_string(manifest_path)
+            .map_err(|e| Diagnostic::file(manifest_path, format!("cannot read: {e}")))?;
+        let raw: RawManifest = toml::from_str(&text)
+            .map_err(|e| Diagnostic::file(manifest_path, format!("invalid Cargo.toml: {e}")))?;
+        let package = raw.package.ok_or_else(|| {
+            Diagnostic::file(
+                manifest_path,
+                "no [package] section: point --manifest-path at a crate, not a workspace",
+            )
+        })?;
+        let settings = match package.metadata.and_then(|m| m.kubegen) {
+            Some(value) => value.try_into::<Settings>().map_err(|e| {
+                Diagnostic::file(
+                    manifest_path,
+                    format!("invalid [package.metadata.kubegen]: {e}"),
+                )
+            })?,
+            None => Settings::default(),
+        };
+        let dir = manifest_path.parent().unwrap_or(Path::new("."));
+        let root_file = match raw.lib.and_then(|l| l.path) {
+            Some(path) => path,
+            None if dir.join("src/lib.rs").exists() => PathBuf::from("src/lib.rs"),
+            None if dir.join("src/main.rs").exists() => PathBuf::from("src/main.rs"),
+            None => {
+                return Err(Diagnostic::file(
+                    manifest_path,
+                    "the crate has neither src/lib.rs nor src/main.rs",
+                ));
+            }
+        };
+        Ok(Manifest {
+            package: package.name,
+            root_file,
+            settings,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(dir: &Path, extra: &str) -> PathBuf {
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+        let path = dir.join("Cargo.toml");
+        std::fs::write(
+            &path,
+            format!("[package]\nname = \"demo\"\nversion = \"0.1.0\"\n{extra}"),
+        )
+        .unwrap();
+        path
+    }
+
+    #[test]
+    fn defaults_without_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let m = Manifest::read(&manifest(dir.path(), "")).unwrap();
+        assert_eq!(m.package, "demo");
+        assert_eq!(m.root_file, PathBuf::from("src/lib.rs"));
+        assert_eq!(m.settings, Settings::default());
+    }
+
+    #[test]
+    fn reads_metadata() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = manifest(
+            dir.path(),
+            "[package.metadata.kubegen]\nmodules = [\"api\"]\ncrd-dir = \"deploy/crds\"\nmax-description-len = 80\n",
+        );
+        let m = Manifest::read(&path).unwrap();
+        assert_eq!(m.settings.modules, vec!["api".to_string()]);
+        assert_eq!(m.settings.crd_dir, PathBuf::from("deploy/crds"));
+        assert_eq!(m.settings.rust_out, PathBuf::from("src/generated"));
+        assert_eq!(m.settings.max_description_len, Some(80));
+    }
+
+    #[test]
+    fn unknown_settings_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = manifest(dir.path(), "[package.metadata.kubegen]\ncrd-dirs = \"x\"\n");
+        let err = Manifest::read(&path).unwrap_err().to_string();
+        assert!(err.contains("unknown field `crd-dirs`"), "{err}");
+    }
+
+    #[test]
+    fn workspace_manifest_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("Cargo.toml");
+        std::fs::write(&path, "[workspace]\nmembers = []\n").unwrap();
+        let err = Manifest::read(&path).unwrap_err().to_string();
+        assert!(err.contains("no [package] section"), "{err}");
+    }
+}
