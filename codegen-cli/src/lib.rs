@@ -3,6 +3,6 @@
 //! `kubegen-derive` proc macros call.
 
 /// Generated files, written only when changed, and `--check`.
-pub mod output;
+pub mod files;
 /// Reading a crate's sources and settings without compiling it.
 pub mod source;

@@ -31,7 +31,14 @@ impl ControlPlaneDir {
             None => run_build_script()?,
         };
         let dir = ControlPlaneDir { root };
-        for name in ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok"] {
+        for name in [
+            "etcd",
+            "kube-apiserver",
+            "kube-controller-manager",
+            "kube-scheduler",
+            "kubectl",
+            "kwok",
+        ] {
             let path = dir.bin(name);
             if !path.is_file() {
                 bail!("control-plane binary {} is missing", path.display());

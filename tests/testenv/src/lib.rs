@@ -156,7 +156,10 @@ impl TestEnv {
                 format!("--tls-private-key-file={}", pki.serving.key.display()),
                 format!("--client-ca-file={}", pki.ca_cert.display()),
                 "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
-                format!("--service-account-key-file={}", pki.service_account_pub.display()),
+                format!(
+                    "--service-account-key-file={}",
+                    pki.service_account_pub.display()
+                ),
                 format!(
                     "--service-account-signing-key-file={}",
                     pki.service_account_key.display()
@@ -265,7 +268,12 @@ impl TestEnv {
         let node_api = Api::<Node>::all(client.clone());
         self.wait_until(deadline, "fake nodes to become Ready", || async {
             let list = node_api.list(&ListParams::default()).await?;
-            Ok(list.items.iter().filter(|n| nodes::is_schedulable(n)).count() >= options.nodes)
+            Ok(list
+                .items
+                .iter()
+                .filter(|n| nodes::is_schedulable(n))
+                .count()
+                >= options.nodes)
         })
         .await?;
         // The controller manager creates each namespace's `default`
@@ -343,9 +351,11 @@ impl TestEnv {
             .and_then(|s| s.token)
             .context("TokenRequest returned no token")?;
         let path = kubeconfig::write(
-            &self
-                .dir
-                .join(format!("kubeconfig-sa-{}-{}", sanitize(namespace), sanitize(name))),
+            &self.dir.join(format!(
+                "kubeconfig-sa-{}-{}",
+                sanitize(namespace),
+                sanitize(name)
+            )),
             &self.apiserver_url,
             &self.pki.ca_cert,
             Credentials::Token(&token),
@@ -436,7 +446,8 @@ impl TestEnv {
 
     /// Starts the apiserver again and waits until it is ready.
     pub async fn start_apiserver(&self) -> Result<()> {
-        self.start_apiserver_at(Instant::now() + START_TIMEOUT).await
+        self.start_apiserver_at(Instant::now() + START_TIMEOUT)
+            .await
     }
 
     /// Stops etcd (SIGTERM, then SIGKILL after a grace period). Its data is
@@ -459,7 +470,9 @@ impl TestEnv {
         self.component(Part::Etcd).start()?;
         let health = format!("{}/health", self.etcd_url);
         self.wait_until(deadline, "etcd to serve", || async {
-            Ok(http_get_plain(&health).await.is_ok_and(|b| b.contains("\"health\":\"true\"")))
+            Ok(http_get_plain(&health)
+                .await
+                .is_ok_and(|b| b.contains("\"health\":\"true\"")))
         })
         .await
     }
@@ -469,7 +482,10 @@ impl TestEnv {
         let client = self.client().await?;
         self.wait_until(deadline, "kube-apiserver /readyz", || async {
             let request = http::Request::get("/readyz").body(Vec::new())?;
-            Ok(client.request_text(request).await.is_ok_and(|t| t.trim() == "ok"))
+            Ok(client
+                .request_text(request)
+                .await
+                .is_ok_and(|t| t.trim() == "ok"))
         })
         .await
     }
@@ -549,7 +565,12 @@ fn fresh_env_dir() -> Result<PathBuf> {
     std::fs::create_dir_all(&root)?;
     for entry in std::fs::read_dir(&root)?.flatten() {
         let name = entry.file_name();
-        let pid = name.to_string_lossy().split('-').next().unwrap_or("").to_string();
+        let pid = name
+            .to_string_lossy()
+            .split('-')
+            .next()
+            .unwrap_or("")
+            .to_string();
         if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(&pid).exists() {
             let _ = std::fs::remove_dir_all(entry.path());
         }
@@ -593,11 +614,9 @@ async fn http_get_plain(url: &str) -> Result<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").context("not an http URL")?;
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let mut stream = tokio::time::timeout(
-        Duration::from_secs(2),
-        tokio::net::TcpStream::connect(host),
-    )
-    .await??;
+    let mut stream =
+        tokio::time::timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(host))
+            .await??;
     stream
         .write_all(format!("GET /{path} HTTP/1.0\r\nHost: {host}\r\n\r\n").as_bytes())
         .await?;
@@ -624,7 +643,9 @@ where
         }
         if Instant::now() > deadline {
             match last_error {
-                Some(e) => bail!("timed out after {timeout:?} waiting for {what}; last error: {e:#}"),
+                Some(e) => {
+                    bail!("timed out after {timeout:?} waiting for {what}; last error: {e:#}")
+                }
                 None => bail!("timed out after {timeout:?} waiting for {what}"),
             }
         }

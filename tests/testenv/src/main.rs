@@ -1,7 +1,6 @@
 //! `kubegen-testenv`: starts the local control plane for people (`up`) and
 //! measures its start-up (`bench-startup`).
 
-
 use anyhow::{Context, Result, bail};
 use kubegen_testenv::{Options, TestEnv};
 
@@ -22,12 +21,16 @@ commands:
 #[tokio::main]
 async fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (command, rest) = args.split_first().map_or(("", &[][..]), |(c, r)| (c.as_str(), r));
+    let (command, rest) = args
+        .split_first()
+        .map_or(("", &[][..]), |(c, r)| (c.as_str(), r));
     match command {
-        "up" => up(Options {
-            nodes: flag(rest, "--nodes", 3)?,
-        })
-        .await,
+        "up" => {
+            up(Options {
+                nodes: flag(rest, "--nodes", 3)?,
+            })
+            .await
+        }
         "bench-startup" => bench_startup(flag(rest, "--runs", 5)?).await,
         "build" => {
             let dir = kubegen_testenv::ControlPlaneDir::locate()?;
@@ -50,7 +53,9 @@ fn flag(args: &[String], name: &str, default: usize) -> Result<usize> {
     let mut value = default;
     while let Some(arg) = iter.next() {
         if arg == name {
-            let v = iter.next().with_context(|| format!("{name} needs a value"))?;
+            let v = iter
+                .next()
+                .with_context(|| format!("{name} needs a value"))?;
             value = v.parse().with_context(|| format!("{name} {v:?}"))?;
         } else {
             bail!("unknown option {arg:?}\n{USAGE}");
@@ -62,7 +67,10 @@ fn flag(args: &[String], name: &str, default: usize) -> Result<usize> {
 async fn up(options: Options) -> Result<()> {
     let env = TestEnv::start_with(options).await?;
     let kubeconfig = env.kubeconfig().display().to_string();
-    println!("control plane ready in {:.1} s", env.startup_time().as_secs_f64());
+    println!(
+        "control plane ready in {:.1} s",
+        env.startup_time().as_secs_f64()
+    );
     println!("apiserver:  {}", env.apiserver_url());
     println!("kubeconfig: {kubeconfig}");
     println!("logs:       {}", env.dir().join("logs").display());
@@ -97,11 +105,7 @@ async fn bench_startup(runs: usize) -> Result<()> {
     for run in 1..=runs {
         let env = TestEnv::start().await?;
         let startup = env.startup_time();
-        let rss = env
-            .pids()
-            .iter()
-            .map(|(_, pid)| rss_kib(*pid))
-            .sum::<u64>();
+        let rss = env.pids().iter().map(|(_, pid)| rss_kib(*pid)).sum::<u64>();
         println!(
             "run {run}: ready in {:.2} s, plane RSS {:.0} MiB",
             startup.as_secs_f64(),

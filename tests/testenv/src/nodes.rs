@@ -84,7 +84,10 @@ mod tests {
     fn schedulable_needs_ready_and_no_lifecycle_taint() {
         assert!(is_schedulable(&node("True", None)));
         assert!(!is_schedulable(&node("False", None)));
-        assert!(!is_schedulable(&node("True", Some("node.kubernetes.io/not-ready"))));
+        assert!(!is_schedulable(&node(
+            "True",
+            Some("node.kubernetes.io/not-ready")
+        )));
         assert!(is_schedulable(&node("True", Some("example.com/other"))));
         assert!(!is_schedulable(&Node::default()));
     }

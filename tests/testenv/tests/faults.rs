@@ -27,14 +27,19 @@ async fn apiserver_and_etcd_restart_keep_state() -> Result<()> {
     let env = TestEnv::start().await?;
     let ns = env.namespace("faults").await?;
     let configmaps = Api::<ConfigMap>::namespaced(env.client().await?, &ns);
-    configmaps.create(&PostParams::default(), &configmap("before")).await?;
+    configmaps
+        .create(&PostParams::default(), &configmap("before"))
+        .await?;
 
     // Apiserver down: requests fail at the connection level.
     env.kill_apiserver();
     assert!(!env.pids().iter().any(|(p, _)| *p == Part::ApiServer));
     let down = configmaps.get("before").await;
     assert!(
-        matches!(down, Err(kube::Error::HyperError(_)) | Err(kube::Error::Service(_))),
+        matches!(
+            down,
+            Err(kube::Error::HyperError(_)) | Err(kube::Error::Service(_))
+        ),
         "expected a connection error, got {down:?}"
     );
     env.start_apiserver().await?;
@@ -44,9 +49,11 @@ async fn apiserver_and_etcd_restart_keep_state() -> Result<()> {
     // etcd down: the apiserver stays up but is not ready, and writes fail.
     env.stop_etcd();
     let client = env.client().await?;
-    eventually(Duration::from_secs(60), "readyz to report etcd failure", || async {
-        Ok(readyz(&client).await.is_err().then_some(()))
-    })
+    eventually(
+        Duration::from_secs(60),
+        "readyz to report etcd failure",
+        || async { Ok(readyz(&client).await.is_err().then_some(())) },
+    )
     .await?;
     env.start_etcd().await?;
     eventually(Duration::from_secs(60), "readyz to recover", || async {
@@ -54,8 +61,13 @@ async fn apiserver_and_etcd_restart_keep_state() -> Result<()> {
     })
     .await?;
     let configmaps = Api::<ConfigMap>::namespaced(client, &ns);
-    configmaps.create(&PostParams::default(), &configmap("after")).await?;
-    assert!(configmaps.get_opt("before").await?.is_some(), "etcd lost data");
+    configmaps
+        .create(&PostParams::default(), &configmap("after"))
+        .await?;
+    assert!(
+        configmaps.get_opt("before").await?.is_some(),
+        "etcd lost data"
+    );
 
     // Logs are kept per component.
     let log = std::fs::read_to_string(env.log_path(Part::ApiServer))?;

@@ -42,7 +42,9 @@ async fn deployment_becomes_available_on_kwok_nodes() -> Result<()> {
             },
         },
     }));
-    deployments.create(&PostParams::default(), &deployment).await?;
+    deployments
+        .create(&PostParams::default(), &deployment)
+        .await?;
 
     let available = eventually(Duration::from_secs(90), "3 available replicas", || async {
         let d = deployments.get("web").await?;
@@ -77,7 +79,10 @@ async fn garbage_collector_deletes_dependents() -> Result<()> {
     let ns = env.namespace("smoke-gc").await?;
     let configmaps = Api::<ConfigMap>::namespaced(env.client().await?, &ns);
     let owner = configmaps
-        .create(&PostParams::default(), &from_json(json!({ "metadata": { "name": "owner" } })))
+        .create(
+            &PostParams::default(),
+            &from_json(json!({ "metadata": { "name": "owner" } })),
+        )
         .await?;
     let uid = owner.metadata.uid.clone().expect("uid");
     let dependent: ConfigMap = from_json(json!({
@@ -89,14 +94,28 @@ async fn garbage_collector_deletes_dependents() -> Result<()> {
             }],
         },
     }));
-    configmaps.create(&PostParams::default(), &dependent).await?;
+    configmaps
+        .create(&PostParams::default(), &dependent)
+        .await?;
     let bystander: ConfigMap = from_json(json!({ "metadata": { "name": "bystander" } }));
-    configmaps.create(&PostParams::default(), &bystander).await?;
+    configmaps
+        .create(&PostParams::default(), &bystander)
+        .await?;
 
-    configmaps.delete("owner", &DeleteParams::background()).await?;
-    eventually(Duration::from_secs(60), "the dependent to be collected", || async {
-        Ok(configmaps.get_opt("dependent").await?.is_none().then_some(()))
-    })
+    configmaps
+        .delete("owner", &DeleteParams::background())
+        .await?;
+    eventually(
+        Duration::from_secs(60),
+        "the dependent to be collected",
+        || async {
+            Ok(configmaps
+                .get_opt("dependent")
+                .await?
+                .is_none()
+                .then_some(()))
+        },
+    )
     .await?;
     assert!(
         configmaps.get_opt("bystander").await?.is_some(),
@@ -135,16 +154,20 @@ async fn crd_is_established_and_enforces_its_schema() -> Result<()> {
         Err(kube::Error::Api(s)) if s.code == 409 => {}
         Err(e) => return Err(e.into()),
     }
-    eventually(Duration::from_secs(30), "the CRD to be Established", || async {
-        let crd = crds.get("widgets.smoke.kubegen.dev").await?;
-        let established = crd
-            .status
-            .and_then(|s| s.conditions)
-            .unwrap_or_default()
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True");
-        Ok(established.then_some(()))
-    })
+    eventually(
+        Duration::from_secs(30),
+        "the CRD to be Established",
+        || async {
+            let crd = crds.get("widgets.smoke.kubegen.dev").await?;
+            let established = crd
+                .status
+                .and_then(|s| s.conditions)
+                .unwrap_or_default()
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True");
+            Ok(established.then_some(()))
+        },
+    )
     .await?;
 
     let gvk = GroupVersionKind::gvk("smoke.kubegen.dev", "v1", "Widget");
@@ -156,16 +179,29 @@ async fn crd_is_established_and_enforces_its_schema() -> Result<()> {
         }))
     };
     // The discovery of a new CRD can lag its Established condition.
-    eventually(Duration::from_secs(30), "a valid Widget to be accepted", || async {
-        Ok(widgets.create(&PostParams::default(), &widget("good", 3)).await.ok().map(|_| ()))
-    })
+    eventually(
+        Duration::from_secs(30),
+        "a valid Widget to be accepted",
+        || async {
+            Ok(widgets
+                .create(&PostParams::default(), &widget("good", 3))
+                .await
+                .ok()
+                .map(|_| ()))
+        },
+    )
     .await?;
 
-    let rejected = widgets.create(&PostParams::default(), &widget("bad", 0)).await;
+    let rejected = widgets
+        .create(&PostParams::default(), &widget("bad", 0))
+        .await;
     assert_eq!(status_code(&rejected), Some(422), "{rejected:?}");
-    let Err(kube::Error::Api(status)) = rejected else { unreachable!() };
+    let Err(kube::Error::Api(status)) = rejected else {
+        unreachable!()
+    };
     assert!(
-        status.message.contains("spec.size") && status.message.contains("greater than or equal to 1"),
+        status.message.contains("spec.size")
+            && status.message.contains("greater than or equal to 1"),
         "unexpected message: {}",
         status.message
     );
@@ -189,24 +225,35 @@ async fn rbac_denies_unbound_user_and_allows_bound_one() -> Result<()> {
         "metadata": { "name": "configmap-reader" },
         "rules": [{ "apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"] }],
     }));
-    Api::<Role>::namespaced(admin.clone(), &ns).create(&PostParams::default(), &role).await?;
+    Api::<Role>::namespaced(admin.clone(), &ns)
+        .create(&PostParams::default(), &role)
+        .await?;
     let binding: RoleBinding = from_json(json!({
         "metadata": { "name": "developers-read" },
         "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "configmap-reader" },
         "subjects": [{ "apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "developers" }],
     }));
-    Api::<RoleBinding>::namespaced(admin, &ns).create(&PostParams::default(), &binding).await?;
+    Api::<RoleBinding>::namespaced(admin, &ns)
+        .create(&PostParams::default(), &binding)
+        .await?;
 
-    eventually(Duration::from_secs(30), "the binding to take effect", || async {
-        Ok(as_jane.list(&ListParams::default()).await.ok().map(|_| ()))
-    })
+    eventually(
+        Duration::from_secs(30),
+        "the binding to take effect",
+        || async { Ok(as_jane.list(&ListParams::default()).await.ok().map(|_| ())) },
+    )
     .await?;
     // Still no write access, and nothing in other namespaces.
     let create = as_jane
-        .create(&PostParams::default(), &from_json(json!({ "metadata": { "name": "x" } })))
+        .create(
+            &PostParams::default(),
+            &from_json(json!({ "metadata": { "name": "x" } })),
+        )
         .await;
     assert_eq!(status_code(&create), Some(403), "{create:?}");
-    let elsewhere = Api::<ConfigMap>::namespaced(user, "default").list(&ListParams::default()).await;
+    let elsewhere = Api::<ConfigMap>::namespaced(user, "default")
+        .list(&ListParams::default())
+        .await;
     assert_eq!(status_code(&elsewhere), Some(403), "{elsewhere:?}");
     Ok(())
 }
@@ -216,11 +263,17 @@ async fn service_account_token_has_only_its_permissions() -> Result<()> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace("smoke-sa").await?;
     let robot = env.client_for_service_account(&ns, "robot").await?;
-    let denied = Api::<ConfigMap>::namespaced(robot, &ns).list(&ListParams::default()).await;
+    let denied = Api::<ConfigMap>::namespaced(robot, &ns)
+        .list(&ListParams::default())
+        .await;
     assert_eq!(status_code(&denied), Some(403), "{denied:?}");
-    let Err(kube::Error::Api(status)) = denied else { unreachable!() };
+    let Err(kube::Error::Api(status)) = denied else {
+        unreachable!()
+    };
     assert!(
-        status.message.contains(&format!("system:serviceaccount:{ns}:robot")),
+        status
+            .message
+            .contains(&format!("system:serviceaccount:{ns}:robot")),
         "the apiserver should name the ServiceAccount: {}",
         status.message
     );

@@ -12,14 +12,20 @@ pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
     let text = diff
         .unified_diff()
         .context_radius(2)
-        .header(&format!("a/{name} (on disk)"), &format!("b/{name} (generated)"))
+        .header(
+            &format!("a/{name} (on disk)"),
+            &format!("b/{name} (generated)"),
+        )
         .to_string();
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() <= MAX_LINES {
         return text;
     }
     let mut short = lines[..MAX_LINES].join("\n");
-    short.push_str(&format!("\n... {} more diff lines\n", lines.len() - MAX_LINES));
+    short.push_str(&format!(
+        "\n... {} more diff lines\n",
+        lines.len() - MAX_LINES
+    ));
     short
 }
 

@@ -196,7 +196,10 @@ mod tests {
         let mut set = FileSet::new();
         set.own_dir("config/crd");
         set.insert("config/crd/a.yaml", format!("{YAML_HEADER}\na: 1\n"));
-        set.insert("src/generated/mod.rs", format!("{RUST_HEADER}\npub mod x;\n"));
+        set.insert(
+            "src/generated/mod.rs",
+            format!("{RUST_HEADER}\npub mod x;\n"),
+        );
         set
     }
 
@@ -214,7 +217,11 @@ mod tests {
         let second = write(root, &set()).unwrap();
         assert!(second.written.is_empty(), "{second:?}");
         assert_eq!(second.unchanged.len(), 2);
-        assert_eq!(before, mtime("config/crd/a.yaml"), "unchanged file rewritten");
+        assert_eq!(
+            before,
+            mtime("config/crd/a.yaml"),
+            "unchanged file rewritten"
+        );
 
         // A generated file no longer produced is removed; a hand-written
         // file in the same directory is kept.
@@ -243,7 +250,11 @@ mod tests {
         write(root, &set()).unwrap();
         assert!(check(root, &set()).unwrap().is_empty());
 
-        std::fs::write(root.join("config/crd/a.yaml"), format!("{YAML_HEADER}\na: 2\n")).unwrap();
+        std::fs::write(
+            root.join("config/crd/a.yaml"),
+            format!("{YAML_HEADER}\na: 2\n"),
+        )
+        .unwrap();
         std::fs::write(root.join("config/crd/z.yaml"), format!("{YAML_HEADER}\n")).unwrap();
         let drift = check(root, &set()).unwrap();
         assert_eq!(drift.len(), 2, "{drift:?}");
@@ -255,6 +266,9 @@ mod tests {
             other => panic!("expected stale, got {other:?}"),
         }
         assert_eq!(drift[1], Drift::Extra("config/crd/z.yaml".into()));
-        assert!(root.join("config/crd/z.yaml").exists(), "check must not delete");
+        assert!(
+            root.join("config/crd/z.yaml").exists(),
+            "check must not delete"
+        );
     }
 }
