@@ -13,10 +13,10 @@ help:
 	@echo "make lint           rustfmt check + clippy -D warnings"
 	@echo "make bench-startup  median start-up time and memory of the control plane"
 
-## Every test: unit, UI, golden and end-to-end against the real control plane.
+## Every test: unit, UI, golden, doc and end-to-end tests against the real
+## control plane. (Benchmarks are compiled by `lint`, run by their own targets.)
 test: control-plane lint
-	$(CARGO) test --workspace --all-targets
-	$(CARGO) test --workspace --doc
+	$(CARGO) test --workspace
 
 ## Build (once; cached under ~/.cache/kubegen/control-plane/<versions>/) the
 ## control-plane binaries from the Go module proxy.

@@ -5,5 +5,7 @@
 
 pub use k8s_openapi;
 pub use kube;
+/// Work queues with client-go semantics: dedup, delays, rate limiting and metrics.
+pub mod workqueue;
 #[cfg(feature = "derive")]
 pub use kubegen_derive::*;

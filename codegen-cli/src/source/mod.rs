@@ -51,7 +51,10 @@ impl CrateSource {
             errors: Vec::new(),
         };
         let root_file = manifest.root_file.clone();
-        let module_dir = root_file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let module_dir = root_file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         loader.load_file(&root_file, Vec::new(), &module_dir);
         let Loader { files, errors, .. } = loader;
         if errors.is_empty() {
@@ -81,9 +84,9 @@ impl CrateSource {
                     .collect()
             })
             .collect();
-        self.files.iter().filter(move |f| {
-            wanted.is_empty() || wanted.iter().any(|w| f.module.starts_with(w))
-        })
+        self.files
+            .iter()
+            .filter(move |f| wanted.is_empty() || wanted.iter().any(|w| f.module.starts_with(w)))
     }
 }
 
@@ -138,7 +141,8 @@ impl Loader<'_> {
                     let (path, child_dir) = match path_attr(&m.attrs) {
                         Some(p) => {
                             let path = dir.join(p);
-                            let child_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                            let child_dir =
+                                path.parent().map(Path::to_path_buf).unwrap_or_default();
                             (path, child_dir)
                         }
                         None => {
@@ -150,7 +154,8 @@ impl Loader<'_> {
                             }
                         }
                     };
-                    if path.starts_with(&self.skip_dir) || dir.join(&name).starts_with(&self.skip_dir)
+                    if path.starts_with(&self.skip_dir)
+                        || dir.join(&name).starts_with(&self.skip_dir)
                     {
                         continue;
                     }
@@ -207,7 +212,11 @@ mod tests {
 
     fn crate_with(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "Cargo.toml", "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n");
+        write(
+            dir.path(),
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\n",
+        );
         for (path, text) in files {
             write(dir.path(), path, text);
         }
@@ -217,8 +226,14 @@ mod tests {
     #[test]
     fn walks_the_module_tree() {
         let dir = crate_with(&[
-            ("src/lib.rs", "pub mod api;\nmod inline { pub mod deep; }\n#[cfg(test)] mod tests;\nmod generated;\n"),
-            ("src/api/mod.rs", "pub mod v1;\n#[path = \"odd_name.rs\"] mod odd;\n"),
+            (
+                "src/lib.rs",
+                "pub mod api;\nmod inline { pub mod deep; }\n#[cfg(test)] mod tests;\nmod generated;\n",
+            ),
+            (
+                "src/api/mod.rs",
+                "pub mod v1;\n#[path = \"odd_name.rs\"] mod odd;\n",
+            ),
             ("src/api/v1.rs", "pub struct A;\n"),
             ("src/api/odd_name.rs", "pub struct O;\n"),
             ("src/inline/deep.rs", "pub struct D;\n"),
