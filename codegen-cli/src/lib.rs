@@ -1,8 +1,26 @@
 //! The kubegen code generator as a library: the single implementation of
 //! parsing, modelling and emitting that both the `kubegen` CLI and the
 //! `kubegen-derive` proc macros call.
+//!
+//! Phases: `attr` (syn attributes → typed values) → `model` (the
+//! serde-serializable resource and type model) → `check` (cross-field rules)
+//! → `schema` (structural OpenAPI schema) → `crd` (CustomResourceDefinition).
+//! `expand` turns a model into derive output; `rt` is what that output calls.
 
+pub mod attr;
+pub mod check;
+pub mod crd;
+pub mod ctxt;
+pub mod expand;
 /// Generated files, written only when changed, and `--check`.
 pub mod files;
+pub mod model;
+pub mod output;
+pub mod plural;
+pub mod rt;
+pub mod schema;
 /// Reading a crate's sources and settings without compiling it.
 pub mod source;
+
+pub use crd::{CrdError, crd_json, merge_crds};
+pub use schema::{SchemaError, schema_for};

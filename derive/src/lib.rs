@@ -1,3 +1,167 @@
 //! Derive macros for kubegen. Every macro converts `proc_macro` tokens to
 //! `proc_macro2`, calls the shared library in `kubegen-cli` and converts back;
 //! no logic lives here.
+
+use proc_macro::TokenStream;
+
+/// Derives `kubegen::KubeSchema`: a Kubernetes *structural* OpenAPI v3
+/// schema for a struct or enum, honouring serde attributes exactly.
+///
+/// ```
+/// use kubegen::KubeSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// /// How the application is exposed.
+/// #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+/// #[serde(rename_all = "camelCase")]
+/// #[kubegen(at_most_one_of = ["hostName", "ipAddress"])]
+/// pub struct Exposure {
+///     /// The port to listen on.
+///     #[kubegen(minimum = 1, maximum = 65535)]
+///     pub port: u16,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
+///     pub host_name: Option<String>,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
+///     pub ip_address: Option<String>,
+/// }
+///
+/// let schema = <Exposure as kubegen::KubeSchema>::kube_schema().unwrap();
+/// assert_eq!(schema["properties"]["port"]["maximum"], 65535);
+/// ```
+///
+/// Field-level keys (also accepted inside `items(...)` where they make sense)
+/// and type-level keys are listed on [`CustomResource`].
+#[proc_macro_derive(KubeSchema, attributes(kubegen))]
+pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
+    kubegen_codegen::expand::derive_kube_schema(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Derives a Kubernetes custom resource from its spec struct.
+///
+/// Generates the root type `Kind { metadata, spec, status }` (with
+/// `Kind::new(name, spec)` and `Kind::crd()`), `k8s_openapi::Resource`,
+/// `ListableResource` and `Metadata` (so `kube::Api<Kind>` works),
+/// `kubegen::CustomResourceExt`, and `KubeSchema` for the spec.
+///
+/// ```
+/// use kubegen::{CustomResource, KubeSchema};
+/// use serde::{Deserialize, Serialize};
+///
+/// /// MyApplication describes an application deployment.
+/// #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
+/// #[kubegen(group = "stable.example.com", version = "v1", kind = "MyApplication", namespaced,
+///           shortname = "ma", status = "MyApplicationStatus", derive = "PartialEq",
+///           printcolumn(name = "Image", type = "string", json_path = ".spec.image"))]
+/// #[serde(rename_all = "camelCase")]
+/// pub struct MyApplicationSpec {
+///     /// The container image to use for the application.
+///     #[kubegen(min_length = 1)]
+///     pub image: String,
+///     /// The desired number of application replicas.
+///     #[kubegen(minimum = 1, default = 1)]
+///     pub replicas: i32,
+/// }
+///
+/// #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+/// #[serde(rename_all = "camelCase")]
+/// pub struct MyApplicationStatus {
+///     pub available_replicas: i32,
+/// }
+///
+/// let crd = MyApplication::crd().unwrap();
+/// assert_eq!(crd.metadata.name.as_deref(), Some("myapplications.stable.example.com"));
+/// let app = MyApplication::new("web", MyApplicationSpec { image: "nginx".into(), replicas: 2 });
+/// assert_eq!(serde_json::to_value(&app).unwrap()["kind"], "MyApplication");
+/// ```
+///
+/// Every key lives in one closed `#[kubegen(...)]` namespace: an unknown key is
+/// a compile error with a "did you mean" suggestion, and a key used in the
+/// wrong place says where it belongs.
+///
+/// # Resource keys (on the spec struct)
+///
+/// ## `#[kubegen(group = "stable.example.com")]`, `version = "v1"`, `kind = "MyApplication"`
+/// Required. The group must be a DNS subdomain with a dot; the spec struct
+/// must not be named like the kind (the root type takes that name).
+/// ## `#[kubegen(namespaced)]`
+/// Namespace scope; without it the resource is cluster-scoped.
+/// ## `#[kubegen(plural = "...", singular = "...")]`
+/// Override the names; the default plural follows Kubernetes conventions
+/// (`policy` → `policies`, `ingress` → `ingresses`, `endpoints` → `endpoints`).
+/// ## `#[kubegen(shortname = "ma")]`, `#[kubegen(category = "all")]`
+/// Repeatable.
+/// ## `#[kubegen(status = "MyApplicationStatus")]`
+/// The status type (must implement `KubeSchema`); enables the status subresource.
+/// ## `#[kubegen(scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector"))]`
+/// The scale subresource; needs a status.
+/// ## `#[kubegen(printcolumn(name = "Age", type = "date", json_path = ".metadata.creationTimestamp", description = "...", format = "...", priority = 1))]`
+/// Repeatable. `type` is one of integer, number, string, boolean, date.
+/// Paths are checked at compile time: the first field under `.spec` against
+/// the spec struct, `.metadata.*` against `ObjectMeta`, and the first field
+/// under `.status` against the status type's fields (a `const` check). Deeper
+/// segments are checked by `crd()`, where every nested schema is known.
+/// ## `#[kubegen(selectable_field(json_path = ".spec.color"))]`
+/// Repeatable; the field must be a string, integer or boolean.
+/// ## `#[kubegen(storage = false)]`, `served = false`, `deprecated`, `deprecation_warning = "..."`
+/// Version flags; `kubegen::merge_crds` merges versions and demands exactly
+/// one storage version.
+/// ## `#[kubegen(crd_label(key = "k", value = "v"))]`, `crd_annotation(key = "k", value = "v")`
+/// Labels and annotations on the CRD object. Repeatable.
+/// ## `#[kubegen(verbs(only = ["get", "list", "watch"]))]`, `verbs(skip = ["delete"])`, `no_status`
+/// Typed-client verbs, recorded in the resource model for the CLI.
+/// ## `#[kubegen(max_description_len = 200)]`
+/// Cuts long descriptions to keep the CRD small.
+/// ## `#[kubegen(derive = "PartialEq")]`
+/// Extra derives on the generated root type (repeatable).
+/// ## `#[kubegen(crate = "::kubegen")]`
+/// Path of the `kubegen` crate in generated code (also on `KubeSchema` types).
+///
+/// # Type keys (on any struct or enum)
+///
+/// ## `#[kubegen(validation(rule = "self.min <= self.max", message = "...", message_expression = "...", reason = "FieldValueInvalid", field_path = ".min", optional_old_self))]`
+/// CEL rules in `x-kubernetes-validations`; repeatable; also on fields and
+/// `items(...)`. `validation = "rule"` is the short form.
+/// ## `#[kubegen(exactly_one_of = ["a", "b"])]`, `at_most_one_of`, `at_least_one_of`
+/// Member rules over optional fields (JSON names), compiled to CEL.
+/// ## `#[kubegen(min_properties = 1, max_properties = 3)]`, `struct_type = "atomic"`, `preserve_unknown_fields`, `title = "..."`, `description = "..."`, `example = ...`
+///
+/// # Field keys
+///
+/// ## `#[kubegen(minimum = 1, maximum = 10, exclusive_minimum, exclusive_maximum, multiple_of = 2)]`
+/// Numbers. `exclusive_minimum = 0` sets the bound and makes it exclusive.
+/// Unsigned integers get `minimum: 0` automatically.
+/// ## `#[kubegen(min_length = 1, max_length = 63, pattern = "^[a-z]+$", format = "...")]`
+/// Strings. Patterns are compiled at build time; the apiserver uses RE2, so
+/// look-around and backreferences are rejected.
+/// ## `#[kubegen(min_items = 1, max_items = 10, unique_items, items(min_length = 1, pattern = "..."))]`
+/// Lists; `items(...)` applies value keywords to each item.
+/// ## `#[kubegen(list_type = "map", list_map_keys = ["name"])]`
+/// List topology (`atomic`, `set`, `map`). Map keys must be required or
+/// defaulted scalar fields of the item type (checked at compile time).
+/// Sets (`BTreeSet`, `HashSet`) are `list_type = "set"` automatically.
+/// ## `#[kubegen(map_type = "atomic")]`, `struct_type = "atomic"`, `min_properties`, `max_properties`
+/// ## `#[kubegen(enum_values = ["a", "b"])]`
+/// An explicit `enum`; unit-only Rust enums get one automatically.
+/// ## `#[kubegen(default = 1)]`, `default_json = r#"{"a": 1}"#`
+/// Checked at compile time against the field type and its own constraints.
+/// ## `#[kubegen(example = "x")]`, `example_json = "..."`, `title = "..."`, `description = "..."`, `nullable`
+/// ## `#[kubegen(immutable)]`
+/// `self == oldSelf`; for optional fields the parent also forbids removal.
+/// ## `#[kubegen(required)]`, `#[kubegen(optional)]`
+/// Override requiredness (fields are required unless `Option`, defaulted,
+/// `#[serde(default)]` or `skip_serializing_if`).
+/// ## `#[kubegen(preserve_unknown_fields)]`, `embedded_resource`, `int_or_string`, `schemaless`
+/// Kubernetes extensions; `schemaless` accepts any JSON.
+/// ## `#[kubegen(allow_float)]`
+/// Floats are refused unless allowed (they do not round-trip exactly).
+/// ## `#[kubegen(schemars)]`
+/// Take the field type's schema from `schemars::JsonSchema`, converted to a
+/// structural schema (k8s-openapi types are recognised automatically).
+#[proc_macro_derive(CustomResource, attributes(kubegen))]
+pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
+    kubegen_codegen::expand::derive_custom_resource(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}

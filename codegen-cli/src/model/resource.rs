@@ -1,0 +1,236 @@
+//! The resource model: everything `#[derive(CustomResource)]` records about a
+//! Kubernetes kind, shared by the CRD emitter and the CLI's client generator.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// One kind at one version.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct ResourceModel {
+    /// API group (`stable.example.com`).
+    pub group: String,
+    /// API version (`v1`).
+    pub version: String,
+    /// Kind (`MyApplication`).
+    pub kind: String,
+    /// Lower-case plural (`myapplications`).
+    pub plural: String,
+    /// Lower-case singular (`myapplication`).
+    pub singular: String,
+    /// Short names for kubectl.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
+    /// Categories (`all`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    /// Namespaced (true) or cluster-scoped.
+    pub namespaced: bool,
+    /// Whether the status subresource exists.
+    pub has_status: bool,
+    /// The scale subresource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<Scale>,
+    /// `additionalPrinterColumns`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printer_columns: Vec<PrinterColumn>,
+    /// `selectableFields` JSON paths.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selectable_fields: Vec<String>,
+    /// Whether this version is the storage version.
+    pub storage: bool,
+    /// Whether this version is served.
+    pub served: bool,
+    /// Whether this version is deprecated.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deprecated: bool,
+    /// The deprecation warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation_warning: Option<String>,
+    /// Labels on the CRD object.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub crd_labels: BTreeMap<String, String>,
+    /// Annotations on the CRD object.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub crd_annotations: BTreeMap<String, String>,
+    /// Client verbs for the generated typed client.
+    #[serde(default)]
+    pub verbs: Verbs,
+    /// Descriptions longer than this are cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_description_len: Option<usize>,
+}
+
+/// The scale subresource paths.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Scale {
+    /// `specReplicasPath`.
+    pub spec_replicas_path: String,
+    /// `statusReplicasPath`.
+    pub status_replicas_path: String,
+    /// `labelSelectorPath`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_selector_path: Option<String>,
+}
+
+/// One `additionalPrinterColumns` entry.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct PrinterColumn {
+    /// Column header.
+    pub name: String,
+    /// `integer`, `number`, `string`, `boolean` or `date`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The JSON path of the value.
+    pub json_path: String,
+    /// Column description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Column format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// 0 shows the column by default; higher only in wide output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+}
+
+/// A typed-client verb (client-gen's vocabulary).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub enum Verb {
+    /// `create`
+    Create,
+    /// `update`
+    Update,
+    /// `updateStatus`
+    UpdateStatus,
+    /// `delete`
+    Delete,
+    /// `deleteCollection`
+    DeleteCollection,
+    /// `get`
+    Get,
+    /// `list`
+    List,
+    /// `watch`
+    Watch,
+    /// `patch`
+    Patch,
+    /// `apply`
+    Apply,
+    /// `applyStatus`
+    ApplyStatus,
+}
+
+impl Verb {
+    /// Every verb with its attribute spelling.
+    pub const ALL: &[(&'static str, Verb)] = &[
+        ("create", Verb::Create),
+        ("update", Verb::Update),
+        ("update_status", Verb::UpdateStatus),
+        ("delete", Verb::Delete),
+        ("delete_collection", Verb::DeleteCollection),
+        ("get", Verb::Get),
+        ("list", Verb::List),
+        ("watch", Verb::Watch),
+        ("patch", Verb::Patch),
+        ("apply", Verb::Apply),
+        ("apply_status", Verb::ApplyStatus),
+    ];
+
+    /// Parses the attribute spelling (`update_status`, also `updateStatus`).
+    pub fn parse(s: &str) -> Option<Verb> {
+        let snake: String = s
+            .chars()
+            .flat_map(|c| {
+                if c.is_ascii_uppercase() {
+                    vec!['_', c.to_ascii_lowercase()]
+                } else {
+                    vec![c]
+                }
+            })
+            .collect();
+        Verb::ALL.iter().find(|(n, _)| *n == snake).map(|(_, v)| *v)
+    }
+}
+
+/// The typed-client verb selection.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
+pub struct Verbs {
+    /// `verbs(only = [...])`: exactly these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<Vec<Verb>>,
+    /// `verbs(skip = [...])`: all but these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skip: Vec<Verb>,
+    /// `no_status`: no status verbs even with a status.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_status: bool,
+}
+
+impl Verbs {
+    /// The verbs the typed client offers for a resource with or without status.
+    pub fn effective(&self, has_status: bool) -> Vec<Verb> {
+        let base: Vec<Verb> = match &self.only {
+            Some(only) => only.clone(),
+            None => Verb::ALL.iter().map(|(_, v)| *v).collect(),
+        };
+        let status_ok = has_status && !self.no_status;
+        let mut out: Vec<Verb> = base
+            .into_iter()
+            .filter(|v| !self.skip.contains(v))
+            .filter(|v| status_ok || !matches!(v, Verb::UpdateStatus | Verb::ApplyStatus))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+impl ResourceModel {
+    /// `<plural>.<group>`, the CRD's name.
+    pub fn crd_name(&self) -> String {
+        format!("{}.{}", self.plural, self.group)
+    }
+
+    /// `<group>/<version>` (or `<version>` for the core group).
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// Serializes the model for embedding in generated code.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbs() {
+        assert_eq!(Verb::parse("updateStatus"), Some(Verb::UpdateStatus));
+        assert_eq!(
+            Verb::parse("delete_collection"),
+            Some(Verb::DeleteCollection)
+        );
+        assert_eq!(Verb::parse("nope"), None);
+        let v = Verbs {
+            skip: vec![Verb::Delete],
+            ..Verbs::default()
+        };
+        let eff = v.effective(false);
+        assert!(!eff.contains(&Verb::Delete));
+        assert!(!eff.contains(&Verb::UpdateStatus));
+        let only = Verbs {
+            only: Some(vec![Verb::Get, Verb::List]),
+            ..Verbs::default()
+        };
+        assert_eq!(only.effective(true), vec![Verb::Get, Verb::List]);
+    }
+}

@@ -1,0 +1,11 @@
+#![allow(unused_imports)]
+use kubegen::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+#[derive(KubeSchema, Serialize, Deserialize)]
+pub struct S {
+    #[kubegen(min_lenght = 1)]
+    pub name: String,
+}
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! Placeholder until the workqueue benchmark lands.
+
+fn main() {}

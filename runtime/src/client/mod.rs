@@ -1,0 +1,230 @@
+//! Typed clients: [`ResourceClient<K>`] carries every verb client-gen
+//! generates (get, list, watch, create, update, update_status, patch,
+//! patch_status, delete, delete_collection, apply, apply_status) for any
+//! resource type. Generated clientsets are thin shims that expose the verbs
+//! each resource allows.
+
+mod error;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use kube::Resource;
+use kube::api::{
+    Api, DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent,
+    WatchParams,
+};
+use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use error::Error;
+
+/// Result of a typed client call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The field manager used for writes when none is set.
+pub const DEFAULT_FIELD_MANAGER: &str = "kubegen";
+
+/// A typed client for one resource type, in one namespace, across all
+/// namespaces, or cluster-wide for cluster-scoped kinds.
+pub struct ResourceClient<K> {
+    api: Api<K>,
+    field_manager: Arc<str>,
+}
+
+impl<K: Clone> Clone for ResourceClient<K> {
+    fn clone(&self) -> Self {
+        ResourceClient {
+            api: self.api.clone(),
+            field_manager: self.field_manager.clone(),
+        }
+    }
+}
+
+impl<K> Debug for ResourceClient<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceClient")
+            .field("field_manager", &self.field_manager)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K> ResourceClient<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
+{
+    /// A client for namespaced kind `K` in `namespace`.
+    pub fn namespaced(client: kube::Client, namespace: &str) -> Self
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+    {
+        Self::from_api(Api::namespaced(client, namespace))
+    }
+
+    /// A client for cluster-scoped kind `K`.
+    pub fn cluster(client: kube::Client) -> Self
+    where
+        K: Resource<Scope = ClusterResourceScope>,
+    {
+        Self::from_api(Api::all(client))
+    }
+
+    /// A client for namespaced kind `K` across all namespaces (list, watch
+    /// and delete_collection make sense; writes need a namespace).
+    pub fn all_namespaces(client: kube::Client) -> Self
+    where
+        K: Resource<Scope = NamespaceResourceScope>,
+    {
+        Self::from_api(Api::all(client))
+    }
+
+    /// Wraps an existing `kube::Api`.
+    pub fn from_api(api: Api<K>) -> Self {
+        ResourceClient {
+            api,
+            field_manager: Arc::from(DEFAULT_FIELD_MANAGER),
+        }
+    }
+
+    /// Sets the field manager recorded for every write (and used for
+    /// server-side apply).
+    pub fn with_field_manager(mut self, field_manager: &str) -> Self {
+        self.field_manager = Arc::from(field_manager);
+        self
+    }
+
+    /// The field manager of this client.
+    pub fn field_manager(&self) -> &str {
+        &self.field_manager
+    }
+
+    /// The underlying `kube::Api`, for anything not covered here.
+    pub fn api(&self) -> &Api<K> {
+        &self.api
+    }
+
+    fn post_params(&self) -> PostParams {
+        PostParams {
+            dry_run: false,
+            field_manager: Some(self.field_manager.to_string()),
+        }
+    }
+
+    fn name_of(obj: &K) -> Result<String> {
+        obj.meta().name.clone().ok_or(Error::MissingName)
+    }
+
+    /// Reads one object; a missing object is an error with
+    /// [`Error::is_not_found`].
+    pub async fn get(&self, name: &str) -> Result<K> {
+        Ok(self.api.get(name).await?)
+    }
+
+    /// Reads one object, `None` when it does not exist.
+    pub async fn get_opt(&self, name: &str) -> Result<Option<K>> {
+        Ok(self.api.get_opt(name).await?)
+    }
+
+    /// Lists objects (label/field selectors, pagination in `params`).
+    pub async fn list(&self, params: &ListParams) -> Result<ObjectList<K>> {
+        Ok(self.api.list(params).await?)
+    }
+
+    /// Watches objects from `resource_version` ("0" for any).
+    pub async fn watch(
+        &self,
+        params: &WatchParams,
+        resource_version: &str,
+    ) -> Result<BoxStream<'static, Result<WatchEvent<K>>>>
+    where
+        K: Send + 'static,
+    {
+        let stream = self.api.watch(params, resource_version).await?;
+        Ok(stream.map_err(Error::from).boxed())
+    }
+
+    /// Creates the object.
+    pub async fn create(&self, obj: &K) -> Result<K> {
+        Ok(self.api.create(&self.post_params(), obj).await?)
+    }
+
+    /// Replaces the object (optimistic concurrency on its resourceVersion:
+    /// a stale one gives [`Error::is_conflict`]). The status is ignored.
+    pub async fn update(&self, obj: &K) -> Result<K> {
+        let name = Self::name_of(obj)?;
+        Ok(self.api.replace(&name, &self.post_params(), obj).await?)
+    }
+
+    /// Replaces the object's status subresource.
+    pub async fn update_status(&self, obj: &K) -> Result<K> {
+        let name = Self::name_of(obj)?;
+        Ok(self
+            .api
+            .replace_status(&name, &self.post_params(), obj)
+            .await?)
+    }
+
+    /// Patches the object (JSON, merge, strategic or apply patch).
+    pub async fn patch<P: Serialize + Debug>(&self, name: &str, patch: &Patch<P>) -> Result<K> {
+        let params = PatchParams {
+            field_manager: Some(self.field_manager.to_string()),
+            ..PatchParams::default()
+        };
+        Ok(self.api.patch(name, &params, patch).await?)
+    }
+
+    /// Patches the object's status subresource.
+    pub async fn patch_status<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        patch: &Patch<P>,
+    ) -> Result<K> {
+        let params = PatchParams {
+            field_manager: Some(self.field_manager.to_string()),
+            ..PatchParams::default()
+        };
+        Ok(self.api.patch_status(name, &params, patch).await?)
+    }
+
+    /// Deletes the object. Deleting a missing object is an error with
+    /// [`Error::is_not_found`].
+    pub async fn delete(&self, name: &str, params: &DeleteParams) -> Result<()> {
+        self.api.delete(name, params).await?;
+        Ok(())
+    }
+
+    /// Deletes every object matching `list` (namespace-wide for namespaced
+    /// clients).
+    pub async fn delete_collection(&self, params: &DeleteParams, list: &ListParams) -> Result<()> {
+        self.api.delete_collection(params, list).await?;
+        Ok(())
+    }
+
+    /// Server-side apply of `obj` (which must carry apiVersion, kind and
+    /// name) with this client's field manager. `force` takes over fields
+    /// owned by other managers instead of failing with a conflict.
+    pub async fn apply(&self, obj: &K, force: bool) -> Result<K> {
+        let name = Self::name_of(obj)?;
+        Ok(self
+            .api
+            .patch(&name, &self.apply_params(force), &Patch::Apply(obj))
+            .await?)
+    }
+
+    /// Server-side apply of the object's status subresource.
+    pub async fn apply_status(&self, obj: &K, force: bool) -> Result<K> {
+        let name = Self::name_of(obj)?;
+        Ok(self
+            .api
+            .patch_status(&name, &self.apply_params(force), &Patch::Apply(obj))
+            .await?)
+    }
+
+    fn apply_params(&self, force: bool) -> PatchParams {
+        let params = PatchParams::apply(&self.field_manager);
+        if force { params.force() } else { params }
+    }
+}

@@ -1,0 +1,243 @@
+//! The bounded cache that turns repeats of an event into a series: one slot
+//! per event key, dropped after the series window without a repeat, and
+//! least-recently-used slots evicted beyond the capacity.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use tokio::time::Instant;
+
+use super::EventType;
+
+/// The identity of an object reference for deduplication: everything but
+/// its `resourceVersion`, which changes with every write of the object and
+/// would split a series.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct RefKey {
+    api_version: Option<String>,
+    kind: Option<String>,
+    namespace: Option<String>,
+    name: Option<String>,
+    uid: Option<String>,
+    field_path: Option<String>,
+}
+
+impl From<&ObjectReference> for RefKey {
+    fn from(reference: &ObjectReference) -> Self {
+        RefKey {
+            api_version: reference.api_version.clone(),
+            kind: reference.kind.clone(),
+            namespace: reference.namespace.clone(),
+            name: reference.name.clone(),
+            uid: reference.uid.clone(),
+            field_path: reference.field_path.clone(),
+        }
+    }
+}
+
+/// What makes two events repeats of one another (the reporting controller
+/// and instance are fixed per recorder).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct EventKey {
+    pub(crate) regarding: RefKey,
+    pub(crate) related: Option<RefKey>,
+    pub(crate) event_type: EventType,
+    pub(crate) reason: String,
+    pub(crate) action: String,
+    pub(crate) note: String,
+}
+
+/// The server-side Event of a series and how often it was observed.
+#[derive(Debug, Default)]
+pub(crate) struct SeriesState {
+    /// `namespace/name` of the Event written for the first occurrence.
+    pub(crate) event: Option<(String, String)>,
+    /// Occurrences so far.
+    pub(crate) count: i32,
+}
+
+/// A slot: locked while its Event is written, so repeats of one key are
+/// written in order.
+pub(crate) type Slot = Arc<tokio::sync::Mutex<SeriesState>>;
+
+struct Entry {
+    slot: Slot,
+    last_seen: Instant,
+    stamp: u64,
+}
+
+/// The series cache.
+pub(crate) struct SeriesCache {
+    window: Duration,
+    capacity: usize,
+    entries: HashMap<EventKey, Entry>,
+    /// Use stamps, oldest first, for LRU eviction.
+    order: BTreeMap<u64, EventKey>,
+    next_stamp: u64,
+}
+
+impl SeriesCache {
+    /// A cache keeping series alive for `window` after their last
+    /// occurrence, with at most `capacity` series (at least one).
+    pub(crate) fn new(window: Duration, capacity: usize) -> Self {
+        SeriesCache {
+            window,
+            capacity: capacity.max(1),
+            entries: HashMap::new(),
+            order: BTreeMap::new(),
+            next_stamp: 0,
+        }
+    }
+
+    /// The slot of `key` at `now`: the existing one if its last occurrence
+    /// is within the window, else a fresh one (a new series).
+    pub(crate) fn slot(&mut self, key: EventKey, now: Instant) -> Slot {
+        let stamp = self.next_stamp;
+        self.next_stamp += 1;
+        if let Some(entry) = self.entries.get_mut(&key) {
+            self.order.remove(&entry.stamp);
+            if now.saturating_duration_since(entry.last_seen) > self.window {
+                entry.slot = Slot::default();
+            }
+            entry.last_seen = now;
+            entry.stamp = stamp;
+            self.order.insert(stamp, key);
+            return entry.slot.clone();
+        }
+        self.evict(now);
+        let slot = Slot::default();
+        self.order.insert(stamp, key.clone());
+        self.entries.insert(
+            key,
+            Entry {
+                slot: slot.clone(),
+                last_seen: now,
+                stamp,
+            },
+        );
+        slot
+    }
+
+    /// Drops expired series, then the least recently used ones until there
+    /// is room for one more. Use stamps follow time, so expired series are
+    /// all at the front of the use order.
+    fn evict(&mut self, now: Instant) {
+        while let Some((_, key)) = self.order.first_key_value() {
+            let Some(entry) = self.entries.get(key) else {
+                break;
+            };
+            let expired = now.saturating_duration_since(entry.last_seen) > self.window;
+            if !expired && self.entries.len() < self.capacity {
+                break;
+            }
+            if let Some((_, key)) = self.order.pop_first() {
+                self.entries.remove(&key);
+            }
+        }
+    }
+
+    /// The number of live series.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(name: &str, rv: &str) -> ObjectReference {
+        ObjectReference {
+            api_version: Some("v1".into()),
+            kind: Some("ConfigMap".into()),
+            namespace: Some("ns".into()),
+            name: Some(name.into()),
+            uid: Some(format!("uid-{name}")),
+            resource_version: Some(rv.into()),
+            field_path: None,
+        }
+    }
+
+    fn key(name: &str, rv: &str, note: &str) -> EventKey {
+        EventKey {
+            regarding: RefKey::from(&reference(name, rv)),
+            related: None,
+            event_type: EventType::Normal,
+            reason: "Synced".into(),
+            action: "Reconcile".into(),
+            note: note.into(),
+        }
+    }
+
+    #[test]
+    fn keys_ignore_the_resource_version_only() {
+        assert_eq!(key("a", "1", "n"), key("a", "2", "n"));
+        assert_ne!(key("a", "1", "n"), key("b", "1", "n"));
+        assert_ne!(key("a", "1", "n"), key("a", "1", "other note"));
+        let warning = EventKey {
+            event_type: EventType::Warning,
+            ..key("a", "1", "n")
+        };
+        assert_ne!(key("a", "1", "n"), warning);
+        let related = EventKey {
+            related: Some(RefKey::from(&reference("b", "1"))),
+            ..key("a", "1", "n")
+        };
+        assert_ne!(key("a", "1", "n"), related);
+        let action = EventKey {
+            action: "Delete".into(),
+            ..key("a", "1", "n")
+        };
+        assert_ne!(key("a", "1", "n"), action);
+    }
+
+    #[test]
+    fn repeats_within_the_window_share_a_slot() {
+        let t0 = Instant::now();
+        let mut cache = SeriesCache::new(Duration::from_secs(60), 10);
+        let first = cache.slot(key("a", "1", "n"), t0);
+        let repeat = cache.slot(key("a", "7", "n"), t0 + Duration::from_secs(59));
+        assert!(Arc::ptr_eq(&first, &repeat));
+        // The window counts from the last occurrence, not the first.
+        let later = cache.slot(key("a", "7", "n"), t0 + Duration::from_secs(118));
+        assert!(Arc::ptr_eq(&first, &later));
+        let other = cache.slot(key("a", "1", "different"), t0);
+        assert!(!Arc::ptr_eq(&first, &other));
+        // After a silent window, a new series starts.
+        let fresh = cache.slot(key("a", "1", "n"), t0 + Duration::from_secs(179));
+        assert!(!Arc::ptr_eq(&first, &fresh));
+    }
+
+    #[test]
+    fn memory_is_bounded_by_expiry_and_lru() {
+        let t0 = Instant::now();
+        let mut cache = SeriesCache::new(Duration::from_secs(60), 3);
+        let a = cache.slot(key("a", "1", ""), t0);
+        cache.slot(key("b", "1", ""), t0);
+        cache.slot(key("c", "1", ""), t0);
+        // Touch a, so b is the least recently used.
+        assert!(Arc::ptr_eq(&a, &cache.slot(key("a", "1", ""), t0)));
+        cache.slot(key("d", "1", ""), t0);
+        assert_eq!(cache.len(), 3);
+        assert!(Arc::ptr_eq(&a, &cache.slot(key("a", "1", ""), t0)));
+        let b = cache.slot(key("b", "1", ""), t0);
+        assert_eq!(cache.len(), 3);
+        // Everything expires after the window.
+        cache.slot(key("e", "1", ""), t0 + Duration::from_secs(120));
+        assert_eq!(cache.len(), 1);
+        assert!(!Arc::ptr_eq(
+            &b,
+            &cache.slot(key("b", "1", ""), t0 + Duration::from_secs(120))
+        ));
+        for i in 0..1000 {
+            cache.slot(
+                key(&format!("k{i}"), "1", ""),
+                t0 + Duration::from_secs(120),
+            );
+        }
+        assert_eq!(cache.len(), 3);
+    }
+}

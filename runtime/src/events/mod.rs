@@ -1,0 +1,330 @@
+//! Publishing `events.k8s.io/v1` Events, with repeats aggregated into
+//! series as client-go's events broadcaster does.
+//!
+//! The first occurrence of an event creates an Event. A repeat of the same
+//! event — same regarding and related objects, type, reason, action and
+//! note — within the series window (default 6 minutes after the previous
+//! occurrence, client-go's) patches that Event's `series.count` and
+//! `series.lastObservedTime` instead of creating another. The cache behind
+//! this is bounded: series expire after the window and the least recently
+//! used ones are evicted beyond the capacity.
+//!
+//! ```no_run
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kubegen::events::{object_reference, EventRecorder, EventType};
+//!
+//! # async fn demo(client: kube::Client, cm: ConfigMap) -> Result<(), kube::Error> {
+//! let recorder = EventRecorder::new(client, "example.com/my-operator", "my-operator-7d9f");
+//! let regarding = object_reference(&cm);
+//! recorder
+//!     .publish(&regarding, None, EventType::Normal, "Synced", "Reconcile", "synced successfully")
+//!     .await?;
+//! # Ok(()) }
+//! ```
+
+mod cache;
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::ObjectReference;
+use k8s_openapi::api::events::v1::{Event, EventSeries};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
+use k8s_openapi::jiff::Timestamp;
+use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kube::{Api, Client, Resource};
+use parking_lot::Mutex;
+use serde_json::json;
+
+use cache::{EventKey, RefKey, SeriesCache, SeriesState};
+
+/// client-go's series window: a repeat after this long without one starts
+/// a new Event.
+pub const DEFAULT_SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);
+/// Default number of series remembered at once.
+pub const DEFAULT_CACHE_CAPACITY: usize = 4096;
+/// The API server's limit on an Event's note, in bytes.
+const MAX_NOTE_BYTES: usize = 1024;
+/// The API server's limit on reason, action and reporting fields.
+const MAX_FIELD_LEN: usize = 128;
+
+/// The type of an Event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventType {
+    /// Something expected happened.
+    Normal,
+    /// Something that may need attention happened.
+    Warning,
+}
+
+impl EventType {
+    /// The string Kubernetes uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Normal => "Normal",
+            EventType::Warning => "Warning",
+        }
+    }
+}
+
+impl fmt::Display for EventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A reference to `obj` for an Event's `regarding` or `related` field:
+/// apiVersion, kind, namespace, name, uid and resourceVersion.
+pub fn object_reference<K>(obj: &K) -> ObjectReference
+where
+    K: Resource,
+    K::DynamicType: Default,
+{
+    obj.object_ref(&K::DynamicType::default())
+}
+
+/// Publishes Events for one controller instance. Cheap to clone; clones
+/// share the series cache.
+#[derive(Clone)]
+pub struct EventRecorder {
+    client: Client,
+    reporting_controller: String,
+    reporting_instance: String,
+    cache: Arc<Mutex<SeriesCache>>,
+}
+
+impl fmt::Debug for EventRecorder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventRecorder")
+            .field("reporting_controller", &self.reporting_controller)
+            .field("reporting_instance", &self.reporting_instance)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventRecorder {
+    /// A recorder reporting as `reporting_controller` (e.g.
+    /// `example.com/my-operator`) and `reporting_instance` (e.g. the pod
+    /// name), with the default series window and cache capacity. Both are
+    /// cut to the API server's 128 characters.
+    pub fn new(
+        client: Client,
+        reporting_controller: impl Into<String>,
+        reporting_instance: impl Into<String>,
+    ) -> Self {
+        Self::with_limits(
+            client,
+            reporting_controller,
+            reporting_instance,
+            DEFAULT_SERIES_WINDOW,
+            DEFAULT_CACHE_CAPACITY,
+        )
+    }
+
+    /// Like [`EventRecorder::new`], with a series window and a maximum
+    /// number of series remembered.
+    pub fn with_limits(
+        client: Client,
+        reporting_controller: impl Into<String>,
+        reporting_instance: impl Into<String>,
+        series_window: Duration,
+        cache_capacity: usize,
+    ) -> Self {
+        EventRecorder {
+            client,
+            reporting_controller: truncate(reporting_controller.into(), MAX_FIELD_LEN),
+            reporting_instance: truncate(reporting_instance.into(), MAX_FIELD_LEN),
+            cache: Arc::new(Mutex::new(SeriesCache::new(series_window, cache_capacity))),
+        }
+    }
+
+    /// Publishes an event about `regarding` (and optionally `related`):
+    /// creates an Event, or adds to the series of an identical recent one.
+    /// `reason` says why (`Synced`), `action` what was done or tried
+    /// (`Reconcile`), `note` is for humans (cut to 1 kB). The Event lives in
+    /// the regarding object's namespace, `default` for cluster-scoped ones.
+    pub async fn publish(
+        &self,
+        regarding: &ObjectReference,
+        related: Option<&ObjectReference>,
+        event_type: EventType,
+        reason: &str,
+        action: &str,
+        note: &str,
+    ) -> Result<(), kube::Error> {
+        let key = EventKey {
+            regarding: RefKey::from(regarding),
+            related: related.map(RefKey::from),
+            event_type,
+            reason: truncate(reason.to_string(), MAX_FIELD_LEN),
+            action: truncate(action.to_string(), MAX_FIELD_LEN),
+            note: truncate(note.to_string(), MAX_NOTE_BYTES),
+        };
+        let slot = self
+            .cache
+            .lock()
+            .slot(key.clone(), tokio::time::Instant::now());
+        let mut series = slot.lock().await;
+        let now = MicroTime(Timestamp::now());
+        if let Some((namespace, name)) = series.event.clone() {
+            let count = series.count + 1;
+            match self.patch_series(&namespace, &name, count, &now).await {
+                Ok(()) => {
+                    series.count = count;
+                    return Ok(());
+                }
+                // The Event expired on the server (default TTL one hour):
+                // start over.
+                Err(kube::Error::Api(status)) if status.is_not_found() => {}
+                Err(error) => return Err(error),
+            }
+        }
+        let event = self.new_event(regarding, related, &key, now);
+        let (namespace, name) = self.create(event).await?;
+        *series = SeriesState {
+            event: Some((namespace, name)),
+            count: 1,
+        };
+        Ok(())
+    }
+
+    fn new_event(
+        &self,
+        regarding: &ObjectReference,
+        related: Option<&ObjectReference>,
+        key: &EventKey,
+        now: MicroTime,
+    ) -> Event {
+        let namespace = regarding
+            .namespace
+            .clone()
+            .filter(|ns| !ns.is_empty())
+            .unwrap_or_else(|| "default".to_string());
+        Event {
+            metadata: ObjectMeta {
+                name: Some(event_name(regarding.name.as_deref().unwrap_or("object"))),
+                namespace: Some(namespace),
+                ..ObjectMeta::default()
+            },
+            event_time: Some(now),
+            regarding: Some(regarding.clone()),
+            related: related.cloned(),
+            type_: Some(key.event_type.as_str().to_string()),
+            reason: Some(key.reason.clone()),
+            action: Some(key.action.clone()),
+            note: Some(key.note.clone()).filter(|n| !n.is_empty()),
+            reporting_controller: Some(self.reporting_controller.clone()),
+            reporting_instance: Some(self.reporting_instance.clone()),
+            ..Event::default()
+        }
+    }
+
+    /// Creates `event`, renaming it if the name was taken.
+    async fn create(&self, mut event: Event) -> Result<(String, String), kube::Error> {
+        let namespace = event.metadata.namespace.clone().unwrap_or_default();
+        let api: Api<Event> = Api::namespaced(self.client.clone(), &namespace);
+        let base = event
+            .regarding
+            .as_ref()
+            .and_then(|r| r.name.clone())
+            .unwrap_or_else(|| "object".to_string());
+        let mut tries = 0;
+        loop {
+            match api.create(&PostParams::default(), &event).await {
+                Ok(created) => return Ok((namespace, created.metadata.name.unwrap_or_default())),
+                Err(kube::Error::Api(status)) if status.is_already_exists() && tries < 3 => {
+                    tries += 1;
+                    event.metadata.name = Some(event_name(&base));
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    async fn patch_series(
+        &self,
+        namespace: &str,
+        name: &str,
+        count: i32,
+        now: &MicroTime,
+    ) -> Result<(), kube::Error> {
+        let api: Api<Event> = Api::namespaced(self.client.clone(), namespace);
+        let series = EventSeries {
+            count,
+            last_observed_time: now.clone(),
+        };
+        let patch = json!({ "series": series });
+        api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await?;
+        Ok(())
+    }
+}
+
+/// A unique Event name: the object's name, a dot, and the time in
+/// nanoseconds plus a process-wide counter, in hexadecimal (client-go uses
+/// `<name>.<nanoseconds>`).
+fn event_name(object: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = Timestamp::now().as_nanosecond().unsigned_abs();
+    let unique = nanos.wrapping_add(u128::from(COUNTER.fetch_add(1, Ordering::Relaxed)));
+    // Names are at most 253 characters; keep room for the suffix.
+    let prefix: String = object.chars().take(220).collect();
+    format!("{prefix}.{unique:x}")
+}
+
+/// Cuts `s` to at most `max` bytes, on a character boundary.
+fn truncate(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    #[test]
+    fn names_are_unique_and_prefixed() {
+        let a = event_name("web");
+        let b = event_name("web");
+        assert_ne!(a, b);
+        assert!(a.starts_with("web."));
+        assert!(event_name(&"x".repeat(300)).len() <= 253);
+    }
+
+    #[test]
+    fn long_fields_are_cut_on_char_boundaries() {
+        assert_eq!(truncate("abc".into(), 5), "abc");
+        assert_eq!(truncate("ééé".into(), 3), "é");
+        assert_eq!(truncate("x".repeat(2000), MAX_NOTE_BYTES).len(), 1024);
+    }
+
+    #[test]
+    fn references_carry_kind_and_identity() {
+        let cm = ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("c".into()),
+                namespace: Some("ns".into()),
+                uid: Some("u".into()),
+                resource_version: Some("7".into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        };
+        let reference = object_reference(&cm);
+        assert_eq!(reference.kind.as_deref(), Some("ConfigMap"));
+        assert_eq!(reference.api_version.as_deref(), Some("v1"));
+        assert_eq!(reference.name.as_deref(), Some("c"));
+        assert_eq!(reference.namespace.as_deref(), Some("ns"));
+        assert_eq!(reference.uid.as_deref(), Some("u"));
+        assert_eq!(EventType::Warning.to_string(), "Warning");
+    }
+}

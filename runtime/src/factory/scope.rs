@@ -1,0 +1,55 @@
+//! [`ApiScope`]: building an `Api<K>` restricted to a namespace for any
+//! resource scope.
+
+use kube::core::{ClusterResourceScope, DynamicResourceScope, NamespaceResourceScope};
+use kube::{Api, Client, Resource};
+
+/// Builds the `Api` an informer of a type with this scope watches: within
+/// one namespace or across all of them. Cluster-scoped types ignore the
+/// namespace.
+pub trait ApiScope {
+    /// An `Api<K>` over `namespace` (`None`: all namespaces).
+    fn api<K: Resource<Scope = Self>>(
+        client: Client,
+        namespace: Option<&str>,
+        dyntype: &K::DynamicType,
+    ) -> Api<K>;
+}
+
+impl ApiScope for NamespaceResourceScope {
+    fn api<K: Resource<Scope = Self>>(
+        client: Client,
+        namespace: Option<&str>,
+        dyntype: &K::DynamicType,
+    ) -> Api<K> {
+        let api = Api::all_with(client, dyntype);
+        match namespace {
+            Some(ns) => api.constrain(ns),
+            None => api,
+        }
+    }
+}
+
+impl ApiScope for DynamicResourceScope {
+    fn api<K: Resource<Scope = Self>>(
+        client: Client,
+        namespace: Option<&str>,
+        dyntype: &K::DynamicType,
+    ) -> Api<K> {
+        let api = Api::all_with(client, dyntype);
+        match namespace {
+            Some(ns) => api.constrain(ns),
+            None => api,
+        }
+    }
+}
+
+impl ApiScope for ClusterResourceScope {
+    fn api<K: Resource<Scope = Self>>(
+        client: Client,
+        _namespace: Option<&str>,
+        dyntype: &K::DynamicType,
+    ) -> Api<K> {
+        Api::all_with(client, dyntype)
+    }
+}

@@ -1,0 +1,157 @@
+//! [`InformerConfig`]: watch options, resync period, transform, indexes
+//! and metrics of one informer.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::Resource;
+use kube::runtime::watcher;
+
+use super::metrics::InformerMetrics;
+use crate::store::IndexFn;
+
+/// A function applied to every object before it is cached (and before
+/// handlers see it), typically to drop fields that are not needed.
+pub type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
+
+/// The default [`Transform`]: drops `metadata.managedFields`, which is
+/// often the largest part of an object and rarely needed by controllers.
+pub fn strip_managed_fields<K: Resource>(obj: &mut K) {
+    obj.meta_mut().managed_fields = None;
+}
+
+/// How an [`Informer`](super::Informer) lists and watches, resyncs and
+/// transforms objects.
+///
+/// The defaults follow client-go: paginated lists of 500, bookmarks on,
+/// kube's default backoff (800 ms doubling to 30 s, with jitter), no
+/// resync, and managed fields dropped.
+pub struct InformerConfig<K> {
+    /// Options of the underlying kube watcher (selectors, page size, list
+    /// strategy, bookmarks, timeout).
+    pub watcher: watcher::Config,
+    /// When set, every cached object is re-delivered as `on_update(obj, obj)`
+    /// at this period.
+    pub resync: Option<Duration>,
+    pub(crate) transform: Option<Transform<K>>,
+    pub(crate) indexers: Vec<(String, IndexFn<K>)>,
+    pub(crate) metrics: Option<InformerMetrics>,
+}
+
+impl<K: Resource + 'static> Default for InformerConfig<K> {
+    fn default() -> Self {
+        InformerConfig {
+            watcher: watcher::Config::default(),
+            resync: None,
+            transform: Some(Arc::new(strip_managed_fields::<K>)),
+            indexers: Vec::new(),
+            metrics: None,
+        }
+    }
+}
+
+impl<K> Clone for InformerConfig<K> {
+    fn clone(&self) -> Self {
+        InformerConfig {
+            watcher: self.watcher.clone(),
+            resync: self.resync,
+            transform: self.transform.clone(),
+            indexers: self.indexers.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+impl<K> std::fmt::Debug for InformerConfig<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InformerConfig")
+            .field("watcher", &self.watcher)
+            .field("resync", &self.resync)
+            .field("transform", &self.transform.is_some())
+            .field(
+                "indexers",
+                &self.indexers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl<K: Resource + 'static> InformerConfig<K> {
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl<K> InformerConfig<K> {
+    /// Replaces the watcher options.
+    #[must_use]
+    pub fn watcher(mut self, config: watcher::Config) -> Self {
+        self.watcher = config;
+        self
+    }
+
+    /// Restricts the informer to objects matching a label selector.
+    #[must_use]
+    pub fn labels(mut self, selector: &str) -> Self {
+        self.watcher = self.watcher.labels(selector);
+        self
+    }
+
+    /// Restricts the informer to objects matching a field selector.
+    #[must_use]
+    pub fn fields(mut self, selector: &str) -> Self {
+        self.watcher = self.watcher.fields(selector);
+        self
+    }
+
+    /// Uses a streaming list (a watch with `sendInitialEvents`, KEP-3157)
+    /// instead of paginated lists for the initial state and relists.
+    #[must_use]
+    pub fn streaming_list(mut self) -> Self {
+        self.watcher = self.watcher.streaming_lists();
+        self
+    }
+
+    /// Sets the page size of lists (`None` lists everything in one page).
+    #[must_use]
+    pub fn page_size(mut self, size: Option<u32>) -> Self {
+        self.watcher.page_size = size;
+        self
+    }
+
+    /// Re-delivers every cached object as an update at this period.
+    #[must_use]
+    pub fn resync(mut self, period: Duration) -> Self {
+        self.resync = Some(period);
+        self
+    }
+
+    /// Replaces the transform applied to objects before they are cached.
+    #[must_use]
+    pub fn transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
+        self.transform = Some(Arc::new(transform));
+        self
+    }
+
+    /// Caches objects exactly as received (managed fields included).
+    #[must_use]
+    pub fn no_transform(mut self) -> Self {
+        self.transform = None;
+        self
+    }
+
+    /// Adds a named index to the informer's store.
+    #[must_use]
+    pub fn index(mut self, name: impl Into<String>, index_fn: IndexFn<K>) -> Self {
+        self.indexers.push((name.into(), index_fn));
+        self
+    }
+
+    /// Records the informer's metrics in `metrics`.
+    #[must_use]
+    pub fn metrics(mut self, metrics: InformerMetrics) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+}

@@ -1,0 +1,207 @@
+//! Event handlers: the [`EventHandler`] trait, closure-based [`HandlerFns`]
+//! and the [`DeletedObject`] a delete carries.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::store::ObjectKey;
+
+/// What a delete notification carries.
+#[derive(Debug)]
+pub enum DeletedObject<K> {
+    /// The object was deleted and this is its final state, from the watch.
+    Known(Arc<K>),
+    /// The object vanished while the watch was down and was found missing
+    /// when the informer relisted (client-go's `DeletedFinalStateUnknown`).
+    /// `last_known` is the last state the cache held; the object may have
+    /// changed after it before it was deleted.
+    FinalStateUnknown {
+        /// The key of the vanished object.
+        key: ObjectKey,
+        /// The last state the cache saw.
+        last_known: Arc<K>,
+    },
+}
+
+impl<K> Clone for DeletedObject<K> {
+    fn clone(&self) -> Self {
+        match self {
+            DeletedObject::Known(obj) => DeletedObject::Known(obj.clone()),
+            DeletedObject::FinalStateUnknown { key, last_known } => {
+                DeletedObject::FinalStateUnknown {
+                    key: key.clone(),
+                    last_known: last_known.clone(),
+                }
+            }
+        }
+    }
+}
+
+impl<K> DeletedObject<K> {
+    /// The final state, or the last known state when the final one is
+    /// unknown.
+    pub fn object(&self) -> &Arc<K> {
+        match self {
+            DeletedObject::Known(obj) => obj,
+            DeletedObject::FinalStateUnknown { last_known, .. } => last_known,
+        }
+    }
+
+    /// Whether the final state is unknown (the delete was found by a relist).
+    pub fn is_final_state_unknown(&self) -> bool {
+        matches!(self, DeletedObject::FinalStateUnknown { .. })
+    }
+}
+
+impl<K: kube::Resource> DeletedObject<K> {
+    /// The key of the deleted object.
+    pub fn key(&self) -> ObjectKey {
+        match self {
+            DeletedObject::Known(obj) => ObjectKey::of(&**obj),
+            DeletedObject::FinalStateUnknown { key, .. } => key.clone(),
+        }
+    }
+}
+
+/// Receives an informer's notifications. Each handler gets every change in
+/// order, from a task of its own, so a slow handler delays only itself.
+/// Keep handlers quick (typically: put a key on a work queue); they run on
+/// a Tokio worker thread. A panic in a handler is caught and logged.
+pub trait EventHandler<K>: Send + Sync + 'static {
+    /// An object was added (or was already cached when the handler was
+    /// registered).
+    fn on_add(&self, obj: Arc<K>) {
+        let _ = obj;
+    }
+
+    /// An object changed from `old` to `new`. Resyncs deliver
+    /// `on_update(obj, obj)` for every cached object.
+    fn on_update(&self, old: Arc<K>, new: Arc<K>) {
+        let _ = (old, new);
+    }
+
+    /// An object was deleted.
+    fn on_delete(&self, obj: DeletedObject<K>) {
+        let _ = obj;
+    }
+}
+
+type AddFn<K> = Box<dyn Fn(Arc<K>) + Send + Sync>;
+type UpdateFn<K> = Box<dyn Fn(Arc<K>, Arc<K>) + Send + Sync>;
+type DeleteFn<K> = Box<dyn Fn(DeletedObject<K>) + Send + Sync>;
+
+/// An [`EventHandler`] made of closures; unset ones ignore their events.
+///
+/// ```
+/// # use k8s_openapi::api::core::v1::ConfigMap;
+/// use kubegen::informer::HandlerFns;
+/// let handler = HandlerFns::<ConfigMap>::new()
+///     .on_add(|cm| println!("added {:?}", cm.metadata.name))
+///     .on_delete(|gone| println!("deleted {:?}", gone.object().metadata.name));
+/// ```
+pub struct HandlerFns<K> {
+    add: Option<AddFn<K>>,
+    update: Option<UpdateFn<K>>,
+    delete: Option<DeleteFn<K>>,
+}
+
+impl<K> Default for HandlerFns<K> {
+    fn default() -> Self {
+        HandlerFns {
+            add: None,
+            update: None,
+            delete: None,
+        }
+    }
+}
+
+impl<K> HandlerFns<K> {
+    /// A handler that ignores everything until closures are set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the closure called for adds.
+    pub fn on_add(mut self, f: impl Fn(Arc<K>) + Send + Sync + 'static) -> Self {
+        self.add = Some(Box::new(f));
+        self
+    }
+
+    /// Sets the closure called for updates, with the old and new object.
+    pub fn on_update(mut self, f: impl Fn(Arc<K>, Arc<K>) + Send + Sync + 'static) -> Self {
+        self.update = Some(Box::new(f));
+        self
+    }
+
+    /// Sets the closure called for deletes.
+    pub fn on_delete(mut self, f: impl Fn(DeletedObject<K>) + Send + Sync + 'static) -> Self {
+        self.delete = Some(Box::new(f));
+        self
+    }
+}
+
+impl<K: Send + Sync + 'static> EventHandler<K> for HandlerFns<K> {
+    fn on_add(&self, obj: Arc<K>) {
+        if let Some(f) = &self.add {
+            f(obj);
+        }
+    }
+
+    fn on_update(&self, old: Arc<K>, new: Arc<K>) {
+        if let Some(f) = &self.update {
+            f(old, new);
+        }
+    }
+
+    fn on_delete(&self, obj: DeletedObject<K>) {
+        if let Some(f) = &self.delete {
+            f(obj);
+        }
+    }
+}
+
+/// One change to the cache, as handed to the handlers.
+#[derive(Debug)]
+pub(crate) enum Notification<K> {
+    Add(Arc<K>),
+    Update(Arc<K>, Arc<K>),
+    Delete(DeletedObject<K>),
+}
+
+impl<K> Clone for Notification<K> {
+    fn clone(&self) -> Self {
+        match self {
+            Notification::Add(obj) => Notification::Add(obj.clone()),
+            Notification::Update(old, new) => Notification::Update(old.clone(), new.clone()),
+            Notification::Delete(obj) => Notification::Delete(obj.clone()),
+        }
+    }
+}
+
+impl<K: 'static> Notification<K> {
+    pub(crate) fn deliver(self, handler: &dyn EventHandler<K>) {
+        match self {
+            Notification::Add(obj) => handler.on_add(obj),
+            Notification::Update(old, new) => handler.on_update(old, new),
+            Notification::Delete(obj) => handler.on_delete(obj),
+        }
+    }
+}
+
+/// The handle [`Informer::add_event_handler`](super::Informer::add_event_handler)
+/// returns, to check that the handler has seen the initial state or to
+/// remove it again.
+#[derive(Debug, Clone)]
+pub struct HandlerRegistration {
+    pub(crate) id: u64,
+    pub(crate) synced: Arc<AtomicBool>,
+}
+
+impl HandlerRegistration {
+    /// Whether the handler has been given the informer's complete initial
+    /// state (all adds of the first list, or of the cache when it was
+    /// registered late).
+    pub fn has_synced(&self) -> bool {
+        self.synced.load(Ordering::Acquire)
+    }
+}

@@ -1,0 +1,85 @@
+//! Prometheus metrics of informers: cache size, relists and watch restarts,
+//! labelled by resource type.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResourceLabel {
+    resource: String,
+}
+
+/// Informer metrics, shared by any number of informers (each reports under
+/// its own `resource` label, e.g. `resource="v1/ConfigMap"`):
+///
+/// - `kubegen_informer_store_objects` (gauge): objects in the cache;
+/// - `kubegen_informer_relists_total` (counter): full relists after the
+///   initial list (after a 410 Gone or a broken watch that could not resume);
+/// - `kubegen_informer_watch_restarts_total` (counter): list or watch
+///   failures after which the watcher backed off and restarted.
+#[derive(Clone, Debug, Default)]
+pub struct InformerMetrics {
+    store_objects: Family<ResourceLabel, Gauge>,
+    relists: Family<ResourceLabel, Counter>,
+    watch_restarts: Family<ResourceLabel, Counter>,
+}
+
+impl InformerMetrics {
+    /// Creates the metrics and registers them in `registry`.
+    pub fn register(registry: &mut Registry) -> Self {
+        let metrics = Self::default();
+        registry.register(
+            "kubegen_informer_store_objects",
+            "Number of objects in the informer's cache",
+            metrics.store_objects.clone(),
+        );
+        registry.register(
+            "kubegen_informer_relists",
+            "Full relists after the initial list",
+            metrics.relists.clone(),
+        );
+        registry.register(
+            "kubegen_informer_watch_restarts",
+            "List or watch failures after which the watch was restarted",
+            metrics.watch_restarts.clone(),
+        );
+        metrics
+    }
+
+    /// The current cache size recorded for `resource`.
+    pub fn store_objects(&self, resource: &str) -> i64 {
+        self.store_objects.get_or_create(&label(resource)).get()
+    }
+
+    /// The relists recorded for `resource`.
+    pub fn relists(&self, resource: &str) -> u64 {
+        self.relists.get_or_create(&label(resource)).get()
+    }
+
+    /// The watch restarts recorded for `resource`.
+    pub fn watch_restarts(&self, resource: &str) -> u64 {
+        self.watch_restarts.get_or_create(&label(resource)).get()
+    }
+
+    pub(crate) fn set_store_objects(&self, resource: &str, len: usize) {
+        let len = i64::try_from(len).unwrap_or(i64::MAX);
+        self.store_objects.get_or_create(&label(resource)).set(len);
+    }
+
+    pub(crate) fn inc_relists(&self, resource: &str) {
+        self.relists.get_or_create(&label(resource)).inc();
+    }
+
+    pub(crate) fn inc_watch_restarts(&self, resource: &str) {
+        self.watch_restarts.get_or_create(&label(resource)).inc();
+    }
+}
+
+fn label(resource: &str) -> ResourceLabel {
+    ResourceLabel {
+        resource: resource.to_string(),
+    }
+}

@@ -1,0 +1,279 @@
+//! Shared informers: a cache of one resource type kept current by kube's
+//! watcher, with event handlers, resync and relist diffing.
+//!
+//! ```no_run
+//! # async fn demo(client: kube::Client) {
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kubegen::informer::{HandlerFns, Informer, InformerConfig};
+//!
+//! let informer = Informer::new(kube::Api::<ConfigMap>::all(client), InformerConfig::default());
+//! informer.add_event_handler(HandlerFns::new().on_add(|cm: std::sync::Arc<ConfigMap>| {
+//!     println!("{:?}", cm.metadata.name);
+//! }));
+//! informer.start();
+//! informer.wait_for_cache_sync().await;
+//! let lister = informer.lister();
+//! # }
+//! ```
+
+mod config;
+mod handler;
+mod metrics;
+mod processor;
+#[cfg(test)]
+mod tests;
+mod watch;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use kube::core::PartialObjectMeta;
+use kube::{Api, Resource};
+use parking_lot::Mutex;
+use serde::de::DeserializeOwned;
+use tokio::sync::{oneshot, watch as state_channel};
+use tokio::task::JoinHandle;
+
+pub use config::{InformerConfig, Transform, strip_managed_fields};
+pub(crate) use handler::Notification;
+pub use handler::{DeletedObject, EventHandler, HandlerFns, HandlerRegistration};
+pub use metrics::InformerMetrics;
+
+use crate::lister::Lister;
+use crate::store::{CacheError, IndexFn, Store};
+use processor::Processor;
+
+/// A metadata-only informer: it lists and watches `PartialObjectMetadata`
+/// (name, labels, owner references, ...) instead of whole objects.
+pub type MetadataInformer<K> = Informer<PartialObjectMeta<K>>;
+
+/// The resource type name used in metrics and sync reports, such as
+/// `v1/ConfigMap`, `apps/v1/Deployment` or `v1/Pod#metadata` for a
+/// metadata-only informer.
+pub fn resource_name<K: Resource>(dyntype: &K::DynamicType) -> String {
+    let name = format!("{}/{}", K::api_version(dyntype), K::kind(dyntype));
+    if K::metadata_api() {
+        format!("{name}#metadata")
+    } else {
+        name
+    }
+}
+
+/// Keeps a cache of one resource type current and tells handlers about
+/// every change (client-go's `SharedIndexInformer`).
+///
+/// It lists then watches through kube's [`watcher`](kube::runtime::watcher())
+/// with kube's default backoff; the watcher resumes a broken watch and
+/// relists after `410 Gone`. After every relist the new list is compared
+/// with the cache: changed objects give updates, new ones adds, and
+/// missing ones deletes with [`DeletedObject::FinalStateUnknown`].
+///
+/// `Informer` is a cheap handle: clones share one watch and one cache.
+/// When the last clone is dropped the watch task is aborted; prefer
+/// [`Informer::shutdown`], which stops it cleanly and waits for handlers.
+pub struct Informer<K> {
+    owner: Arc<Owner<K>>,
+}
+
+impl<K> Clone for Informer<K> {
+    fn clone(&self) -> Self {
+        Informer {
+            owner: self.owner.clone(),
+        }
+    }
+}
+
+impl<K> Debug for Informer<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Informer")
+            .field("resource", &self.owner.shared.name)
+            .field("synced", &self.owner.shared.state.borrow().synced)
+            .finish()
+    }
+}
+
+/// Dropping the last handle aborts the watch task.
+struct Owner<K> {
+    shared: Arc<Shared<K>>,
+}
+
+impl<K> Drop for Owner<K> {
+    fn drop(&mut self) {
+        let mut control = self.shared.control.lock();
+        if let Some(task) = control.task.take() {
+            task.abort();
+        }
+        control.stop = None;
+    }
+}
+
+/// State shared by the handles and the watch task.
+pub(crate) struct Shared<K> {
+    name: String,
+    api: Api<K>,
+    config: InformerConfig<K>,
+    store: Arc<Store<K>>,
+    /// The dispatch lock: held while the store changes and the change is
+    /// queued for the handlers, and while a handler is registered.
+    processor: Mutex<Processor<K>>,
+    state: state_channel::Sender<Lifecycle>,
+    control: Mutex<Control>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Lifecycle {
+    synced: bool,
+    stopped: bool,
+}
+
+#[derive(Default)]
+struct Control {
+    started: bool,
+    stopped: bool,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl<K> Informer<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    /// An informer over `api` (which fixes the namespace: `Api::all` or
+    /// `Api::namespaced`). Call [`Informer::start`] to begin watching.
+    pub fn new(api: Api<K>, config: InformerConfig<K>) -> Self
+    where
+        K::DynamicType: Default,
+    {
+        Self::with_name(api, resource_name::<K>(&K::DynamicType::default()), config)
+    }
+
+    /// An informer whose resource type is reported as `name` in metrics
+    /// (for dynamic types, see [`resource_name`]).
+    pub fn with_name(api: Api<K>, name: impl Into<String>, config: InformerConfig<K>) -> Self {
+        let store = Arc::new(Store::new());
+        for (index, index_fn) in &config.indexers {
+            if let Err(e) = store.add_indexer(index.clone(), index_fn.clone()) {
+                tracing::warn!("informer index ignored: {e}");
+            }
+        }
+        let (state, _) = state_channel::channel(Lifecycle::default());
+        let shared = Arc::new(Shared {
+            name: name.into(),
+            api,
+            config,
+            store,
+            processor: Mutex::new(Processor::new()),
+            state,
+            control: Mutex::new(Control::default()),
+        });
+        Informer {
+            owner: Arc::new(Owner { shared }),
+        }
+    }
+
+    fn shared(&self) -> &Arc<Shared<K>> {
+        &self.owner.shared
+    }
+
+    /// The resource type name (see [`resource_name`]).
+    pub fn name(&self) -> &str {
+        &self.shared().name
+    }
+
+    /// The cache (client-go's indexer). Readers get `Arc<K>`.
+    pub fn store(&self) -> Arc<Store<K>> {
+        self.shared().store.clone()
+    }
+
+    /// A lister over the cache.
+    pub fn lister(&self) -> Lister<K> {
+        Lister::new(self.store())
+    }
+
+    /// Adds a named index (also possible after start).
+    pub fn add_indexer(
+        &self,
+        name: impl Into<String>,
+        index_fn: IndexFn<K>,
+    ) -> Result<(), CacheError> {
+        self.shared().store.add_indexer(name, index_fn)
+    }
+
+    /// Registers a handler. It first receives an add for every object
+    /// already cached, then every later change, with nothing lost or
+    /// repeated in between. Handlers can be added before or after start.
+    pub fn add_event_handler(&self, handler: impl EventHandler<K>) -> HandlerRegistration {
+        let shared = self.shared();
+        shared
+            .processor
+            .lock()
+            .add(Box::new(handler), &shared.store)
+    }
+
+    /// Unregisters a handler; returns whether it was registered.
+    pub fn remove_event_handler(&self, registration: &HandlerRegistration) -> bool {
+        self.shared().processor.lock().remove(registration.id)
+    }
+
+    /// Whether the first complete list has been cached.
+    pub fn has_synced(&self) -> bool {
+        self.shared().state.borrow().synced
+    }
+
+    /// Waits until the first complete list has been cached. Returns `false`
+    /// when the informer was shut down before that.
+    pub async fn wait_for_cache_sync(&self) -> bool {
+        let mut state = self.shared().state.subscribe();
+        match state.wait_for(|s| s.synced || s.stopped).await {
+            Ok(s) => s.synced,
+            Err(_) => false,
+        }
+    }
+
+    /// Whether [`Informer::start`] was called.
+    pub fn is_started(&self) -> bool {
+        self.shared().control.lock().started
+    }
+
+    /// Starts the watch task (and the handler tasks) on the current Tokio
+    /// runtime. Calling it again, or after shutdown, does nothing.
+    ///
+    /// # Panics
+    ///
+    /// When called outside a Tokio runtime.
+    pub fn start(&self) {
+        let shared = self.shared();
+        let mut control = shared.control.lock();
+        if control.started || control.stopped {
+            return;
+        }
+        control.started = true;
+        let runtime = tokio::runtime::Handle::current();
+        shared.processor.lock().start(runtime.clone());
+        let (stop_tx, stop_rx) = oneshot::channel();
+        control.stop = Some(stop_tx);
+        control.task = Some(runtime.spawn(watch::run(shared.clone(), stop_rx)));
+    }
+
+    /// Stops the watch task and waits for it, then lets every handler
+    /// finish the notifications already queued and waits for them too.
+    pub async fn shutdown(&self) {
+        let shared = self.shared();
+        let (stop, task) = {
+            let mut control = shared.control.lock();
+            control.stopped = true;
+            (control.stop.take(), control.task.take())
+        };
+        if let Some(stop) = stop {
+            let _ = stop.send(());
+        }
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+        let handler_tasks = shared.processor.lock().stop();
+        for task in handler_tasks {
+            let _ = task.await;
+        }
+        shared.state.send_modify(|s| s.stopped = true);
+    }
+}

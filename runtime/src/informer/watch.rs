@@ -1,0 +1,154 @@
+//! The watch task: drives kube's watcher and applies its events to the
+//! cache, buffering each (re)list to diff it against the cache at the end.
+
+use std::fmt::Debug;
+use std::pin::pin;
+use std::sync::Arc;
+
+use futures::StreamExt;
+use kube::Resource;
+use kube::runtime::{WatchStreamExt, watcher};
+use serde::de::DeserializeOwned;
+use tokio::sync::oneshot;
+use tokio::time::{Instant, Interval, MissedTickBehavior};
+
+use super::Shared;
+use super::handler::Notification;
+
+/// Runs until `stop` fires (or its sender is dropped).
+pub(super) async fn run<K>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<()>)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let events = watcher(shared.api.clone(), shared.config.watcher.clone()).default_backoff();
+    let mut events = pin!(events);
+    let mut resync = shared.config.resync.map(|period| {
+        let mut interval = tokio::time::interval_at(Instant::now() + period, period);
+        interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        interval
+    });
+    let mut relist = Relist::default();
+    loop {
+        tokio::select! {
+            biased;
+            _ = &mut stop => break,
+            event = events.next() => match event {
+                Some(Ok(event)) => shared.on_event(event, &mut relist),
+                Some(Err(error)) => {
+                    tracing::warn!(resource = %shared.name, %error, "informer watch failed; retrying after backoff");
+                    if let Some(metrics) = &shared.config.metrics {
+                        metrics.inc_watch_restarts(&shared.name);
+                    }
+                }
+                None => break,
+            },
+            _ = tick(&mut resync) => shared.resync(),
+        }
+    }
+}
+
+async fn tick(interval: &mut Option<Interval>) {
+    match interval {
+        Some(interval) => {
+            interval.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// The list being received, between `Init` and `InitDone`.
+pub(super) struct Relist<K> {
+    buffer: Option<Vec<Arc<K>>>,
+    lists: u64,
+}
+
+impl<K> Default for Relist<K> {
+    fn default() -> Self {
+        Relist {
+            buffer: None,
+            lists: 0,
+        }
+    }
+}
+
+impl<K> Shared<K>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    fn prepare(&self, mut obj: K) -> Arc<K> {
+        if let Some(transform) = &self.config.transform {
+            transform(&mut obj);
+        }
+        Arc::new(obj)
+    }
+
+    pub(super) fn on_event(&self, event: watcher::Event<K>, relist: &mut Relist<K>) {
+        match event {
+            watcher::Event::Init => {
+                relist.lists += 1;
+                relist.buffer = Some(Vec::new());
+                if relist.lists > 1 {
+                    tracing::debug!(resource = %self.name, "informer relisting");
+                    if let Some(metrics) = &self.config.metrics {
+                        metrics.inc_relists(&self.name);
+                    }
+                }
+            }
+            watcher::Event::InitApply(obj) => {
+                let obj = self.prepare(obj);
+                relist.buffer.get_or_insert_with(Vec::new).push(obj);
+            }
+            watcher::Event::InitDone => {
+                let objects = relist.buffer.take().unwrap_or_default();
+                let mut processor = self.processor.lock();
+                let changes = self.store.replace(objects);
+                processor.distribute(changes);
+                processor.mark_synced();
+                drop(processor);
+                self.state
+                    .send_if_modified(|s| !std::mem::replace(&mut s.synced, true));
+                self.record_size();
+            }
+            watcher::Event::Apply(obj) => {
+                let obj = self.prepare(obj);
+                self.commit(|store| store.apply(obj));
+            }
+            watcher::Event::Delete(obj) => {
+                let obj = self.prepare(obj);
+                self.commit(|store| store.delete(obj));
+            }
+        }
+    }
+
+    /// Applies one change to the store and queues it for the handlers, as
+    /// one step under the dispatch lock.
+    fn commit(&self, change: impl FnOnce(&crate::store::Store<K>) -> Option<Notification<K>>) {
+        let processor = self.processor.lock();
+        if let Some(change) = change(&self.store) {
+            processor.distribute(vec![change]);
+        }
+        drop(processor);
+        self.record_size();
+    }
+
+    fn record_size(&self) {
+        if let Some(metrics) = &self.config.metrics {
+            metrics.set_store_objects(&self.name, self.store.len());
+        }
+    }
+
+    /// Re-delivers every cached object as `on_update(obj, obj)`.
+    pub(super) fn resync(&self) {
+        let processor = self.processor.lock();
+        if !self.state.borrow().synced || !processor.has_listeners() {
+            return;
+        }
+        let changes = self
+            .store
+            .list()
+            .into_iter()
+            .map(|obj| Notification::Update(obj.clone(), obj))
+            .collect();
+        processor.distribute(changes);
+    }
+}

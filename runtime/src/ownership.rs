@@ -1,0 +1,454 @@
+//! Ownership of objects and of their fields: controller owner references,
+//! server-side apply under a field manager, and retries of optimistic
+//! concurrency conflicts (client-go's `RetryOnConflict`).
+//!
+//! ```no_run
+//! use k8s_openapi::api::core::v1::ConfigMap;
+//! use kube::Api;
+//! use kubegen::ownership::{retry_on_conflict, set_controller_reference};
+//!
+//! # async fn demo(api: Api<ConfigMap>, owner: ConfigMap) -> Result<(), Box<dyn std::error::Error>> {
+//! let mut child = api.get("child").await?;
+//! set_controller_reference(&owner, &mut child.metadata)?;
+//! // Re-read and retry when another writer changed the object meanwhile.
+//! let updated = retry_on_conflict(|| async {
+//!     let mut fresh = api.get("child").await?;
+//!     fresh.data.get_or_insert_default().insert("seen".into(), "yes".into());
+//!     api.replace("child", &Default::default(), &fresh).await
+//! })
+//! .await?;
+//! # drop(updated);
+//! # Ok(()) }
+//! ```
+
+use std::fmt::Debug;
+use std::future::Future;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+use kube::api::{ObjectMeta, Patch, PatchParams};
+use kube::{Api, Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::leader_election::random_fraction;
+
+/// Why an owner reference could not be set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OwnershipError {
+    /// The owner has no name or no uid (it was not read from the server).
+    #[error("the owner has no {0}; read it from the API server first")]
+    OwnerIncomplete(&'static str),
+    /// Another controller already controls the object.
+    #[error("the object is already controlled by {kind} {name} (uid {uid})")]
+    AlreadyOwned {
+        /// The current controller's kind.
+        kind: String,
+        /// The current controller's name.
+        name: String,
+        /// The current controller's uid.
+        uid: String,
+    },
+    /// The owner cannot own the object across scopes or namespaces.
+    #[error("an owner in namespace {owner:?} cannot own an object in namespace {object:?}")]
+    CrossNamespace {
+        /// The owner's namespace (`None`: cluster-scoped).
+        owner: Option<String>,
+        /// The object's namespace (`None`: cluster-scoped).
+        object: Option<String>,
+    },
+}
+
+/// An owner reference to `owner`, with `controller` and
+/// `blockOwnerDeletion` set as given.
+pub fn owner_reference<O>(owner: &O, controller: bool) -> Result<OwnerReference, OwnershipError>
+where
+    O: Resource,
+    O::DynamicType: Default,
+{
+    let dt = O::DynamicType::default();
+    let meta = owner.meta();
+    Ok(OwnerReference {
+        api_version: O::api_version(&dt).into_owned(),
+        kind: O::kind(&dt).into_owned(),
+        name: meta
+            .name
+            .clone()
+            .ok_or(OwnershipError::OwnerIncomplete("name"))?,
+        uid: meta
+            .uid
+            .clone()
+            .ok_or(OwnershipError::OwnerIncomplete("uid"))?,
+        controller: Some(controller),
+        block_owner_deletion: Some(true),
+    })
+}
+
+/// Makes `owner` the controller of the object whose metadata is `meta`
+/// (`controller: true`, `blockOwnerDeletion: true`), as controller-runtime's
+/// `SetControllerReference` does: a reference to the same owner is
+/// replaced, another controller is an error, and a namespaced owner must be
+/// in the object's namespace (a cluster-scoped owner may own anything).
+pub fn set_controller_reference<O>(owner: &O, meta: &mut ObjectMeta) -> Result<(), OwnershipError>
+where
+    O: Resource,
+    O::DynamicType: Default,
+{
+    let reference = owner_reference(owner, true)?;
+    let owner_namespace = owner.meta().namespace.clone().filter(|n| !n.is_empty());
+    let object_namespace = meta.namespace.clone().filter(|n| !n.is_empty());
+    if let Some(owner_ns) = &owner_namespace {
+        if object_namespace.as_ref() != Some(owner_ns) {
+            return Err(OwnershipError::CrossNamespace {
+                owner: owner_namespace,
+                object: object_namespace,
+            });
+        }
+    }
+    let references = meta.owner_references.get_or_insert_with(Vec::new);
+    if let Some(existing) = references.iter().find(|r| r.controller == Some(true)) {
+        if !same_owner(existing, &reference) {
+            return Err(OwnershipError::AlreadyOwned {
+                kind: existing.kind.clone(),
+                name: existing.name.clone(),
+                uid: existing.uid.clone(),
+            });
+        }
+    }
+    match references.iter_mut().find(|r| same_owner(r, &reference)) {
+        Some(existing) => *existing = reference,
+        None => references.push(reference),
+    }
+    Ok(())
+}
+
+/// Whether two references name the same object: same API group, kind and
+/// name (the version may differ), as Kubernetes compares them.
+fn same_owner(a: &OwnerReference, b: &OwnerReference) -> bool {
+    group_of(&a.api_version) == group_of(&b.api_version) && a.kind == b.kind && a.name == b.name
+}
+
+/// The group of an `apiVersion` (`""` for the core group).
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}
+
+/// The controller reference of `obj`, if any.
+pub fn controller_of<K: Resource>(obj: &K) -> Option<&OwnerReference> {
+    obj.owner_references()
+        .iter()
+        .find(|r| r.controller == Some(true))
+}
+
+/// Whether `owner` is the controller of `obj` (compared by uid).
+pub fn is_controlled_by<K: Resource, O: Resource>(obj: &K, owner: &O) -> bool {
+    match (controller_of(obj), owner.meta().uid.as_deref()) {
+        (Some(reference), Some(uid)) => reference.uid == uid,
+        _ => false,
+    }
+}
+
+/// Server-side applies `obj` as `field_manager` and returns the object as
+/// stored. With `force`, fields owned by other managers are taken over
+/// instead of failing with a conflict. `metadata.managedFields` is dropped
+/// from the request, as the API server requires; a set
+/// `metadata.resourceVersion` acts as a precondition.
+pub async fn apply<K>(
+    api: &Api<K>,
+    name: &str,
+    obj: &K,
+    field_manager: &str,
+    force: bool,
+) -> Result<K, kube::Error>
+where
+    K: Resource + Serialize + DeserializeOwned + Clone + Debug,
+{
+    let params = apply_params(field_manager, force);
+    api.patch(name, &params, &Patch::Apply(apply_body(obj)?))
+        .await
+}
+
+/// Like [`apply`], on the status subresource.
+pub async fn apply_status<K>(
+    api: &Api<K>,
+    name: &str,
+    obj: &K,
+    field_manager: &str,
+    force: bool,
+) -> Result<K, kube::Error>
+where
+    K: Resource + Serialize + DeserializeOwned + Clone + Debug,
+{
+    let params = apply_params(field_manager, force);
+    api.patch_status(name, &params, &Patch::Apply(apply_body(obj)?))
+        .await
+}
+
+fn apply_params(field_manager: &str, force: bool) -> PatchParams {
+    let params = PatchParams::apply(field_manager);
+    if force { params.force() } else { params }
+}
+
+/// `obj` as JSON without `metadata.managedFields`.
+fn apply_body<K: Serialize>(obj: &K) -> Result<serde_json::Value, kube::Error> {
+    let mut body = serde_json::to_value(obj).map_err(kube::Error::SerdeError)?;
+    if let Some(meta) = body.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+        meta.remove("managedFields");
+    }
+    Ok(body)
+}
+
+/// An error that may be an optimistic concurrency conflict.
+pub trait IsConflict {
+    /// Whether this error is a `409 Conflict` (not `AlreadyExists`).
+    fn is_conflict(&self) -> bool;
+}
+
+impl IsConflict for kube::Error {
+    fn is_conflict(&self) -> bool {
+        matches!(self, kube::Error::Api(status) if status.is_conflict())
+    }
+}
+
+/// An exponential backoff, as client-go's `wait.Backoff`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Backoff {
+    /// The first wait.
+    pub duration: Duration,
+    /// The factor each wait is multiplied by.
+    pub factor: f64,
+    /// Each wait grows by up to this fraction of itself, at random.
+    pub jitter: f64,
+    /// The number of tries.
+    pub steps: u32,
+}
+
+impl Backoff {
+    /// client-go's `retry.DefaultRetry`: 10 ms, factor 1, jitter 0.1, five
+    /// tries.
+    pub const DEFAULT_RETRY: Backoff = Backoff {
+        duration: Duration::from_millis(10),
+        factor: 1.0,
+        jitter: 0.1,
+        steps: 5,
+    };
+
+    /// The wait before try `n + 1` (after try `n`, counted from 0), given a
+    /// random fraction in `[0, 1)`.
+    fn wait(&self, n: u32, random: f64) -> Duration {
+        let exponent = i32::try_from(n).unwrap_or(i32::MAX);
+        let base = self.duration.mul_f64(self.factor.max(0.0).powi(exponent));
+        base + base.mul_f64(self.jitter.max(0.0) * random)
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff::DEFAULT_RETRY
+    }
+}
+
+/// Runs `attempt` (which should read the object afresh, modify and write
+/// it) again while it fails with a conflict, with [`Backoff::DEFAULT_RETRY`];
+/// returns the first success, the first other error, or the last conflict.
+pub async fn retry_on_conflict<T, E, F, Fut>(attempt: F) -> Result<T, E>
+where
+    E: IsConflict,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    retry_on_conflict_with(Backoff::DEFAULT_RETRY, attempt).await
+}
+
+/// [`retry_on_conflict`] with a given backoff.
+pub async fn retry_on_conflict_with<T, E, F, Fut>(backoff: Backoff, mut attempt: F) -> Result<T, E>
+where
+    E: IsConflict,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+{
+    let mut n = 0;
+    loop {
+        match attempt().await {
+            Err(error) if error.is_conflict() && n + 1 < backoff.steps => {
+                tokio::time::sleep(backoff.wait(n, random_fraction())).await;
+                n += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    fn config_map(name: &str, uid: &str) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some("ns".into()),
+                uid: Some(uid.into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        }
+    }
+
+    #[test]
+    fn controller_reference_is_set_once_and_replaced_for_the_same_owner() {
+        let owner = config_map("owner", "u1");
+        let mut child = config_map("child", "u2");
+        set_controller_reference(&owner, &mut child.metadata).unwrap();
+        set_controller_reference(&owner, &mut child.metadata).unwrap();
+        let refs = child.metadata.owner_references.as_ref().unwrap();
+        assert_eq!(refs.len(), 1);
+        assert_eq!(refs[0].api_version, "v1");
+        assert_eq!(refs[0].kind, "ConfigMap");
+        assert_eq!(refs[0].name, "owner");
+        assert_eq!(refs[0].uid, "u1");
+        assert_eq!(refs[0].controller, Some(true));
+        assert_eq!(refs[0].block_owner_deletion, Some(true));
+        assert!(is_controlled_by(&child, &owner));
+        assert_eq!(
+            controller_of(&child).map(|r| r.name.as_str()),
+            Some("owner")
+        );
+
+        // A recreated owner (same name, new uid) takes the reference over.
+        let recreated = config_map("owner", "u9");
+        set_controller_reference(&recreated, &mut child.metadata).unwrap();
+        assert!(is_controlled_by(&child, &recreated));
+        assert!(!is_controlled_by(&child, &owner));
+    }
+
+    #[test]
+    fn a_second_controller_is_refused() {
+        let first = config_map("first", "u1");
+        let second = config_map("second", "u3");
+        let mut child = config_map("child", "u2");
+        set_controller_reference(&first, &mut child.metadata).unwrap();
+        let error = set_controller_reference(&second, &mut child.metadata).unwrap_err();
+        assert_eq!(
+            error,
+            OwnershipError::AlreadyOwned {
+                kind: "ConfigMap".into(),
+                name: "first".into(),
+                uid: "u1".into()
+            }
+        );
+        assert!(is_controlled_by(&child, &first));
+        assert!(!is_controlled_by(&child, &second));
+        // A non-controller reference does not block.
+        let mut other = config_map("other", "u4");
+        other.metadata.owner_references = Some(vec![owner_reference(&second, false).unwrap()]);
+        assert!(controller_of(&other).is_none());
+        set_controller_reference(&first, &mut other.metadata).unwrap();
+        assert_eq!(other.metadata.owner_references.as_ref().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn scope_and_completeness_are_checked() {
+        let mut child = config_map("child", "u2");
+        let mut elsewhere = config_map("owner", "u1");
+        elsewhere.metadata.namespace = Some("other".into());
+        assert!(matches!(
+            set_controller_reference(&elsewhere, &mut child.metadata),
+            Err(OwnershipError::CrossNamespace { .. })
+        ));
+        let cluster_owner = Namespace {
+            metadata: ObjectMeta {
+                name: Some("ns".into()),
+                uid: Some("n1".into()),
+                ..ObjectMeta::default()
+            },
+            ..Namespace::default()
+        };
+        set_controller_reference(&cluster_owner, &mut child.metadata).unwrap();
+        let unsaved = Deployment::default();
+        assert_eq!(
+            set_controller_reference(&unsaved, &mut config_map("x", "u").metadata),
+            Err(OwnershipError::OwnerIncomplete("name"))
+        );
+    }
+
+    #[test]
+    fn same_owner_ignores_the_version_but_not_the_group() {
+        let a = OwnerReference {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: "d".into(),
+            ..OwnerReference::default()
+        };
+        let b = OwnerReference {
+            api_version: "apps/v1beta1".into(),
+            ..a.clone()
+        };
+        let c = OwnerReference {
+            api_version: "other.io/v1".into(),
+            ..a.clone()
+        };
+        assert!(same_owner(&a, &b));
+        assert!(!same_owner(&a, &c));
+        assert_eq!(group_of("v1"), "");
+    }
+
+    #[test]
+    fn default_retry_is_client_go_s() {
+        let backoff = Backoff::default();
+        assert_eq!(backoff.steps, 5);
+        assert_eq!(backoff.wait(0, 0.0), Duration::from_millis(10));
+        assert_eq!(backoff.wait(3, 0.0), Duration::from_millis(10));
+        assert_eq!(
+            backoff.wait(0, 0.5),
+            Duration::from_millis(10) + Duration::from_micros(500)
+        );
+        let doubling = Backoff {
+            factor: 2.0,
+            jitter: 0.0,
+            ..backoff
+        };
+        assert_eq!(doubling.wait(3, 0.9), Duration::from_millis(80));
+    }
+
+    #[derive(Debug)]
+    struct Failure(bool);
+
+    impl IsConflict for Failure {
+        fn is_conflict(&self) -> bool {
+            self.0
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn conflicts_are_retried_five_times_at_most() {
+        let tries = AtomicU32::new(0);
+        let result: Result<(), Failure> = retry_on_conflict(|| async {
+            tries.fetch_add(1, Ordering::SeqCst);
+            Err(Failure(true))
+        })
+        .await;
+        assert!(result.is_err());
+        assert_eq!(tries.load(Ordering::SeqCst), 5);
+
+        let tries = AtomicU32::new(0);
+        let result = retry_on_conflict(|| async {
+            let n = tries.fetch_add(1, Ordering::SeqCst);
+            if n < 2 { Err(Failure(true)) } else { Ok(n) }
+        })
+        .await;
+        assert_eq!(result.unwrap(), 2);
+
+        let tries = AtomicU32::new(0);
+        let result: Result<(), Failure> = retry_on_conflict(|| async {
+            tries.fetch_add(1, Ordering::SeqCst);
+            Err(Failure(false))
+        })
+        .await;
+        assert!(result.is_err());
+        assert_eq!(tries.load(Ordering::SeqCst), 1);
+    }
+}

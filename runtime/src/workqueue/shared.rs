@@ -1,0 +1,316 @@
+//! The state every handle of one queue shares, and its synchronous operations.
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::{Mutex, MutexGuard};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::core::{Added, Core, Stamp};
+use super::delayed::Delayed;
+use super::metrics::{InFlight, InFlightSource, QueueMetrics};
+use super::rate_limit::RateLimiter;
+use super::{QueueItem, timer};
+
+/// Where a queue is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lifecycle {
+    /// Accepting and handing out items.
+    Running,
+    /// `shutdown_with_drain`: refusing adds, still handing out queued items.
+    Draining,
+    /// `shutdown`: refusing adds, handing out nothing.
+    Stopped,
+}
+
+/// What a non-blocking `get` found.
+#[derive(Debug)]
+pub(super) enum Polled<T> {
+    /// An item, now being processed by the caller.
+    Item(T),
+    /// Nothing is ready yet.
+    Empty,
+    /// The queue is shut down (and drained, when draining).
+    Closed,
+}
+
+/// What the timer task must do next.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum TimerStep {
+    /// Sleep until the deadline (or forever when `None`) or a wake-up.
+    Wait(Option<Instant>),
+    /// The queue is shut down: exit.
+    Stop,
+}
+
+/// Everything behind the lock.
+#[derive(Debug)]
+pub(super) struct State<T> {
+    pub(super) core: Core<T>,
+    pub(super) delayed: Delayed<T>,
+    lifecycle: Lifecycle,
+    timer_started: bool,
+}
+
+/// One queue, shared by its handles (and weakly by its timer task and metrics).
+pub(super) struct Shared<T> {
+    name: String,
+    state: Mutex<State<T>>,
+    /// Wakes getters when an item is queued or the queue shuts down.
+    item_ready: Notify,
+    /// Wakes `shutdown_with_drain` when processing ends or `shutdown` is called.
+    drained: Notify,
+    /// Wakes the timer task when the earliest deadline moves or the queue ends.
+    timer_wake: Arc<Notify>,
+    limiter: Box<dyn RateLimiter<T>>,
+    metrics: Option<QueueMetrics>,
+}
+
+/// How far in the future an overflowing deadline is put (about 30 years).
+const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+
+impl<T: QueueItem> Shared<T> {
+    /// A running queue; `metrics` is given the queue's in-flight source.
+    pub(super) fn new(
+        name: String,
+        limiter: Box<dyn RateLimiter<T>>,
+        metrics: Option<&super::WorkQueueMetrics>,
+    ) -> Arc<Self> {
+        Arc::<Self>::new_cyclic(|weak: &Weak<Self>| {
+            let source: Weak<dyn InFlightSource> = weak.clone();
+            Self {
+                metrics: metrics.map(|m| m.for_queue(&name, source)),
+                name,
+                state: Mutex::new(State {
+                    core: Core::default(),
+                    delayed: Delayed::default(),
+                    lifecycle: Lifecycle::Running,
+                    timer_started: false,
+                }),
+                item_ready: Notify::new(),
+                drained: Notify::new(),
+                timer_wake: Arc::new(Notify::new()),
+                limiter,
+            }
+        })
+    }
+
+    /// The queue's name.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The state, locked.
+    pub(super) fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock()
+    }
+
+    /// The time to stamp items with: only taken when metrics are recorded.
+    fn stamp(&self) -> Stamp {
+        self.metrics.as_ref().map(|_| Instant::now())
+    }
+
+    /// Adds `item` to a locked state; returns whether a getter should be woken.
+    fn add_locked(&self, state: &mut State<T>, item: T) -> bool {
+        if state.lifecycle != Lifecycle::Running {
+            return false;
+        }
+        let added = state.core.add(item, self.stamp());
+        if added != Added::Duplicate
+            && let Some(metrics) = &self.metrics
+        {
+            metrics.adds.inc();
+            metrics.depth.inc();
+        }
+        added == Added::Queued
+    }
+
+    /// `WorkQueue::add`.
+    pub(super) fn add(&self, item: T) {
+        let queued = self.add_locked(&mut self.lock(), item);
+        if queued {
+            self.item_ready.notify_one();
+        }
+    }
+
+    /// `WorkQueue::add_after`.
+    pub(super) fn add_after(self: &Arc<Self>, item: T, delay: Duration) {
+        if delay.is_zero() {
+            self.add(item);
+            return;
+        }
+        let now = Instant::now();
+        let at = now.checked_add(delay).unwrap_or_else(|| now + FAR_FUTURE);
+        let (start_timer, moved) = {
+            let mut state = self.lock();
+            if state.lifecycle != Lifecycle::Running {
+                return;
+            }
+            let moved = state.delayed.schedule(item, at);
+            let start_timer = !std::mem::replace(&mut state.timer_started, true);
+            (start_timer, moved)
+        };
+        if start_timer {
+            timer::spawn(self, Arc::clone(&self.timer_wake));
+        } else if moved {
+            self.timer_wake.notify_one();
+        }
+    }
+
+    /// `WorkQueue::add_rate_limited`.
+    pub(super) fn add_rate_limited(self: &Arc<Self>, item: T) {
+        if self.lock().lifecycle != Lifecycle::Running {
+            return;
+        }
+        if let Some(metrics) = &self.metrics {
+            metrics.retries.inc();
+        }
+        let delay = self.limiter.when(&item);
+        self.add_after(item, delay);
+    }
+
+    /// The queue's rate limiter.
+    pub(super) fn limiter(&self) -> &dyn RateLimiter<T> {
+        &*self.limiter
+    }
+
+    /// Takes the next ready item, if any, without waiting.
+    pub(super) fn poll(&self) -> Polled<T> {
+        let mut state = self.lock();
+        if state.lifecycle == Lifecycle::Stopped {
+            return Polled::Closed;
+        }
+        let now = self.stamp();
+        match state.core.pop(now) {
+            Some((item, waited)) => {
+                drop(state);
+                if let Some(metrics) = &self.metrics {
+                    metrics.depth.dec();
+                    if let Some(waited) = waited {
+                        metrics.queue_duration.observe(waited.as_secs_f64());
+                    }
+                }
+                Polled::Item(item)
+            }
+            None if state.lifecycle == Lifecycle::Draining => Polled::Empty,
+            None => Polled::Empty,
+        }
+    }
+
+    /// The notification getters wait on.
+    pub(super) fn item_ready(&self) -> &Notify {
+        &self.item_ready
+    }
+
+    /// `WorkQueue::done`.
+    pub(super) fn done(&self, item: &T) {
+        let (finished, wake_drain) = {
+            let mut state = self.lock();
+            let Some(finished) = state.core.done(item, self.stamp()) else {
+                return;
+            };
+            let wake_drain = state.lifecycle != Lifecycle::Running && state.core.idle();
+            (finished, wake_drain)
+        };
+        if let (Some(metrics), Some(worked)) = (&self.metrics, finished.worked) {
+            metrics.work_duration.observe(worked.as_secs_f64());
+        }
+        if finished.requeued {
+            self.item_ready.notify_one();
+        }
+        if wake_drain {
+            self.drained.notify_waiters();
+        }
+    }
+
+    /// Moves to `to` unless already at or past it, dropping delayed items and
+    /// waking everyone who waits.
+    fn close(&self, to: Lifecycle) {
+        {
+            let mut state = self.lock();
+            if state.lifecycle == Lifecycle::Stopped || state.lifecycle == to {
+                return;
+            }
+            state.lifecycle = to;
+            state.delayed.clear();
+        }
+        self.item_ready.notify_waiters();
+        self.drained.notify_waiters();
+        self.timer_wake.notify_one();
+    }
+
+    /// `WorkQueue::shutdown`.
+    pub(super) fn shutdown(&self) {
+        self.close(Lifecycle::Stopped);
+    }
+
+    /// First half of `WorkQueue::shutdown_with_drain`: stop accepting items.
+    pub(super) fn begin_drain(&self) {
+        self.close(Lifecycle::Draining);
+    }
+
+    /// Whether `shutdown_with_drain` may return: nothing is being processed,
+    /// or `shutdown` cut the drain short.
+    pub(super) fn drain_finished(&self) -> bool {
+        let state = self.lock();
+        state.lifecycle == Lifecycle::Stopped || state.core.idle()
+    }
+
+    /// The notification `shutdown_with_drain` waits on.
+    pub(super) fn drained(&self) -> &Notify {
+        &self.drained
+    }
+
+    /// Whether `shutdown` or `shutdown_with_drain` was called.
+    pub(super) fn is_shutting_down(&self) -> bool {
+        self.lock().lifecycle != Lifecycle::Running
+    }
+
+    /// Moves every delayed item whose deadline has passed into the queue and
+    /// tells the timer task what to do next.
+    pub(super) fn release_due(&self) -> TimerStep {
+        let now = Instant::now();
+        let mut woken = 0usize;
+        let next = {
+            let mut state = self.lock();
+            if state.lifecycle != Lifecycle::Running {
+                state.delayed.clear();
+                return TimerStep::Stop;
+            }
+            while let Some(item) = state.delayed.pop_due(now) {
+                if self.add_locked(&mut state, item) {
+                    woken += 1;
+                }
+            }
+            state.delayed.next_deadline()
+        };
+        for _ in 0..woken {
+            self.item_ready.notify_one();
+        }
+        TimerStep::Wait(next)
+    }
+}
+
+impl<T: QueueItem> InFlightSource for Shared<T> {
+    fn in_flight(&self, now: Instant) -> InFlight {
+        let state = self.lock();
+        state
+            .core
+            .processing_since()
+            .fold(InFlight::default(), |acc, started| {
+                let age = now.saturating_duration_since(started).as_secs_f64();
+                InFlight {
+                    total_seconds: acc.total_seconds + age,
+                    longest_seconds: acc.longest_seconds.max(age),
+                }
+            })
+    }
+}
+
+impl<T> Drop for Shared<T> {
+    fn drop(&mut self) {
+        // Let a sleeping timer task notice that the queue is gone.
+        self.timer_wake.notify_one();
+    }
+}

@@ -1,0 +1,196 @@
+//! Metric values after known sequences, read back from the text exposition.
+
+use std::time::Duration;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::registry::Registry;
+use tokio::time::advance;
+
+use crate::workqueue::{WorkQueue, WorkQueueMetrics};
+
+const MS: Duration = Duration::from_millis(1);
+
+/// The registry encoded as text.
+fn scrape(registry: &Registry) -> String {
+    let mut text = String::new();
+    encode(&mut text, registry).unwrap();
+    text
+}
+
+/// The value of the sample called exactly `series` (name and labels).
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines().find_map(|line| {
+        let value = line.strip_prefix(series)?.strip_prefix(' ')?;
+        Some(value.parse().unwrap())
+    })
+}
+
+/// Asserts that `series` is exposed with a value within 1 ns of `want`.
+#[track_caller]
+fn assert_sample(text: &str, series: &str, want: f64) {
+    let got = sample(text, series).unwrap_or_else(|| panic!("no sample {series} in\n{text}"));
+    assert!(
+        (got - want).abs() < 1e-9,
+        "{series}: got {got}, want {want}\n{text}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn metrics_follow_a_known_sequence() {
+    let mut registry = Registry::default();
+    let metrics = WorkQueueMetrics::register(&mut registry);
+    let q: WorkQueue<&str> = WorkQueue::builder("jobs").metrics(&metrics).build();
+
+    q.add("a");
+    q.add("b");
+    q.add("a"); // duplicate: not counted
+    let text = scrape(&registry);
+    assert_sample(&text, r#"workqueue_adds_total{name="jobs"}"#, 2.0);
+    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 2.0);
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        0.0,
+    );
+
+    advance(10 * MS).await;
+    assert_eq!(q.get().await, Some("a")); // waited 10 ms
+    advance(20 * MS).await;
+    let text = scrape(&registry);
+    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 1.0);
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        0.020,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_longest_running_processor_seconds{name="jobs"}"#,
+        0.020,
+    );
+
+    assert_eq!(q.get().await, Some("b")); // waited 30 ms
+    advance(5 * MS).await;
+    let text = scrape(&registry);
+    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 0.0);
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        0.025 + 0.005,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_longest_running_processor_seconds{name="jobs"}"#,
+        0.025,
+    );
+
+    q.add("a"); // added while processed: counted, queued on done
+    advance(MS).await;
+    q.done(&"a"); // worked 26 ms
+    q.done(&"b"); // worked 6 ms
+    q.add_rate_limited("c");
+    q.add_rate_limited("c");
+    let text = scrape(&registry);
+    assert_sample(&text, r#"workqueue_adds_total{name="jobs"}"#, 3.0);
+    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 1.0);
+    assert_sample(&text, r#"workqueue_retries_total{name="jobs"}"#, 2.0);
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        0.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_longest_running_processor_seconds{name="jobs"}"#,
+        0.0,
+    );
+
+    let queue = "workqueue_queue_duration_seconds";
+    assert_sample(&text, &format!(r#"{queue}_count{{name="jobs"}}"#), 2.0);
+    assert_sample(&text, &format!(r#"{queue}_sum{{name="jobs"}}"#), 0.040);
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="0.001",name="jobs"}}"#),
+        0.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="0.01",name="jobs"}}"#),
+        1.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="0.1",name="jobs"}}"#),
+        2.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="+Inf",name="jobs"}}"#),
+        2.0,
+    );
+
+    let work = "workqueue_work_duration_seconds";
+    assert_sample(&text, &format!(r#"{work}_count{{name="jobs"}}"#), 2.0);
+    assert_sample(&text, &format!(r#"{work}_sum{{name="jobs"}}"#), 0.032);
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="0.01",name="jobs"}}"#),
+        1.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="0.1",name="jobs"}}"#),
+        2.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="1e-8",name="jobs"}}"#),
+        0.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="10.0",name="jobs"}}"#),
+        2.0,
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn queues_are_labelled_by_name_and_leave_with_their_queue() {
+    let mut registry = Registry::default();
+    let metrics = WorkQueueMetrics::register(&mut registry);
+    let foos: WorkQueue<u32> = WorkQueue::builder("foos").metrics(&metrics).build();
+    let bars: WorkQueue<u32> = WorkQueue::builder("bars").metrics(&metrics).build();
+    let unmetered: WorkQueue<u32> = WorkQueue::new("quiet");
+    foos.add(1);
+    bars.add(1);
+    bars.add(2);
+    unmetered.add(1);
+    assert_eq!(foos.get().await, Some(1));
+    advance(3 * MS).await;
+    let text = scrape(&registry);
+    assert_sample(&text, r#"workqueue_adds_total{name="foos"}"#, 1.0);
+    assert_sample(&text, r#"workqueue_adds_total{name="bars"}"#, 2.0);
+    assert!(!text.contains("quiet"), "{text}");
+    assert_sample(
+        &text,
+        r#"workqueue_longest_running_processor_seconds{name="foos"}"#,
+        0.003,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_longest_running_processor_seconds{name="bars"}"#,
+        0.0,
+    );
+
+    drop(foos);
+    let text = scrape(&registry);
+    assert_eq!(
+        sample(&text, r#"workqueue_unfinished_work_seconds{name="foos"}"#),
+        None
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="bars"}"#,
+        0.0,
+    );
+}
