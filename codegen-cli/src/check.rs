@@ -310,6 +310,23 @@ pub fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
             }
             _ => {}
         }
+        if c.unique_items {
+            match c.list_type.as_deref() {
+                Some(t) if t != "set" => cx.error_at(
+                    at(keys::UNIQUE_ITEMS),
+                    format!(
+                        "`unique_items` is `list_type = \"set\"` on the apiserver; it conflicts with `list_type = \"{t}\"`"
+                    ),
+                ),
+                _ if !item.is_scalar() && !matches!(item.unwrap_option(), Ty::Named { .. }) => {
+                    cx.error_at(
+                        at(keys::UNIQUE_ITEMS),
+                        "`unique_items` (`list_type = \"set\"` on the apiserver) needs scalar items",
+                    )
+                }
+                _ => {}
+            }
+        }
         if !c.list_map_keys.is_empty() && c.list_type.as_deref() != Some("map") {
             cx.error_at(
                 at(keys::LIST_MAP_KEYS),

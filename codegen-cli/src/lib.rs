@@ -9,14 +9,21 @@
 
 pub mod attr;
 pub mod check;
+/// The `kubegen` command line (feature `cli`).
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod crd;
 pub mod ctxt;
 pub mod expand;
 /// Generated files, written only when changed, and `--check`.
 pub mod files;
+/// `kubegen generate`: crate sources → CRDs, RBAC and Rust modules (feature `cli`).
+#[cfg(feature = "cli")]
+pub mod generate;
 pub mod model;
 pub mod output;
 pub mod plural;
+pub mod rbac;
 pub mod rt;
 pub mod schema;
 /// Reading a crate's sources and settings without compiling it.

@@ -1,5 +1,10 @@
-//! The `kubegen` command-line entry point.
+//! The `kubegen` binary: a thin front end over [`kubegen_codegen::cli`].
 
 fn main() {
-    println!("kubegen {}", env!("CARGO_PKG_VERSION"));
+    let code = kubegen_codegen::cli::run(
+        std::env::args_os(),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
+    std::process::exit(code);
 }

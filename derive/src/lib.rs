@@ -165,3 +165,38 @@ pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
+
+/// Declares RBAC permissions the code it annotates needs; `kubegen generate`
+/// collects every `#[rbac(...)]` in the crate into `config/rbac/role.yaml`
+/// (a ClusterRole, plus a Role per `namespace`). The item is left unchanged;
+/// the arguments are checked at compile time (unknown keys and verbs get a
+/// "did you mean").
+///
+/// ## `#[rbac(groups = [...], resources = [...], verbs = [...])]`
+/// API groups (`""` for core), lower-case plural resources (with
+/// `/status`-style subresources) and verbs.
+/// ## `resource_names = [...]`
+/// Limits the rule to named objects.
+/// ## `namespace = "ns"`
+/// Puts the rule in a Role in that namespace instead of the ClusterRole.
+/// ## `urls = [...]`
+/// Non-resource URLs (`/metrics`), ClusterRole only.
+///
+/// ```
+/// use kubegen::rbac;
+///
+/// #[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["get", "list", "watch", "create", "update", "patch"])]
+/// #[rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"])]
+/// async fn reconcile() {}
+/// ```
+#[proc_macro_attribute]
+pub fn rbac(args: TokenStream, item: TokenStream) -> TokenStream {
+    match kubegen_codegen::rbac::parse_args(args.into()) {
+        Ok(_) => item,
+        Err(error) => {
+            let mut out = error.into_compile_error();
+            out.extend(proc_macro2::TokenStream::from(item));
+            out.into()
+        }
+    }
+}

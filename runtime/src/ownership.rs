@@ -97,23 +97,23 @@ where
     let reference = owner_reference(owner, true)?;
     let owner_namespace = owner.meta().namespace.clone().filter(|n| !n.is_empty());
     let object_namespace = meta.namespace.clone().filter(|n| !n.is_empty());
-    if let Some(owner_ns) = &owner_namespace {
-        if object_namespace.as_ref() != Some(owner_ns) {
-            return Err(OwnershipError::CrossNamespace {
-                owner: owner_namespace,
-                object: object_namespace,
-            });
-        }
+    if let Some(owner_ns) = &owner_namespace
+        && object_namespace.as_ref() != Some(owner_ns)
+    {
+        return Err(OwnershipError::CrossNamespace {
+            owner: owner_namespace,
+            object: object_namespace,
+        });
     }
     let references = meta.owner_references.get_or_insert_with(Vec::new);
-    if let Some(existing) = references.iter().find(|r| r.controller == Some(true)) {
-        if !same_owner(existing, &reference) {
-            return Err(OwnershipError::AlreadyOwned {
-                kind: existing.kind.clone(),
-                name: existing.name.clone(),
-                uid: existing.uid.clone(),
-            });
-        }
+    if let Some(existing) = references.iter().find(|r| r.controller == Some(true))
+        && !same_owner(existing, &reference)
+    {
+        return Err(OwnershipError::AlreadyOwned {
+            kind: existing.kind.clone(),
+            name: existing.name.clone(),
+            uid: existing.uid.clone(),
+        });
     }
     match references.iter_mut().find(|r| same_owner(r, &reference)) {
         Some(existing) => *existing = reference,

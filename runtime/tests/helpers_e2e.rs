@@ -358,7 +358,7 @@ fn conditions_of(widget: &DynamicObject) -> Result<Vec<Condition>> {
 async fn conditions_keep_their_transition_time_on_a_real_status() -> Result<()> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace("conditions").await?;
-    let widgets = widget_api(&env, &ns).await?;
+    let widgets = widget_api(env, &ns).await?;
     let mut widget = DynamicObject::new(
         "w",
         &ApiResource::from_gvk_with_plural(

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt;
 use kube::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
@@ -546,6 +547,73 @@ async fn factory_shares_one_informer_per_type() -> Result<()> {
     factory.start(); // after shutdown: nothing
     assert!(!narrowed.is_started());
     assert!(!narrowed.wait_for_cache_sync().await);
+    Ok(())
+}
+
+#[tokio::test]
+async fn factory_resync_and_transform_options() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("inf-factory-opts").await?;
+    let client = env.client().await?;
+    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    api.create(&PostParams::default(), &configmap("x", "1", &[]))
+        .await?;
+    let factory = SharedInformerFactory::builder(client)
+        .namespace(ns.clone())
+        .tweak_list_params(|config| config.label_selector = Some(LABEL.into()))
+        .default_resync(Duration::from_secs(3600))
+        .resync_for::<ConfigMap>(Duration::from_millis(300))
+        .transform_for::<ConfigMap>(|cm| {
+            cm.metadata.managed_fields = None;
+            cm.metadata.annotations = Some(BTreeMap::from([(
+                "transformed".to_string(),
+                "yes".to_string(),
+            )]));
+        })
+        .build();
+    let informer = factory.informer::<ConfigMap>();
+    let recorder = Recorder::default();
+    informer.add_event_handler(recorder.clone());
+    factory.start();
+    assert!(factory.wait_for_cache_sync().await.values().all(|s| *s));
+    let cached = informer.lister().namespace(&ns).get("x")?;
+    assert_eq!(
+        cached.annotations().get("transformed").map(String::as_str),
+        Some("yes")
+    );
+    // The per-type period (300 ms) wins over the default (1 h).
+    let resyncs = eventually(WAIT, "three resyncs", || async {
+        let events = recorder.events_of("x");
+        Ok((events.iter().filter(|e| *e == "~x:1->1").count() >= 3).then_some(events))
+    })
+    .await?;
+    assert_eq!(resyncs[0], "+x:1");
+    factory.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn dynamic_object_informer() -> Result<()> {
+    use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("inf-dynamic").await?;
+    let client = env.client().await?;
+    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    api.create(&PostParams::default(), &configmap("x", "1", &[]))
+        .await?;
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("", "v1", "ConfigMap"));
+    let informer = Informer::with_name(
+        Api::<DynamicObject>::namespaced_with(client, &ns, &resource),
+        kubegen::informer::resource_name::<DynamicObject>(&resource),
+        InformerConfig::default().labels(LABEL),
+    );
+    assert_eq!(informer.name(), "v1/ConfigMap");
+    informer.start();
+    assert!(tokio::time::timeout(WAIT, informer.wait_for_cache_sync()).await?);
+    let cached = informer.lister().namespace(&ns).get("x")?;
+    assert_eq!(cached.data["data"]["v"], "1");
+    assert!(cached.metadata.managed_fields.is_none());
+    informer.shutdown().await;
     Ok(())
 }
 

@@ -278,6 +278,8 @@ async fn failovers(prefix: &str, timing: Timing, rounds: usize) -> Result<Vec<Du
                 .await
                 .is_err_and(|e| e.is_cancelled())
         );
+        // An aborted elector reports itself stopped (readiness fails).
+        ensure!(*candidates[leader].state.borrow() == LeaderState::Stopped);
         wait_leader(&candidates[standby]).await?;
         let took = crashed_at.elapsed();
         times.push(took);

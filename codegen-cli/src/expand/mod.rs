@@ -6,33 +6,61 @@ mod schema;
 use proc_macro2::TokenStream;
 
 use crate::ctxt::Ctxt;
+use crate::model::ResourceModel;
 use crate::model::build;
+
+/// A derive input after the parse and check phases: what both the derive
+/// (to generate code) and the CLI (to evaluate schemas and emit files) use.
+pub struct Analysis {
+    /// The type model, nested-type resolvers and spans.
+    pub container: build::Container,
+    /// The resource model, for `CustomResource` inputs.
+    pub resource: Option<ResourceModel>,
+}
+
+/// Parses and checks one derive input: `resource` is true for
+/// `CustomResource` (resource keys allowed and required), false for
+/// `KubeSchema`. Every error found is returned, combined.
+pub fn analyze(input: &syn::DeriveInput, resource: bool) -> syn::Result<Analysis> {
+    let cx = Ctxt::new();
+    let container = build::build(&cx, input, resource);
+    let resource_model = match (&container, resource) {
+        (Some(c), true) => resource::resource_model(&cx, input, c),
+        _ => None,
+    };
+    cx.check()?;
+    let (Some(container), true) = (container, resource_model.is_some() || !resource) else {
+        let what = if resource {
+            "CustomResource"
+        } else {
+            "KubeSchema"
+        };
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            format!("cannot derive {what}"),
+        ));
+    };
+    Ok(Analysis {
+        container,
+        resource: resource_model,
+    })
+}
 
 /// `#[derive(KubeSchema)]`: the schema trait impl.
 pub fn derive_kube_schema(input: TokenStream) -> syn::Result<TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
-    let cx = Ctxt::new();
-    let container = build::build(&cx, &input, false);
-    cx.check()?;
-    let Some(container) = container else {
-        return Err(syn::Error::new_spanned(
-            &input.ident,
-            "cannot derive KubeSchema",
-        ));
-    };
-    Ok(schema::impl_kube_schema(&input, &container))
+    let analysis = analyze(&input, false)?;
+    Ok(schema::impl_kube_schema(&input, &analysis.container))
 }
 
 /// `#[derive(CustomResource)]`: the root type, its trait impls and `crd()`.
 pub fn derive_custom_resource(input: TokenStream) -> syn::Result<TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
-    let cx = Ctxt::new();
-    let container = build::build(&cx, &input, true);
-    let resource = container
-        .as_ref()
-        .and_then(|c| resource::resource_model(&cx, &input, c));
-    cx.check()?;
-    let (Some(container), Some(resource)) = (container, resource) else {
+    let Analysis {
+        container,
+        resource,
+    } = analyze(&input, true)?;
+    let Some(resource) = resource else {
         return Err(syn::Error::new_spanned(
             &input.ident,
             "cannot derive CustomResource",

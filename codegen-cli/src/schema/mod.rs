@@ -158,8 +158,10 @@ fn apply(s: &mut Map<String, Value>, c: &Constraints) {
     if let Some(v) = c.max_items {
         set("maxItems", v.into());
     }
-    if c.unique_items {
-        set("uniqueItems", true.into());
+    // The apiserver forbids `uniqueItems: true` (quadratic to check); a set
+    // list type is how it enforces unique items ("Duplicate value").
+    if c.unique_items && c.list_type.is_none() {
+        set("x-kubernetes-list-type", "set".into());
     }
     if let Some(v) = c.min_properties {
         set("minProperties", v.into());

@@ -139,6 +139,12 @@ impl Checker {
                 self.err(path, format!("unknown schema keyword `{k}`"));
             }
         }
+        if is_true(m, "uniqueItems") {
+            self.err(
+                path,
+                "uniqueItems cannot be true (the apiserver forbids it); use x-kubernetes-list-type: set",
+            );
+        }
         let ios = is_true(m, "x-kubernetes-int-or-string");
         let pres = is_true(m, "x-kubernetes-preserve-unknown-fields");
         if m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
@@ -440,6 +446,12 @@ mod tests {
         let v =
             json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object"}});
         assert!(errs(v)[0].contains("scalar"));
+    }
+
+    #[test]
+    fn unique_items_is_forbidden() {
+        let v = json!({"type": "array", "uniqueItems": true, "items": {"type": "string"}});
+        assert!(errs(v)[0].contains("uniqueItems cannot be true"));
     }
 
     #[test]

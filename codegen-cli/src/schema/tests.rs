@@ -260,3 +260,29 @@ fn nested_and_flatten() {
     assert_eq!(s["required"], json!(["own", "inner"]));
     assert_eq!(s["properties"]["inner"]["type"], "string");
 }
+
+#[test]
+fn unique_items_become_a_set_list_type() {
+    // The apiserver forbids `uniqueItems: true`; `x-kubernetes-list-type: set`
+    // is how it enforces unique items.
+    let mut words = field(
+        "words",
+        Ty::List {
+            item: Box::new(Ty::String { char: false }),
+            set: false,
+            len: None,
+        },
+    );
+    words.constraints.unique_items = true;
+    let s = schema_for(
+        &model(Shape::Struct {
+            fields: vec![words],
+        }),
+        &no_nested,
+    )
+    .unwrap();
+    let words = &s["properties"]["words"];
+    assert_eq!(words["x-kubernetes-list-type"], "set");
+    assert!(words.get("uniqueItems").is_none(), "{words}");
+    assert!(structural::check(&s).is_ok(), "{s}");
+}

@@ -18,6 +18,8 @@ use super::Diagnostic;
 /// rust-out = "src/generated"
 /// header-file = "hack/header.txt"   # text put under the @generated line
 /// max-description-len = 200         # cap on schema descriptions
+/// role-name = "my-operator"         # name of the generated (Cluster)Role
+/// builtins = ["apps/v1/Deployment", "v1/Service"]  # typed access to built-in kinds
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -34,8 +36,14 @@ pub struct Settings {
     /// A file whose text is put, as comments, under the `@generated` line
     /// of every generated file (e.g. a licence header).
     pub header_file: Option<PathBuf>,
-    /// Descriptions longer than this are cut (controller-gen's maxDescLen).
+    /// Descriptions longer than this are cut (controller-gen's maxDescLen)
+    /// in resources that set no `max_description_len` of their own.
     pub max_description_len: Option<usize>,
+    /// Name of the generated ClusterRole/Role (default `<package>-manager`).
+    pub role_name: Option<String>,
+    /// Built-in kinds to generate clients, listers and informers for, as
+    /// `group/version/Kind` (`v1/Service` for the core group).
+    pub builtins: Vec<String>,
 }
 
 impl Default for Settings {
@@ -47,6 +55,8 @@ impl Default for Settings {
             rust_out: PathBuf::from("src/generated"),
             header_file: None,
             max_description_len: None,
+            role_name: None,
+            builtins: Vec::new(),
         }
     }
 }

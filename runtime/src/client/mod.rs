@@ -25,6 +25,9 @@ pub use error::Error;
 /// Result of a typed client call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The stream of typed watch events [`ResourceClient::watch`] returns.
+pub type WatchStream<K> = BoxStream<'static, Result<WatchEvent<K>>>;
+
 /// The field manager used for writes when none is set.
 pub const DEFAULT_FIELD_MANAGER: &str = "kubegen";
 
@@ -138,7 +141,7 @@ where
         &self,
         params: &WatchParams,
         resource_version: &str,
-    ) -> Result<BoxStream<'static, Result<WatchEvent<K>>>>
+    ) -> Result<WatchStream<K>>
     where
         K: Send + 'static,
     {

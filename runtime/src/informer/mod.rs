@@ -44,7 +44,21 @@ use crate::store::{CacheError, IndexFn, Store};
 use processor::Processor;
 
 /// A metadata-only informer: it lists and watches `PartialObjectMetadata`
-/// (name, labels, owner references, ...) instead of whole objects.
+/// (name, labels, owner references, ...) instead of whole objects, which
+/// keeps the cache small when only metadata is needed (for example to track
+/// owned objects). kube builds metadata-only requests for any
+/// `Api<PartialObjectMeta<K>>` (this replaces kube's deprecated
+/// `metadata_watcher`):
+///
+/// ```no_run
+/// # fn demo(client: kube::Client) {
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kube::{Api, core::PartialObjectMeta};
+/// use kubegen::informer::{InformerConfig, MetadataInformer};
+/// let pods: MetadataInformer<Pod> =
+///     MetadataInformer::new(Api::<PartialObjectMeta<Pod>>::all(client), InformerConfig::default());
+/// # }
+/// ```
 pub type MetadataInformer<K> = Informer<PartialObjectMeta<K>>;
 
 /// The resource type name used in metrics and sync reports, such as

@@ -349,6 +349,14 @@ impl fmt::Debug for LeaderElector {
     }
 }
 
+/// However the elector ends — `run` returned, or its future was dropped or
+/// aborted — it reports itself stopped and no longer leading.
+impl Drop for LeaderElector {
+    fn drop(&mut self) {
+        self.set_state(LeaderState::Stopped);
+    }
+}
+
 /// The result of one try to acquire or renew.
 enum Attempt {
     /// This candidate holds the Lease; the write was sent at `sent_at`.
@@ -422,7 +430,8 @@ impl LeaderElector {
     ///
     /// Everything happens inside this future: dropping or aborting it
     /// (a crash, as far as the others can tell) stops the leader's work
-    /// too, without releasing the Lease.
+    /// too, without releasing the Lease; the state then reads
+    /// [`LeaderState::Stopped`].
     pub async fn run(mut self, shutdown: impl Future<Output = ()> + Send + 'static) {
         let mut shutdown = Shutdown {
             future: Box::pin(shutdown),
@@ -434,7 +443,7 @@ impl LeaderElector {
                 TermEnd::Lost | TermEnd::Finished => break,
             }
         }
-        self.state.send_replace(LeaderState::Stopped);
+        self.set_state(LeaderState::Stopped);
     }
 
     /// Tries until this candidate leads; `None` when shutdown comes first.
@@ -588,10 +597,8 @@ impl LeaderElector {
             .and_then(|l| l.spec.as_ref())
             .and_then(record::holder_of)
             .is_some_and(|h| h == &*self.identity);
-        if holds {
-            if let Some(attempt) = self.write(&Decision::Renew, sent_at).await? {
-                return Ok(attempt);
-            }
+        if holds && let Some(attempt) = self.write(&Decision::Renew, sent_at).await? {
+            return Ok(attempt);
         }
         let current = self.api.get_opt(&self.lease_name).await?;
         let now = Instant::now();

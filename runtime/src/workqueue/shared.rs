@@ -193,7 +193,7 @@ impl<T: QueueItem> Shared<T> {
                 }
                 Polled::Item(item)
             }
-            None if state.lifecycle == Lifecycle::Draining => Polled::Empty,
+            None if state.lifecycle == Lifecycle::Draining => Polled::Closed,
             None => Polled::Empty,
         }
     }

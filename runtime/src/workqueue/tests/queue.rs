@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use super::{settle, small_queue};
+use super::{settle, small_queue, soon};
 use crate::workqueue::WorkQueue;
 
 #[test]
@@ -154,9 +154,10 @@ async fn no_two_workers_hold_the_same_item() {
     }
     // Let the workers catch up, then stop them (re-adds of even keys never end).
     tokio::time::sleep(Duration::from_millis(50)).await;
-    q.shutdown_with_drain().await;
+    // A hang here (a worker never told to stop) fails the test after a minute.
+    soon(q.shutdown_with_drain()).await;
     for worker in workers {
-        worker.await.unwrap();
+        soon(worker).await.unwrap();
     }
     assert_eq!(overlaps.load(Ordering::SeqCst), 0);
     assert!(handled.load(Ordering::SeqCst) >= KEYS as usize);
@@ -180,9 +181,9 @@ async fn every_distinct_item_is_processed_exactly_once() {
     for i in 0..2000 {
         q.add(i);
     }
-    q.shutdown_with_drain().await;
+    soon(q.shutdown_with_drain()).await;
     for worker in workers {
-        worker.await.unwrap();
+        soon(worker).await.unwrap();
     }
     let seen = seen.lock();
     let distinct: HashSet<u32> = seen.iter().copied().collect();

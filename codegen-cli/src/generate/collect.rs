@@ -1,0 +1,176 @@
+//! Finding the inputs in a crate's parsed files: types deriving
+//! `CustomResource` or `KubeSchema`, and `#[rbac(...)]` attributes.
+
+use std::path::PathBuf;
+
+use crate::source::CrateSource;
+
+/// Which kubegen derive a type carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeriveKind {
+    /// `#[derive(CustomResource)]` on a spec struct.
+    CustomResource,
+    /// `#[derive(KubeSchema)]` on a nested type.
+    KubeSchema,
+}
+
+/// A type to analyze, with where it was found.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The file (relative to the crate root).
+    pub file: PathBuf,
+    /// Module path of the type, e.g. `["api", "v1"]`.
+    pub module: Vec<String>,
+    /// The type as a derive macro would see it.
+    pub derive_input: syn::DeriveInput,
+    /// Which derive.
+    pub kind: DeriveKind,
+}
+
+/// One `#[rbac(...)]` attribute, with where it was found.
+#[derive(Debug, Clone)]
+pub struct RbacAttr {
+    /// The file (relative to the crate root).
+    pub file: PathBuf,
+    /// The attribute.
+    pub attr: syn::Attribute,
+}
+
+/// Everything the generator reads from a crate.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// Types deriving kubegen's derives, in file then source order.
+    pub types: Vec<Input>,
+    /// `#[rbac(...)]` attributes anywhere in the scanned files.
+    pub rbac: Vec<RbacAttr>,
+}
+
+/// Collects the inputs of every scanned file.
+pub fn collect(source: &CrateSource) -> Inputs {
+    let mut inputs = Inputs::default();
+    for file in source.scanned_files() {
+        let mut visitor = Visitor {
+            file: &file.path,
+            module: file.module.clone(),
+            inputs: &mut inputs,
+        };
+        visitor.items(&file.ast.items);
+        visitor.attrs(&file.ast.attrs);
+    }
+    inputs
+}
+
+/// Which kubegen derive the attributes request, if any.
+pub fn derive_kind(attrs: &[syn::Attribute]) -> Option<DeriveKind> {
+    let mut kind = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            match meta
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .as_deref()
+            {
+                Some("CustomResource") => kind = Some(DeriveKind::CustomResource),
+                Some("KubeSchema") if kind.is_none() => kind = Some(DeriveKind::KubeSchema),
+                _ => {}
+            }
+            Ok(())
+        });
+    }
+    kind
+}
+
+struct Visitor<'a> {
+    file: &'a PathBuf,
+    module: Vec<String>,
+    inputs: &'a mut Inputs,
+}
+
+impl Visitor<'_> {
+    fn items(&mut self, items: &[syn::Item]) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) => {
+                    self.attrs(&s.attrs);
+                    self.typ(&s.attrs, || syn::DeriveInput::from(s.clone()));
+                }
+                syn::Item::Enum(e) => {
+                    self.attrs(&e.attrs);
+                    self.typ(&e.attrs, || syn::DeriveInput::from(e.clone()));
+                }
+                syn::Item::Fn(f) => self.attrs(&f.attrs),
+                syn::Item::Impl(i) => {
+                    self.attrs(&i.attrs);
+                    for item in &i.items {
+                        if let syn::ImplItem::Fn(f) = item {
+                            self.attrs(&f.attrs);
+                        }
+                    }
+                }
+                syn::Item::Const(c) => self.attrs(&c.attrs),
+                syn::Item::Static(s) => self.attrs(&s.attrs),
+                syn::Item::Mod(m) => {
+                    self.attrs(&m.attrs);
+                    if let Some((_, inner)) = &m.content {
+                        self.module.push(m.ident.to_string());
+                        self.items(inner);
+                        self.module.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn typ(&mut self, attrs: &[syn::Attribute], input: impl FnOnce() -> syn::DeriveInput) {
+        if let Some(kind) = derive_kind(attrs) {
+            self.inputs.types.push(Input {
+                file: self.file.clone(),
+                module: self.module.clone(),
+                derive_input: input(),
+                kind,
+            });
+        }
+    }
+
+    fn attrs(&mut self, attrs: &[syn::Attribute]) {
+        for attr in attrs {
+            let path = attr.path();
+            let is_rbac = path.is_ident("rbac")
+                || path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "rbac" && path.segments.len() == 2);
+            if is_rbac {
+                self.inputs.rbac.push(RbacAttr {
+                    file: self.file.clone(),
+                    attr: attr.clone(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_derives_by_last_segment() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[derive(Clone, kubegen::CustomResource, Serialize)]
+            struct S;
+        };
+        assert_eq!(derive_kind(&item.attrs), Some(DeriveKind::CustomResource));
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[derive(KubeSchema)]
+            #[derive(Debug)]
+            struct S;
+        };
+        assert_eq!(derive_kind(&item.attrs), Some(DeriveKind::KubeSchema));
+        let item: syn::ItemStruct = syn::parse_quote! { #[derive(Debug)] struct S; };
+        assert_eq!(derive_kind(&item.attrs), None);
+    }
+}
