@@ -138,7 +138,7 @@ pub struct ProbeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[kubegen(validation(
         rule = "self.size() <= 3",
-        message_expression = "'too many entries: ' + string(self.size())"
+        message_expression = "'too many entries: %d'.format([self.size()])"
     ))]
     pub few: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -309,32 +309,4 @@ where
     let api = dynamic_api(client, &resource, ns);
     wait_served(&api).await?;
     Ok((resource, api))
-}
-
-// ---------------------------------------------------------------------------
-// 1. The corpus CRDs are accepted and Established.
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn corpus_crds_are_established() -> Result<()> {
-    let (_env, ns, client) = setup("accept-corpus").await?;
-    let mut failures = Vec::new();
-    for (name, crd) in [
-        ("MyApplication", MyApplication::crd_json()?),
-        ("Everything", Everything::crd_json()?),
-        ("Shape", Shape::crd_json()?),
-    ] {
-        let crd: CustomResourceDefinition = serde_json::from_value(crd)?;
-        match install_crd(&client, &crd).await {
-            Ok(_) => println!("{name}: Established"),
-            Err(e) => failures.push(format!("{name}: {e:#}")),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "corpus CRDs refused:\n{}",
-        failures.join("\n")
-    );
-    let _ = ns;
-    Ok(())
 }

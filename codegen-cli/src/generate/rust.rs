@@ -414,7 +414,7 @@ pub fn modules(
     files.insert("clientset/mod.rs".into(), render("The clientset: typed clients for every API group version of this crate.", quote! {
         #(#client_mods)*
         /// Typed clients for every API group version this crate uses.
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct Clientset {
             client: ::kubegen::kube::Client,
             field_manager: ::std::string::String,
@@ -511,7 +511,7 @@ fn clientset_gv(group: &str, version: &str, gv: &str, kinds: &[Kind]) -> TokenSt
     quote! {
         #(#uses)*
         #[doc = #doc]
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct #client_ty {
             client: ::kubegen::kube::Client,
             field_manager: ::std::string::String,

@@ -8,7 +8,7 @@
 
 mod in_flight;
 
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -63,7 +63,7 @@ pub struct WorkQueueMetrics {
     queue_duration: DurationFamily,
     work_duration: DurationFamily,
     retries: Family<QueueLabels, Counter>,
-    in_flight: std::sync::Arc<InFlightCollector>,
+    in_flight: Arc<InFlightCollector>,
 }
 
 impl WorkQueueMetrics {
@@ -75,7 +75,7 @@ impl WorkQueueMetrics {
             queue_duration: Family::new_with_constructor(duration_histogram),
             work_duration: Family::new_with_constructor(duration_histogram),
             retries: Family::default(),
-            in_flight: std::sync::Arc::default(),
+            in_flight: Arc::default(),
         };
         registry.register(
             "workqueue_depth",
