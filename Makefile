@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test control-plane lint fmt up demo bench-startup clean-control-plane help
+.PHONY: test control-plane lint fmt generate verify up demo bench-startup bench-codegen clean-control-plane help
 
 help:
 	@echo "make demo           start a local control plane (kubeconfig printed) until Ctrl-C"
@@ -11,12 +11,26 @@ help:
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
 	@echo "make lint           rustfmt check + clippy -D warnings"
+	@echo "make generate       regenerate the example's CRD, RBAC and Rust modules"
+	@echo "make verify         kubegen generate --check on the example"
 	@echo "make bench-startup  median start-up time and memory of the control plane"
+	@echo "make bench-codegen  kubegen generate vs the Go generators, same API, same run"
 
 ## Every test: unit, UI, golden, doc and end-to-end tests against the real
 ## control plane. (Benchmarks are compiled by `lint`, run by their own targets.)
-test: control-plane lint
+test: control-plane lint verify
 	$(CARGO) test --workspace
+
+KUBEGEN = $(CARGO) run -q -p kubegen-cli --
+EXAMPLE = examples/my-application/Cargo.toml
+
+## Regenerate the example's CRD, RBAC and Rust modules.
+generate:
+	$(KUBEGEN) generate --manifest-path $(EXAMPLE)
+
+## Fail when the example's checked-in generated files are out of date.
+verify:
+	$(KUBEGEN) generate --check --manifest-path $(EXAMPLE)
 
 ## Build (once; cached under ~/.cache/kubegen/control-plane/<versions>/) the
 ## control-plane binaries from the Go module proxy.
@@ -40,6 +54,10 @@ demo: up
 
 bench-startup: control-plane
 	$(CARGO) run -q -p kubegen-testenv -- bench-startup --runs 5
+
+## kubegen generate vs controller-gen + client-gen/lister-gen/informer-gen.
+bench-codegen:
+	python3 bench/codegen_bench.py --runs 5
 
 clean-control-plane:
 	rm -rf $${KUBEGEN_CACHE_DIR:-$$HOME/.cache/kubegen}/control-plane

@@ -99,7 +99,7 @@ pub fn run(
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
-            let text = e.render().ansi().to_string();
+            let text = e.render().to_string();
             let _ = if e.use_stderr() {
                 write!(err, "{text}")
             } else {
@@ -237,7 +237,9 @@ fn crd_for_kind(api: &Api, kind: &str) -> Result<String, Vec<Diagnostic>> {
 }
 
 fn unknown_kind(api: &Api, kind: &str) -> Diagnostic {
-    let known: Vec<&str> = api.resources().map(|(_, m)| m.kind.as_str()).collect();
+    let known: std::collections::BTreeSet<&str> =
+        api.resources().map(|(_, m)| m.kind.as_str()).collect();
+    let known: Vec<&str> = known.into_iter().collect();
     Diagnostic::file(
         &api.root.join("Cargo.toml"),
         format!(

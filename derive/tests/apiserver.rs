@@ -8,6 +8,7 @@
 //! builds the control plane (see `tests/control-plane/build.sh`).
 
 #![allow(missing_docs)]
+#![recursion_limit = "256"]
 
 #[path = "support/cluster.rs"]
 mod cluster;
@@ -15,13 +16,12 @@ mod cluster;
 mod corpus_types;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 use kubegen::{CustomResource, CustomResourceExt, KubeSchema};
 use kubegen_testenv::TestEnv;
 use serde::{Deserialize, Serialize};
@@ -309,4 +309,976 @@ where
     let api = dynamic_api(client, &resource, ns);
     wait_served(&api).await?;
     Ok((resource, api))
+}
+// ---------------------------------------------------------------------------
+// 1. The corpus CRDs are accepted, Established and serve valid objects; a
+//    two-version CRD merged by `merge_crds` too.
+// ---------------------------------------------------------------------------
+
+/// A valid `Everything`, every type form set.
+fn everything_spec() -> Value {
+    json!({
+        "color": "green", "minSize": 5, "maxSize": 10, "small": -1, "medium": 300,
+        "unsignedSmall": 7, "unsigned": 70000, "big": 1, "flag": true, "letter": "x",
+        "ratio": 0.5, "host": "example.com", "hostName": "web",
+        "words": ["alpha", "beta"], "digits": [1, 9], "tagSet": ["a", "b"], "hashSet": [7],
+        "ordered": ["z", "a"],
+        "ports": [{"name": "http", "containerPort": 80, "protocol": "TCP"}],
+        "fixed": [1, 2, 3], "labels": {"a": "b"}, "hashMap": {"k": [1]}, "defaults": {"a": 1},
+        "raw": {"any": ["thing", 1]}, "open": {"x": {"y": 1}},
+        "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "t"}, "data": {"k": "v"}},
+        "portRef": "http", "intOrStr": 8080, "quantity": "500m", "started": "2024-01-02T03:04:05Z",
+        "resources": {"limits": {"cpu": "1"}}, "selector": {"matchLabels": {"app": "x"}},
+        "podMetadata": {"labels": {"app": "x"}}, "few": ["a"],
+        "atomicPort": {"name": "p", "containerPort": 1, "protocol": "UDP"},
+        "described": "d", "renamed-field": "r", "extra-one": "e1", "extra-two": 2,
+        "boxed": {"name": "b", "containerPort": 2, "protocol": "TCP"}, "shared": ["s"],
+        "wrapper": "wr",
+    })
+}
+
+/// A valid `Shape`, every enum representation set.
+fn shape_spec() -> Value {
+    json!({
+        "external": {"circle": {"radius": 1}},
+        "internal": {"type": "Circle", "radiusSize": 2},
+        "adjacent": {"kind": "Text", "value": "x"},
+        "untagged": {"name": "n"},
+        "number_or_name": 3,
+        "snake": "very_fast",
+        "tagged_units": {"mode": "On"},
+        "strategy": "RollingUpdate",
+        "maxSurge": 1,
+    })
+}
+
+/// Creates a typed object from its spec JSON (which must deserialize into the
+/// Rust spec type) and checks it reads back, typed, with the same spec.
+async fn round_trip<K, S>(api: &Api<K>, name: &str, spec: Value) -> Result<()>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + Serialize,
+    K: serde::de::DeserializeOwned,
+    S: Serialize + serde::de::DeserializeOwned,
+    K: HasSpec<S>,
+{
+    let typed: S = serde_json::from_value(spec)
+        .with_context(|| format!("{name}: the spec JSON does not fit the Rust type"))?;
+    let want = serde_json::to_value(&typed)?;
+    let object = K::with_spec(name, typed);
+    api.create(&PostParams::default(), &object)
+        .await
+        .map_err(|e| anyhow::anyhow!("{name}: create refused: {}", describe(&e)))?;
+    let back = api.get(name).await?;
+    let got = serde_json::to_value(back.spec())?;
+    anyhow::ensure!(
+        got == want,
+        "{name}: the spec read back differs:\n got: {got}\nwant: {want}"
+    );
+    Ok(())
+}
+
+/// Generic access to a generated root type's spec.
+trait HasSpec<S> {
+    fn with_spec(name: &str, spec: S) -> Self;
+    fn spec(&self) -> &S;
+}
+
+macro_rules! has_spec {
+    ($($kind:ty => $spec:ty),*) => {$(
+        impl HasSpec<$spec> for $kind {
+            fn with_spec(name: &str, spec: $spec) -> Self {
+                <$kind>::new(name, spec)
+            }
+            fn spec(&self) -> &$spec {
+                &self.spec
+            }
+        }
+    )*};
+}
+
+has_spec!(MyApplication => MyApplicationSpec, Everything => EverythingSpec, Shape => ShapeSpec);
+
+#[tokio::test]
+async fn corpus_crds_are_established_and_serve_objects() -> Result<()> {
+    let (_env, ns, client) = setup("accept-corpus").await?;
+    let mut failures = Vec::new();
+    for (name, crd) in [
+        ("MyApplication", MyApplication::crd_json()?),
+        ("Everything", Everything::crd_json()?),
+        ("Shape", Shape::crd_json()?),
+    ] {
+        let crd: CustomResourceDefinition = serde_json::from_value(crd)?;
+        match install_crd(&client, &crd).await {
+            Ok(_) => println!("{name}: Established"),
+            Err(e) => failures.push(format!("{name}: {e:#}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "corpus CRDs refused:\n{}",
+        failures.join("\n")
+    );
+
+    let apps = Api::<MyApplication>::namespaced(client.clone(), &ns);
+    wait_served(&dynamic_api(
+        &client,
+        &ApiResource::erase::<MyApplication>(&()),
+        Some(&ns),
+    ))
+    .await?;
+    let everything = Api::<Everything>::all(client.clone());
+    wait_served(&dynamic_api(
+        &client,
+        &ApiResource::erase::<Everything>(&()),
+        None,
+    ))
+    .await?;
+    let shapes = Api::<Shape>::all(client.clone());
+    wait_served(&dynamic_api(
+        &client,
+        &ApiResource::erase::<Shape>(&()),
+        None,
+    ))
+    .await?;
+    for result in [
+        round_trip::<MyApplication, MyApplicationSpec>(
+            &apps,
+            "web",
+            json!({"image": "nginx", "replicas": 2}),
+        )
+        .await,
+        round_trip::<Everything, EverythingSpec>(
+            &everything,
+            "corpus-everything",
+            everything_spec(),
+        )
+        .await,
+        round_trip::<Shape, ShapeSpec>(&shapes, "corpus-shape", shape_spec()).await,
+    ] {
+        if let Err(e) = result {
+            failures.push(format!("{e:#}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "corpus objects:\n{}",
+        failures.join("\n")
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn merged_versions_are_established_and_convert() -> Result<()> {
+    let (_env, ns, client) = setup("accept-versions").await?;
+    let merged = kubegen::merge_crds(&[
+        gadget_v1::Gadget::crd_json()?,
+        gadget_v2::Gadget::crd_json()?,
+    ])?;
+    let crd: CustomResourceDefinition = serde_json::from_value(merged)?;
+    let mut versions: Vec<(String, bool)> = crd
+        .spec
+        .versions
+        .iter()
+        .map(|v| (v.name.clone(), v.storage))
+        .collect();
+    versions.sort();
+    assert_eq!(
+        versions,
+        [("v1".to_string(), false), ("v2".to_string(), true)]
+    );
+    let installed = install_crd(&client, &crd).await?;
+    let stored = installed.status.and_then(|s| s.stored_versions);
+    assert_eq!(stored.as_deref(), Some(&["v2".to_string()][..]));
+
+    // Written through the deprecated v1, read through the storage version v2.
+    let v1 = Api::<gadget_v1::Gadget>::namespaced(client.clone(), &ns);
+    let v2 = Api::<gadget_v2::Gadget>::namespaced(client.clone(), &ns);
+    wait_served(&dynamic_api(
+        &client,
+        &ApiResource::erase::<gadget_v1::Gadget>(&()),
+        Some(&ns),
+    ))
+    .await?;
+    wait_served(&dynamic_api(
+        &client,
+        &ApiResource::erase::<gadget_v2::Gadget>(&()),
+        Some(&ns),
+    ))
+    .await?;
+    v1.create(
+        &PostParams::default(),
+        &gadget_v1::Gadget::new("g", gadget_v1::GadgetSpec { size: 2 }),
+    )
+    .await?;
+    let read = v2.get("g").await?;
+    assert_eq!(read.spec.size, 2);
+    // Each version validates with its own schema.
+    let bad = v1
+        .create(
+            &PostParams::default(),
+            &gadget_v1::Gadget::new("bad", gadget_v1::GadgetSpec { size: 0 }),
+        )
+        .await;
+    check_rejection(bad, &["spec.size", "should be greater than or equal to 1"])
+        .map_err(anyhow::Error::msg)?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// 2.–5. The keyword table.
+// ---------------------------------------------------------------------------
+
+/// Which resource a row's objects are made of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Target {
+    /// `Probe` (namespaced): one field per keyword.
+    Probe,
+    /// The corpus `Shape` (cluster-scoped): every enum representation.
+    Shape,
+}
+
+/// How a row's objects reach the apiserver.
+#[derive(Clone, Debug)]
+enum Mode {
+    /// Each object is created.
+    Create,
+    /// An object is created from this spec, then updated (PUT) to the
+    /// invalid spec (which must be rejected) and to the valid one.
+    Update(Value),
+}
+
+/// One acceptance row: a keyword, an object the apiserver must accept and
+/// one it must reject with 422 and the expected words.
+#[derive(Clone, Debug)]
+struct Row {
+    keyword: &'static str,
+    target: Target,
+    mode: Mode,
+    valid: Value,
+    invalid: Option<Value>,
+    expect: Vec<&'static str>,
+    /// JSON pointers into the stored valid object, with the value expected
+    /// there (`None`: absent) — defaults, pruning, preserved fields.
+    stored: Vec<(&'static str, Option<Value>)>,
+}
+
+impl Row {
+    fn shape(mut self) -> Self {
+        self.target = Target::Shape;
+        self
+    }
+    fn update(mut self, from: Value) -> Self {
+        self.mode = Mode::Update(from);
+        self
+    }
+    fn stored(mut self, pointer: &'static str, value: Value) -> Self {
+        self.stored.push((pointer, Some(value)));
+        self
+    }
+    fn absent(mut self, pointer: &'static str) -> Self {
+        self.stored.push((pointer, None));
+        self
+    }
+}
+
+/// A `Probe` row: `valid` and `invalid` are specs.
+fn row(
+    keyword: &'static str,
+    valid: Value,
+    invalid: Option<Value>,
+    expect: &[&'static str],
+) -> Row {
+    Row {
+        keyword,
+        target: Target::Probe,
+        mode: Mode::Create,
+        valid,
+        invalid,
+        expect: expect.to_vec(),
+        stored: Vec::new(),
+    }
+}
+
+/// A `Probe` spec: the required `owner` plus `fields`.
+fn probe(fields: Value) -> Value {
+    let mut spec = json!({"owner": "me"});
+    if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {
+        spec.extend(fields);
+    }
+    spec
+}
+
+/// A `Shape` spec: the valid one with top-level `fields` replaced (a null
+/// removes the field).
+fn shape(fields: Value) -> Value {
+    let mut spec = shape_spec();
+    if let (Some(spec), Value::Object(fields)) = (spec.as_object_mut(), fields) {
+        for (k, v) in fields {
+            if v.is_null() {
+                spec.remove(&k);
+            } else {
+                spec.insert(k, v);
+            }
+        }
+    }
+    spec
+}
+
+fn rows() -> Vec<Row> {
+    vec![
+        // Numbers.
+        row(
+            "minimum",
+            probe(json!({"replicas": 1})),
+            Some(probe(json!({"replicas": 0}))),
+            &["spec.replicas", "should be greater than or equal to 1"],
+        ),
+        row(
+            "maximum",
+            probe(json!({"replicas": 10})),
+            Some(probe(json!({"replicas": 11}))),
+            &["spec.replicas", "should be less than or equal to 10"],
+        ),
+        row(
+            "exclusive_minimum",
+            probe(json!({"percent": 1})),
+            Some(probe(json!({"percent": 0}))),
+            &["spec.percent", "should be greater than 0"],
+        ),
+        row(
+            "exclusive_maximum",
+            probe(json!({"percent": 99})),
+            Some(probe(json!({"percent": 100}))),
+            &["spec.percent", "should be less than 100"],
+        ),
+        row(
+            "multiple_of",
+            probe(json!({"step": 10})),
+            Some(probe(json!({"step": 7}))),
+            &["spec.step", "should be a multiple of 5"],
+        ),
+        row(
+            "unsigned integer: automatic minimum 0",
+            probe(json!({"unsigned": 0})),
+            Some(probe(json!({"unsigned": -1}))),
+            &["spec.unsigned", "should be greater than or equal to 0"],
+        ),
+        row(
+            "type integer",
+            probe(json!({"count": 7})),
+            Some(probe(json!({"count": "7"}))),
+            &["spec.count", "must be of type integer"],
+        ),
+        // Strings.
+        row(
+            "format int32 (automatic for i32)",
+            probe(json!({"count": 2147483647})),
+            Some(probe(json!({"count": 2147483648i64}))),
+            &["spec.count", "int32"],
+        ),
+        row(
+            "min_length",
+            probe(json!({"code": "ab"})),
+            Some(probe(json!({"code": "a"}))),
+            &["spec.code", "should be at least 2 chars long"],
+        ),
+        row(
+            "max_length",
+            probe(json!({"code": "abcde"})),
+            Some(probe(json!({"code": "abcdef"}))),
+            &["spec.code", "Too long: may not be more than 5 bytes"],
+        ),
+        row(
+            "pattern",
+            probe(json!({"slug": "abc"})),
+            Some(probe(json!({"slug": "ABC"}))),
+            &["spec.slug", "should match '^[a-z]+$'"],
+        ),
+        row(
+            "format date-time",
+            probe(json!({"since": "2024-01-02T03:04:05Z"})),
+            Some(probe(json!({"since": "yesterday"}))),
+            &["spec.since", "must be of type date-time"],
+        ),
+        row(
+            "format ipv4",
+            probe(json!({"address": "10.0.0.1"})),
+            Some(probe(json!({"address": "10.0.0.300"}))),
+            &["spec.address", "must be of type ipv4"],
+        ),
+        // Lists.
+        row(
+            "min_items",
+            probe(json!({"tags": ["a"]})),
+            Some(probe(json!({"tags": []}))),
+            &["spec.tags", "should have at least 1 items"],
+        ),
+        row(
+            "max_items",
+            probe(json!({"tags": ["a", "b", "c"]})),
+            Some(probe(json!({"tags": ["a", "b", "c", "d"]}))),
+            &["spec.tags", "must have at most 3 items"],
+        ),
+        row(
+            "items(min_length)",
+            probe(json!({"words": ["ab"]})),
+            Some(probe(json!({"words": ["ab", "a"]}))),
+            &["spec.words[1]", "should be at least 2 chars long"],
+        ),
+        row(
+            "items(max_length)",
+            probe(json!({"words": ["abcde"]})),
+            Some(probe(json!({"words": ["abcdef"]}))),
+            &["spec.words[0]", "Too long: may not be more than 5 bytes"],
+        ),
+        row(
+            "items(pattern)",
+            probe(json!({"words": ["ok"]})),
+            Some(probe(json!({"words": ["ok", "No"]}))),
+            &["spec.words[1]", "should match '^[a-z]+$'"],
+        ),
+        row(
+            "items(minimum)",
+            probe(json!({"digits": [1]})),
+            Some(probe(json!({"digits": [0]}))),
+            &["spec.digits[0]", "should be greater than or equal to 1"],
+        ),
+        row(
+            "items(maximum)",
+            probe(json!({"digits": [9]})),
+            Some(probe(json!({"digits": [1, 10]}))),
+            &["spec.digits[1]", "should be less than or equal to 9"],
+        ),
+        row(
+            "list_type = set (automatic for BTreeSet)",
+            probe(json!({"members": ["a", "b"]})),
+            Some(probe(json!({"members": ["a", "b", "a"]}))),
+            &["spec.members[2]", "Duplicate value: \"a\""],
+        ),
+        row(
+            "list_type = set",
+            probe(json!({"flags": ["x", "y"]})),
+            Some(probe(json!({"flags": ["x", "x"]}))),
+            &["spec.flags[1]", "Duplicate value: \"x\""],
+        ),
+        row(
+            "list_type = map: duplicate keys",
+            probe(
+                json!({"ports": [{"name": "a", "containerPort": 1}, {"name": "b", "containerPort": 1}]}),
+            ),
+            Some(probe(
+                json!({"ports": [{"name": "a", "containerPort": 1}, {"name": "a", "containerPort": 2}]}),
+            )),
+            &["spec.ports[1]", "Duplicate value", "\"name\":\"a\""],
+        ),
+        // Maps.
+        row(
+            "min_properties",
+            probe(json!({"selector": {"a": "1"}})),
+            Some(probe(json!({"selector": {}}))),
+            &["spec.selector", "should have at least 1 properties"],
+        ),
+        row(
+            "max_properties",
+            probe(json!({"selector": {"a": "1", "b": "2"}})),
+            Some(probe(json!({"selector": {"a": "1", "b": "2", "c": "3"}}))),
+            &["spec.selector", "Too many: 3: must have at most 2 items"],
+        ),
+        // Enums.
+        row(
+            "enum_values",
+            probe(json!({"color": "green"})),
+            Some(probe(json!({"color": "purple"}))),
+            &[
+                "spec.color",
+                "Unsupported value: \"purple\"",
+                "supported values: \"red\", \"green\", \"blue\"",
+            ],
+        ),
+        row(
+            "unit enum: automatic enum",
+            probe(json!({"protocol": "SCTP"})),
+            Some(probe(json!({"protocol": "udp"}))),
+            &[
+                "spec.protocol",
+                "Unsupported value: \"udp\"",
+                "\"TCP\", \"UDP\", \"SCTP\"",
+            ],
+        ),
+        // Nullability and requiredness.
+        row(
+            "nullable: null kept",
+            probe(json!({"maybe": null})),
+            Some(probe(json!({"maybe": 5}))),
+            &["spec.maybe", "must be of type string"],
+        )
+        .stored("/spec/maybe", Value::Null),
+        row(
+            "not nullable: null pruned",
+            probe(json!({"plain": null, "code": "ab"})),
+            Some(probe(json!({"plain": 5}))),
+            &["spec.plain", "must be of type string"],
+        )
+        .absent("/spec/plain"),
+        row(
+            "required",
+            probe(json!({})),
+            Some(json!({"replicas": 2})),
+            &["spec.owner", "Required value"],
+        ),
+        row(
+            "required (nested, in list items)",
+            probe(json!({"ports": [{"name": "a", "containerPort": 1}]})),
+            Some(probe(json!({"ports": [{"name": "a"}]}))),
+            &["spec.ports[0].containerPort", "Required value"],
+        ),
+        // Kubernetes extensions.
+        row(
+            "int_or_string (IntOrString)",
+            probe(json!({"target": "50%"})),
+            Some(probe(json!({"target": true}))),
+            &["spec.target", "must be of type"],
+        )
+        .stored("/spec/target", json!("50%")),
+        row(
+            "int_or_string",
+            probe(json!({"portRef": 8080})),
+            Some(probe(json!({"portRef": {"a": 1}}))),
+            &["spec.portRef", "must be of type"],
+        )
+        .stored("/spec/portRef", json!(8080)),
+        row(
+            "embedded_resource",
+            probe(json!({"template": {"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "cm", "labels": {"a": "b"}}, "data": {"k": "v"}}})),
+            Some(probe(json!({"template": {"data": {"k": "v"}}}))),
+            &[
+                "spec.template.apiVersion: Required value",
+                "spec.template.kind: Required value",
+            ],
+        )
+        .stored("/spec/template/data/k", json!("v"))
+        .stored("/spec/template/metadata/labels/a", json!("b")),
+        row(
+            "embedded_resource: metadata validated",
+            probe(
+                json!({"template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ok"}}}),
+            ),
+            Some(probe(
+                json!({"template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a/b"}}}),
+            )),
+            &["spec.template.metadata.name", "may not contain '/'"],
+        ),
+        row(
+            "preserve_unknown_fields: unknown fields kept",
+            probe(json!({"open": {"x": {"deep": [1, {"y": true}]}}})),
+            Some(probe(json!({"open": "text"}))),
+            &["spec.open", "must be of type object"],
+        )
+        .stored("/spec/open/x/deep/1/y", json!(true)),
+        row(
+            "pruning: unknown fields dropped",
+            probe(json!({"nested": {"known": "k", "unknown": "u"}, "bogus": 1})),
+            Some(probe(json!({"nested": "text"}))),
+            &["spec.nested", "must be of type object"],
+        )
+        .stored("/spec/nested/known", json!("k"))
+        .absent("/spec/nested/unknown")
+        .absent("/spec/bogus"),
+        row(
+            "embedded ObjectMeta: labels and annotations survive pruning",
+            probe(
+                json!({"podMetadata": {"labels": {"app": "web"}, "annotations": {"note": "x"},
+                "name": "pod", "uid": "not-kept"}}),
+            ),
+            Some(probe(json!({"podMetadata": {"labels": {"app": 1}}}))),
+            &["spec.podMetadata.labels.app", "must be of type string"],
+        )
+        .stored("/spec/podMetadata/labels/app", json!("web"))
+        .stored("/spec/podMetadata/annotations/note", json!("x"))
+        .stored("/spec/podMetadata/name", json!("pod"))
+        .absent("/spec/podMetadata/uid"),
+        // CEL.
+        row(
+            "validation(rule, message_expression)",
+            probe(json!({"few": ["a", "b", "c"]})),
+            Some(probe(json!({"few": ["a", "b", "c", "d"]}))),
+            &["spec.few", "too many entries: 4"],
+        ),
+        row(
+            "validation(rule, message)",
+            probe(json!({"image": "img-web"})),
+            Some(probe(json!({"image": "web"}))),
+            &["spec.image", "image must start with img-"],
+        ),
+        row(
+            "validation = \"rule\"",
+            probe(json!({"word": "fine"})),
+            Some(probe(json!({"word": "forbidden"}))),
+            &["spec.word", "failed rule: self != 'forbidden'"],
+        ),
+        row(
+            "validation(reason = FieldValueDuplicate)",
+            probe(json!({"uniqueName": "free"})),
+            Some(probe(json!({"uniqueName": "taken"}))),
+            // The apiserver reports a Duplicate with the value only: it
+            // drops the rule's message for this reason.
+            &["spec.uniqueName: Duplicate value: \"taken\""],
+        ),
+        row(
+            "validation(reason = FieldValueForbidden, field_path)",
+            probe(json!({"low": 1, "high": 2})),
+            Some(probe(json!({"low": 3, "high": 2}))),
+            &["spec.low: Forbidden: low must not exceed high"],
+        ),
+        row(
+            "validation(message_expression, reason = FieldValueRequired, field_path)",
+            probe(json!({"mode": "locked", "lockReason": "audit"})),
+            Some(probe(json!({"mode": "locked"}))),
+            &["spec.lockReason: Required value: mode locked needs a lockReason"],
+        ),
+        row(
+            "exactly_one_of: two set",
+            probe(json!({"exactly": {"a": "x"}})),
+            Some(probe(json!({"exactly": {"a": "x", "b": "y"}}))),
+            &[
+                "spec.exactly",
+                "exactly one of the fields in [a, b] must be set",
+            ],
+        ),
+        row(
+            "exactly_one_of: none set",
+            probe(json!({"exactly": {"b": "y"}})),
+            Some(probe(json!({"exactly": {}}))),
+            &[
+                "spec.exactly",
+                "exactly one of the fields in [a, b] must be set",
+            ],
+        ),
+        row(
+            "at_most_one_of",
+            probe(json!({"atMost": {}})),
+            Some(probe(json!({"atMost": {"a": "x", "b": "y"}}))),
+            &[
+                "spec.atMost",
+                "at most one of the fields in [a, b] must be set",
+            ],
+        ),
+        row(
+            "at_least_one_of",
+            probe(json!({"atLeast": {"a": "x", "b": "y"}})),
+            Some(probe(json!({"atLeast": {}}))),
+            &[
+                "spec.atLeast",
+                "at least one of the fields in [a, b] must be set",
+            ],
+        ),
+        // Updates: immutability and transition rules (oldSelf).
+        row(
+            "immutable: change rejected",
+            probe(json!({"region": "eu", "replicas": 2})),
+            Some(probe(json!({"region": "us"}))),
+            &["spec.region", "Value is immutable"],
+        )
+        .update(probe(json!({"region": "eu"}))),
+        row(
+            "immutable: removal of an optional field rejected",
+            probe(json!({"region": "eu", "replicas": 3})),
+            Some(probe(json!({"replicas": 3}))),
+            &["spec: Invalid value", "region is immutable once set"],
+        )
+        .update(probe(json!({"region": "eu"}))),
+        row(
+            "immutable: an unset optional field may be set",
+            probe(json!({"region": "eu"})),
+            None,
+            &[],
+        )
+        .update(probe(json!({}))),
+        row(
+            "transition rule (oldSelf) fires on update only",
+            probe(json!({"level": 7})),
+            Some(probe(json!({"level": 3}))),
+            &["spec.level", "level may not decrease"],
+        )
+        .update(probe(json!({"level": 5}))),
+        row(
+            "validation(optional_old_self) fires on create",
+            probe(json!({"epoch": 0})),
+            Some(probe(json!({"epoch": 4}))),
+            &["spec.epoch", "epoch starts at 0 and never decreases"],
+        ),
+        row(
+            "validation(optional_old_self) fires on update",
+            probe(json!({"epoch": 2})),
+            Some(probe(json!({"epoch": -1}))),
+            &["spec.epoch", "epoch starts at 0 and never decreases"],
+        )
+        .update(probe(json!({"epoch": 0}))),
+        // Defaults (applied on create).
+        row(
+            "default: scalar",
+            probe(json!({})),
+            Some(probe(json!({"workers": "many"}))),
+            &["spec.workers", "must be of type integer"],
+        )
+        .stored("/spec/workers", json!(3)),
+        row(
+            "default: object (and its fields' defaults)",
+            probe(json!({})),
+            Some(probe(json!({"settings": {"threshold": 1}}))),
+            &["spec.settings.interval", "Required value"],
+        )
+        .stored("/spec/settings", json!({"interval": "30s", "threshold": 3})),
+        row(
+            "default: field of a given object",
+            probe(json!({"settings": {"interval": "1m"}})),
+            None,
+            &[],
+        )
+        .stored("/spec/settings", json!({"interval": "1m", "threshold": 3})),
+        row(
+            "default: list",
+            probe(json!({})),
+            Some(probe(json!({"stages": "build"}))),
+            &["spec.stages", "must be of type array"],
+        )
+        .stored("/spec/stages", json!(["build", "test"])),
+        row(
+            "default: field of list items",
+            probe(json!({"ports": [{"name": "a", "containerPort": 1}]})),
+            Some(probe(
+                json!({"ports": [{"name": "a", "containerPort": 1, "protocol": "ICMP"}]}),
+            )),
+            &["spec.ports[0].protocol", "Unsupported value: \"ICMP\""],
+        )
+        .stored("/spec/ports/0/protocol", json!("TCP")),
+        // Enum representations (the corpus `Shape`).
+        row(
+            "externally tagged enum: two variants",
+            shape(json!({"external": {"square": {"side": 2}}})),
+            Some(shape(
+                json!({"external": {"circle": {"radius": 1}, "square": {"side": 2}}}),
+            )),
+            &[
+                "spec.external",
+                "must validate one and only one schema (oneOf)",
+            ],
+        )
+        .shape(),
+        row(
+            "externally tagged enum: no variant",
+            shape(json!({})),
+            Some(shape(json!({"external": {}}))),
+            &[
+                "spec.external",
+                "must validate one and only one schema (oneOf)",
+            ],
+        )
+        .shape(),
+        row(
+            "externally tagged enum: variant data validated",
+            shape(json!({})),
+            Some(shape(json!({"external": {"circle": {"radius": -1}}}))),
+            &[
+                "spec.external.circle.radius",
+                "should be greater than or equal to 0",
+            ],
+        )
+        .shape(),
+        row(
+            "internally tagged enum: variant fields required",
+            shape(json!({"internal": {"type": "Square", "side": 3}})),
+            Some(shape(json!({"internal": {"type": "Circle", "side": 3}}))),
+            &[
+                "spec.internal",
+                "must validate one and only one schema (oneOf)",
+            ],
+        )
+        .shape(),
+        row(
+            "internally tagged enum: unknown tag",
+            shape(json!({"internal": {"type": "Nothing"}})),
+            Some(shape(json!({"internal": {"type": "Hexagon"}}))),
+            &["spec.internal.type", "Unsupported value: \"Hexagon\""],
+        )
+        .shape(),
+        row(
+            "internally tagged enum: tag required",
+            shape(json!({})),
+            Some(shape(json!({"internal": {"radiusSize": 2}}))),
+            &["spec.internal.type", "Required value"],
+        )
+        .shape(),
+        row(
+            "adjacently tagged enum: content required",
+            shape(json!({"adjacent": {"kind": "Empty"}})),
+            Some(shape(json!({"adjacent": {"kind": "Text"}}))),
+            &[
+                "spec.adjacent",
+                "must validate one and only one schema (oneOf)",
+            ],
+        )
+        .shape(),
+        row(
+            "adjacently tagged enum: content type",
+            shape(json!({"adjacent": {"kind": "Other", "value": "v"}})),
+            Some(shape(json!({"adjacent": {"kind": "Other", "value": 5}}))),
+            &["spec.adjacent.value", "must be of type string"],
+        )
+        .shape(),
+        row(
+            "untagged enum of objects",
+            shape(json!({"untagged": {"id": 5}})),
+            Some(shape(json!({"untagged": {}}))),
+            &["spec.untagged", "must validate at least one schema (anyOf)"],
+        )
+        .shape(),
+        row(
+            "untagged enum of integer or string",
+            shape(json!({"number_or_name": "name"})),
+            Some(shape(json!({"number_or_name": true}))),
+            &["spec.number_or_name", "must be of type"],
+        )
+        .shape(),
+        row(
+            "unit enum, rename_all = snake_case",
+            shape(json!({"snake": "slow"})),
+            Some(shape(json!({"snake": "Slow"}))),
+            &[
+                "spec.snake",
+                "Unsupported value: \"Slow\"",
+                "\"very_fast\", \"slow\"",
+            ],
+        )
+        .shape(),
+        row(
+            "internally tagged unit enum",
+            shape(json!({"tagged_units": {"mode": "Off"}})),
+            Some(shape(json!({"tagged_units": {"mode": "off"}}))),
+            &["spec.tagged_units.mode", "Unsupported value: \"off\""],
+        )
+        .shape(),
+        row(
+            "flattened internally tagged enum",
+            shape(json!({"strategy": "Recreate", "maxSurge": null})),
+            Some(shape(
+                json!({"strategy": "RollingUpdate", "maxSurge": null}),
+            )),
+            &["spec", "must validate one and only one schema (oneOf)"],
+        )
+        .shape(),
+        row(
+            "Option<unit enum>",
+            shape(json!({"optional_enum": "SCTP"})),
+            Some(shape(json!({"optional_enum": "sctp"}))),
+            &["spec.optional_enum", "Unsupported value: \"sctp\""],
+        )
+        .shape(),
+    ]
+}
+
+/// The clients a row runs against.
+struct Targets {
+    probe: (ApiResource, Api<DynamicObject>),
+    shape: (ApiResource, Api<DynamicObject>),
+}
+
+/// Runs one row; returns its problems (empty when it behaves).
+async fn run_row(targets: &Targets, index: usize, row: &Row) -> Vec<String> {
+    let (resource, api) = match row.target {
+        Target::Probe => &targets.probe,
+        Target::Shape => &targets.shape,
+    };
+    let pp = PostParams::default();
+    let mut problems = Vec::new();
+    let stored = match &row.mode {
+        Mode::Create => {
+            let accepted = api
+                .create(&pp, &object(resource, &format!("r{index}-ok"), &row.valid))
+                .await;
+            if let Some(invalid) = &row.invalid {
+                let rejected = api
+                    .create(&pp, &object(resource, &format!("r{index}-bad"), invalid))
+                    .await;
+                match check_rejection(rejected, &row.expect) {
+                    Ok(message) => println!("  rejected as expected: {message}"),
+                    Err(p) => problems.push(format!("invalid object: {p}")),
+                }
+            }
+            accepted.map_err(|e| format!("valid object rejected: {}", describe(&e)))
+        }
+        Mode::Update(from) => {
+            let name = format!("r{index}-upd");
+            match api.create(&pp, &object(resource, &name, from)).await {
+                Err(e) => Err(format!(
+                    "initial object rejected on create: {}",
+                    describe(&e)
+                )),
+                Ok(created) => {
+                    if let Some(invalid) = &row.invalid {
+                        let mut changed = created.clone();
+                        changed.data["spec"] = invalid.clone();
+                        match check_rejection(api.replace(&name, &pp, &changed).await, &row.expect)
+                        {
+                            Ok(message) => println!("  rejected as expected: {message}"),
+                            Err(p) => problems.push(format!("invalid update: {p}")),
+                        }
+                    }
+                    let mut changed = created;
+                    changed.data["spec"] = row.valid.clone();
+                    api.replace(&name, &pp, &changed)
+                        .await
+                        .map_err(|e| format!("valid update rejected: {}", describe(&e)))
+                }
+            }
+        }
+    };
+    match stored {
+        Err(p) => problems.push(p),
+        Ok(obj) => {
+            let json = serde_json::to_value(&obj).unwrap_or_default();
+            for (pointer, want) in &row.stored {
+                let got = json.pointer(pointer);
+                if got != want.as_ref() {
+                    problems.push(format!(
+                        "stored {pointer} is {got:?}, expected {want:?}; object: {}",
+                        json["spec"]
+                    ));
+                }
+            }
+        }
+    }
+    problems
+}
+
+#[tokio::test]
+async fn keyword_table() -> Result<()> {
+    let (_env, ns, client) = setup("accept").await?;
+    let targets = Targets {
+        probe: served::<Probe>(&client, Some(&ns)).await?,
+        shape: served::<Shape>(&client, None).await?,
+    };
+    let rows = rows();
+    let mut failures = Vec::new();
+    for (index, row) in rows.iter().enumerate() {
+        println!("row {index}: {}", row.keyword);
+        for problem in run_row(&targets, index, row).await {
+            failures.push(format!("row {index} `{}`: {problem}", row.keyword));
+        }
+    }
+    let with_invalid = rows.iter().filter(|r| r.invalid.is_some()).count();
+    println!(
+        "{} acceptance rows ({with_invalid} with a rejected object), {} failures",
+        rows.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} rows failed:\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n")
+    );
+    Ok(())
 }

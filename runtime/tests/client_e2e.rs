@@ -149,11 +149,24 @@ async fn status_verbs_touch_only_the_status() -> Result<()> {
         .await?;
     assert_eq!(patched.status.unwrap().observed_generation, Some(42));
 
-    // A spec change through the status subresource is ignored.
-    let mut current = deployments.get("d").await?;
-    current.spec.as_mut().unwrap().replicas = Some(5);
-    current.status.as_mut().unwrap().observed_generation = Some(43);
-    let after = deployments.update_status(&current).await?;
+    // A spec change through the status subresource is ignored. The
+    // Deployment controller writes this status too, so a stale read may
+    // conflict: re-read and retry, as controllers must.
+    let mut attempts = 0;
+    let after = loop {
+        attempts += 1;
+        let mut current = deployments.get("d").await?;
+        current.spec.as_mut().unwrap().replicas = Some(5);
+        current
+            .status
+            .get_or_insert_with(Default::default)
+            .observed_generation = Some(43);
+        match deployments.update_status(&current).await {
+            Ok(after) => break after,
+            Err(e) if e.is_conflict() && attempts < 10 => continue,
+            Err(e) => return Err(e.into()),
+        }
+    };
     assert_eq!(after.spec.unwrap().replicas, Some(0));
     assert_eq!(after.status.unwrap().observed_generation, Some(43));
     Ok(())
