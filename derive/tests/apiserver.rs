@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kubegen::{CustomResource, CustomResourceExt, KubeSchema};
 use kubegen_testenv::TestEnv;
 use serde::{Deserialize, Serialize};
@@ -674,7 +674,7 @@ fn rows() -> Vec<Row> {
             "format int32 (automatic for i32)",
             probe(json!({"count": 2147483647})),
             Some(probe(json!({"count": 2147483648i64}))),
-            &["spec.count", "int32"],
+            &["spec.count", "must be of type integer with format int32"],
         ),
         row(
             "min_length",
@@ -1280,5 +1280,183 @@ async fn keyword_table() -> Result<()> {
         rows.len(),
         failures.join("\n")
     );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// 3. Defaults, read back through the typed client.
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn defaults_are_applied_on_create() -> Result<()> {
+    let (_env, ns, client) = setup("accept-defaults").await?;
+    let (resource, api) = served::<Probe>(&client, Some(&ns)).await?;
+    // Created without the defaulted fields (the typed value would send them).
+    api.create(
+        &PostParams::default(),
+        &object(
+            &resource,
+            "defaults",
+            &json!({"owner": "me", "ports": [{"name": "a", "containerPort": 1}]}),
+        ),
+    )
+    .await?;
+    let probe = Api::<Probe>::namespaced(client, &ns)
+        .get("defaults")
+        .await?;
+    assert_eq!(probe.spec.workers, 3, "scalar default");
+    assert_eq!(
+        probe.spec.settings,
+        Some(Settings {
+            interval: "30s".into(),
+            threshold: 3
+        }),
+        "object default, with the nested default applied inside it"
+    );
+    assert_eq!(probe.spec.stages, ["build", "test"], "list default");
+    let ports = probe.spec.ports.unwrap_or_default();
+    assert!(
+        matches!(
+            ports.as_slice(),
+            [Port {
+                protocol: Protocol::Tcp,
+                ..
+            }]
+        ),
+        "default of a list item's field: {ports:?}"
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// 6. Status and scale subresources; printer columns.
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn status_scale_and_printer_columns() -> Result<()> {
+    let (_env, ns, client) = setup("accept-subresources").await?;
+    let (resource, dynamic) = served::<MyApplication>(&client, Some(&ns)).await?;
+    let apps = Api::<MyApplication>::namespaced(client.clone(), &ns);
+    // `replicas` omitted: its default (1) applies.
+    dynamic
+        .create(
+            &PostParams::default(),
+            &object(&resource, "web", &json!({"image": "nginx:1.27"})),
+        )
+        .await?;
+    assert_eq!(apps.get("web").await?.spec.replicas, 1);
+
+    // Status is a subresource: written through /status only.
+    let status = MyApplicationStatus {
+        available_replicas: 1,
+        selector: Some("app=web".into()),
+        conditions: Vec::new(),
+    };
+    let patched = apps
+        .patch_status(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": status, "spec": {"image": "ignored"}})),
+        )
+        .await?;
+    assert_eq!(patched.status.as_ref(), Some(&status));
+    assert_eq!(
+        patched.spec.image, "nginx:1.27",
+        "/status ignores spec changes"
+    );
+    let main = apps
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"availableReplicas": 9}})),
+        )
+        .await?;
+    assert_eq!(
+        main.status.map(|s| s.available_replicas),
+        Some(1),
+        "the main resource ignores status changes"
+    );
+
+    // The scale subresource reads and writes spec.replicas.
+    let scale = apps.get_scale("web").await?;
+    assert_eq!(scale.spec.as_ref().and_then(|s| s.replicas), Some(1));
+    let scale_status = scale.status.context("scale has no status")?;
+    assert_eq!(scale_status.replicas, 1);
+    assert_eq!(scale_status.selector.as_deref(), Some("app=web"));
+    let scaled = apps
+        .patch_scale(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 4}})),
+        )
+        .await?;
+    assert_eq!(scaled.spec.and_then(|s| s.replicas), Some(4));
+    assert_eq!(apps.get("web").await?.spec.replicas, 4);
+    // Scaling goes through the schema: below `minimum = 1` is rejected.
+    let below = apps
+        .patch_scale(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 0}})),
+        )
+        .await;
+    check_rejection(
+        below,
+        &["spec.replicas", "should be greater than or equal to 1"],
+    )
+    .map_err(anyhow::Error::msg)?;
+
+    // Printer columns in a Table response (what `kubectl get` shows).
+    let request = http::Request::get(format!(
+        "/apis/stable.example.com/v1/namespaces/{ns}/myapplications"
+    ))
+    .header(
+        http::header::ACCEPT,
+        "application/json;as=Table;v=v1;g=meta.k8s.io",
+    )
+    .body(Vec::new())?;
+    let table: Value = client.request(request).await?;
+    assert_eq!(table["kind"], "Table", "{table}");
+    let columns: Vec<&str> = table["columnDefinitions"]
+        .as_array()
+        .context("no columnDefinitions")?
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(columns, ["Name", "Image", "Age"]);
+    let cells = &table["rows"][0]["cells"];
+    assert_eq!(cells[0], "web", "{table}");
+    assert_eq!(cells[1], "nginx:1.27", "{table}");
+    Ok(())
+}
+
+/// The corpus `selectable_field(json_path = ".spec.color")` works as a field selector.
+#[tokio::test]
+async fn selectable_fields_filter_lists() -> Result<()> {
+    let (_env, _ns, client) = setup("accept-selectable").await?;
+    let (resource, api) = served::<Everything>(&client, None).await?;
+    for (name, color) in [("sel-green", "green"), ("sel-blue", "blue")] {
+        let mut spec = everything_spec();
+        spec["color"] = json!(color);
+        api.create(&PostParams::default(), &object(&resource, name, &spec))
+            .await?;
+    }
+    let names = |list: kube::core::ObjectList<DynamicObject>| -> Vec<String> {
+        let mut names: Vec<String> = list
+            .items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect();
+        names.sort();
+        names
+    };
+    let green = api
+        .list(&ListParams::default().fields("spec.color=green"))
+        .await?;
+    assert!(names(green).contains(&"sel-green".to_string()));
+    let blue = api
+        .list(&ListParams::default().fields("spec.color=blue"))
+        .await?;
+    assert_eq!(names(blue), ["sel-blue"]);
     Ok(())
 }

@@ -35,15 +35,24 @@ impl AppsV1Client {
 pub struct DeploymentClient(::kubegen::client::ResourceClient<Deployment>);
 impl DeploymentClient {
     /// Creates the object.
-    pub async fn create(&self, obj: &Deployment) -> ::kubegen::client::Result<Deployment> {
+    pub async fn create(
+        &self,
+        obj: &Deployment,
+    ) -> ::kubegen::client::Result<Deployment> {
         self.0.create(obj).await
     }
     /// Replaces the object (a stale resourceVersion is a conflict).
-    pub async fn update(&self, obj: &Deployment) -> ::kubegen::client::Result<Deployment> {
+    pub async fn update(
+        &self,
+        obj: &Deployment,
+    ) -> ::kubegen::client::Result<Deployment> {
         self.0.update(obj).await
     }
     /// Replaces the object's status.
-    pub async fn update_status(&self, obj: &Deployment) -> ::kubegen::client::Result<Deployment> {
+    pub async fn update_status(
+        &self,
+        obj: &Deployment,
+    ) -> ::kubegen::client::Result<Deployment> {
         self.0.update_status(obj).await
     }
     /// Deletes the object.
@@ -67,7 +76,10 @@ impl DeploymentClient {
         self.0.get(name).await
     }
     /// Reads one object, `None` when it does not exist.
-    pub async fn get_opt(&self, name: &str) -> ::kubegen::client::Result<Option<Deployment>> {
+    pub async fn get_opt(
+        &self,
+        name: &str,
+    ) -> ::kubegen::client::Result<Option<Deployment>> {
         self.0.get_opt(name).await
     }
     /// Lists objects.
@@ -94,7 +106,9 @@ impl DeploymentClient {
         self.0.patch(name, patch).await
     }
     /// Patches the object's status.
-    pub async fn patch_status<P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug>(
+    pub async fn patch_status<
+        P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug,
+    >(
         &self,
         name: &str,
         patch: &::kubegen::kube::api::Patch<P>,

@@ -43,7 +43,10 @@ impl ServiceClient {
         self.0.update(obj).await
     }
     /// Replaces the object's status.
-    pub async fn update_status(&self, obj: &Service) -> ::kubegen::client::Result<Service> {
+    pub async fn update_status(
+        &self,
+        obj: &Service,
+    ) -> ::kubegen::client::Result<Service> {
         self.0.update_status(obj).await
     }
     /// Deletes the object.
@@ -67,7 +70,10 @@ impl ServiceClient {
         self.0.get(name).await
     }
     /// Reads one object, `None` when it does not exist.
-    pub async fn get_opt(&self, name: &str) -> ::kubegen::client::Result<Option<Service>> {
+    pub async fn get_opt(
+        &self,
+        name: &str,
+    ) -> ::kubegen::client::Result<Option<Service>> {
         self.0.get_opt(name).await
     }
     /// Lists objects.
@@ -94,7 +100,9 @@ impl ServiceClient {
         self.0.patch(name, patch).await
     }
     /// Patches the object's status.
-    pub async fn patch_status<P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug>(
+    pub async fn patch_status<
+        P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug,
+    >(
         &self,
         name: &str,
         patch: &::kubegen::kube::api::Patch<P>,
@@ -102,7 +110,11 @@ impl ServiceClient {
         self.0.patch_status(name, patch).await
     }
     /// Server-side apply with this clientset's field manager.
-    pub async fn apply(&self, obj: &Service, force: bool) -> ::kubegen::client::Result<Service> {
+    pub async fn apply(
+        &self,
+        obj: &Service,
+        force: bool,
+    ) -> ::kubegen::client::Result<Service> {
         self.0.apply(obj, force).await
     }
     /// Server-side apply of the status.

@@ -35,11 +35,17 @@ impl StableV1Client {
 pub struct MyApplicationClient(::kubegen::client::ResourceClient<MyApplication>);
 impl MyApplicationClient {
     /// Creates the object.
-    pub async fn create(&self, obj: &MyApplication) -> ::kubegen::client::Result<MyApplication> {
+    pub async fn create(
+        &self,
+        obj: &MyApplication,
+    ) -> ::kubegen::client::Result<MyApplication> {
         self.0.create(obj).await
     }
     /// Replaces the object (a stale resourceVersion is a conflict).
-    pub async fn update(&self, obj: &MyApplication) -> ::kubegen::client::Result<MyApplication> {
+    pub async fn update(
+        &self,
+        obj: &MyApplication,
+    ) -> ::kubegen::client::Result<MyApplication> {
         self.0.update(obj).await
     }
     /// Replaces the object's status.
@@ -70,7 +76,10 @@ impl MyApplicationClient {
         self.0.get(name).await
     }
     /// Reads one object, `None` when it does not exist.
-    pub async fn get_opt(&self, name: &str) -> ::kubegen::client::Result<Option<MyApplication>> {
+    pub async fn get_opt(
+        &self,
+        name: &str,
+    ) -> ::kubegen::client::Result<Option<MyApplication>> {
         self.0.get_opt(name).await
     }
     /// Lists objects.
@@ -97,7 +106,9 @@ impl MyApplicationClient {
         self.0.patch(name, patch).await
     }
     /// Patches the object's status.
-    pub async fn patch_status<P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug>(
+    pub async fn patch_status<
+        P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug,
+    >(
         &self,
         name: &str,
         patch: &::kubegen::kube::api::Patch<P>,

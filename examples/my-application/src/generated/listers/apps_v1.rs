@@ -2,5 +2,6 @@
 //! Listers for `apps/v1`: typed reads from informer caches.
 
 /// Lists `Deployment` objects from a shared informer's cache (by selector, namespace or index).
-pub type DeploymentLister =
-    ::kubegen::lister::Lister<::kubegen::k8s_openapi::api::apps::v1::Deployment>;
+pub type DeploymentLister = ::kubegen::lister::Lister<
+    ::kubegen::k8s_openapi::api::apps::v1::Deployment,
+>;

@@ -2,4 +2,6 @@
 //! Listers for `v1`: typed reads from informer caches.
 
 /// Lists `Service` objects from a shared informer's cache (by selector, namespace or index).
-pub type ServiceLister = ::kubegen::lister::Lister<::kubegen::k8s_openapi::api::core::v1::Service>;
+pub type ServiceLister = ::kubegen::lister::Lister<
+    ::kubegen::k8s_openapi::api::core::v1::Service,
+>;
