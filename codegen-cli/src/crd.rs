@@ -190,6 +190,25 @@ fn check_path(root: &Value, path: &str, prefix: Option<&str>) -> Result<Option<V
         })
 }
 
+/// A printer column's type when the attribute leaves it out: the schema
+/// type of the field it shows (`date` for date-time strings and for
+/// `.metadata.creationTimestamp`), `string` when the path is not typed.
+pub fn infer_column_type(path: &str, leaf: Option<&Value>) -> String {
+    if path == ".metadata.creationTimestamp" {
+        return "date".into();
+    }
+    let Some(leaf) = leaf else {
+        return "string".into();
+    };
+    match leaf.get("type").and_then(Value::as_str) {
+        Some(t @ ("integer" | "number" | "boolean")) => t.into(),
+        Some("string") if leaf.get("format").and_then(Value::as_str) == Some("date-time") => {
+            "date".into()
+        }
+        _ => "string".into(),
+    }
+}
+
 /// Cuts every description longer than `max` bytes (at a character boundary).
 pub fn truncate_descriptions(v: &mut Value, max: usize) {
     match v {
@@ -273,8 +292,13 @@ pub fn crd_json(
     if !res.printer_columns.is_empty() {
         let mut cols = Vec::new();
         for c in &res.printer_columns {
-            check_path(&root, &c.json_path, None)?;
-            let mut col = json!({"name": c.name, "type": c.type_, "jsonPath": c.json_path});
+            let leaf = check_path(&root, &c.json_path, None)?;
+            let type_ = if c.type_.is_empty() {
+                infer_column_type(&c.json_path, leaf.as_ref())
+            } else {
+                c.type_.clone()
+            };
+            let mut col = json!({"name": c.name, "type": type_, "jsonPath": c.json_path});
             if let Some(d) = &c.description {
                 col["description"] = d.clone().into();
             }
@@ -437,6 +461,42 @@ pub fn merge_crds(crds: &[Value]) -> Result<Value, CrdError> {
     let mut out = first.clone();
     out["spec"]["versions"] = Value::Array(versions);
     Ok(out)
+}
+
+#[cfg(test)]
+mod column_type_tests {
+    use super::*;
+
+    #[test]
+    fn column_types_follow_the_schema() {
+        assert_eq!(
+            infer_column_type(".metadata.creationTimestamp", None),
+            "date"
+        );
+        assert_eq!(
+            infer_column_type(".spec.x", Some(&json!({"type": "integer"}))),
+            "integer"
+        );
+        assert_eq!(
+            infer_column_type(".spec.x", Some(&json!({"type": "boolean"}))),
+            "boolean"
+        );
+        assert_eq!(
+            infer_column_type(
+                ".status.t",
+                Some(&json!({"type": "string", "format": "date-time"}))
+            ),
+            "date"
+        );
+        assert_eq!(
+            infer_column_type(".spec.x", Some(&json!({"type": "string"}))),
+            "string"
+        );
+        assert_eq!(
+            infer_column_type(".status.conditions[0].status", None),
+            "string"
+        );
+    }
 }
 
 #[cfg(test)]

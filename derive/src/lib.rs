@@ -97,7 +97,11 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// ## `#[kubegen(scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector"))]`
 /// The scale subresource; needs a status.
 /// ## `#[kubegen(printcolumn(name = "Age", type = "date", json_path = ".metadata.creationTimestamp", description = "...", format = "...", priority = 1))]`
-/// Repeatable. `type` is one of integer, number, string, boolean, date.
+/// Repeatable. `type` is one of integer, number, string, boolean, date; when
+/// left out it is inferred from the field's schema (`date` for date-time
+/// strings and `.metadata.creationTimestamp`). Put each column in its own
+/// `#[kubegen(...)]`: clippy's `duplicated_attributes` lint flags a repeated
+/// `type = "..."` within one attribute, and inference avoids repeating it.
 /// Paths are checked at compile time: the first field under `.spec` against
 /// the spec struct, `.metadata.*` against `ObjectMeta`, and the first field
 /// under `.status` against the status type's fields (a `const` check). Deeper
@@ -122,7 +126,13 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///
 /// ## `#[kubegen(validation(rule = "self.min <= self.max", message = "...", message_expression = "...", reason = "FieldValueInvalid", field_path = ".min", optional_old_self))]`
 /// CEL rules in `x-kubernetes-validations`; repeatable; also on fields and
-/// `items(...)`. `validation = "rule"` is the short form.
+/// `items(...)`. `validation = "rule"` is the short form. The apiserver
+/// estimates each rule's cost when the CRD is created and refuses costly
+/// ones (kubegen does not estimate it): build messages with
+/// `'%d'.format([...])` rather than `'...' + string(...)`, and bound lists and
+/// strings with `max_items` / `max_length`. With
+/// `reason = "FieldValueDuplicate"` the apiserver reports the value, not the
+/// message.
 /// ## `#[kubegen(exactly_one_of = ["a", "b"])]`, `at_most_one_of`, `at_least_one_of`
 /// Member rules over optional fields (JSON names), compiled to CEL.
 /// ## `#[kubegen(min_properties = 1, max_properties = 3)]`, `struct_type = "atomic"`, `preserve_unknown_fields`, `title = "..."`, `description = "..."`, `example = ...`
@@ -136,7 +146,9 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Strings. Patterns are compiled at build time; the apiserver uses RE2, so
 /// look-around and backreferences are rejected.
 /// ## `#[kubegen(min_items = 1, max_items = 10, unique_items, items(min_length = 1, pattern = "..."))]`
-/// Lists; `items(...)` applies value keywords to each item.
+/// Lists; `items(...)` applies value keywords to each item. The apiserver
+/// forbids `uniqueItems`, so `unique_items` is emitted as
+/// `x-kubernetes-list-type: set` (scalar items only), which it enforces.
 /// ## `#[kubegen(list_type = "map", list_map_keys = ["name"])]`
 /// List topology (`atomic`, `set`, `map`). Map keys must be required or
 /// defaulted scalar fields of the item type (checked at compile time).

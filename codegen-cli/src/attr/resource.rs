@@ -228,12 +228,12 @@ impl ResourceAttrs {
                     Ok(())
                 })?;
                 match path_span {
-                    Some(span) if !col.name.is_empty() && !col.type_.is_empty() => {
+                    Some(span) if !col.name.is_empty() => {
                         self.printer_columns.push((col, span))
                     }
                     _ => cx.error_spanned_by(
                         &meta.path,
-                        "`printcolumn(...)` needs `name`, `type` and `json_path`",
+                        "`printcolumn(...)` needs `name` and `json_path` (`type` is inferred from the field when left out)",
                     ),
                 }
             }

@@ -224,7 +224,7 @@ mod tests {
 
         // A generated file no longer produced is removed; a hand-written
         // file in the same directory is kept.
-        std::fs::write(root.join("config/crd/old.yaml"), YAML_HEADER.to_string()).unwrap();
+        std::fs::write(root.join("config/crd/old.yaml"), YAML_HEADER).unwrap();
         std::fs::write(root.join("config/crd/mine.yaml"), "kind: Mine\n").unwrap();
         let third = write(root, &set()).unwrap();
         assert_eq!(third.removed, vec![PathBuf::from("config/crd/old.yaml")]);
@@ -254,7 +254,7 @@ mod tests {
             format!("{YAML_HEADER}a: 2\n"),
         )
         .unwrap();
-        std::fs::write(root.join("config/crd/z.yaml"), YAML_HEADER.to_string()).unwrap();
+        std::fs::write(root.join("config/crd/z.yaml"), YAML_HEADER).unwrap();
         let drift = check(root, &set()).unwrap();
         assert_eq!(drift.len(), 2, "{drift:?}");
         match &drift[0] {

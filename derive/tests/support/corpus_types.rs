@@ -183,6 +183,8 @@ pub struct EverythingSpec {
     #[serde(flatten)]
     pub extra: Extra,
     pub boxed: Box<Port>,
+    // Boxed collections are part of the type forms under test.
+    #[allow(clippy::box_collection)]
     pub shared: Box<Vec<String>>,
     pub wrapper: Wrapper,
 }

@@ -19,21 +19,17 @@ use serde::{Deserialize, Serialize};
         spec_replicas_path = ".spec.replicas",
         status_replicas_path = ".status.availableReplicas",
         label_selector_path = ".status.selector"
-    ),
-    printcolumn(name = "Image", type = "string", json_path = ".spec.image"),
-    printcolumn(name = "Replicas", type = "integer", json_path = ".spec.replicas"),
-    printcolumn(
-        name = "Available",
-        type = "integer",
-        json_path = ".status.availableReplicas"
-    ),
-    printcolumn(
-        name = "Ready",
-        type = "string",
-        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
-    ),
-    printcolumn(name = "Age", type = "date", json_path = ".metadata.creationTimestamp")
+    )
 )]
+// Column types are inferred from the schema (`type` may be given to override).
+#[kubegen(printcolumn(name = "Image", json_path = ".spec.image"))]
+#[kubegen(printcolumn(name = "Replicas", json_path = ".spec.replicas"))]
+#[kubegen(printcolumn(name = "Available", json_path = ".status.availableReplicas"))]
+#[kubegen(printcolumn(
+    name = "Ready",
+    json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+))]
+#[kubegen(printcolumn(name = "Age", json_path = ".metadata.creationTimestamp"))]
 #[serde(rename_all = "camelCase")]
 pub struct MyApplicationSpec {
     /// The container image to use for the application.
