@@ -327,7 +327,7 @@ mod tests {
         assert!(
             messages
                 .iter()
-                .any(|m| m.contains("unknown verb `lsit`; did you mean `list`?")),
+                .any(|m| m.contains("unknown verb `watchh`; did you mean `watch`?")),
             "{messages:#?}"
         );
         assert!(

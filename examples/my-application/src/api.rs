@@ -92,3 +92,27 @@ pub struct ApplicationCondition {
     /// When the status last changed.
     pub last_transition_time: Time,
 }
+
+impl kubegen::conditions::StatusCondition for ApplicationCondition {
+    fn condition_type(&self) -> &str {
+        &self.type_
+    }
+
+    fn status(&self) -> &str {
+        &self.status
+    }
+
+    fn last_transition_time(&self) -> Option<k8s_openapi::jiff::Timestamp> {
+        Some(self.last_transition_time.0).filter(|t| *t != k8s_openapi::jiff::Timestamp::UNIX_EPOCH)
+    }
+
+    fn set_last_transition_time(&mut self, time: k8s_openapi::jiff::Timestamp) {
+        self.last_transition_time = Time(time);
+    }
+
+    fn update_from(&mut self, other: &Self) {
+        self.status.clone_from(&other.status);
+        self.reason.clone_from(&other.reason);
+        self.message.clone_from(&other.message);
+    }
+}
