@@ -314,7 +314,7 @@ mod tests {
         let err = parse_args(quote!(
             group = ["apps"],
             resources = ["Deployment"],
-            verbs = ["lsit"]
+            verbs = ["watchh"]
         ))
         .unwrap_err();
         let messages: Vec<String> = err.into_iter().map(|e| e.to_string()).collect();
