@@ -32,7 +32,10 @@ pub fn labels(app_name: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
         ("app".to_string(), "my-application".to_string()),
         ("myapplication_cr".to_string(), app_name.to_string()),
-        ("app.kubernetes.io/managed-by".to_string(), MANAGER.to_string()),
+        (
+            "app.kubernetes.io/managed-by".to_string(),
+            MANAGER.to_string(),
+        ),
     ])
 }
 
@@ -125,7 +128,10 @@ fn service_port(port: i32) -> ServicePort {
 }
 
 /// Adds `want` to `have` (labels others set are kept); true if anything changed.
-fn merge_labels(have: &mut Option<BTreeMap<String, String>>, want: &BTreeMap<String, String>) -> bool {
+fn merge_labels(
+    have: &mut Option<BTreeMap<String, String>>,
+    want: &BTreeMap<String, String>,
+) -> bool {
     let have = have.get_or_insert_with(BTreeMap::new);
     let mut changed = false;
     for (k, v) in want {
@@ -149,7 +155,10 @@ pub fn corrected_deployment(existing: &Deployment, app: &MyApplication) -> Optio
         spec.replicas = Some(app.spec.replicas);
         changed = true;
     }
-    let template_meta = spec.template.metadata.get_or_insert_with(ObjectMeta::default);
+    let template_meta = spec
+        .template
+        .metadata
+        .get_or_insert_with(ObjectMeta::default);
     changed |= merge_labels(&mut template_meta.labels, &labels(name));
     let pod = spec.template.spec.get_or_insert_with(PodSpec::default);
     match pod.containers.iter_mut().find(|c| c.name == CONTAINER) {
@@ -205,7 +214,10 @@ pub fn corrected_service(existing: &Service, app: &MyApplication) -> Option<Serv
         && ports[0].target_port == Some(IntOrString::Int(app.spec.port));
     if !matches {
         // Keep the allocated fields (nodePort etc.) of an existing port.
-        let mut port = ports.first().cloned().unwrap_or_else(|| service_port(app.spec.port));
+        let mut port = ports
+            .first()
+            .cloned()
+            .unwrap_or_else(|| service_port(app.spec.port));
         port.port = app.spec.port;
         port.target_port = Some(IntOrString::Int(app.spec.port));
         *ports = vec![port];
@@ -220,14 +232,26 @@ mod tests {
     use crate::api::MyApplicationSpec;
 
     fn app(image: &str, replicas: i32, port: i32) -> MyApplication {
-        let mut app = MyApplication::new("web", MyApplicationSpec { image: image.into(), replicas, port });
+        let mut app = MyApplication::new(
+            "web",
+            MyApplicationSpec {
+                image: image.into(),
+                replicas,
+                port,
+            },
+        );
         app.metadata.namespace = Some("ns".into());
         app.metadata.uid = Some("uid-1".into());
         app
     }
 
     fn owner() -> OwnerReference {
-        OwnerReference { name: "web".into(), uid: "uid-1".into(), controller: Some(true), ..OwnerReference::default() }
+        OwnerReference {
+            name: "web".into(),
+            uid: "uid-1".into(),
+            controller: Some(true),
+            ..OwnerReference::default()
+        }
     }
 
     #[test]
@@ -238,16 +262,28 @@ mod tests {
         let spec = d.spec.unwrap();
         assert_eq!(spec.replicas, Some(3));
         let c = &spec.template.spec.unwrap().containers[0];
-        assert_eq!((c.name.as_str(), c.image.as_deref()), ("my-application", Some("nginx:latest")));
+        assert_eq!(
+            (c.name.as_str(), c.image.as_deref()),
+            ("my-application", Some("nginx:latest"))
+        );
         assert_eq!(c.ports.as_ref().unwrap()[0].container_port, 8080);
         assert_eq!(spec.selector.match_labels, Some(selector_labels("web")));
 
         let s = service(&app("nginx", 1, 8080), &owner());
         assert_eq!(s.metadata.name.as_deref(), Some("web-service"));
         let port = &s.spec.as_ref().unwrap().ports.as_ref().unwrap()[0];
-        assert_eq!((port.port, port.target_port.clone()), (8080, Some(IntOrString::Int(8080))));
-        assert_eq!(s.metadata.labels.unwrap()["app.kubernetes.io/managed-by"], MANAGER);
-        assert_eq!(selector_string("web"), "app=my-application,myapplication_cr=web");
+        assert_eq!(
+            (port.port, port.target_port.clone()),
+            (8080, Some(IntOrString::Int(8080)))
+        );
+        assert_eq!(
+            s.metadata.labels.unwrap()["app.kubernetes.io/managed-by"],
+            MANAGER
+        );
+        assert_eq!(
+            selector_string("web"),
+            "app=my-application,myapplication_cr=web"
+        );
     }
 
     #[test]
@@ -255,7 +291,11 @@ mod tests {
         let a = app("nginx", 2, 80);
         let mut d = deployment(&a, &owner());
         // Fields the apiserver fills in and labels others add are not drift.
-        d.metadata.labels.as_mut().unwrap().insert("team".into(), "x".into());
+        d.metadata
+            .labels
+            .as_mut()
+            .unwrap()
+            .insert("team".into(), "x".into());
         d.spec.as_mut().unwrap().revision_history_limit = Some(10);
         assert!(corrected_deployment(&d, &a).is_none());
         let mut s = service(&a, &owner());
@@ -267,7 +307,11 @@ mod tests {
     fn drift_is_corrected_field_by_field() {
         let a = app("nginx:2", 5, 9090);
         let mut d = deployment(&app("nginx:1", 1, 80), &owner());
-        d.metadata.labels.as_mut().unwrap().remove("myapplication_cr");
+        d.metadata
+            .labels
+            .as_mut()
+            .unwrap()
+            .remove("myapplication_cr");
         let fixed = corrected_deployment(&d, &a).expect("drift");
         let spec = fixed.spec.unwrap();
         assert_eq!(spec.replicas, Some(5));

@@ -44,7 +44,8 @@ pub fn status(app: &MyApplication, observed: Observed<'_>, now: Timestamp) -> My
     let want = app.spec.replicas;
     let (ready, progressing, failed) = match observed {
         Observed::Conflict { kind, name } => {
-            let message = format!("{kind} {name} exists and is not controlled by this MyApplication");
+            let message =
+                format!("{kind} {name} exists and is not controlled by this MyApplication");
             status.available_replicas = Some(0);
             (
                 condition("Ready", false, "ErrResourceExists", message.clone()),
@@ -53,25 +54,39 @@ pub fn status(app: &MyApplication, observed: Observed<'_>, now: Timestamp) -> My
             )
         }
         Observed::Deployment(deployment) => {
-            let d_status = deployment.and_then(|d| d.status.clone()).unwrap_or_default();
+            let d_status = deployment
+                .and_then(|d| d.status.clone())
+                .unwrap_or_default();
             let available = d_status.available_replicas.unwrap_or(0);
             status.available_replicas = Some(available);
             let generation = deployment.and_then(|d| d.metadata.generation);
-            let observed_latest = generation.is_some() && d_status.observed_generation >= generation;
+            let observed_latest =
+                generation.is_some() && d_status.observed_generation >= generation;
             let updated = d_status.updated_replicas.unwrap_or(0);
             let is_ready = observed_latest && available >= want && updated >= want;
-            let deadline = d_status.conditions.unwrap_or_default().into_iter().find(|c| {
-                c.type_ == "Progressing"
-                    && c.status == "False"
-                    && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
-            });
+            let deadline = d_status
+                .conditions
+                .unwrap_or_default()
+                .into_iter()
+                .find(|c| {
+                    c.type_ == "Progressing"
+                        && c.status == "False"
+                        && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
+                });
             let progress = format!("{available}/{want} replicas available");
             match deadline {
                 Some(c) => {
-                    let message = c.message.unwrap_or_else(|| "the rollout exceeded its progress deadline".into());
+                    let message = c
+                        .message
+                        .unwrap_or_else(|| "the rollout exceeded its progress deadline".into());
                     (
                         condition("Ready", false, "ProgressDeadlineExceeded", progress),
-                        condition("Progressing", false, "ProgressDeadlineExceeded", message.clone()),
+                        condition(
+                            "Progressing",
+                            false,
+                            "ProgressDeadlineExceeded",
+                            message.clone(),
+                        ),
                         condition("Failed", true, "ProgressDeadlineExceeded", message),
                     )
                 }
@@ -100,7 +115,14 @@ mod tests {
     use crate::api::MyApplicationSpec;
 
     fn app() -> MyApplication {
-        let mut app = MyApplication::new("web", MyApplicationSpec { image: "nginx".into(), replicas: 3, port: 80 });
+        let mut app = MyApplication::new(
+            "web",
+            MyApplicationSpec {
+                image: "nginx".into(),
+                replicas: 3,
+                port: 80,
+            },
+        );
         app.metadata.generation = Some(2);
         app
     }
@@ -129,9 +151,16 @@ mod tests {
         assert_eq!(get(&rolling, "Progressing").status, "True");
         assert_eq!(rolling.available_replicas, Some(1));
         assert_eq!(rolling.observed_generation, Some(2));
-        assert_eq!(rolling.selector.as_deref(), Some("app=my-application,myapplication_cr=web"));
+        assert_eq!(
+            rolling.selector.as_deref(),
+            Some("app=my-application,myapplication_cr=web")
+        );
         let stale = status(&a, Observed::Deployment(Some(&deployment(3, 3))), at(0));
-        assert_eq!(get(&stale, "Ready").status, "False", "an old generation is not ready");
+        assert_eq!(
+            get(&stale, "Ready").status,
+            "False",
+            "an old generation is not ready"
+        );
         let ready = status(&a, Observed::Deployment(Some(&deployment(3, 4))), at(0));
         assert_eq!(get(&ready, "Ready").status, "True");
         assert_eq!(get(&ready, "Progressing").status, "False");
@@ -141,9 +170,17 @@ mod tests {
     #[test]
     fn transition_time_moves_only_on_a_flip() {
         let mut a = app();
-        a.status = Some(status(&a, Observed::Deployment(Some(&deployment(1, 4))), at(0)));
+        a.status = Some(status(
+            &a,
+            Observed::Deployment(Some(&deployment(1, 4))),
+            at(0),
+        ));
         let later = status(&a, Observed::Deployment(Some(&deployment(2, 4))), at(60));
-        assert_eq!(get(&later, "Ready").last_transition_time.0, at(0), "still False: time kept");
+        assert_eq!(
+            get(&later, "Ready").last_transition_time.0,
+            at(0),
+            "still False: time kept"
+        );
         assert_eq!(get(&later, "Ready").message, "2/3 replicas available");
         a.status = Some(later);
         let flipped = status(&a, Observed::Deployment(Some(&deployment(3, 4))), at(120));
@@ -156,7 +193,14 @@ mod tests {
     #[test]
     fn conflicts_and_deadlines_fail() {
         let a = app();
-        let s = status(&a, Observed::Conflict { kind: "Deployment", name: "web-deployment" }, at(0));
+        let s = status(
+            &a,
+            Observed::Conflict {
+                kind: "Deployment",
+                name: "web-deployment",
+            },
+            at(0),
+        );
         assert_eq!(get(&s, "Failed").status, "True");
         assert_eq!(get(&s, "Failed").reason, "ErrResourceExists");
         let mut d = deployment(1, 4);

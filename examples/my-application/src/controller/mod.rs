@@ -1,0 +1,233 @@
+//! The MyApplication controller: for each MyApplication, a Deployment
+//! `<name>-deployment` and a ClusterIP Service `<name>-service`, both owned
+//! through a controller reference, kept free of drift; the status reports
+//! what the Deployment achieved. Reads come from the shared informers'
+//! listers, writes go through the generated clientset, and nothing is
+//! written when nothing changed.
+//!
+//! Deletion needs no finalizer: both children carry a controller owner
+//! reference, so the garbage collector removes them when the MyApplication
+//! goes, and the operator holds no state outside the cluster to clean up.
+
+pub mod desired;
+pub mod status;
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::Patch;
+use kubegen::events::{EventRecorder, EventType, object_reference};
+use kubegen::k8s_openapi::jiff::Timestamp;
+use kubegen::kube;
+use kubegen::ownership::{is_controlled_by, owner_reference};
+use kubegen::rbac;
+
+use crate::api::MyApplication;
+use crate::generated::clientset::Clientset;
+use crate::generated::listers::apps_v1::DeploymentLister;
+use crate::generated::listers::core_v1::ServiceLister;
+use status::Observed;
+
+/// The field manager of every write.
+pub const FIELD_MANAGER: &str = "my-application-controller";
+/// How often an application blocked by a foreign object is looked at again.
+pub const CONFLICT_RETRY: Duration = Duration::from_secs(30);
+
+/// What reconciles share: typed clients for writes, listers for reads, and
+/// the event recorder.
+pub struct Context {
+    /// Writes.
+    pub clientset: Clientset,
+    /// Cached Deployments.
+    pub deployments: DeploymentLister,
+    /// Cached Services.
+    pub services: ServiceLister,
+    /// events.k8s.io/v1 events.
+    pub recorder: EventRecorder,
+}
+
+/// Why a reconcile failed (it is retried with per-key backoff).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A read or write was refused or failed.
+    #[error(transparent)]
+    Client(#[from] kubegen::client::Error),
+    /// The MyApplication has no name, namespace or uid yet.
+    #[error("the MyApplication lacks metadata: {0}")]
+    Metadata(#[from] kubegen::ownership::OwnershipError),
+}
+
+/// What one reconcile decided about the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Nothing to do until something changes.
+    Done,
+    /// Look again after this long.
+    RequeueAfter(Duration),
+}
+
+/// Brings one MyApplication's children and status in line with its spec.
+#[rbac(groups = ["stable.example.com"], resources = ["myapplications"], verbs = ["get", "list", "watch"])]
+#[rbac(groups = ["stable.example.com"], resources = ["myapplications/status"], verbs = ["get", "update", "patch"])]
+#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["get", "list", "watch", "create", "update", "patch", "delete"])]
+#[rbac(groups = [""], resources = ["services"], verbs = ["get", "list", "watch", "create", "update", "patch", "delete"])]
+#[rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"])]
+#[rbac(groups = ["coordination.k8s.io"], resources = ["leases"], verbs = ["get", "create", "update"])]
+pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error> {
+    let namespace = app.metadata.namespace.clone().unwrap_or_default();
+    let name = app.metadata.name.clone().unwrap_or_default();
+    let owner = owner_reference(app, true)?;
+
+    let deployment_name = desired::deployment_name(&name);
+    let cached = ctx
+        .deployments
+        .namespace(&namespace)
+        .get(&deployment_name)
+        .ok();
+    let deployments = ctx.clientset.apps_v1().deployments(&namespace);
+    let mut conflict = None;
+    let deployment: Option<Deployment> = match cached {
+        None => {
+            let created = deployments
+                .create(&desired::deployment(app, &owner))
+                .await?;
+            note(
+                ctx,
+                app,
+                EventType::Normal,
+                "Created",
+                "Create",
+                format!("created Deployment {deployment_name}"),
+            )
+            .await;
+            Some(created)
+        }
+        Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
+            conflict = Some(("Deployment", deployment_name.clone()));
+            None
+        }
+        Some(existing) => match desired::corrected_deployment(&existing, app) {
+            Some(fixed) => {
+                let updated = deployments.update(&fixed).await?;
+                note(
+                    ctx,
+                    app,
+                    EventType::Normal,
+                    "Updated",
+                    "Update",
+                    format!("corrected Deployment {deployment_name}"),
+                )
+                .await;
+                Some(updated)
+            }
+            None => Some((*existing).clone()),
+        },
+    };
+
+    let service_name = desired::service_name(&name);
+    let services = ctx.clientset.core_v1().services(&namespace);
+    match ctx.services.namespace(&namespace).get(&service_name).ok() {
+        None => {
+            services.create(&desired::service(app, &owner)).await?;
+            note(
+                ctx,
+                app,
+                EventType::Normal,
+                "Created",
+                "Create",
+                format!("created Service {service_name}"),
+            )
+            .await;
+        }
+        Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
+            conflict.get_or_insert(("Service", service_name.clone()));
+        }
+        Some(existing) => {
+            if let Some(fixed) = desired::corrected_service(&existing, app) {
+                services.update(&fixed).await?;
+                note(
+                    ctx,
+                    app,
+                    EventType::Normal,
+                    "Updated",
+                    "Update",
+                    format!("corrected Service {service_name}"),
+                )
+                .await;
+            }
+        }
+    }
+
+    let observed = match &conflict {
+        Some((kind, name)) => Observed::Conflict { kind, name },
+        None => Observed::Deployment(deployment.as_ref()),
+    };
+    let new_status = status::status(app, observed, Timestamp::now());
+    if app.status.as_ref() != Some(&new_status) {
+        let was_ready = is_ready(app.status.as_ref());
+        ctx.clientset
+            .stable_v1()
+            .my_applications(&namespace)
+            .patch_status(
+                &name,
+                &Patch::Merge(serde_json::json!({ "status": new_status })),
+            )
+            .await?;
+        if !was_ready && is_ready(Some(&new_status)) {
+            note(
+                ctx,
+                app,
+                EventType::Normal,
+                "Synced",
+                "Reconcile",
+                "all replicas are available".into(),
+            )
+            .await;
+        }
+    }
+    match conflict {
+        Some((kind, object)) => {
+            let message =
+                format!("{kind} {object} already exists and is not managed by this MyApplication");
+            note(
+                ctx,
+                app,
+                EventType::Warning,
+                "ErrResourceExists",
+                "Reconcile",
+                message,
+            )
+            .await;
+            Ok(Next::RequeueAfter(CONFLICT_RETRY))
+        }
+        None => Ok(Next::Done),
+    }
+}
+
+fn is_ready(status: Option<&crate::api::MyApplicationStatus>) -> bool {
+    status.is_some_and(|s| {
+        s.conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True")
+    })
+}
+
+/// Publishes an event about `app`; a failure to record an event is logged,
+/// never a reason to fail the reconcile.
+async fn note(
+    ctx: &Context,
+    app: &MyApplication,
+    kind: EventType,
+    reason: &str,
+    action: &str,
+    text: String,
+) {
+    let regarding = object_reference(app);
+    if let Err(error) = ctx
+        .recorder
+        .publish(&regarding, None, kind, reason, action, &text)
+        .await
+    {
+        tracing::warn!(%error, reason, "could not record event");
+    }
+}
