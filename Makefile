@@ -6,7 +6,8 @@ CONTROL_PLANE := tests/control-plane/build.sh
 .PHONY: test control-plane lint fmt generate verify up demo bench-startup bench-codegen clean-control-plane help
 
 help:
-	@echo "make demo           start a local control plane (kubeconfig printed) until Ctrl-C"
+	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
+	@echo "make up             just the local control plane (kubeconfig printed) until Ctrl-C"
 	@echo "make test           build the control plane if missing, lint, run every test"
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
@@ -48,9 +49,10 @@ fmt:
 up: control-plane
 	$(CARGO) run -q -p kubegen-testenv -- up
 
-## The main job. Until the example operator lands it starts the local control
-## plane; see README.md.
-demo: up
+## The main job: a local control plane, the example's generated CRD and RBAC,
+## the operator under that RBAC and two sample applications; Ctrl-C stops it.
+demo: control-plane
+	bash examples/my-application/hack/demo.sh
 
 bench-startup: control-plane
 	$(CARGO) run -q -p kubegen-testenv -- bench-startup --runs 5

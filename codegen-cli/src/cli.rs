@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::files::{self, Drift};
 use crate::generate::{self, Api};
+use crate::scaffold;
 use crate::source::{CrateSource, Diagnostic, Settings};
 
 /// Exit code: success.
@@ -47,6 +48,10 @@ enum Command {
         #[command(flatten)]
         input: InputArgs,
     },
+    /// Create a new operator crate: API, controller, main, tests, and its
+    /// generated CRD, RBAC and clients.
+    #[command(disable_version_flag = true)]
+    New(NewArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -86,6 +91,26 @@ struct GenerateArgs {
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct NewArgs {
+    /// The directory to create (must not exist or be empty); its name is
+    /// the package name.
+    dir: PathBuf,
+    /// The API group, a DNS subdomain with a dot, e.g. `stable.example.com`.
+    #[arg(long)]
+    group: String,
+    /// The API version, e.g. `v1`, `v1beta1` or `v2alpha1`.
+    #[arg(long)]
+    version: String,
+    /// The kind, in PascalCase, e.g. `MyApplication`.
+    #[arg(long)]
+    kind: String,
+    /// The kubegen source tree the crate depends on (default: the one this
+    /// binary was built from).
+    #[arg(long, value_name = "PATH")]
+    kubegen_path: Option<PathBuf>,
 }
 
 /// Runs the CLI with `args` (including the program name), writing to the
@@ -141,6 +166,17 @@ fn execute(
         Command::Explain { target, input } => {
             let api = load(&input.manifest_path, |_| {})?;
             write_out(out, &explain(&api, &target)?)?;
+            Ok(EXIT_OK)
+        }
+        Command::New(args) => {
+            let created = scaffold::create(&scaffold::Options {
+                dir: args.dir,
+                group: args.group,
+                version: args.version,
+                kind: args.kind,
+                kubegen_path: args.kubegen_path,
+            })?;
+            write_out(out, &created.summary())?;
             Ok(EXIT_OK)
         }
         Command::Completions { shell } => {

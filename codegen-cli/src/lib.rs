@@ -25,6 +25,9 @@ pub mod output;
 pub mod plural;
 pub mod rbac;
 pub mod rt;
+/// `kubegen new`: a compiling operator crate, generated from the start (feature `cli`).
+#[cfg(feature = "cli")]
+pub mod scaffold;
 pub mod schema;
 /// Reading a crate's sources and settings without compiling it.
 pub mod source;

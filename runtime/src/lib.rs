@@ -8,12 +8,14 @@ pub use kube;
 /// Typed clients with every client-gen verb and Status-preserving errors.
 pub mod client;
 pub mod conditions;
+pub mod controller;
 pub mod events;
 pub mod factory;
 pub mod finalizer;
 pub mod informer;
 pub mod leader_election;
 pub mod lister;
+pub mod logging;
 pub mod ownership;
 pub mod server;
 pub mod store;

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 pub use collect::{DeriveKind, Input};
 pub use resolve::Resolver;
+pub use rust::accessor_name;
 
 use crate::crd::{self, CrdError};
 use crate::expand::{Analysis, analyze};

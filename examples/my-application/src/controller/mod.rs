@@ -44,6 +44,9 @@ pub struct Context {
     pub services: ServiceLister,
     /// events.k8s.io/v1 events.
     pub recorder: EventRecorder,
+    /// Counts the write requests reconciles make (served as
+    /// `my_application_writes_total`; zero growth at steady state).
+    pub writes: prometheus_client::metrics::counter::Counter,
 }
 
 /// Why a reconcile failed (it is retried with per-key backoff).
@@ -109,6 +112,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         Some(existing) => match desired::corrected_deployment(&existing, app) {
             Some(fixed) => {
                 let updated = deployments.update(&fixed).await?;
+                ctx.writes.inc();
                 note(
                     ctx,
                     app,
@@ -129,6 +133,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     match ctx.services.namespace(&namespace).get(&service_name).ok() {
         None => {
             services.create(&desired::service(app, &owner)).await?;
+            ctx.writes.inc();
             note(
                 ctx,
                 app,
@@ -145,6 +150,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         Some(existing) => {
             if let Some(fixed) = desired::corrected_service(&existing, app) {
                 services.update(&fixed).await?;
+                ctx.writes.inc();
                 note(
                     ctx,
                     app,

@@ -1,0 +1,111 @@
+//! The new crate's hand-written files as templates (under `templates/`),
+//! and the `{{name}}` substitution that renders them.
+
+use std::path::PathBuf;
+
+/// Every template: the path it is rendered to, and its text.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("Cargo.toml", include_str!("templates/Cargo.toml.tmpl")),
+    (".gitignore", include_str!("templates/gitignore.tmpl")),
+    ("Makefile", include_str!("templates/Makefile.tmpl")),
+    ("README.md", include_str!("templates/README.md.tmpl")),
+    ("src/lib.rs", include_str!("templates/lib.rs.tmpl")),
+    ("src/api.rs", include_str!("templates/api.rs.tmpl")),
+    (
+        "src/controller.rs",
+        include_str!("templates/controller.rs.tmpl"),
+    ),
+    ("src/main.rs", include_str!("templates/main.rs.tmpl")),
+    ("tests/e2e.rs", include_str!("templates/e2e.rs.tmpl")),
+];
+
+/// Replaces each `{{name}}` in `template` by its value in `variables`.
+/// Placeholders without a value are left as they are.
+pub fn render(template: &str, variables: &[(&str, String)]) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let value = after.find("}}").and_then(|end| {
+            let name = &after[..end];
+            variables
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (v, end))
+        });
+        match value {
+            Some((value, end)) => {
+                out.push_str(value);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every template rendered, by path relative to the new crate's root.
+pub fn render_all(variables: &[(&str, String)]) -> Vec<(PathBuf, String)> {
+    TEMPLATES
+        .iter()
+        .map(|(path, text)| (PathBuf::from(path), render(text, variables)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitutes_known_names_only() {
+        let vars = [("kind", "Pod".to_string()), ("group", "a.b".to_string())];
+        assert_eq!(render("{{kind}}s in {{group}}", &vars), "Pods in a.b");
+        assert_eq!(render("{{other}} {{kind", &vars), "{{other}} {{kind");
+        assert_eq!(render("{ {{kind}}}", &vars), "{ Pod}");
+        assert_eq!(render("", &vars), "");
+    }
+
+    #[test]
+    fn every_placeholder_has_a_value() {
+        let names = super::super::names::Names::new("op", "a.example.com", "v1", "Thing");
+        let mut vars = names.variables();
+        for extra in super::super::EXTRA_VARIABLES {
+            vars.push((extra, "x".into()));
+        }
+        for (path, text) in render_all(&vars) {
+            assert!(!text.contains("{{"), "{}: {text}", path.display());
+        }
+    }
+
+    #[test]
+    fn dependency_versions_match_the_workspace() {
+        let workspace: toml::Table = toml::from_str(include_str!("../../../Cargo.toml")).unwrap();
+        let deps = &workspace["workspace"]["dependencies"];
+        let template: toml::Table = toml::from_str(&render(
+            TEMPLATES[0].1,
+            &[
+                ("runtime_path", "\"r\"".into()),
+                ("testenv_path", "\"t\"".into()),
+            ],
+        ))
+        .unwrap();
+        for (name, spec) in template["dependencies"].as_table().unwrap() {
+            let Some(version) = spec
+                .as_str()
+                .or_else(|| spec.get("version").and_then(|v| v.as_str()))
+            else {
+                continue;
+            };
+            let want = deps[name]
+                .as_str()
+                .or_else(|| deps[name].get("version").and_then(|v| v.as_str()))
+                .unwrap();
+            assert_eq!(version, want, "{name}");
+        }
+    }
+}

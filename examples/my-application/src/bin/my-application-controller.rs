@@ -1,0 +1,64 @@
+//! The MyApplication operator binary.
+//!
+//! ```text
+//! my-application-controller [--json-logs] [--metrics-addr ADDR] [--namespace NS]
+//!                           [--lease-namespace NS] [--no-leader-elect] [--workers N]
+//! ```
+//! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
+//! SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release
+//! the Lease, exit 0.
+
+use anyhow::{Context, Result, bail};
+use kubegen::logging::{LogFormat, init};
+use my_application::operator::{Options, start};
+
+const USAGE: &str = "usage: my-application-controller [--json-logs] [--metrics-addr ADDR] \
+[--namespace NS] [--lease-namespace NS] [--no-leader-elect] [--workers N]";
+
+fn parse(args: &[String]) -> Result<(Options, bool)> {
+    let mut options = Options::default();
+    let mut json = false;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        let mut value = || -> Result<String> {
+            inline.clone().or_else(|| iter.next().cloned()).with_context(|| format!("{flag} needs a value\n{USAGE}"))
+        };
+        match flag {
+            "--json-logs" => json = true,
+            "--no-leader-elect" => options.leader_election = false,
+            "--metrics-addr" => options.metrics_addr = value()?.parse().context("--metrics-addr")?,
+            "--namespace" => options.namespace = Some(value()?),
+            "--lease-namespace" => options.lease_namespace = value()?,
+            "--workers" => options.workers = value()?.parse().context("--workers")?,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => bail!("unknown option {other}\n{USAGE}"),
+        }
+    }
+    Ok((options, json))
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (options, json) = parse(&args)?;
+    init(LogFormat::from_flag(json));
+    let client = kube::Client::try_default().await.context("connecting to the apiserver")?;
+    let operator = start(client, options).await?;
+    tracing::info!(metrics = %operator.metrics_addr(), "my-application-controller started");
+    let stop = operator.stop_token();
+    tokio::spawn(async move {
+        kubegen::controller::shutdown_signal().await;
+        tracing::info!("shutdown signal received; draining");
+        stop.cancel();
+    });
+    operator.wait().await?;
+    tracing::info!("stopped cleanly");
+    Ok(())
+}

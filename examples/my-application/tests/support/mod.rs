@@ -1,0 +1,173 @@
+//! A per-test fixture: a namespace on the shared control plane, the CRD,
+//! the generated ClusterRole bound to a ServiceAccount, and the operator
+//! running in-process as that ServiceAccount, watching only the namespace.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Pod, Service, ServiceAccount};
+use k8s_openapi::api::events::v1::Event;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kubegen::kube;
+use kubegen_testenv::{TestEnv, eventually};
+use my_application::api::{MyApplication, MyApplicationStatus};
+use my_application::operator::{self, Options, RunningOperator};
+
+/// One test's world.
+pub struct Fixture {
+    pub env: &'static TestEnv,
+    pub ns: String,
+    pub admin: kube::Client,
+    pub operator_client: kube::Client,
+    pub operator: Option<RunningOperator>,
+}
+
+/// Applies the CRD and the generated ClusterRole (idempotent, shared).
+pub async fn install(admin: &kube::Client) -> Result<()> {
+    let manager = PatchParams::apply("operator-e2e").force();
+    let crds = Api::<CustomResourceDefinition>::all(admin.clone());
+    crds.patch("myapplications.stable.example.com", &manager, &Patch::Apply(&MyApplication::crd()?))
+        .await?;
+    eventually(Duration::from_secs(30), "the CRD to be established", || async {
+        let crd = crds.get("myapplications.stable.example.com").await?;
+        let ok = crd.status.and_then(|s| s.conditions).unwrap_or_default().iter()
+            .any(|c| c.type_ == "Established" && c.status == "True");
+        Ok(ok.then_some(()))
+    })
+    .await?;
+    let role_yaml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("config/rbac/role.yaml"))?;
+    let role: ClusterRole = serde_yaml_like(&role_yaml)?;
+    Api::<ClusterRole>::all(admin.clone())
+        .patch("my-application-controller", &manager, &Patch::Apply(&role))
+        .await?;
+    Ok(())
+}
+
+/// The generated role file is a single YAML document of plain maps/lists;
+/// read it through kubectl-compatible JSON conversion.
+fn serde_yaml_like<T: serde::de::DeserializeOwned>(yaml: &str) -> Result<T> {
+    let value: serde_json::Value = serde_yaml::from_str(yaml).context("parsing generated YAML")?;
+    Ok(serde_json::from_value(value)?)
+}
+
+impl Fixture {
+    pub async fn start(prefix: &str) -> Result<Fixture> {
+        let env = TestEnv::shared().await?;
+        let admin = env.client().await?;
+        install(&admin).await?;
+        let ns = env.namespace(prefix).await?;
+        let account = ServiceAccount {
+            metadata: ObjectMeta { name: Some("operator".into()), ..Default::default() },
+            ..Default::default()
+        };
+        Api::<ServiceAccount>::namespaced(admin.clone(), &ns).create(&PostParams::default(), &account).await?;
+        let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+            "metadata": { "name": format!("{ns}-operator") },
+            "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "my-application-controller" },
+            "subjects": [{ "kind": "ServiceAccount", "name": "operator", "namespace": ns }],
+        }))?;
+        Api::<ClusterRoleBinding>::all(admin.clone()).create(&PostParams::default(), &binding).await?;
+        let operator_client = env.client_for_service_account(&ns, "operator").await?;
+        let operator = operator::start(operator_client.clone(), Options::for_namespace(&ns)).await?;
+        Ok(Fixture { env, ns, admin, operator_client, operator: Some(operator) })
+    }
+
+    pub fn apps(&self) -> Api<MyApplication> {
+        Api::namespaced(self.admin.clone(), &self.ns)
+    }
+
+    pub fn deployments(&self) -> Api<Deployment> {
+        Api::namespaced(self.admin.clone(), &self.ns)
+    }
+
+    pub fn admin_deployments(&self) -> Api<Deployment> {
+        self.deployments()
+    }
+
+    pub fn services(&self) -> Api<Service> {
+        Api::namespaced(self.admin.clone(), &self.ns)
+    }
+
+    pub async fn wait_ready(&self, name: &str, replicas: i32) -> Result<MyApplicationStatus> {
+        eventually(Duration::from_secs(120), &format!("{name} Ready with {replicas} available"), || async {
+            let app = self.apps().get(name).await?;
+            let generation = app.metadata.generation;
+            let status = app.status.unwrap_or_default();
+            let ready = condition(&status, "Ready") == Some("True")
+                && status.available_replicas == Some(replicas)
+                && status.observed_generation == generation;
+            Ok(ready.then_some(status))
+        })
+        .await
+    }
+
+    pub async fn pods_ready(&self, app: &str) -> Result<usize> {
+        let pods = Api::<Pod>::namespaced(self.admin.clone(), &self.ns)
+            .list(&ListParams::default().labels(&format!("myapplication_cr={app}")))
+            .await?;
+        Ok(pods.items.iter().filter(|p| {
+            p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| n.starts_with("kwok-node-"))
+                && p.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|c| {
+                    c.iter().any(|c| c.type_ == "Ready" && c.status == "True")
+                })
+        }).count())
+    }
+
+    pub async fn events_with_reason(&self, reason: &str) -> Result<usize> {
+        let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns).list(&ListParams::default()).await?;
+        Ok(events.items.iter().filter(|e| e.reason.as_deref() == Some(reason)).count())
+    }
+
+    pub async fn events_total(&self) -> Result<Vec<(String, i32)>> {
+        let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns).list(&ListParams::default()).await?;
+        let mut out: Vec<(String, i32)> = events
+            .items
+            .iter()
+            .map(|e| (e.metadata.name.clone().unwrap_or_default(), e.series.as_ref().map_or(1, |s| s.count)))
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    pub async fn resource_versions(&self, app: &str) -> Result<[Option<String>; 3]> {
+        Ok([
+            self.apps().get(app).await?.metadata.resource_version,
+            self.deployments().get(&format!("{app}-deployment")).await?.metadata.resource_version,
+            self.services().get(&format!("{app}-service")).await?.metadata.resource_version,
+        ])
+    }
+
+    /// Write requests the operator made so far (its own counter, also
+    /// served on /metrics as `my_application_writes_total`).
+    pub fn write_count(&self) -> u64 {
+        self.operator.as_ref().map_or(0, RunningOperator::writes)
+    }
+
+    pub async fn stop(mut self) -> Result<()> {
+        if let Some(operator) = self.operator.take() {
+            operator.shutdown().await?;
+        }
+        Ok(())
+    }
+}
+
+/// The status of condition `type_`, if present.
+pub fn condition<'a>(status: &'a MyApplicationStatus, type_: &str) -> Option<&'a str> {
+    status.conditions.iter().find(|c| c.type_ == type_).map(|c| c.status.as_str())
+}
+
+/// The uid of the object's controller owner.
+pub fn owner_uid(meta: &ObjectMeta) -> Option<String> {
+    meta.owner_references
+        .as_ref()?
+        .iter()
+        .find(|o| o.controller == Some(true))
+        .map(|o| o.uid.clone())
+}

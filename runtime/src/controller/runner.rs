@@ -1,0 +1,161 @@
+//! [`Controller`]: waits for the caches, runs the workers until shutdown,
+//! then drains in-flight reconciles.
+
+use std::fmt::{self, Debug};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::join_all;
+use kube::Resource;
+use serde::de::DeserializeOwned;
+
+use super::ControllerBuilder;
+use super::source::Source;
+use super::worker::{Worker, run_workers};
+use crate::informer::Informer;
+use crate::store::ObjectKey;
+use crate::workqueue::WorkQueue;
+
+/// Why [`Controller::run`] gave up.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ControllerError {
+    /// Informers were shut down before their caches synced.
+    #[error("controller {controller}: informers shut down before their caches synced: {resources:?}")]
+    CacheSyncFailed {
+        /// The controller's name.
+        controller: String,
+        /// The resource names of the informers that did not sync.
+        resources: Vec<String>,
+    },
+}
+
+/// A controller: keys of the primary resource `K` flow from informer
+/// events into a rate-limited [`WorkQueue`] and are reconciled by a pool of
+/// workers, one key never by two workers at once (client-go's
+/// sample-controller loop).
+///
+/// Build it with [`Controller::builder`], then [`run`](Controller::run) it.
+pub struct Controller<K> {
+    worker: Arc<Worker<K>>,
+    sources: Vec<Box<dyn Source>>,
+    workers: usize,
+    shutdown_deadline: Duration,
+}
+
+impl<K> Debug for Controller<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Controller")
+            .field("name", &self.worker.name)
+            .field(
+                "sources",
+                &self.sources.iter().map(|s| s.name()).collect::<Vec<_>>(),
+            )
+            .field("workers", &self.workers)
+            .field("shutdown_deadline", &self.shutdown_deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<K> Controller<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    /// Starts configuring a controller of the objects of `primary`
+    /// (typically `factory.informer::<K>()` of a
+    /// [`SharedInformerFactory`](crate::factory::SharedInformerFactory)).
+    pub fn builder(primary: Informer<K>) -> ControllerBuilder<K> {
+        ControllerBuilder::new(primary)
+    }
+
+    pub(super) fn new(
+        worker: Arc<Worker<K>>,
+        sources: Vec<Box<dyn Source>>,
+        workers: usize,
+        shutdown_deadline: Duration,
+    ) -> Self {
+        Controller {
+            worker,
+            sources,
+            workers,
+            shutdown_deadline,
+        }
+    }
+
+    /// The controller's name.
+    pub fn name(&self) -> &str {
+        &self.worker.name
+    }
+
+    /// The controller's work queue, named after it: add keys by hand to
+    /// have them reconciled, or read a key's
+    /// [`num_requeues`](WorkQueue::num_requeues).
+    pub fn queue(&self) -> &WorkQueue<ObjectKey> {
+        &self.worker.queue
+    }
+
+    /// Runs the controller until `shutdown` resolves.
+    ///
+    /// It starts the informers that are not running yet, registers its
+    /// event handlers (which first enqueue every cached object), waits for
+    /// every informer's cache to sync, then runs the workers. Once
+    /// `shutdown` resolves no new reconcile starts; in-flight reconciles
+    /// get the [shutdown deadline](ControllerBuilder::shutdown_deadline) to
+    /// finish (they are cancelled after it); the event handlers are removed
+    /// and `run` returns. `shutdown` may be [`shutdown_signal`](super::shutdown_signal),
+    /// a [`Leadership::lost`](crate::leader_election::Leadership::lost), or
+    /// any future.
+    ///
+    /// Fails when an informer is shut down before its cache synced.
+    pub async fn run(self, shutdown: impl Future) -> Result<(), ControllerError> {
+        let name = self.worker.name.clone();
+        for source in &self.sources {
+            source.start();
+        }
+        let registrations: Vec<_> = self.sources.iter().map(|s| s.register()).collect();
+        let mut shutdown = std::pin::pin!(shutdown);
+        tracing::info!(controller = %name, "waiting for informer caches to sync");
+        let synced = join_all(self.sources.iter().map(|s| s.synced()));
+        let synced = tokio::select! {
+            synced = synced => Some(synced),
+            _ = &mut shutdown => None,
+        };
+        let result = match synced {
+            None => {
+                tracing::info!(controller = %name, "shut down before the caches synced");
+                self.worker.queue.shutdown();
+                Ok(())
+            }
+            Some(synced) if synced.iter().all(|s| *s) => {
+                tracing::info!(controller = %name, workers = self.workers, "caches synced; starting workers");
+                run_workers(
+                    self.worker.clone(),
+                    self.workers,
+                    self.shutdown_deadline,
+                    shutdown,
+                )
+                .await;
+                tracing::info!(controller = %name, "controller stopped");
+                Ok(())
+            }
+            Some(synced) => {
+                self.worker.queue.shutdown();
+                let resources = self
+                    .sources
+                    .iter()
+                    .zip(synced)
+                    .filter(|(_, synced)| !synced)
+                    .map(|(source, _)| source.name().to_owned())
+                    .collect();
+                Err(ControllerError::CacheSyncFailed {
+                    controller: name.to_string(),
+                    resources,
+                })
+            }
+        };
+        for (source, registration) in self.sources.iter().zip(&registrations) {
+            source.unregister(registration);
+        }
+        result
+    }
+}

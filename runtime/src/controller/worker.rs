@@ -1,0 +1,196 @@
+//! The workers: take a key, read the object from the cache, reconcile it
+//! inside a `reconcile` span, and requeue it by the outcome; and the drain
+//! of in-flight work at shutdown.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use kube::Resource;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tracing::Instrument;
+
+use super::metrics::Series;
+use super::source::KeyQueue;
+use super::{Action, ReconcileResult};
+use crate::lister::Lister;
+use crate::store::ObjectKey;
+
+/// The reconcile function with the user's context bound and its error
+/// rendered as text.
+pub(super) type ReconcileFn<K> =
+    Arc<dyn Fn(Arc<K>) -> BoxFuture<'static, Result<Action, String>> + Send + Sync>;
+
+/// The hook called for keys whose object is no longer cached.
+pub(super) type DeletedFn = Arc<dyn Fn(ObjectKey) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// What every worker of one controller shares.
+pub(super) struct Worker<K> {
+    pub(super) name: Arc<str>,
+    pub(super) queue: KeyQueue,
+    pub(super) lister: Lister<K>,
+    pub(super) reconcile: ReconcileFn<K>,
+    pub(super) on_deleted: Option<DeletedFn>,
+    pub(super) metrics: Option<Series>,
+    /// Set at shutdown: keys handed out from then on are not reconciled.
+    pub(super) stopping: AtomicBool,
+}
+
+impl<K: Resource + Send + Sync + 'static> Worker<K> {
+    /// Processes keys until the queue is shut down.
+    async fn run(self: Arc<Self>) {
+        while let Some(key) = self.queue.get().await {
+            if !self.stopping.load(Ordering::Acquire) {
+                self.process(&key).await;
+            }
+            self.queue.done(&key);
+        }
+    }
+
+    /// Reconciles the object cached under `key` (or calls the deleted hook
+    /// when it is gone) and requeues the key as the outcome asks.
+    pub(super) async fn process(&self, key: &ObjectKey) {
+        let span = tracing::info_span!(
+            "reconcile",
+            object.key = %key,
+            controller = %self.name,
+        );
+        self.process_in_span(key).instrument(span).await;
+    }
+
+    async fn process_in_span(&self, key: &ObjectKey) {
+        let Ok(obj) = self.lister.get_key(key) else {
+            tracing::debug!("object is gone; not reconciled");
+            self.queue.forget(key);
+            if let Some(hook) = &self.on_deleted
+                && let Err(panic) = catch_panic(hook(key.clone())).await
+            {
+                tracing::error!(
+                    object.key = %key,
+                    panic = panic_message(&*panic),
+                    "the deleted-object hook panicked",
+                );
+            }
+            return;
+        };
+        let _busy = self.metrics.as_ref().map(Series::busy);
+        let started = Instant::now();
+        let reconcile = self.reconcile.clone();
+        let outcome = catch_panic(async move { reconcile(obj).await }).await;
+        let result = match outcome {
+            Ok(Ok(action)) => {
+                self.queue.forget(key);
+                match action.requeue_delay() {
+                    Some(delay) => {
+                        tracing::debug!(?delay, "reconciled; requeued");
+                        self.queue.add_after(key.clone(), delay);
+                        ReconcileResult::Requeue
+                    }
+                    None => {
+                        tracing::debug!("reconciled");
+                        ReconcileResult::Success
+                    }
+                }
+            }
+            Ok(Err(error)) => {
+                tracing::error!(
+                    object.key = %key,
+                    error,
+                    retries = self.queue.num_requeues(key),
+                    "reconcile failed; retrying with backoff",
+                );
+                self.queue.add_rate_limited(key.clone());
+                ReconcileResult::Error
+            }
+            Err(panic) => {
+                tracing::error!(
+                    object.key = %key,
+                    panic = panic_message(&*panic),
+                    retries = self.queue.num_requeues(key),
+                    "reconcile panicked; retrying with backoff",
+                );
+                self.queue.add_rate_limited(key.clone());
+                ReconcileResult::Panic
+            }
+        };
+        if let Some(metrics) = &self.metrics {
+            metrics.record(result, started.elapsed().as_secs_f64());
+        }
+    }
+}
+
+/// Runs `future`, turning a panic into an error carrying its payload.
+async fn catch_panic<T>(
+    future: impl Future<Output = T>,
+) -> Result<T, Box<dyn Any + Send + 'static>> {
+    AssertUnwindSafe(future).catch_unwind().await
+}
+
+/// The message of a panic payload (`panic!` gives `&str` or `String`).
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        message
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message
+    } else {
+        "non-string panic payload"
+    }
+}
+
+/// Runs `count` workers until `shutdown` resolves (or the queue is shut
+/// down), then drains: no new reconcile starts, in-flight ones get up to
+/// `deadline` to finish and are cancelled after it.
+pub(super) async fn run_workers<K, F>(
+    worker: Arc<Worker<K>>,
+    count: usize,
+    deadline: Duration,
+    shutdown: F,
+) where
+    K: Resource + Send + Sync + 'static,
+    F: Future,
+{
+    let mut workers = JoinSet::new();
+    for _ in 0..count.max(1) {
+        workers.spawn(worker.clone().run());
+    }
+    tokio::select! {
+        _ = shutdown => {}
+        () = join_all(&mut workers) => {
+            tracing::warn!(controller = %worker.name, "the work queue was shut down");
+        }
+    }
+    tracing::info!(controller = %worker.name, "shutting down; draining in-flight reconciles");
+    worker.stopping.store(true, Ordering::Release);
+    let queue = worker.queue.clone();
+    if tokio::time::timeout(deadline, queue.shutdown_with_drain())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            controller = %worker.name,
+            ?deadline,
+            "in-flight reconciles did not finish within the shutdown deadline; cancelling them",
+        );
+        queue.shutdown();
+        workers.abort_all();
+    }
+    join_all(&mut workers).await;
+}
+
+/// Waits for every worker task; a worker that panicked outside a reconcile
+/// is logged.
+async fn join_all(workers: &mut JoinSet<()>) {
+    while let Some(joined) = workers.join_next().await {
+        if let Err(e) = joined
+            && e.is_panic()
+        {
+            tracing::error!("a controller worker panicked: {e}");
+        }
+    }
+}
