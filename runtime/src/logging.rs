@@ -68,7 +68,10 @@ pub fn init(format: LogFormat) -> bool {
         .try_init()
         .is_ok();
     if installed && let Some((directives, e)) = invalid {
-        tracing::warn!(RUST_LOG = directives, "invalid RUST_LOG ignored, using {DEFAULT_FILTER:?}: {e}");
+        tracing::warn!(
+            RUST_LOG = directives,
+            "invalid RUST_LOG ignored, using {DEFAULT_FILTER:?}: {e}"
+        );
     }
     installed
 }
@@ -133,7 +136,9 @@ pub(crate) mod tests {
     pub(crate) fn capture(format: LogFormat, log: impl FnOnce()) -> String {
         let out = Captured::default();
         let writer = out.clone();
-        let sub = subscriber(format, EnvFilter::new("debug"), false, move || writer.clone());
+        let sub = subscriber(format, EnvFilter::new("debug"), false, move || {
+            writer.clone()
+        });
         tracing::subscriber::with_default(sub, log);
         out.text()
     }

@@ -120,7 +120,11 @@ fn identity(options: &Options) -> String {
     options.identity.clone().unwrap_or_else(|| {
         let base = std::env::var("POD_NAME")
             .ok()
-            .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok().map(|h| h.trim().to_string()))
+            .or_else(|| {
+                std::fs::read_to_string("/proc/sys/kernel/hostname")
+                    .ok()
+                    .map(|h| h.trim().to_string())
+            })
             .unwrap_or_else(|| "my-application-controller".into());
         format!("{base}_{:08x}", rand_suffix())
     })
@@ -141,7 +145,11 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
     let controller_metrics = ControllerMetrics::register(&mut registry);
     let election_metrics = LeaderElectionMetrics::register(&mut registry);
     let writes = Counter::default();
-    registry.register("my_application_writes", "Write requests made by reconciles", writes.clone());
+    registry.register(
+        "my_application_writes",
+        "Write requests made by reconciles",
+        writes.clone(),
+    );
     let registry = SharedRegistry::new(registry);
 
     let mut factory = kubegen::factory::SharedInformerFactory::builder(client.clone());
@@ -156,7 +164,11 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
         clientset: Clientset::new(client.clone()).with_field_manager(FIELD_MANAGER),
         deployments: deployments.lister(),
         services: services.lister(),
-        recorder: EventRecorder::new(client.clone(), "stable.example.com/my-application-controller", identity.clone()),
+        recorder: EventRecorder::new(
+            client.clone(),
+            "stable.example.com/my-application-controller",
+            identity.clone(),
+        ),
         writes: writes.clone(),
     });
     factory.start();
@@ -186,27 +198,37 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
     let stop = CancellationToken::new();
     let synced = ReadyFlag::default();
     let (leader_tx, leader) = watch::channel(LeaderState::Standby { leader: None });
-    let mut server = OperatorServer::builder().registry(registry.clone()).readiness_flag("informers", &synced);
+    let mut server = OperatorServer::builder()
+        .registry(registry.clone())
+        .readiness_flag("informers", &synced);
     let elector = if options.leader_election {
-        let elector = LeaderElector::builder(client.clone(), options.lease_namespace.clone(), options.lease_name.clone())
-            .identity(identity.clone())
-            .lease_duration(options.lease_duration)
-            .renew_deadline(options.lease_duration * 2 / 3)
-            .retry_period(options.lease_duration * 2 / 15)
-            .metrics(election_metrics)
-            .on_started_leading({
-                let build_controller = build_controller.clone();
-                move |leadership| {
-                    let controller = build_controller();
-                    async move {
-                        tracing::info!(identity = leadership.identity(), "leading: starting the controller");
-                        if let Err(error) = controller.run(async move { leadership.lost().await }).await {
-                            tracing::error!(%error, "the controller stopped");
-                        }
+        let elector = LeaderElector::builder(
+            client.clone(),
+            options.lease_namespace.clone(),
+            options.lease_name.clone(),
+        )
+        .identity(identity.clone())
+        .lease_duration(options.lease_duration)
+        .renew_deadline(options.lease_duration * 2 / 3)
+        .retry_period(options.lease_duration * 2 / 15)
+        .metrics(election_metrics)
+        .on_started_leading({
+            let build_controller = build_controller.clone();
+            move |leadership| {
+                let controller = build_controller();
+                async move {
+                    tracing::info!(
+                        identity = leadership.identity(),
+                        "leading: starting the controller"
+                    );
+                    if let Err(error) = controller.run(async move { leadership.lost().await }).await
+                    {
+                        tracing::error!(%error, "the controller stopped");
                     }
                 }
-            })
-            .build()?;
+            }
+        })
+        .build()?;
         server = server.leader_state(elector.state());
         Some(elector)
     } else {
@@ -224,12 +246,17 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
         let stop = stop.clone();
         async move {
             let server_stop = stop.clone();
-            let server = tokio::spawn(async move { server.serve(server_stop.cancelled_owned()).await });
+            let server =
+                tokio::spawn(async move { server.serve(server_stop.cancelled_owned()).await });
             let results = factory.wait_for_cache_sync().await;
             synced.set(results.values().all(|ok| *ok));
             match elector {
                 Some(elector) => elector.run(stop.clone().cancelled_owned()).await,
-                None => build_controller().run(stop.clone().cancelled_owned()).await?,
+                None => {
+                    build_controller()
+                        .run(stop.clone().cancelled_owned())
+                        .await?
+                }
             }
             stop.cancel();
             factory.shutdown().await;
@@ -237,5 +264,11 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
             Ok(())
         }
     });
-    Ok(RunningOperator { stop, task, metrics_addr, writes, leader })
+    Ok(RunningOperator {
+        stop,
+        task,
+        metrics_addr,
+        writes,
+        leader,
+    })
 }

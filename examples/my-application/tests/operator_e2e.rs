@@ -19,27 +19,47 @@ use support::{Fixture, condition, owner_uid};
 const CONVERGE: Duration = Duration::from_secs(120);
 
 fn spec(image: &str, replicas: i32, port: i32) -> MyApplicationSpec {
-    MyApplicationSpec { image: image.into(), replicas, port }
+    MyApplicationSpec {
+        image: image.into(),
+        replicas,
+        port,
+    }
 }
 
 #[tokio::test]
 async fn creates_children_and_reports_ready() -> Result<()> {
     let f = Fixture::start("op-create").await?;
-    let app = f.apps().create(&PostParams::default(), &MyApplication::new("web", spec("nginx:latest", 3, 8080))).await?;
+    let app = f
+        .apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("web", spec("nginx:latest", 3, 8080)),
+        )
+        .await?;
     let uid = app.metadata.uid.clone().unwrap();
 
     let ready = eventually(CONVERGE, "web to be Ready with 3 available", || async {
         let app = f.apps().get("web").await?;
         let status = app.status.unwrap_or_default();
-        Ok((condition(&status, "Ready") == Some("True") && status.available_replicas == Some(3)).then_some(status))
+        Ok(
+            (condition(&status, "Ready") == Some("True") && status.available_replicas == Some(3))
+                .then_some(status),
+        )
     })
     .await?;
-    assert_eq!(ready.selector.as_deref(), Some("app=my-application,myapplication_cr=web"));
+    assert_eq!(
+        ready.selector.as_deref(),
+        Some("app=my-application,myapplication_cr=web")
+    );
     assert_eq!(ready.observed_generation, Some(1));
     assert_eq!(condition(&ready, "Failed"), Some("False"));
 
     let deployment = f.deployments().get("web-deployment").await?;
-    assert_eq!(owner_uid(&deployment.metadata), Some(uid.clone()), "controller owner reference");
+    assert_eq!(
+        owner_uid(&deployment.metadata),
+        Some(uid.clone()),
+        "controller owner reference"
+    );
     let spec = deployment.spec.unwrap();
     assert_eq!(spec.replicas, Some(3));
     let container = &spec.template.spec.unwrap().containers[0];
@@ -49,7 +69,10 @@ async fn creates_children_and_reports_ready() -> Result<()> {
     let labels = deployment.metadata.labels.unwrap();
     assert_eq!(labels["app"], "my-application");
     assert_eq!(labels["myapplication_cr"], "web");
-    assert_eq!(labels["app.kubernetes.io/managed-by"], "my-application-controller");
+    assert_eq!(
+        labels["app.kubernetes.io/managed-by"],
+        "my-application-controller"
+    );
 
     let service = f.services().get("web-service").await?;
     assert_eq!(owner_uid(&service.metadata), Some(uid));
@@ -57,39 +80,89 @@ async fn creates_children_and_reports_ready() -> Result<()> {
     assert_eq!(svc.type_.as_deref(), Some("ClusterIP"));
     let port = &svc.ports.unwrap()[0];
     assert_eq!(port.port, 8080);
-    assert_eq!(port.target_port, Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(8080)));
+    assert_eq!(
+        port.target_port,
+        Some(k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::Int(8080))
+    );
 
     // The pods are real: scheduled onto kwok nodes and Ready.
     let pods = f.pods_ready("web").await?;
     assert_eq!(pods, 3);
-    assert!(f.events_with_reason("Created").await? >= 2, "Created events for the children");
+    assert!(
+        f.events_with_reason("Created").await? >= 2,
+        "Created events for the children"
+    );
     f.stop().await
 }
 
 #[tokio::test]
 async fn follows_scale_and_spec_changes_and_reverts_drift() -> Result<()> {
     let f = Fixture::start("op-drift").await?;
-    f.apps().create(&PostParams::default(), &MyApplication::new("app", spec("nginx:1", 2, 8080))).await?;
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("app", spec("nginx:1", 2, 8080)),
+        )
+        .await?;
     f.wait_ready("app", 2).await?;
 
     // `kubectl scale ma/app --replicas=4`, through the scale subresource.
-    let out = f.env.kubectl().args(["-n", &f.ns, "scale", "ma/app", "--replicas=4"]).output()?;
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = f
+        .env
+        .kubectl()
+        .args(["-n", &f.ns, "scale", "ma/app", "--replicas=4"])
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     f.wait_ready("app", 4).await?;
-    assert_eq!(f.deployments().get("app-deployment").await?.spec.unwrap().replicas, Some(4));
+    assert_eq!(
+        f.deployments()
+            .get("app-deployment")
+            .await?
+            .spec
+            .unwrap()
+            .replicas,
+        Some(4)
+    );
 
     // Image and port changes reach the Deployment and the Service.
-    f.apps().patch("app", &PatchParams::default(), &Patch::Merge(serde_json::json!({ "spec": { "image": "nginx:2", "port": 9090 } }))).await?;
+    f.apps()
+        .patch(
+            "app",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({ "spec": { "image": "nginx:2", "port": 9090 } })),
+        )
+        .await?;
     eventually(CONVERGE, "image and port to propagate", || async {
         let d = f.deployments().get("app-deployment").await?;
         let c = d.spec.unwrap().template.spec.unwrap().containers[0].clone();
-        let s = f.services().get("app-service").await?.spec.unwrap().ports.unwrap()[0].clone();
-        Ok((c.image.as_deref() == Some("nginx:2") && c.ports.unwrap()[0].container_port == 9090 && s.port == 9090).then_some(()))
+        let s = f
+            .services()
+            .get("app-service")
+            .await?
+            .spec
+            .unwrap()
+            .ports
+            .unwrap()[0]
+            .clone();
+        Ok((c.image.as_deref() == Some("nginx:2")
+            && c.ports.unwrap()[0].container_port == 9090
+            && s.port == 9090)
+            .then_some(()))
     })
     .await?;
 
     // Replicas edited by hand are reverted.
-    f.deployments().patch("app-deployment", &PatchParams::default(), &Patch::Merge(serde_json::json!({ "spec": { "replicas": 1 } }))).await?;
+    f.deployments()
+        .patch(
+            "app-deployment",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({ "spec": { "replicas": 1 } })),
+        )
+        .await?;
     eventually(CONVERGE, "hand-edited replicas to be reverted", || async {
         let d = f.deployments().get("app-deployment").await?;
         Ok((d.spec.unwrap().replicas == Some(4)).then_some(()))
@@ -98,10 +171,15 @@ async fn follows_scale_and_spec_changes_and_reverts_drift() -> Result<()> {
 
     // A deleted Deployment is recreated.
     let old_uid = f.deployments().get("app-deployment").await?.metadata.uid;
-    f.deployments().delete("app-deployment", &DeleteParams::default()).await?;
+    f.deployments()
+        .delete("app-deployment", &DeleteParams::default())
+        .await?;
     eventually(CONVERGE, "the Deployment to be recreated", || async {
         let d = f.deployments().get_opt("app-deployment").await?;
-        Ok(d.filter(|d| d.metadata.uid != old_uid && d.metadata.deletion_timestamp.is_none()).map(|_| ()))
+        Ok(
+            d.filter(|d| d.metadata.uid != old_uid && d.metadata.deletion_timestamp.is_none())
+                .map(|_| ()),
+        )
     })
     .await?;
     f.wait_ready("app", 4).await?;
@@ -111,7 +189,12 @@ async fn follows_scale_and_spec_changes_and_reverts_drift() -> Result<()> {
 #[tokio::test]
 async fn deletion_garbage_collects_children() -> Result<()> {
     let f = Fixture::start("op-delete").await?;
-    f.apps().create(&PostParams::default(), &MyApplication::new("gone", spec("nginx", 1, 80))).await?;
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("gone", spec("nginx", 1, 80)),
+        )
+        .await?;
     f.wait_ready("gone", 1).await?;
     f.apps().delete("gone", &DeleteParams::background()).await?;
     eventually(CONVERGE, "children to be garbage-collected", || async {
@@ -135,23 +218,44 @@ async fn never_takes_over_a_foreign_deployment() -> Result<()> {
                           "spec": { "containers": [{ "name": "x", "image": "busybox" }] } },
         },
     }))?;
-    let foreign = f.admin_deployments().create(&PostParams::default(), &foreign).await?;
-    f.apps().create(&PostParams::default(), &MyApplication::new("taken", spec("nginx", 2, 80))).await?;
+    let foreign = f
+        .admin_deployments()
+        .create(&PostParams::default(), &foreign)
+        .await?;
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("taken", spec("nginx", 2, 80)),
+        )
+        .await?;
 
     let status = eventually(CONVERGE, "the Failed condition", || async {
         let status = f.apps().get("taken").await?.status.unwrap_or_default();
         Ok((condition(&status, "Failed") == Some("True")).then_some(status))
     })
     .await?;
-    let failed = status.conditions.iter().find(|c| c.type_ == "Failed").unwrap();
+    let failed = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Failed")
+        .unwrap();
     assert_eq!(failed.reason, "ErrResourceExists");
     assert_eq!(condition(&status, "Ready"), Some("False"));
-    assert!(f.events_with_reason("ErrResourceExists").await? >= 1, "a Warning event");
+    assert!(
+        f.events_with_reason("ErrResourceExists").await? >= 1,
+        "a Warning event"
+    );
 
     let after = f.admin_deployments().get("taken-deployment").await?;
     // Its status moves with its own rollout; its spec and metadata must not.
-    assert_eq!(after.metadata.generation, foreign.metadata.generation, "the foreign Deployment's spec changed");
-    assert_eq!(after.metadata.labels, foreign.metadata.labels, "the foreign Deployment's labels changed");
+    assert_eq!(
+        after.metadata.generation, foreign.metadata.generation,
+        "the foreign Deployment's spec changed"
+    );
+    assert_eq!(
+        after.metadata.labels, foreign.metadata.labels,
+        "the foreign Deployment's labels changed"
+    );
     assert!(after.metadata.owner_references.is_none());
     f.stop().await
 }
@@ -160,11 +264,31 @@ async fn never_takes_over_a_foreign_deployment() -> Result<()> {
 async fn invalid_applications_are_rejected_naming_the_field() -> Result<()> {
     let f = Fixture::start("op-invalid").await?;
     let cases = [
-        (serde_json::json!({ "image": "nginx", "replicas": 0 }), "spec.replicas", "greater than or equal to 1"),
-        (serde_json::json!({ "image": "nginx", "port": 79 }), "spec.port", "greater than or equal to 80"),
-        (serde_json::json!({ "image": "nginx", "port": 70000 }), "spec.port", "less than or equal to 65535"),
-        (serde_json::json!({ "image": "" }), "spec.image", "at least 1 chars long"),
-        (serde_json::json!({ "replicas": 2 }), "spec.image", "Required value"),
+        (
+            serde_json::json!({ "image": "nginx", "replicas": 0 }),
+            "spec.replicas",
+            "greater than or equal to 1",
+        ),
+        (
+            serde_json::json!({ "image": "nginx", "port": 79 }),
+            "spec.port",
+            "greater than or equal to 80",
+        ),
+        (
+            serde_json::json!({ "image": "nginx", "port": 70000 }),
+            "spec.port",
+            "less than or equal to 65535",
+        ),
+        (
+            serde_json::json!({ "image": "" }),
+            "spec.image",
+            "at least 1 chars long",
+        ),
+        (
+            serde_json::json!({ "replicas": 2 }),
+            "spec.image",
+            "Required value",
+        ),
     ];
     let raw = Api::<kube::api::DynamicObject>::namespaced_with(
         f.admin.clone(),
@@ -178,8 +302,11 @@ async fn invalid_applications_are_rejected_naming_the_field() -> Result<()> {
             "metadata": { "name": format!("bad-{i}") }, "spec": spec,
         }))?;
         match raw.create(&PostParams::default(), &obj).await {
-            Err(kube::Error::Api(s)) if s.code == 422 && s.message.contains(field) && s.message.contains(wording) => {}
-            other => failures.push(format!("{spec}: expected 422 naming {field} ({wording}), got {other:?}")),
+            Err(kube::Error::Api(s))
+                if s.code == 422 && s.message.contains(field) && s.message.contains(wording) => {}
+            other => failures.push(format!(
+                "{spec}: expected 422 naming {field} ({wording}), got {other:?}"
+            )),
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
@@ -189,7 +316,12 @@ async fn invalid_applications_are_rejected_naming_the_field() -> Result<()> {
 #[tokio::test]
 async fn steady_state_makes_no_writes() -> Result<()> {
     let f = Fixture::start("op-steady").await?;
-    f.apps().create(&PostParams::default(), &MyApplication::new("calm", spec("nginx", 2, 80))).await?;
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("calm", spec("nginx", 2, 80)),
+        )
+        .await?;
     f.wait_ready("calm", 2).await?;
     // Let the rollout's last status updates settle.
     tokio::time::sleep(Duration::from_secs(3)).await;
@@ -197,9 +329,21 @@ async fn steady_state_makes_no_writes() -> Result<()> {
     let writes = f.write_count();
     let events = f.events_total().await?;
     tokio::time::sleep(Duration::from_secs(30)).await;
-    assert_eq!(f.resource_versions("calm").await?, versions, "an object changed at steady state");
-    assert_eq!(f.write_count(), writes, "the operator wrote at steady state");
-    assert_eq!(f.events_total().await?, events, "events were recorded at steady state");
+    assert_eq!(
+        f.resource_versions("calm").await?,
+        versions,
+        "an object changed at steady state"
+    );
+    assert_eq!(
+        f.write_count(),
+        writes,
+        "the operator wrote at steady state"
+    );
+    assert_eq!(
+        f.events_total().await?,
+        events,
+        "events were recorded at steady state"
+    );
     f.stop().await
 }
 
@@ -207,11 +351,20 @@ async fn steady_state_makes_no_writes() -> Result<()> {
 async fn the_generated_role_is_enough_and_needed() -> Result<()> {
     let f = Fixture::start("op-rbac").await?;
     // The operator's own identity may not touch what its role does not grant.
-    let secrets = Api::<k8s_openapi::api::core::v1::Secret>::namespaced(f.operator_client.clone(), &f.ns);
+    let secrets =
+        Api::<k8s_openapi::api::core::v1::Secret>::namespaced(f.operator_client.clone(), &f.ns);
     let denied = secrets.list(&Default::default()).await;
-    assert!(matches!(denied, Err(kube::Error::Api(ref s)) if s.code == 403), "{denied:?}");
+    assert!(
+        matches!(denied, Err(kube::Error::Api(ref s)) if s.code == 403),
+        "{denied:?}"
+    );
     // ... and everything it needs for a full reconcile works (create, status, events).
-    f.apps().create(&PostParams::default(), &MyApplication::new("rbac", spec("nginx", 1, 80))).await?;
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("rbac", spec("nginx", 1, 80)),
+        )
+        .await?;
     f.wait_ready("rbac", 1).await?;
     let _: Service = f.services().get("rbac-service").await?;
     f.stop().await

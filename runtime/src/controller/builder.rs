@@ -214,10 +214,8 @@ where
             queue: queue.clone(),
             predicate: self.predicate,
         };
-        let mut sources: Vec<Box<dyn Source>> = vec![Box::new(InformerSource::new(
-            self.primary.clone(),
-            primary,
-        ))];
+        let mut sources: Vec<Box<dyn Source>> =
+            vec![Box::new(InformerSource::new(self.primary.clone(), primary))];
         sources.extend(self.secondaries.into_iter().map(|source| source(&queue)));
         let name: Arc<str> = self.name.into();
         let worker = Worker {

@@ -21,7 +21,9 @@ use crate::workqueue::WorkQueue;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ControllerError {
     /// Informers were shut down before their caches synced.
-    #[error("controller {controller}: informers shut down before their caches synced: {resources:?}")]
+    #[error(
+        "controller {controller}: informers shut down before their caches synced: {resources:?}"
+    )]
     CacheSyncFailed {
         /// The controller's name.
         controller: String,

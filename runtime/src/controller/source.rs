@@ -87,7 +87,11 @@ impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
     }
 
     fn on_update(&self, old: Arc<K>, new: Arc<K>) {
-        if self.predicate.as_ref().is_none_or(|p| p.matches(&*old, &*new)) {
+        if self
+            .predicate
+            .as_ref()
+            .is_none_or(|p| p.matches(&*old, &*new))
+        {
             self.queue.add(ObjectKey::of(&*new));
         }
     }

@@ -41,7 +41,12 @@ fn key(name: &str) -> ObjectKey {
     ObjectKey::namespaced("ns", name)
 }
 
-fn owner_ref(api_version: &str, kind: &str, name: &str, controller: Option<bool>) -> OwnerReference {
+fn owner_ref(
+    api_version: &str,
+    kind: &str,
+    name: &str,
+    controller: Option<bool>,
+) -> OwnerReference {
     OwnerReference {
         api_version: api_version.into(),
         kind: kind.into(),
@@ -89,7 +94,12 @@ fn predicates_compare_metadata() {
     let either = Predicate::GenerationChanged | Predicate::LabelsChanged;
     assert!(either.matches(&old, &bumped));
     assert!(!either.matches(&old, &new));
-    assert!(either.clone().or(Predicate::AnnotationsChanged).matches(&old, &new));
+    assert!(
+        either
+            .clone()
+            .or(Predicate::AnnotationsChanged)
+            .matches(&old, &new)
+    );
     assert!(!Predicate::Any(vec![]).matches(&old, &bumped));
 }
 
@@ -120,17 +130,26 @@ fn owner_keys_need_a_controller_reference_of_the_primary_type() {
     let configmaps = OwnerType::of::<ConfigMap>();
     let controlled = owned("c", vec![owner_ref("v1", "ConfigMap", "owner", Some(true))]);
     assert_eq!(configmaps.owner_key(&controlled), Some(key("owner")));
-    let not_controller = owned("c", vec![owner_ref("v1", "ConfigMap", "owner", Some(false))]);
+    let not_controller = owned(
+        "c",
+        vec![owner_ref("v1", "ConfigMap", "owner", Some(false))],
+    );
     assert_eq!(configmaps.owner_key(&not_controller), None);
     let unset = owned("c", vec![owner_ref("v1", "ConfigMap", "owner", None)]);
     assert_eq!(configmaps.owner_key(&unset), None);
     let other_kind = owned("c", vec![owner_ref("v1", "Secret", "owner", Some(true))]);
     assert_eq!(configmaps.owner_key(&other_kind), None);
-    let other_group = owned("c", vec![owner_ref("example.com/v1", "ConfigMap", "o", Some(true))]);
+    let other_group = owned(
+        "c",
+        vec![owner_ref("example.com/v1", "ConfigMap", "o", Some(true))],
+    );
     assert_eq!(configmaps.owner_key(&other_group), None);
 
     let deployments = OwnerType::of::<Deployment>();
-    let old_version = owned("c", vec![owner_ref("apps/v1beta2", "Deployment", "web", Some(true))]);
+    let old_version = owned(
+        "c",
+        vec![owner_ref("apps/v1beta2", "Deployment", "web", Some(true))],
+    );
     assert_eq!(deployments.owner_key(&old_version), Some(key("web")));
     let core_deployment = owned("c", vec![owner_ref("v1", "Deployment", "web", Some(true))]);
     assert_eq!(deployments.owner_key(&core_deployment), None);
@@ -150,8 +169,14 @@ fn owned_handler_enqueues_owners_on_every_event() {
         queue: queue.clone(),
         owner: OwnerType::of::<ConfigMap>(),
     };
-    let first = Arc::new(owned("c", vec![owner_ref("v1", "ConfigMap", "one", Some(true))]));
-    let second = Arc::new(owned("c", vec![owner_ref("v1", "ConfigMap", "two", Some(true))]));
+    let first = Arc::new(owned(
+        "c",
+        vec![owner_ref("v1", "ConfigMap", "one", Some(true))],
+    ));
+    let second = Arc::new(owned(
+        "c",
+        vec![owner_ref("v1", "ConfigMap", "two", Some(true))],
+    ));
     handler.on_add(first.clone());
     assert_eq!(drain(&queue), vec![key("one")]);
     handler.on_update(first.clone(), second.clone());
@@ -208,7 +233,11 @@ impl Script {
     }
 
     fn names(&self) -> Vec<String> {
-        self.attempts.lock().iter().map(|(n, _)| n.clone()).collect()
+        self.attempts
+            .lock()
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect()
     }
 
     async fn reconcile(self: Arc<Self>, cm: Arc<ConfigMap>) -> Result<Action, String> {
@@ -289,10 +318,7 @@ async fn failures_back_off_per_key_and_success_resets() {
     let at = script.instants();
     let gaps: Vec<Duration> = at.windows(2).map(|w| w[1] - w[0]).collect();
     for (gap, expected) in gaps.iter().zip([BASE, BASE * 2, BASE * 4]) {
-        assert!(
-            *gap >= expected && *gap < expected + BASE / 2,
-            "{gaps:?}"
-        );
+        assert!(*gap >= expected && *gap < expected + BASE / 2, "{gaps:?}");
     }
     // A new failure starts again from the first delay; another key's
     // backoff is its own.
@@ -372,7 +398,10 @@ async fn shutdown_lets_in_flight_work_finish_and_starts_nothing_new() {
     let signalled = Instant::now();
     stop.send(()).unwrap();
     task.await.unwrap();
-    assert!(signalled.elapsed() >= Duration::from_millis(999), "a finished");
+    assert!(
+        signalled.elapsed() >= Duration::from_millis(999),
+        "a finished"
+    );
     assert_eq!(script.names(), ["a"], "b was not started");
     assert!(worker.queue.is_shutting_down());
 }
@@ -392,7 +421,11 @@ async fn shutdown_cancels_work_past_the_deadline() {
     task.await.unwrap();
     let waited = signalled.elapsed();
     assert!(waited >= Duration::from_secs(5) && waited < Duration::from_secs(3600));
-    assert_eq!(metrics.active_workers("demo"), 0, "the cancelled reconcile is not busy");
+    assert_eq!(
+        metrics.active_workers("demo"),
+        0,
+        "the cancelled reconcile is not busy"
+    );
 }
 
 #[tokio::test(start_paused = true)]

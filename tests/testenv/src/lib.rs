@@ -325,6 +325,18 @@ impl TestEnv {
         namespace: &str,
         name: &str,
     ) -> Result<kube::Client> {
+        let path = self.kubeconfig_for_service_account(namespace, name).await?;
+        kubeconfig::client(&path).await
+    }
+
+    /// Like [`TestEnv::client_for_service_account`], but returns the path of
+    /// a kubeconfig file, for processes started by a test (e.g. an operator
+    /// binary run as that ServiceAccount).
+    pub async fn kubeconfig_for_service_account(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<PathBuf> {
         let accounts = Api::<ServiceAccount>::namespaced(self.client().await?, namespace);
         if accounts.get_opt(name).await?.is_none() {
             let account = ServiceAccount {
@@ -350,7 +362,7 @@ impl TestEnv {
             .status
             .and_then(|s| s.token)
             .context("TokenRequest returned no token")?;
-        let path = kubeconfig::write(
+        kubeconfig::write(
             &self.dir.join(format!(
                 "kubeconfig-sa-{}-{}",
                 sanitize(namespace),
@@ -359,8 +371,7 @@ impl TestEnv {
             &self.apiserver_url,
             &self.pki.ca_cert,
             Credentials::Token(&token),
-        )?;
-        kubeconfig::client(&path).await
+        )
     }
 
     /// Creates a namespace with a unique name starting with `prefix` and

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! my-application-controller [--json-logs] [--metrics-addr ADDR] [--namespace NS]
-//!                           [--lease-namespace NS] [--no-leader-elect] [--workers N]
+//!                           [--lease-namespace NS] [--lease-duration SECONDS]
+//!                           [--no-leader-elect] [--workers N]
 //! ```
 //! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
 //! SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release
@@ -13,7 +14,7 @@ use kubegen::logging::{LogFormat, init};
 use my_application::operator::{Options, start};
 
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--metrics-addr ADDR] \
-[--namespace NS] [--lease-namespace NS] [--no-leader-elect] [--workers N]";
+[--namespace NS] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--workers N]";
 
 fn parse(args: &[String]) -> Result<(Options, bool)> {
     let mut options = Options::default();
@@ -25,15 +26,24 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
             None => (arg.as_str(), None),
         };
         let mut value = || -> Result<String> {
-            inline.clone().or_else(|| iter.next().cloned()).with_context(|| format!("{flag} needs a value\n{USAGE}"))
+            inline
+                .clone()
+                .or_else(|| iter.next().cloned())
+                .with_context(|| format!("{flag} needs a value\n{USAGE}"))
         };
         match flag {
             "--json-logs" => json = true,
             "--no-leader-elect" => options.leader_election = false,
-            "--metrics-addr" => options.metrics_addr = value()?.parse().context("--metrics-addr")?,
+            "--metrics-addr" => {
+                options.metrics_addr = value()?.parse().context("--metrics-addr")?
+            }
             "--namespace" => options.namespace = Some(value()?),
             "--lease-namespace" => options.lease_namespace = value()?,
             "--workers" => options.workers = value()?.parse().context("--workers")?,
+            "--lease-duration" => {
+                let seconds: u64 = value()?.parse().context("--lease-duration")?;
+                options.lease_duration = std::time::Duration::from_secs(seconds);
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -49,7 +59,9 @@ async fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (options, json) = parse(&args)?;
     init(LogFormat::from_flag(json));
-    let client = kube::Client::try_default().await.context("connecting to the apiserver")?;
+    let client = kube::Client::try_default()
+        .await
+        .context("connecting to the apiserver")?;
     let operator = start(client, options).await?;
     tracing::info!(metrics = %operator.metrics_addr(), "my-application-controller started");
     let stop = operator.stop_token();

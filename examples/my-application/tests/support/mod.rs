@@ -33,16 +33,30 @@ pub struct Fixture {
 pub async fn install(admin: &kube::Client) -> Result<()> {
     let manager = PatchParams::apply("operator-e2e").force();
     let crds = Api::<CustomResourceDefinition>::all(admin.clone());
-    crds.patch("myapplications.stable.example.com", &manager, &Patch::Apply(&MyApplication::crd()?))
-        .await?;
-    eventually(Duration::from_secs(30), "the CRD to be established", || async {
-        let crd = crds.get("myapplications.stable.example.com").await?;
-        let ok = crd.status.and_then(|s| s.conditions).unwrap_or_default().iter()
-            .any(|c| c.type_ == "Established" && c.status == "True");
-        Ok(ok.then_some(()))
-    })
+    crds.patch(
+        "myapplications.stable.example.com",
+        &manager,
+        &Patch::Apply(&MyApplication::crd()?),
+    )
     .await?;
-    let role_yaml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("config/rbac/role.yaml"))?;
+    eventually(
+        Duration::from_secs(30),
+        "the CRD to be established",
+        || async {
+            let crd = crds.get("myapplications.stable.example.com").await?;
+            let ok = crd
+                .status
+                .and_then(|s| s.conditions)
+                .unwrap_or_default()
+                .iter()
+                .any(|c| c.type_ == "Established" && c.status == "True");
+            Ok(ok.then_some(()))
+        },
+    )
+    .await?;
+    let role_yaml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("config/rbac/role.yaml"),
+    )?;
     let role: ClusterRole = serde_yaml_like(&role_yaml)?;
     Api::<ClusterRole>::all(admin.clone())
         .patch("my-application-controller", &manager, &Patch::Apply(&role))
@@ -58,25 +72,93 @@ fn serde_yaml_like<T: serde::de::DeserializeOwned>(yaml: &str) -> Result<T> {
 }
 
 impl Fixture {
+    /// A fixture on the shared control plane with the operator running in-process.
     pub async fn start(prefix: &str) -> Result<Fixture> {
-        let env = TestEnv::shared().await?;
+        let mut f = Fixture::prepare(TestEnv::shared().await?, prefix).await?;
+        f.operator =
+            Some(operator::start(f.operator_client.clone(), Options::for_namespace(&f.ns)).await?);
+        Ok(f)
+    }
+
+    /// A fixture on `env` with everything but the operator.
+    pub async fn prepare(env: &'static TestEnv, prefix: &str) -> Result<Fixture> {
         let admin = env.client().await?;
         install(&admin).await?;
         let ns = env.namespace(prefix).await?;
         let account = ServiceAccount {
-            metadata: ObjectMeta { name: Some("operator".into()), ..Default::default() },
+            metadata: ObjectMeta {
+                name: Some("operator".into()),
+                ..Default::default()
+            },
             ..Default::default()
         };
-        Api::<ServiceAccount>::namespaced(admin.clone(), &ns).create(&PostParams::default(), &account).await?;
+        Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
+            .create(&PostParams::default(), &account)
+            .await?;
         let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
             "metadata": { "name": format!("{ns}-operator") },
             "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "my-application-controller" },
             "subjects": [{ "kind": "ServiceAccount", "name": "operator", "namespace": ns }],
         }))?;
-        Api::<ClusterRoleBinding>::all(admin.clone()).create(&PostParams::default(), &binding).await?;
+        Api::<ClusterRoleBinding>::all(admin.clone())
+            .create(&PostParams::default(), &binding)
+            .await?;
         let operator_client = env.client_for_service_account(&ns, "operator").await?;
-        let operator = operator::start(operator_client.clone(), Options::for_namespace(&ns)).await?;
-        Ok(Fixture { env, ns, admin, operator_client, operator: Some(operator) })
+        Ok(Fixture {
+            env,
+            ns,
+            admin,
+            operator_client,
+            operator: None,
+        })
+    }
+
+    /// Starts the operator binary as the ServiceAccount, confined to the
+    /// namespace, with a short Lease so failovers are quick.
+    pub async fn spawn_operator(&self, name: &str) -> Result<OperatorProcess> {
+        let kubeconfig = self
+            .env
+            .kubeconfig_for_service_account(&self.ns, "operator")
+            .await?;
+        let log_path = self
+            .env
+            .dir()
+            .join(format!("operator-{}-{name}.log", self.ns));
+        let log = std::fs::File::create(&log_path)?;
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_my-application-controller"))
+            .args([
+                "--namespace",
+                &self.ns,
+                "--lease-namespace",
+                &self.ns,
+                "--lease-duration",
+                "3",
+            ])
+            .args(["--metrics-addr", "127.0.0.1:0"])
+            .env("KUBECONFIG", kubeconfig)
+            .env("POD_NAME", name)
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()?;
+        Ok(OperatorProcess {
+            child: Some(child),
+            log: log_path,
+            name: name.to_string(),
+        })
+    }
+
+    /// The identity holding the operator's Lease, if any.
+    pub async fn lease_holder(&self) -> Result<Option<String>> {
+        let leases = Api::<k8s_openapi::api::coordination::v1::Lease>::namespaced(
+            self.admin.clone(),
+            &self.ns,
+        );
+        Ok(leases
+            .get_opt("my-application-controller")
+            .await?
+            .and_then(|l| l.spec)
+            .and_then(|s| s.holder_identity)
+            .filter(|h| !h.is_empty()))
     }
 
     pub fn apps(&self) -> Api<MyApplication> {
@@ -96,15 +178,19 @@ impl Fixture {
     }
 
     pub async fn wait_ready(&self, name: &str, replicas: i32) -> Result<MyApplicationStatus> {
-        eventually(Duration::from_secs(120), &format!("{name} Ready with {replicas} available"), || async {
-            let app = self.apps().get(name).await?;
-            let generation = app.metadata.generation;
-            let status = app.status.unwrap_or_default();
-            let ready = condition(&status, "Ready") == Some("True")
-                && status.available_replicas == Some(replicas)
-                && status.observed_generation == generation;
-            Ok(ready.then_some(status))
-        })
+        eventually(
+            Duration::from_secs(120),
+            &format!("{name} Ready with {replicas} available"),
+            || async {
+                let app = self.apps().get(name).await?;
+                let generation = app.metadata.generation;
+                let status = app.status.unwrap_or_default();
+                let ready = condition(&status, "Ready") == Some("True")
+                    && status.available_replicas == Some(replicas)
+                    && status.observed_generation == generation;
+                Ok(ready.then_some(status))
+            },
+        )
         .await
     }
 
@@ -112,25 +198,46 @@ impl Fixture {
         let pods = Api::<Pod>::namespaced(self.admin.clone(), &self.ns)
             .list(&ListParams::default().labels(&format!("myapplication_cr={app}")))
             .await?;
-        Ok(pods.items.iter().filter(|p| {
-            p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| n.starts_with("kwok-node-"))
-                && p.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|c| {
-                    c.iter().any(|c| c.type_ == "Ready" && c.status == "True")
-                })
-        }).count())
+        Ok(pods
+            .items
+            .iter()
+            .filter(|p| {
+                p.spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.as_deref())
+                    .is_some_and(|n| n.starts_with("kwok-node-"))
+                    && p.status
+                        .as_ref()
+                        .and_then(|s| s.conditions.as_ref())
+                        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+            })
+            .count())
     }
 
     pub async fn events_with_reason(&self, reason: &str) -> Result<usize> {
-        let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns).list(&ListParams::default()).await?;
-        Ok(events.items.iter().filter(|e| e.reason.as_deref() == Some(reason)).count())
+        let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns)
+            .list(&ListParams::default())
+            .await?;
+        Ok(events
+            .items
+            .iter()
+            .filter(|e| e.reason.as_deref() == Some(reason))
+            .count())
     }
 
     pub async fn events_total(&self) -> Result<Vec<(String, i32)>> {
-        let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns).list(&ListParams::default()).await?;
+        let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns)
+            .list(&ListParams::default())
+            .await?;
         let mut out: Vec<(String, i32)> = events
             .items
             .iter()
-            .map(|e| (e.metadata.name.clone().unwrap_or_default(), e.series.as_ref().map_or(1, |s| s.count)))
+            .map(|e| {
+                (
+                    e.metadata.name.clone().unwrap_or_default(),
+                    e.series.as_ref().map_or(1, |s| s.count),
+                )
+            })
             .collect();
         out.sort();
         Ok(out)
@@ -139,8 +246,16 @@ impl Fixture {
     pub async fn resource_versions(&self, app: &str) -> Result<[Option<String>; 3]> {
         Ok([
             self.apps().get(app).await?.metadata.resource_version,
-            self.deployments().get(&format!("{app}-deployment")).await?.metadata.resource_version,
-            self.services().get(&format!("{app}-service")).await?.metadata.resource_version,
+            self.deployments()
+                .get(&format!("{app}-deployment"))
+                .await?
+                .metadata
+                .resource_version,
+            self.services()
+                .get(&format!("{app}-service"))
+                .await?
+                .metadata
+                .resource_version,
         ])
     }
 
@@ -158,9 +273,54 @@ impl Fixture {
     }
 }
 
+/// An operator process, SIGKILLed when dropped.
+pub struct OperatorProcess {
+    child: Option<std::process::Child>,
+    /// Its log file.
+    pub log: std::path::PathBuf,
+    /// Its POD_NAME, the prefix of its Lease identity.
+    pub name: String,
+}
+
+impl OperatorProcess {
+    /// SIGKILL, as a crashed node or OOM kill would.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// SIGTERM and wait for a clean exit; returns whether it exited 0.
+    pub fn terminate(&mut self) -> bool {
+        let Some(mut child) = self.child.take() else {
+            return false;
+        };
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        child.wait().is_ok_and(|s| s.success())
+    }
+
+    /// Whether the identity belongs to this process.
+    pub fn owns(&self, identity: &str) -> bool {
+        identity.starts_with(&format!("{}_", self.name))
+    }
+}
+
+impl Drop for OperatorProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// The status of condition `type_`, if present.
 pub fn condition<'a>(status: &'a MyApplicationStatus, type_: &str) -> Option<&'a str> {
-    status.conditions.iter().find(|c| c.type_ == type_).map(|c| c.status.as_str())
+    status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == type_)
+        .map(|c| c.status.as_str())
 }
 
 /// The uid of the object's controller owner.
