@@ -33,6 +33,9 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 const WAIT: Duration = Duration::from_secs(90);
+/// Every object of these tests carries it; the informers select it (and
+/// so skip the namespace's `kube-root-ca.crt`).
+const LABEL: &str = "kubegen-test=controller";
 
 /// A fresh client, a fresh namespace and a factory restricted to it.
 async fn setup(prefix: &str) -> Result<(Client, String, SharedInformerFactory)> {
@@ -42,15 +45,17 @@ async fn setup(prefix: &str) -> Result<(Client, String, SharedInformerFactory)> 
     let client = env.client().await?;
     let factory = SharedInformerFactory::builder(client.clone())
         .namespace(&ns)
+        .tweak_list_params(|c| c.label_selector = Some(LABEL.into()))
         .build();
     Ok((client, ns, factory))
 }
 
 fn configmap(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
-    let labels: BTreeMap<String, String> = labels
+    let mut labels: BTreeMap<String, String> = labels
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
+    labels.insert("kubegen-test".into(), "controller".into());
     serde_json::from_value(json!({
         "metadata": { "name": name, "labels": labels },
         "data": { "v": "0" },
@@ -157,10 +162,10 @@ async fn owned_object_events_reconcile_the_controller_owner() -> Result<()> {
     let (client, ns, factory) = setup("ctl-owns").await?;
     let configmaps = Api::<ConfigMap>::namespaced(client.clone(), &ns);
     let secrets = Api::<Secret>::namespaced(client, &ns);
-    let owners =
-        factory.informer_with::<ConfigMap>(|c| c.label_selector = Some("role=owner".into()));
-    let children =
-        factory.informer_with::<ConfigMap>(|c| c.label_selector = Some("role=child".into()));
+    let owners = factory
+        .informer_with::<ConfigMap>(|c| c.label_selector = Some(format!("{LABEL},role=owner")));
+    let children = factory
+        .informer_with::<ConfigMap>(|c| c.label_selector = Some(format!("{LABEL},role=child")));
     let seen = Arc::new(Seen::default());
     let controller = Controller::builder(owners)
         .name("owner-ctl")
@@ -182,7 +187,9 @@ async fn owned_object_events_reconcile_the_controller_owner() -> Result<()> {
     let secret: Secret = serde_json::from_value(json!({ "metadata": { "name": "owner" } }))?;
     let secret = secrets.create(&pp, &secret).await?;
     let mut controlled = configmap("controlled", &[("role", "child")]);
+    controlled.metadata.namespace = Some(ns.clone());
     set_controller_reference(&owner, &mut controlled.metadata)?;
+    // Two children that do not make the owner reconcile.
     let mut referenced = configmap("referenced", &[("role", "child")]);
     referenced.metadata.owner_references = Some(vec![owner_reference(&owner, false)?]);
     let mut other_kind = configmap("other-kind", &[("role", "child")]);
@@ -539,7 +546,10 @@ async fn one_key_is_never_reconciled_concurrently() -> Result<()> {
 }
 
 /// (f) `GenerationChanged` ignores metadata- and status-only updates of a
-/// Deployment and passes spec changes.
+/// Deployment and passes spec changes. The metadata update changes a label:
+/// for Deployments the API server also bumps the generation when the
+/// annotations change (they are copied to the ReplicaSets), so an
+/// annotation change is a generation change there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generation_predicate_ignores_metadata_and_status_updates() -> Result<()> {
     let (client, ns, factory) = setup("ctl-predicate").await?;
@@ -551,9 +561,9 @@ async fn generation_predicate_ignores_metadata_and_status_updates() -> Result<()
         .predicate(Predicate::GenerationChanged)
         .reconcile(
             |d: Arc<Deployment>, seen: Arc<Mutex<Vec<(i64, bool)>>>| async move {
-                let annotated = d.annotations().contains_key("note");
+                let labelled = d.labels().contains_key("tier");
                 seen.lock()
-                    .push((d.metadata.generation.unwrap_or(0), annotated));
+                    .push((d.metadata.generation.unwrap_or(0), labelled));
                 Ok::<_, String>(Action::done())
             },
             seen.clone(),
@@ -561,7 +571,7 @@ async fn generation_predicate_ignores_metadata_and_status_updates() -> Result<()
     factory.start();
     let (stop_tx, task) = spawn(controller);
     let deployment: Deployment = serde_json::from_value(json!({
-        "metadata": { "name": "web" },
+        "metadata": { "name": "web", "labels": { "kubegen-test": "controller" } },
         "spec": {
             "replicas": 0,
             "selector": { "matchLabels": { "app": "web" } },
@@ -599,16 +609,20 @@ async fn generation_predicate_ignores_metadata_and_status_updates() -> Result<()
         .patch(
             "web",
             &PatchParams::default(),
-            &Patch::Merge(json!({ "metadata": { "annotations": { "note": "1" } } })),
+            &Patch::Merge(json!({ "metadata": { "labels": { "tier": "web" } } })),
         )
         .await?;
-    eventually(WAIT, "the annotation cached", || async {
+    let generation = eventually(WAIT, "the label cached", || async {
         let d = lister.namespace(&ns).get("web")?;
-        Ok(d.annotations()
-            .contains_key("note")
+        Ok(d.labels()
+            .contains_key("tier")
             .then_some(d.metadata.generation))
     })
     .await?;
+    ensure!(
+        generation == Some(1),
+        "a label change bumped the generation"
+    );
     tokio::time::sleep(Duration::from_secs(1)).await;
     ensure!(
         *seen.lock() == [(1, false)],

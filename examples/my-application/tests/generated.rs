@@ -5,7 +5,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kubegen::kube;
 use kubegen::lister::parse_selector;
@@ -55,37 +54,11 @@ fn cli_crd_is_byte_identical_to_the_derive() {
     assert_eq!(from_cli, from_derive);
 }
 
-async fn install_crd(client: &kube::Client) -> Result<()> {
-    let crds = Api::<CustomResourceDefinition>::all(client.clone());
-    let crd = MyApplication::crd()?;
-    crds.patch(
-        "myapplications.stable.example.com",
-        &PatchParams::apply("my-application-test").force(),
-        &Patch::Apply(&crd),
-    )
-    .await?;
-    eventually(
-        Duration::from_secs(30),
-        "the CRD to be established",
-        || async {
-            let crd = crds.get("myapplications.stable.example.com").await?;
-            let ok = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(ok.then_some(()))
-        },
-    )
-    .await
-}
-
 #[tokio::test]
 async fn clientset_listers_and_informers_work_on_the_real_apiserver() -> Result<()> {
     let env = TestEnv::shared().await?;
     let client = env.client().await?;
-    install_crd(&client).await?;
+    kubegen_testenv::install_crd(&client, &MyApplication::crd()?).await?;
     let ns = env.namespace("example-generated").await?;
     let clientset = Clientset::new(client.clone()).with_field_manager("example-test");
     let apps = clientset.stable_v1().my_applications(&ns);

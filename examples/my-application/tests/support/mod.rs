@@ -12,7 +12,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Pod, Service, ServiceAccount};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kubegen::kube;
@@ -31,29 +30,8 @@ pub struct Fixture {
 
 /// Applies the CRD and the generated ClusterRole (idempotent, shared).
 pub async fn install(admin: &kube::Client) -> Result<()> {
+    kubegen_testenv::install_crd(admin, &MyApplication::crd()?).await?;
     let manager = PatchParams::apply("operator-e2e").force();
-    let crds = Api::<CustomResourceDefinition>::all(admin.clone());
-    crds.patch(
-        "myapplications.stable.example.com",
-        &manager,
-        &Patch::Apply(&MyApplication::crd()?),
-    )
-    .await?;
-    eventually(
-        Duration::from_secs(30),
-        "the CRD to be established",
-        || async {
-            let crd = crds.get("myapplications.stable.example.com").await?;
-            let ok = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(ok.then_some(()))
-        },
-    )
-    .await?;
     let role_yaml = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("config/rbac/role.yaml"),
     )?;
