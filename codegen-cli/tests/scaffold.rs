@@ -50,6 +50,16 @@ fn tree(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
+fn help_lists_the_flags() {
+    let out = kubegen(&["new", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for flag in ["--group", "--version <VERSION>", "--kind", "--kubegen-path"] {
+        assert!(help.contains(flag), "{flag} not in\n{help}");
+    }
+}
+
+#[test]
 fn bad_input_is_reported_in_full_and_nothing_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let target = tmp.path().join("my-operator");
@@ -146,10 +156,15 @@ fn bad_input_is_reported_in_full_and_nothing_is_written() {
 
 #[test]
 fn scaffolded_crate_verifies_builds_and_passes_its_tests() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("my-operator");
+    // A fixed place inside the kubegen tree: the crate must build on its
+    // own there too, and repeated runs reuse its build artifacts.
+    let dir = Path::new(REPO).join("target/scaffold-crate/my-operator");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
     // An existing empty directory is fine.
-    std::fs::create_dir(&dir).unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    let dir = dir.canonicalize().unwrap();
     let dir_str = dir.to_str().unwrap();
     let out = kubegen(&new_args(
         dir_str,
