@@ -45,11 +45,17 @@ async fn scrape(addr: &str, metric: &str) -> Result<f64> {
         .await?;
     let mut body = String::new();
     stream.read_to_string(&mut body).await?;
-    body.lines()
-        .find(|l| l.starts_with(metric))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|v| v.parse().ok())
-        .with_context(|| format!("{metric} not served"))
+    let values: Vec<f64> = body
+        .lines()
+        .filter(|l| l.starts_with(metric))
+        .filter_map(|l| l.rsplit(' ').next())
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    if values.is_empty() {
+        bail!("{metric} not served");
+    }
+    // Several label sets (e.g. reconcile_total by result) are summed.
+    Ok(values.iter().sum())
 }
 
 #[tokio::main]
@@ -199,6 +205,9 @@ async fn main() -> Result<()> {
         writes / apps as f64,
         writes_after - writes
     );
-    println!("first reconcile_total series: {reconciles}");
+    println!(
+        "reconciles: {reconciles} ({:.2} per object)",
+        reconciles / apps as f64
+    );
     Ok(())
 }

@@ -188,6 +188,10 @@ impl TestEnv {
                 ),
                 format!("--root-ca-file={}", pki.ca_cert.display()),
                 "--controllers=*".into(),
+                // Client-side throttling at the default 20 QPS would make
+                // the controllers, not the code under test, the bottleneck.
+                "--kube-api-qps=200".into(),
+                "--kube-api-burst=400".into(),
                 "--profiling=false".into(),
             ]),
             &logs,
@@ -199,6 +203,8 @@ impl TestEnv {
                 format!("--kubeconfig={}", kubeconfig.display()),
                 "--leader-elect=false".into(),
                 "--secure-port=0".into(),
+                "--kube-api-qps=200".into(),
+                "--kube-api-burst=400".into(),
                 "--profiling=false".into(),
             ]),
             &logs,

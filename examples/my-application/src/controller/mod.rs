@@ -94,6 +94,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
             let created = deployments
                 .create(&desired::deployment(app, &owner))
                 .await?;
+            ctx.writes.inc();
             note(
                 ctx,
                 app,
@@ -179,6 +180,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 &Patch::Merge(serde_json::json!({ "status": new_status })),
             )
             .await?;
+        ctx.writes.inc();
         if !was_ready && is_ready(Some(&new_status)) {
             note(
                 ctx,
