@@ -423,6 +423,41 @@ async fn released_lease_is_taken_over_at_once() -> Result<()> {
     Ok(())
 }
 
+/// Regression: a renewal written but not seen (cancelled by the shutdown)
+/// left the elector's copy of the Lease stale, and the release failed with a
+/// 409, leaving the Lease held until it expired. Here a third party changes
+/// the Lease before the shutdown; the release must still go through.
+#[tokio::test]
+async fn release_survives_a_stale_lease_copy() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let (ns, shared) = setup("le-stale").await?;
+    let timing = Timing {
+        lease: Duration::from_secs(30),
+        renew: Duration::from_secs(20),
+        retry: Duration::from_secs(5),
+    };
+    let candidate = spawn_candidate(env.client().await?, &ns, "only", timing, &shared)?;
+    wait_leader(&candidate).await?;
+    let leases = Api::<Lease>::namespaced(env.client().await?, &ns);
+    leases
+        .patch(
+            LOCK,
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(
+                serde_json::json!({ "metadata": { "annotations": { "touched": "yes" } } }),
+            ),
+        )
+        .await?;
+    candidate.shutdown.cancel();
+    candidate.task.await?;
+    let record = lease(env.client().await?, &ns)
+        .await?
+        .spec
+        .context("lease spec")?;
+    assert_eq!(record.holder_identity, None, "the Lease must be released");
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leader_that_cannot_renew_steps_down_before_the_standby_takes_over() -> Result<()> {
     use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};

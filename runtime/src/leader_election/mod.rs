@@ -694,22 +694,39 @@ impl LeaderElector {
 
     /// Releases the Lease if the cached record still names this candidate.
     async fn release(&mut self) -> Result<(), kube::Error> {
-        let Some(current) = self.lease.clone() else {
-            return Ok(());
-        };
-        let Some(spec) = current.spec.as_ref() else {
-            return Ok(());
-        };
-        if record::holder_of(spec) != Some(&*self.identity) {
-            return Ok(());
+        // A renewal cancelled by the shutdown may have been written without
+        // its answer being seen, making the cached record stale: on a
+        // conflict, re-read and release again while the Lease is still ours.
+        for attempt in 0..3 {
+            let current = if attempt == 0 {
+                self.lease.clone()
+            } else {
+                self.api.get_opt(&self.lease_name).await?
+            };
+            let Some(current) = current else {
+                return Ok(());
+            };
+            let Some(spec) = current.spec.as_ref() else {
+                return Ok(());
+            };
+            if record::holder_of(spec) != Some(&*self.identity) {
+                return Ok(());
+            }
+            let mut lease = current.clone();
+            lease.spec = Some(record::released_record(spec, Timestamp::now()));
+            match self
+                .api
+                .replace(&self.lease_name, &PostParams::default(), &lease)
+                .await
+            {
+                Ok(written) => {
+                    self.lease = Some(written);
+                    return Ok(());
+                }
+                Err(kube::Error::Api(status)) if status.code == 409 && attempt < 2 => continue,
+                Err(error) => return Err(error),
+            }
         }
-        let mut lease = current.clone();
-        lease.spec = Some(record::released_record(spec, Timestamp::now()));
-        let written = self
-            .api
-            .replace(&self.lease_name, &PostParams::default(), &lease)
-            .await?;
-        self.lease = Some(written);
         Ok(())
     }
 
