@@ -6,6 +6,12 @@
 //! serde-serializable resource and type model) → `check` (cross-field rules)
 //! → `schema` (structural OpenAPI schema) → `crd` (CustomResourceDefinition).
 //! `expand` turns a model into derive output; `rt` is what that output calls.
+//!
+//! The CLI side (feature `cli`): `source` reads a crate without compiling it,
+//! `generate` evaluates the same model into CRD/RBAC YAML and Rust modules
+//! (a pure `FileSet`), `files` writes or checks it, `cli` is the front end,
+//! `scaffold` creates new operator crates. `rbac` is shared by the `#[rbac]`
+//! attribute and the generator.
 
 pub mod attr;
 pub mod check;

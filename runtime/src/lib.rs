@@ -1,11 +1,16 @@
 //! kubegen: the crate Kubernetes operators written with kubegen depend on.
 //!
-//! It re-exports the derive macros (feature `derive`, on by default) and the
-//! runtime that generated clients, listers and informer factories stand on.
+//! It re-exports the derive macros (`CustomResource`, `KubeSchema`, `rbac`;
+//! feature `derive`, on by default), `kube` and `k8s_openapi`, and holds the
+//! runtime that generated clientsets, listers and informer factories are thin
+//! typed shims over:
+//!
+//! - reading: [`client`] (typed verbs), [`store`], [`informer`], [`lister`],
+//!   [`factory`] (one shared watch and cache per kind);
+//! - acting: [`workqueue`], [`controller`], [`leader_election`], [`events`],
+//!   [`ownership`], [`finalizer`], [`conditions`];
+//! - operating: [`server`] (/healthz, /readyz, /metrics), [`logging`].
 
-pub use k8s_openapi;
-pub use kube;
-/// Typed clients with every client-gen verb and Status-preserving errors.
 pub mod client;
 pub mod conditions;
 pub mod controller;
@@ -19,8 +24,10 @@ pub mod logging;
 pub mod ownership;
 pub mod server;
 pub mod store;
-/// Work queues with client-go semantics: dedup, delays, rate limiting and metrics.
 pub mod workqueue;
+
+pub use k8s_openapi;
+pub use kube;
 pub use kubegen_codegen::crd::{CrdError, merge_crds};
 pub use kubegen_codegen::rt::{CustomResourceExt, KubeSchema};
 pub use kubegen_codegen::schema::SchemaError;
