@@ -272,7 +272,6 @@ async fn server_side_apply_respects_field_managers() -> Result<()> {
 /// A CRD `widgets.helpers.kubegen.io` with a status subresource.
 async fn widget_api(env: &TestEnv, ns: &str) -> Result<Api<DynamicObject>> {
     let client = env.client().await?;
-    let crds = Api::<CustomResourceDefinition>::all(client.clone());
     let crd: CustomResourceDefinition = serde_json::from_value(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -309,29 +308,7 @@ async fn widget_api(env: &TestEnv, ns: &str) -> Result<Api<DynamicObject>> {
             }],
         },
     }))?;
-    apply(
-        &crds,
-        "widgets.helpers.kubegen.io",
-        &crd,
-        "helpers-e2e",
-        true,
-    )
-    .await?;
-    eventually(
-        Duration::from_secs(60),
-        "the Widget CRD to be established",
-        || async {
-            let crd = crds.get("widgets.helpers.kubegen.io").await?;
-            let established = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(established.then_some(()))
-        },
-    )
-    .await?;
+    kubegen_testenv::install_crd(&client, &crd).await?;
     let resource = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("helpers.kubegen.io", "v1", "Widget"),
         "widgets",

@@ -149,26 +149,13 @@ async fn crd_is_established_and_enforces_its_schema() -> Result<()> {
             }],
         },
     }));
-    match crds.create(&PostParams::default(), &crd).await {
-        Ok(_) => {}
-        Err(kube::Error::Api(s)) if s.code == 409 => {}
-        Err(e) => return Err(e.into()),
-    }
-    eventually(
-        Duration::from_secs(30),
-        "the CRD to be Established",
-        || async {
-            let crd = crds.get("widgets.smoke.kubegen.dev").await?;
-            let established = crd
-                .status
-                .and_then(|s| s.conditions)
-                .unwrap_or_default()
-                .iter()
-                .any(|c| c.type_ == "Established" && c.status == "True");
-            Ok(established.then_some(()))
-        },
-    )
-    .await?;
+    kubegen_testenv::install_crd(&client, &crd).await?;
+    assert!(
+        crds.get("widgets.smoke.kubegen.dev")
+            .await?
+            .status
+            .is_some()
+    );
 
     let gvk = GroupVersionKind::gvk("smoke.kubegen.dev", "v1", "Widget");
     let widgets = Api::<DynamicObject>::namespaced_with(client, &ns, &ApiResource::from_gvk(&gvk));
