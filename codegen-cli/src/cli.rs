@@ -219,6 +219,18 @@ fn generate_command(
         }
     })?;
     let set = generate::generate(&api)?;
+    for (path, contents) in set.files() {
+        if let crate::output::SizeCheck::Warn(bytes) = crate::output::check_size(contents) {
+            let _ = writeln!(
+                err,
+                "warning: {} is {bytes} bytes, over the {} bytes client-side `kubectl apply` can store \
+                 in its annotation; apply it server-side (`kubectl apply --server-side`) or cap \
+                 descriptions with `max-description-len`",
+                path.display(),
+                crate::output::WARN_BYTES
+            );
+        }
+    }
     let root = args.out_dir.clone().unwrap_or_else(|| api.root.clone());
     let io_error = |e: std::io::Error| vec![Diagnostic::file(&root, e.to_string())];
     if args.check {

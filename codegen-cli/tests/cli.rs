@@ -381,3 +381,46 @@ fn help_version_completions_and_bad_flags() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn large_crds_get_a_size_warning_and_are_still_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"big\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    let doc = "x".repeat(300_000);
+    std::fs::write(
+        root.join("src/lib.rs"),
+        format!(
+            "/// Big.\n#[derive(CustomResource)]\n#[kubegen(group = \"big.example.com\", version = \"v1\", kind = \"Big\")]\npub struct BigSpec {{\n    /// {doc}\n    pub field: String,\n}}\n"
+        ),
+    )
+    .unwrap();
+    let out = kubegen(&["generate", "--manifest-path", &manifest(root)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("warning: config/crd/big.example.com_bigs.yaml is"),
+        "{err}"
+    );
+    assert!(err.contains("--server-side"), "{err}");
+    assert!(root.join("config/crd/big.example.com_bigs.yaml").exists());
+    // Capping descriptions brings it under the budget.
+    let out = kubegen(&[
+        "generate",
+        "--manifest-path",
+        &manifest(root),
+        "--max-description-len",
+        "100",
+    ]);
+    assert!(out.status.success());
+    assert!(
+        !text(&out.stderr).contains("warning:"),
+        "{}",
+        text(&out.stderr)
+    );
+}
