@@ -21,6 +21,14 @@ pub trait KubeSchema {
     const FIELDS: &'static [&'static str] = &[];
     /// Properties usable as `list_map_keys`: scalar and required or defaulted.
     const KEY_FIELDS: &'static [&'static str] = &[];
+    /// Whether the type serializes as a JSON scalar (a unit-only enum, a
+    /// newtype over a scalar), so that a field of this type can be a list-map
+    /// key.
+    const SCALAR: bool = false;
+    /// Required or defaulted properties whose type is another `KubeSchema`
+    /// type, each with that type's [`KubeSchema::SCALAR`]: key candidates
+    /// only the nested type can vouch for.
+    const NESTED_KEY_FIELDS: &'static [(&'static str, bool)] = &[];
     /// The structural OpenAPI v3 schema of this type.
     fn kube_schema() -> Result<Value, SchemaError>;
 }
@@ -123,6 +131,22 @@ const fn str_eq(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// Compile-time check of a `list_map_keys` entry: `name` is one of `keys`,
+/// or a nested-type field in `nested` whose type is scalar.
+///
+/// # Panics
+/// At compile time (const evaluation) with `message` when it is neither.
+pub const fn assert_key(keys: &[&str], nested: &[(&str, bool)], name: &str, message: &str) {
+    let mut i = 0;
+    while i < nested.len() {
+        if nested[i].1 && str_eq(nested[i].0, name) {
+            return;
+        }
+        i += 1;
+    }
+    assert_member(keys, name, message);
 }
 
 /// Compile-time check used by generated `const` items: `name` is in `names`.

@@ -151,7 +151,9 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// `x-kubernetes-list-type: set` (scalar items only), which it enforces.
 /// ## `#[kubegen(list_type = "map", list_map_keys = ["name"])]`
 /// List topology (`atomic`, `set`, `map`). Map keys must be required or
-/// defaulted scalar fields of the item type (checked at compile time).
+/// defaulted scalar fields of the item type (checked at compile time); a
+/// field whose type is a unit-only enum deriving `KubeSchema` counts as
+/// scalar (it serializes as a string).
 /// Sets (`BTreeSet`, `HashSet`) are `list_type = "set"` automatically.
 /// ## `#[kubegen(map_type = "atomic")]`, `struct_type = "atomic"`, `min_properties`, `max_properties`
 /// ## `#[kubegen(enum_values = ["a", "b"])]`

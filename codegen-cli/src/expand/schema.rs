@@ -5,7 +5,7 @@ use quote::quote;
 
 use crate::attr::keys;
 use crate::model::build::{Container, ResolverKind};
-use crate::model::{Field, Repr, Shape, Ty};
+use crate::model::{Field, Repr, Shape, Ty, VariantData};
 
 /// Field names usable as list-map keys: scalar and required or defaulted.
 fn key_fields(fields: &[Field]) -> Vec<&str> {
@@ -16,6 +16,27 @@ fn key_fields(fields: &[Field]) -> Vec<&str> {
         })
         .map(|f| f.name.as_str())
         .collect()
+}
+
+/// Required or defaulted fields typed by another `KubeSchema` type (their
+/// key eligibility depends on that type's `SCALAR`).
+fn nested_key_fields<'a>(
+    c: &'a Container,
+    fields: &'a [Field],
+) -> impl Iterator<Item = (&'a str, &'a syn::Type)> + 'a {
+    fields.iter().filter_map(move |f| {
+        if f.flatten || !(f.required || f.constraints.default.is_some()) {
+            return None;
+        }
+        match &f.ty {
+            Ty::Named { resolver, .. }
+                if c.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
+            {
+                Some((f.name.as_str(), &c.resolvers[*resolver].ty))
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The `impl KubeSchema` for a parsed container.
@@ -45,19 +66,32 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
             },
         }
     });
-    let (fields_const, keys_const) = match &c.model.shape {
+    let none = quote!(&[]);
+    let (fields_const, keys_const, scalar_const, nested_const) = match &c.model.shape {
         Shape::Struct { fields } => {
             let names = fields
                 .iter()
                 .filter(|f| !f.flatten)
                 .map(|f| f.name.as_str());
             let keys = key_fields(fields);
-            (quote!(&[#(#names),*]), quote!(&[#(#keys),*]))
+            let nested = nested_key_fields(c, fields)
+                .map(|(name, ty)| quote!((#name, <#ty as #krate::KubeSchema>::SCALAR)));
+            (
+                quote!(&[#(#names),*]),
+                quote!(&[#(#keys),*]),
+                quote!(false),
+                quote!(&[#(#nested),*]),
+            )
         }
         Shape::Enum {
             repr: Repr::Internal { tag } | Repr::Adjacent { tag, .. },
             ..
-        } => (quote!(&[#tag]), quote!(&[#tag])),
+        } => (
+            quote!(&[#tag]),
+            quote!(&[#tag]),
+            quote!(false),
+            none.clone(),
+        ),
         Shape::Transparent { field } => match &field.ty {
             Ty::Named { resolver, .. }
                 if c.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
@@ -66,11 +100,24 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
                 (
                     quote!(<#ty as #krate::KubeSchema>::FIELDS),
                     quote!(<#ty as #krate::KubeSchema>::KEY_FIELDS),
+                    quote!(<#ty as #krate::KubeSchema>::SCALAR),
+                    quote!(<#ty as #krate::KubeSchema>::NESTED_KEY_FIELDS),
                 )
             }
-            _ => (quote!(&[]), quote!(&[])),
+            ty => {
+                let scalar = ty.is_scalar();
+                (none.clone(), none.clone(), quote!(#scalar), none.clone())
+            }
         },
-        Shape::Enum { .. } => (quote!(&[]), quote!(&[])),
+        Shape::Enum {
+            repr: Repr::External,
+            variants,
+        } => {
+            // Unit-only externally tagged enums serialize as strings.
+            let scalar = variants.iter().all(|v| matches!(v.data, VariantData::Unit));
+            (none.clone(), none.clone(), quote!(#scalar), none.clone())
+        }
+        Shape::Enum { .. } => (none.clone(), none.clone(), quote!(false), none.clone()),
     };
     let assertions = if type_params.is_empty() {
         list_map_key_assertions(c, &krate)
@@ -82,6 +129,8 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
         impl #impl_generics #krate::KubeSchema for #ident #ty_generics #where_clause {
             const FIELDS: &'static [&'static str] = #fields_const;
             const KEY_FIELDS: &'static [&'static str] = #keys_const;
+            const SCALAR: bool = #scalar_const;
+            const NESTED_KEY_FIELDS: &'static [(&'static str, bool)] = #nested_const;
             fn kube_schema() -> ::core::result::Result<
                 #krate::__private::serde_json::Value,
                 #krate::__private::SchemaError,
@@ -122,8 +171,11 @@ fn list_map_key_assertions(c: &Container, krate: &syn::Path) -> TokenStream {
             );
             out.extend(super::respan(
                 quote! {
-                    const _: () = #krate::__private::assert_member(
-                        <#ty as #krate::KubeSchema>::KEY_FIELDS, #key, #msg,
+                    const _: () = #krate::__private::assert_key(
+                        <#ty as #krate::KubeSchema>::KEY_FIELDS,
+                        <#ty as #krate::KubeSchema>::NESTED_KEY_FIELDS,
+                        #key,
+                        #msg,
                     );
                 },
                 span,
