@@ -129,7 +129,7 @@ fn same_owner(a: &OwnerReference, b: &OwnerReference) -> bool {
 }
 
 /// The group of an `apiVersion` (`""` for the core group).
-fn group_of(api_version: &str) -> &str {
+pub(crate) fn group_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(group, _)| group)
 }
 
@@ -206,8 +206,14 @@ pub trait IsConflict {
 
 impl IsConflict for kube::Error {
     fn is_conflict(&self) -> bool {
-        matches!(self, kube::Error::Api(status) if status.is_conflict())
+        matches!(self, kube::Error::Api(status) if is_conflict_status(status))
     }
+}
+
+/// The one rule for "lost an optimistic-concurrency or apply race": a 409
+/// that is not `AlreadyExists`.
+pub(crate) fn is_conflict_status(status: &kube::core::Status) -> bool {
+    status.code == 409 && status.reason != "AlreadyExists"
 }
 
 /// An exponential backoff, as client-go's `wait.Backoff`.

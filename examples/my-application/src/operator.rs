@@ -9,7 +9,9 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use kubegen::controller::{Action, Controller, ControllerMetrics};
 use kubegen::events::EventRecorder;
-use kubegen::leader_election::{LeaderElectionMetrics, LeaderElector, LeaderState};
+use kubegen::leader_election::{
+    LeaderElectionMetrics, LeaderElector, LeaderState, default_identity,
+};
 use kubegen::server::{OperatorServer, ReadyFlag, SharedRegistry};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::registry::Registry;
@@ -116,31 +118,9 @@ impl RunningOperator {
     }
 }
 
-fn identity(options: &Options) -> String {
-    options.identity.clone().unwrap_or_else(|| {
-        let base = std::env::var("POD_NAME")
-            .ok()
-            .or_else(|| {
-                std::fs::read_to_string("/proc/sys/kernel/hostname")
-                    .ok()
-                    .map(|h| h.trim().to_string())
-            })
-            .unwrap_or_else(|| "my-application-controller".into());
-        format!("{base}_{:08x}", rand_suffix())
-    })
-}
-
-fn rand_suffix() -> u32 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or_default();
-    nanos ^ std::process::id().rotate_left(16)
-}
-
 /// Starts the operator with `client`'s identity.
 pub async fn start(client: kube::Client, options: Options) -> Result<RunningOperator> {
-    let identity = identity(&options);
+    let identity = options.identity.clone().unwrap_or_else(default_identity);
     let mut registry = Registry::default();
     let controller_metrics = ControllerMetrics::register(&mut registry);
     let election_metrics = LeaderElectionMetrics::register(&mut registry);
@@ -197,7 +177,6 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
 
     let stop = CancellationToken::new();
     let synced = ReadyFlag::default();
-    let (leader_tx, leader) = watch::channel(LeaderState::Standby { leader: None });
     let mut server = OperatorServer::builder()
         .registry(registry.clone())
         .readiness_flag("informers", &synced);
@@ -232,15 +211,16 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
         server = server.leader_state(elector.state());
         Some(elector)
     } else {
-        let _ = leader_tx.send(LeaderState::Leader);
         None
+    };
+    // Without an election this instance always leads (the sender may go:
+    // a receiver keeps the last value).
+    let leader = match &elector {
+        Some(e) => e.state(),
+        None => watch::channel(LeaderState::Leader).1,
     };
     let server = server.bind(options.metrics_addr).await?;
     let metrics_addr = server.local_addr()?;
-    let leader = match &elector {
-        Some(e) => e.state(),
-        None => leader,
-    };
 
     let task = tokio::spawn({
         let stop = stop.clone();

@@ -56,7 +56,7 @@ impl Error {
     /// race (stale resourceVersion) or a server-side apply field conflict.
     pub fn is_conflict(&self) -> bool {
         self.status()
-            .is_some_and(|s| s.code == 409 && s.reason != "AlreadyExists")
+            .is_some_and(crate::ownership::is_conflict_status)
     }
 
     /// 422: the object failed validation (schema, CEL rule, immutability).
@@ -82,6 +82,14 @@ impl Error {
                     .collect()
             })
             .unwrap_or_default()
+    }
+}
+
+/// Lets typed-client calls run under
+/// [`retry_on_conflict`](crate::ownership::retry_on_conflict).
+impl crate::ownership::IsConflict for Error {
+    fn is_conflict(&self) -> bool {
+        Error::is_conflict(self)
     }
 }
 

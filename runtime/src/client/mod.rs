@@ -116,6 +116,13 @@ where
         }
     }
 
+    fn patch_params(&self) -> PatchParams {
+        PatchParams {
+            field_manager: Some(self.field_manager.to_string()),
+            ..PatchParams::default()
+        }
+    }
+
     fn name_of(obj: &K) -> Result<String> {
         obj.meta().name.clone().ok_or(Error::MissingName)
     }
@@ -172,11 +179,7 @@ where
 
     /// Patches the object (JSON, merge, strategic or apply patch).
     pub async fn patch<P: Serialize + Debug>(&self, name: &str, patch: &Patch<P>) -> Result<K> {
-        let params = PatchParams {
-            field_manager: Some(self.field_manager.to_string()),
-            ..PatchParams::default()
-        };
-        Ok(self.api.patch(name, &params, patch).await?)
+        Ok(self.api.patch(name, &self.patch_params(), patch).await?)
     }
 
     /// Patches the object's status subresource.
@@ -185,11 +188,10 @@ where
         name: &str,
         patch: &Patch<P>,
     ) -> Result<K> {
-        let params = PatchParams {
-            field_manager: Some(self.field_manager.to_string()),
-            ..PatchParams::default()
-        };
-        Ok(self.api.patch_status(name, &params, patch).await?)
+        Ok(self
+            .api
+            .patch_status(name, &self.patch_params(), patch)
+            .await?)
     }
 
     /// Deletes the object. Deleting a missing object is an error with
@@ -207,27 +209,20 @@ where
     }
 
     /// Server-side apply of `obj` (which must carry apiVersion, kind and
-    /// name) with this client's field manager. `force` takes over fields
-    /// owned by other managers instead of failing with a conflict.
+    /// name) with this client's field manager, through
+    /// [`ownership::apply`](crate::ownership::apply). `force` takes over
+    /// fields owned by other managers instead of failing with a conflict.
     pub async fn apply(&self, obj: &K, force: bool) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(self
-            .api
-            .patch(&name, &self.apply_params(force), &Patch::Apply(obj))
-            .await?)
+        Ok(crate::ownership::apply(&self.api, &name, obj, &self.field_manager, force).await?)
     }
 
     /// Server-side apply of the object's status subresource.
     pub async fn apply_status(&self, obj: &K, force: bool) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(self
-            .api
-            .patch_status(&name, &self.apply_params(force), &Patch::Apply(obj))
-            .await?)
-    }
-
-    fn apply_params(&self, force: bool) -> PatchParams {
-        let params = PatchParams::apply(&self.field_manager);
-        if force { params.force() } else { params }
+        Ok(
+            crate::ownership::apply_status(&self.api, &name, obj, &self.field_manager, force)
+                .await?,
+        )
     }
 }

@@ -129,10 +129,7 @@ impl OwnerType {
     /// namespace.
     pub(super) fn owner_key<C: Resource>(&self, child: &C) -> Option<ObjectKey> {
         let reference = controller_of(child)?;
-        let group = reference
-            .api_version
-            .rsplit_once('/')
-            .map_or("", |(group, _)| group);
+        let group = crate::ownership::group_of(&reference.api_version);
         if group != self.group || reference.kind != self.kind {
             return None;
         }

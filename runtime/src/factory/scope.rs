@@ -16,17 +16,25 @@ pub trait ApiScope {
     ) -> Api<K>;
 }
 
+/// All namespaces, or only `namespace`.
+fn all_or_in<K>(api: Api<K>, namespace: Option<&str>) -> Api<K>
+where
+    K: Resource,
+    K::Scope: kube::core::NamespaceScope,
+{
+    match namespace {
+        Some(ns) => api.constrain(ns),
+        None => api,
+    }
+}
+
 impl ApiScope for NamespaceResourceScope {
     fn api<K: Resource<Scope = Self>>(
         client: Client,
         namespace: Option<&str>,
         dyntype: &K::DynamicType,
     ) -> Api<K> {
-        let api = Api::all_with(client, dyntype);
-        match namespace {
-            Some(ns) => api.constrain(ns),
-            None => api,
-        }
+        all_or_in(Api::all_with(client, dyntype), namespace)
     }
 }
 
@@ -36,11 +44,7 @@ impl ApiScope for DynamicResourceScope {
         namespace: Option<&str>,
         dyntype: &K::DynamicType,
     ) -> Api<K> {
-        let api = Api::all_with(client, dyntype);
-        match namespace {
-            Some(ns) => api.constrain(ns),
-            None => api,
-        }
+        all_or_in(Api::all_with(client, dyntype), namespace)
     }
 }
 

@@ -13,7 +13,7 @@ const POD_NAME_ENV: &str = "POD_NAME";
 /// A default identity: `$POD_NAME` (else the host name) followed by `_` and
 /// 16 random hexadecimal digits, so that two processes on one host, or a
 /// restarted pod, never share an identity.
-pub(crate) fn default_identity() -> String {
+pub fn default_identity() -> String {
     let base = std::env::var(POD_NAME_ENV)
         .ok()
         .filter(|name| !name.trim().is_empty())

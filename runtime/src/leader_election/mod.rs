@@ -68,6 +68,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use metrics::LeaderElectionMetrics;
 
+pub use identity::default_identity;
 pub(crate) use identity::random_fraction;
 use record::{Decision, Observation};
 
@@ -723,7 +724,11 @@ impl LeaderElector {
                     self.lease = Some(written);
                     return Ok(());
                 }
-                Err(kube::Error::Api(status)) if status.code == 409 && attempt < 2 => continue,
+                Err(kube::Error::Api(status))
+                    if crate::ownership::is_conflict_status(&status) && attempt < 2 =>
+                {
+                    continue;
+                }
                 Err(error) => return Err(error),
             }
         }

@@ -280,7 +280,10 @@ fn update_indices<K>(inner: &mut Inner<K>, key: &Arc<ObjectKey>, old: Option<&K>
         if old.is_some() && new.is_some() && old_values == new_values {
             continue;
         }
-        let index = inner.indices.entry(name.clone()).or_default();
+        // Every indexer's index is created with it (in `new`/`add_indexer`).
+        let Some(index) = inner.indices.get_mut(name) else {
+            continue;
+        };
         for value in old_values.iter().filter(|v| !new_values.contains(v)) {
             if let Some(set) = index.get_mut(value) {
                 set.remove(key);
