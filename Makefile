@@ -18,7 +18,8 @@ help:
 	@echo "make bench-codegen  kubegen generate vs the Go generators, same API, same run"
 
 ## Every test: unit, UI, golden, doc and end-to-end tests against the real
-## control plane. (Benchmarks are compiled by `lint`, run by their own targets.)
+## control plane. (Benchmarks are compiled by `lint`; run them with
+## `make bench-*` or `cargo bench`, see README.md.)
 test: control-plane lint verify
 	$(CARGO) test --workspace
 

@@ -34,15 +34,6 @@ FIELDS = [
 ]
 
 
-def camel_to_snake(name):
-    out = []
-    for i, c in enumerate(name):
-        if c.isupper() and i:
-            out.append("_")
-        out.append(c.lower())
-    return "".join(out)
-
-
 def rust_group(g, kinds):
     lines = [
         f"//! Synthetic API group g{g}.bench.kubegen.dev.",

@@ -9,7 +9,6 @@ use quote::ToTokens;
 ///
 /// Like serde's `Ctxt`, it must be consumed with [`Ctxt::check`]; dropping it
 /// with errors unread is a bug and is caught by a debug assertion.
-#[derive(Default)]
 pub struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
 }
@@ -55,6 +54,14 @@ impl Ctxt {
             combined.combine(err);
         }
         Err(combined)
+    }
+}
+
+impl Default for Ctxt {
+    /// Same as [`Ctxt::new`] (a derived default would start closed and drop
+    /// every error).
+    fn default() -> Self {
+        Ctxt::new()
     }
 }
 

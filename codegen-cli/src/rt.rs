@@ -44,7 +44,9 @@ pub trait CustomResourceExt {
 /// A nested type's schema function.
 pub type Resolver = fn() -> Result<Value, SchemaError>;
 
-const MAX_DEPTH: u32 = 64;
+/// How deep types may nest; deeper is refused (by the derive's run-time
+/// evaluation and by the CLI alike).
+pub const MAX_DEPTH: u32 = 64;
 
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };

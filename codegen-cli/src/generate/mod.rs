@@ -14,7 +14,7 @@ use serde_json::Value;
 
 pub use collect::{DeriveKind, Input};
 pub use resolve::Resolver;
-pub use rust::accessor_name;
+pub use rust::{accessor_name, group_name, snake_case};
 
 use crate::crd::{self, CrdError};
 use crate::expand::{Analysis, analyze};
@@ -67,8 +67,9 @@ impl Api {
                 Err(e) => errors.extend(Diagnostic::from_syn(&attr.file, &e)),
             }
         }
-        errors.extend(Resolver::new(&types).unresolved());
-        errors.extend(status_types_unresolved(&types));
+        let resolver = Resolver::new(&types);
+        errors.extend(resolver.unresolved());
+        errors.extend(status_types_unresolved(&types, &resolver));
         if !errors.is_empty() {
             errors.sort();
             errors.dedup();
@@ -161,8 +162,7 @@ impl Api {
     }
 }
 
-fn status_types_unresolved(types: &[Analyzed]) -> Vec<Diagnostic> {
-    let resolver = Resolver::new(types);
+fn status_types_unresolved(types: &[Analyzed], resolver: &Resolver<'_>) -> Vec<Diagnostic> {
     types
         .iter()
         .filter_map(|t| {

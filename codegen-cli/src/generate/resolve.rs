@@ -13,10 +13,6 @@ use crate::model::build::ResolverKind;
 use crate::schema::{self, SchemaError};
 use crate::source::Diagnostic;
 
-/// Nesting deeper than this is refused, as the derive's run-time evaluation
-/// refuses it.
-const MAX_DEPTH: u32 = 64;
-
 /// Looks types up among the analyzed types of one crate.
 pub struct Resolver<'a> {
     types: &'a [Analyzed],
@@ -62,7 +58,7 @@ impl<'a> Resolver<'a> {
     pub fn schema(&self, t: &Analyzed) -> Result<Value, SchemaError> {
         let model = &t.analysis.container.model;
         let depth = self.depth.get() + 1;
-        if depth > MAX_DEPTH {
+        if depth > crate::rt::MAX_DEPTH {
             return Err(SchemaError {
                 path: model.name.clone(),
                 message: "types nest more than 64 levels deep".into(),
@@ -98,17 +94,6 @@ impl<'a> Resolver<'a> {
             Target::Local(t) => Ok(t),
             Target::K8s(_) => Err("a status type must derive `KubeSchema`".into()),
         }
-    }
-
-    /// Finds a type by name for `crd`/`explain`: a kind, a spec type or any
-    /// analyzed type, unique by name.
-    pub fn find_by_name(&self, name: &str) -> Option<&'a Analyzed> {
-        let mut found = self
-            .types
-            .iter()
-            .filter(|t| t.input.derive_input.ident == name);
-        let first = found.next()?;
-        found.next().is_none().then_some(first)
     }
 
     fn target(

@@ -199,7 +199,8 @@ pub fn accessor_name(kind: &str) -> String {
     }
 }
 
-fn snake_case(s: &str) -> String {
+/// `MyApplication` → `my_application`, `HTTPRoute` → `http_route`.
+pub fn snake_case(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
     let mut out = String::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -221,7 +222,7 @@ fn snake_case(s: &str) -> String {
 
 /// The group's accessor: its first DNS label (`stable.example.com` →
 /// `stable`), `core` for the core group.
-fn group_name(group: &str) -> String {
+pub fn group_name(group: &str) -> String {
     if group.is_empty() {
         return "core".into();
     }

@@ -2,7 +2,7 @@
 //! identifier, the kind's plural, its snake and kebab forms, and the
 //! accessors the generated clientset and informer factory will have.
 
-use crate::generate::accessor_name;
+use crate::generate::{accessor_name, group_name, snake_case};
 use crate::plural::pluralize;
 
 /// Every name the templates use, derived from validated inputs.
@@ -33,7 +33,7 @@ pub struct Names {
 impl Names {
     /// Derives every name; the inputs must have passed validation.
     pub fn new(package: &str, group: &str, version: &str, kind: &str) -> Names {
-        let group_accessor = group.split('.').next().unwrap_or(group).replace('-', "_");
+        let group_accessor = group_name(group);
         let kind_snake = snake_case(kind);
         Names {
             package: package.to_string(),
@@ -64,28 +64,6 @@ impl Names {
             ("kind_accessor", self.kind_accessor.clone()),
         ]
     }
-}
-
-/// `MyApplication` → `my_application`, `HTTPRoute` → `http_route`.
-pub fn snake_case(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_uppercase() {
-            let after_lower =
-                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
-            let ends_acronym = i > 0
-                && chars[i - 1].is_uppercase()
-                && chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if after_lower || ends_acronym {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+use kube::api::{Api, ListParams, PostParams};
 use kubegen::kube;
 use kubegen_testenv::{Options, TestEnv};
 use my_application::api::{MyApplication, MyApplicationSpec};
@@ -58,6 +58,9 @@ async fn scrape(addr: &str, metric: &str) -> Result<f64> {
     Ok(values.iter().sum())
 }
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let apps = env_usize("SCALE_APPS", 1000);
@@ -68,28 +71,13 @@ async fn main() -> Result<()> {
     let env = TestEnv::start_with(Options { nodes }).await?;
     let admin = env.client().await?;
 
-    let manager = PatchParams::apply("scale-bench").force();
-    Api::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>::all(admin.clone())
-        .patch("myapplications.stable.example.com", &manager, &Patch::Apply(&MyApplication::crd()?))
-        .await?;
-    let role: serde_json::Value = serde_yaml::from_str(&std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/rbac/role.yaml"),
-    )?)?;
-    let role: ClusterRole = serde_json::from_value(role)?;
-    Api::<ClusterRole>::all(admin.clone())
-        .patch("my-application-controller", &manager, &Patch::Apply(&role))
-        .await?;
+    // The CRD (awaited until Established) and the generated ClusterRole.
+    support::install(&admin).await?;
     let system = "scale-system";
     Api::<Namespace>::all(admin.clone())
         .create(
             &PostParams::default(),
             &serde_json::from_value(serde_json::json!({ "metadata": { "name": system } }))?,
-        )
-        .await?;
-    Api::<ServiceAccount>::namespaced(admin.clone(), system)
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({ "metadata": { "name": "operator" } }))?,
         )
         .await?;
     Api::<ClusterRoleBinding>::all(admin.clone())
@@ -99,8 +87,7 @@ async fn main() -> Result<()> {
             "subjects": [{ "kind": "ServiceAccount", "name": "operator", "namespace": system }],
         }))?)
         .await?;
-    tokio::time::sleep(Duration::from_secs(2)).await;
-
+    // Creates the ServiceAccount the binding names.
     let kubeconfig = env
         .kubeconfig_for_service_account(system, "operator")
         .await?;
@@ -166,11 +153,9 @@ async fn main() -> Result<()> {
             .items
             .iter()
             .filter(|a| {
-                a.status.as_ref().is_some_and(|s| {
-                    s.conditions
-                        .iter()
-                        .any(|c| c.type_ == "Ready" && c.status == "True")
-                })
+                a.status
+                    .as_ref()
+                    .is_some_and(|s| kubegen::conditions::is_condition_true(&s.conditions, "Ready"))
             })
             .count();
         if ready == apps {

@@ -9,13 +9,10 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use kubegen::controller::{Action, Controller, ControllerMetrics};
 use kubegen::events::EventRecorder;
-use kubegen::leader_election::{
-    LeaderElectionMetrics, LeaderElector, LeaderState, default_identity,
-};
+use kubegen::leader_election::{LeaderElectionMetrics, LeaderElector, default_identity};
 use kubegen::server::{OperatorServer, ReadyFlag, SharedRegistry};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::registry::Registry;
-use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -81,7 +78,6 @@ pub struct RunningOperator {
     task: JoinHandle<Result<()>>,
     metrics_addr: SocketAddr,
     writes: Counter,
-    leader: watch::Receiver<LeaderState>,
 }
 
 impl RunningOperator {
@@ -95,16 +91,11 @@ impl RunningOperator {
         self.writes.get()
     }
 
-    /// Whether this instance currently leads.
-    pub fn is_leader(&self) -> bool {
-        self.leader.borrow().is_leader()
-    }
-
     /// Stops taking new work, lets in-flight reconciles finish, releases
     /// the Lease and stops the informers and the server.
     pub async fn shutdown(self) -> Result<()> {
         self.stop.cancel();
-        self.task.await.context("the operator task panicked")?
+        self.wait().await
     }
 
     /// Waits until the operator stops (after `shutdown_signal` or an error).
@@ -213,12 +204,6 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
     } else {
         None
     };
-    // Without an election this instance always leads (the sender may go:
-    // a receiver keeps the last value).
-    let leader = match &elector {
-        Some(e) => e.state(),
-        None => watch::channel(LeaderState::Leader).1,
-    };
     let server = server.bind(options.metrics_addr).await?;
     let metrics_addr = server.local_addr()?;
 
@@ -249,6 +234,5 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
         task,
         metrics_addr,
         writes,
-        leader,
     })
 }

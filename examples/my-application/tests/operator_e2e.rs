@@ -38,15 +38,7 @@ async fn creates_children_and_reports_ready() -> Result<()> {
         .await?;
     let uid = app.metadata.uid.clone().unwrap();
 
-    let ready = eventually(CONVERGE, "web to be Ready with 3 available", || async {
-        let app = f.apps().get("web").await?;
-        let status = app.status.unwrap_or_default();
-        Ok(
-            (condition(&status, "Ready") == Some("True") && status.available_replicas == Some(3))
-                .then_some(status),
-        )
-    })
-    .await?;
+    let ready = f.wait_ready("web", 3).await?;
     assert_eq!(
         ready.selector.as_deref(),
         Some("app=my-application,myapplication_cr=web")
@@ -219,7 +211,7 @@ async fn never_takes_over_a_foreign_deployment() -> Result<()> {
         },
     }))?;
     let foreign = f
-        .admin_deployments()
+        .deployments()
         .create(&PostParams::default(), &foreign)
         .await?;
     f.apps()
@@ -246,7 +238,7 @@ async fn never_takes_over_a_foreign_deployment() -> Result<()> {
         "a Warning event"
     );
 
-    let after = f.admin_deployments().get("taken-deployment").await?;
+    let after = f.deployments().get("taken-deployment").await?;
     // Its status moves with its own rollout; its spec and metadata must not.
     assert_eq!(
         after.metadata.generation, foreign.metadata.generation,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Service;
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use kubegen::kube;
 use kubegen_testenv::{TestEnv, eventually};
 use my_application::api::{MyApplication, MyApplicationSpec};
@@ -30,14 +30,8 @@ fn app(name: &str, replicas: i32) -> MyApplication {
 async fn children(f: &Fixture, app: &str) -> Result<(Vec<Deployment>, Vec<Service>)> {
     let selector = ListParams::default().labels(&format!("myapplication_cr={app}"));
     Ok((
-        Api::<Deployment>::namespaced(f.admin.clone(), &f.ns)
-            .list(&selector)
-            .await?
-            .items,
-        Api::<Service>::namespaced(f.admin.clone(), &f.ns)
-            .list(&selector)
-            .await?
-            .items,
+        f.deployments().list(&selector).await?.items,
+        f.services().list(&selector).await?.items,
     ))
 }
 
@@ -176,14 +170,13 @@ async fn converges_after_an_apiserver_restart() -> Result<()> {
     tokio::time::sleep(Duration::from_secs(2)).await;
     env.start_apiserver().await?;
 
-    let admin = env.client().await?;
-    let apps = Api::<MyApplication>::namespaced(admin, &f.ns);
-    apps.patch(
-        "restart",
-        &PatchParams::default(),
-        &Patch::Merge(serde_json::json!({ "spec": { "replicas": 2 } })),
-    )
-    .await?;
+    f.apps()
+        .patch(
+            "restart",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({ "spec": { "replicas": 2 } })),
+        )
+        .await?;
     f.wait_ready("restart", 2).await?;
     running.shutdown().await
 }

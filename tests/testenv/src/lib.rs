@@ -254,10 +254,14 @@ impl TestEnv {
                 env.startup = begun.elapsed();
                 Ok(env)
             }
-            Err(e) => Err(e.context(format!(
-                "starting the control plane failed; logs are in {}",
-                env.dir.join("logs").display()
-            ))),
+            Err(e) => {
+                // The error points at the logs: keep them.
+                env.keep_dir = true;
+                Err(e.context(format!(
+                    "starting the control plane failed; logs are in {}",
+                    env.dir.join("logs").display()
+                )))
+            }
         }
     }
 
@@ -602,17 +606,21 @@ fn fresh_env_dir() -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Concatenates the kwok stages this plane uses into one config file.
+/// Concatenates the kwok stages into one config file: every `*.yaml` that
+/// `build.sh` copied into the stages directory (the one list of stages
+/// lives there), in name order.
 fn write_kwok_config(dir: &Path, stages: &Path) -> Result<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(stages)
+        .with_context(|| format!("reading {}", stages.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        bail!("no kwok stages in {}", stages.display());
+    }
     let mut config = String::new();
-    for stage in [
-        "node-initialize.yaml",
-        "node-heartbeat-with-lease.yaml",
-        "pod-ready.yaml",
-        "pod-complete.yaml",
-        "pod-delete.yaml",
-    ] {
-        let path = stages.join(stage);
+    for path in paths {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading kwok stage {}", path.display()))?;
         config.push_str("---\n");

@@ -213,11 +213,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
 }
 
 fn is_ready(status: Option<&crate::api::MyApplicationStatus>) -> bool {
-    status.is_some_and(|s| {
-        s.conditions
-            .iter()
-            .any(|c| c.type_ == "Ready" && c.status == "True")
-    })
+    status.is_some_and(|s| kubegen::conditions::is_condition_true(&s.conditions, "Ready"))
 }
 
 /// Publishes an event about `app`; a failure to record an event is logged,

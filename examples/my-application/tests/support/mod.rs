@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Pod, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kubegen::conditions::find_condition;
 use kubegen::kube;
 use kubegen_testenv::{TestEnv, eventually};
 use my_application::api::{MyApplication, MyApplicationStatus};
@@ -63,16 +64,6 @@ impl Fixture {
         let admin = env.client().await?;
         install(&admin).await?;
         let ns = env.namespace(prefix).await?;
-        let account = ServiceAccount {
-            metadata: ObjectMeta {
-                name: Some("operator".into()),
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        Api::<ServiceAccount>::namespaced(admin.clone(), &ns)
-            .create(&PostParams::default(), &account)
-            .await?;
         let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
             "metadata": { "name": format!("{ns}-operator") },
             "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "my-application-controller" },
@@ -81,6 +72,7 @@ impl Fixture {
         Api::<ClusterRoleBinding>::all(admin.clone())
             .create(&PostParams::default(), &binding)
             .await?;
+        // Creates the ServiceAccount the binding names.
         let operator_client = env.client_for_service_account(&ns, "operator").await?;
         Ok(Fixture {
             env,
@@ -145,10 +137,6 @@ impl Fixture {
 
     pub fn deployments(&self) -> Api<Deployment> {
         Api::namespaced(self.admin.clone(), &self.ns)
-    }
-
-    pub fn admin_deployments(&self) -> Api<Deployment> {
-        self.deployments()
     }
 
     pub fn services(&self) -> Api<Service> {
@@ -294,11 +282,7 @@ impl Drop for OperatorProcess {
 
 /// The status of condition `type_`, if present.
 pub fn condition<'a>(status: &'a MyApplicationStatus, type_: &str) -> Option<&'a str> {
-    status
-        .conditions
-        .iter()
-        .find(|c| c.type_ == type_)
-        .map(|c| c.status.as_str())
+    find_condition(&status.conditions, type_).map(|c| c.status.as_str())
 }
 
 /// The uid of the object's controller owner.
