@@ -183,8 +183,13 @@ async fn watch_streams_typed_events() -> Result<()> {
         .metadata
         .resource_version
         .unwrap();
+    // Only "w": the root-CA publisher may add kube-root-ca.crt to the new
+    // namespace at any moment.
     let mut events = cms
-        .watch(&WatchParams::default().timeout(30), &start)
+        .watch(
+            &WatchParams::default().fields("metadata.name=w").timeout(30),
+            &start,
+        )
         .await?;
     cms.create(&configmap("w", "1")).await?;
     cms.delete("w", &DeleteParams::default()).await?;
