@@ -8,8 +8,8 @@ use anyhow::Result;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kubegen::kube;
 use kubegen::lister::parse_selector;
-use kubegen_codegen::generate::{self, Api as GenApi};
-use kubegen_codegen::source::CrateSource;
+use kubegen_cli::generate::{self, Api as GenApi};
+use kubegen_cli::source::CrateSource;
 use kubegen_testenv::{TestEnv, eventually};
 use my_application::api::{MyApplication, MyApplicationSpec};
 use my_application::generated::clientset::Clientset;
@@ -25,7 +25,7 @@ fn example_api() -> GenApi {
 fn checked_in_generated_files_are_up_to_date() {
     let api = example_api();
     let set = generate::generate(&api).unwrap_or_else(|e| panic!("{e:#?}"));
-    let drift = kubegen_codegen::files::check(&api.root, &set).unwrap();
+    let drift = kubegen_cli::files::check(&api.root, &set).unwrap();
     assert!(drift.is_empty(), "run `make generate`: {drift:#?}");
     // Every output kind is there.
     let paths: Vec<String> = set.files().map(|(p, _)| p.display().to_string()).collect();
@@ -48,7 +48,7 @@ fn cli_crd_is_byte_identical_to_the_derive() {
     let api = example_api();
     let crds = api.crds().unwrap_or_else(|e| panic!("{e:#?}"));
     let from_cli = generate::crd_yaml(&crds["stable.example.com_myapplications.yaml"]);
-    let from_derive = kubegen_codegen::output::to_yaml(
+    let from_derive = kubegen_core::output::to_yaml(
         &<MyApplication as kubegen::CustomResourceExt>::crd_json().unwrap(),
     );
     assert_eq!(from_cli, from_derive);

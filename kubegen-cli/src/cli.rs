@@ -1,0 +1,463 @@
+//! The `kubegen` command line: argument parsing, the subcommands, and the
+//! one place errors become exit codes (0 ok, 1 `--check` found drift,
+//! 2 bad input or failure).
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use serde_json::Value;
+
+use crate::files::{self, Drift};
+use crate::generate::{self, Api};
+use crate::scaffold;
+use crate::source::{CrateSource, Diagnostic, Settings};
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: `generate --check` found stale, missing or extra files.
+pub const EXIT_DRIFT: i32 = 1;
+/// Exit code: invalid input (any diagnostic) or an I/O failure.
+pub const EXIT_ERROR: i32 = 2;
+
+/// Kubernetes code generation for Rust: CRDs, RBAC and typed clients,
+/// listers and informers from annotated Rust types.
+#[derive(Debug, Parser)]
+#[command(name = "kubegen", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate CRD YAML, RBAC YAML and Rust client modules for a crate.
+    Generate(GenerateArgs),
+    /// Print one kind's CRD (all versions) as YAML, for `kubectl apply -f -`.
+    Crd {
+        /// The kind, e.g. `MyApplication`.
+        kind: String,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+    /// Show a field's type, constraints and documentation, like `kubectl explain`.
+    Explain {
+        /// `Kind` or `Kind.field.path`, e.g. `MyApplication.spec.replicas`.
+        target: String,
+        #[command(flatten)]
+        input: InputArgs,
+    },
+    /// Create a new operator crate: API, controller, main, tests, and its
+    /// generated CRD, RBAC and clients.
+    #[command(disable_version_flag = true)]
+    New(NewArgs),
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Args)]
+struct InputArgs {
+    /// The crate's Cargo.toml.
+    #[arg(long, value_name = "PATH", default_value = "Cargo.toml")]
+    manifest_path: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct GenerateArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Write nothing; exit 1 listing every stale, missing or extra file.
+    #[arg(long)]
+    check: bool,
+    /// Write outputs under this directory instead of the crate root.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// CRD directory (overrides `crd-dir`).
+    #[arg(long, value_name = "DIR")]
+    crd_dir: Option<PathBuf>,
+    /// RBAC directory (overrides `rbac-dir`).
+    #[arg(long, value_name = "DIR")]
+    rbac_dir: Option<PathBuf>,
+    /// Rust module directory (overrides `rust-out`).
+    #[arg(long, value_name = "DIR")]
+    rust_out: Option<PathBuf>,
+    /// Cap on schema descriptions (overrides `max-description-len`).
+    #[arg(long, value_name = "N")]
+    max_description_len: Option<usize>,
+    /// Print nothing on success.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct NewArgs {
+    /// The directory to create (must not exist or be empty); its name is
+    /// the package name.
+    dir: PathBuf,
+    /// The API group, a DNS subdomain with a dot, e.g. `stable.example.com`.
+    #[arg(long)]
+    group: String,
+    /// The API version, e.g. `v1`, `v1beta1` or `v2alpha1`.
+    #[arg(long)]
+    version: String,
+    /// The kind, in PascalCase, e.g. `MyApplication`.
+    #[arg(long)]
+    kind: String,
+    /// The kubegen source tree the crate depends on (default: the one this
+    /// binary was built from).
+    #[arg(long, value_name = "PATH")]
+    kubegen_path: Option<PathBuf>,
+}
+
+/// Runs the CLI with `args` (including the program name), writing to the
+/// given streams; returns the exit code.
+pub fn run(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let text = e.render().to_string();
+            let _ = if e.use_stderr() {
+                write!(err, "{text}")
+            } else {
+                write!(out, "{text}")
+            };
+            return code;
+        }
+    };
+    match execute(cli.command, out, err) {
+        Ok(code) => code,
+        Err(diagnostics) => {
+            for d in &diagnostics {
+                let _ = writeln!(err, "{d}");
+            }
+            let n = diagnostics.len();
+            let _ = writeln!(
+                err,
+                "kubegen: {n} error{}; nothing was written",
+                if n == 1 { "" } else { "s" }
+            );
+            EXIT_ERROR
+        }
+    }
+}
+
+fn execute(
+    command: Command,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Vec<Diagnostic>> {
+    match command {
+        Command::Generate(args) => generate_command(args, out, err),
+        Command::Crd { kind, input } => {
+            let api = load(&input.manifest_path, |_| {})?;
+            let yaml = crd_for_kind(&api, &kind)?;
+            write_out(out, &yaml)?;
+            Ok(EXIT_OK)
+        }
+        Command::Explain { target, input } => {
+            let api = load(&input.manifest_path, |_| {})?;
+            write_out(out, &explain(&api, &target)?)?;
+            Ok(EXIT_OK)
+        }
+        Command::New(args) => {
+            let created = scaffold::create(&scaffold::Options {
+                dir: args.dir,
+                group: args.group,
+                version: args.version,
+                kind: args.kind,
+                kubegen_path: args.kubegen_path,
+            })?;
+            write_out(out, &created.summary())?;
+            Ok(EXIT_OK)
+        }
+        Command::Completions { shell } => {
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "kubegen", out);
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Vec<Diagnostic>> {
+    out.write_all(text.as_bytes())
+        .map_err(|e| vec![Diagnostic::file(Path::new("<stdout>"), e.to_string())])
+}
+
+fn load(manifest: &Path, adjust: impl FnOnce(&mut Settings)) -> Result<Api, Vec<Diagnostic>> {
+    let source = CrateSource::load(manifest)?;
+    let mut settings = source.manifest.settings.clone();
+    adjust(&mut settings);
+    Api::load(&source, settings)
+}
+
+fn generate_command(
+    args: GenerateArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Vec<Diagnostic>> {
+    let api = load(&args.input.manifest_path, |s| {
+        if let Some(d) = &args.crd_dir {
+            s.crd_dir.clone_from(d);
+        }
+        if let Some(d) = &args.rbac_dir {
+            s.rbac_dir.clone_from(d);
+        }
+        if let Some(d) = &args.rust_out {
+            s.rust_out.clone_from(d);
+        }
+        if args.max_description_len.is_some() {
+            s.max_description_len = args.max_description_len;
+        }
+    })?;
+    let set = generate::generate(&api)?;
+    for (path, contents) in set.files() {
+        if let kubegen_core::output::SizeCheck::Warn(bytes) = kubegen_core::output::check_size(contents) {
+            let _ = writeln!(
+                err,
+                "warning: {} is {bytes} bytes, over the {} bytes client-side `kubectl apply` can store \
+                 in its annotation; apply it server-side (`kubectl apply --server-side`) or cap \
+                 descriptions with `max-description-len`",
+                path.display(),
+                kubegen_core::output::WARN_BYTES
+            );
+        }
+    }
+    let root = args.out_dir.clone().unwrap_or_else(|| api.root.clone());
+    let io_error = |e: std::io::Error| vec![Diagnostic::file(&root, e.to_string())];
+    if args.check {
+        let drift = files::check(&root, &set).map_err(io_error)?;
+        if drift.is_empty() {
+            if !args.quiet {
+                let _ = writeln!(out, "kubegen: {} generated files are up to date", set.len());
+            }
+            return Ok(EXIT_OK);
+        }
+        for d in &drift {
+            match d {
+                Drift::Missing(p) => {
+                    let _ = writeln!(err, "missing: {}", p.display());
+                }
+                Drift::Extra(p) => {
+                    let _ = writeln!(err, "extra (no longer generated): {}", p.display());
+                }
+                Drift::Stale(p, diff) => {
+                    let _ = writeln!(err, "stale: {}\n{diff}", p.display());
+                }
+            }
+        }
+        let _ = writeln!(
+            err,
+            "kubegen: {} generated file{} out of date; run `kubegen generate --manifest-path {}`",
+            drift.len(),
+            if drift.len() == 1 { " is" } else { "s are" },
+            args.input.manifest_path.display()
+        );
+        return Ok(EXIT_DRIFT);
+    }
+    let report = files::write(&root, &set).map_err(io_error)?;
+    if !args.quiet {
+        let _ = writeln!(
+            out,
+            "kubegen: {} written, {} unchanged, {} removed",
+            report.written.len(),
+            report.unchanged.len(),
+            report.removed.len()
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+fn crd_for_kind(api: &Api, kind: &str) -> Result<String, Vec<Diagnostic>> {
+    let crds = api.crds()?;
+    crds.values()
+        .find(|crd| crd["spec"]["names"]["kind"] == kind)
+        .map(generate::crd_yaml)
+        .ok_or_else(|| vec![unknown_kind(api, kind)])
+}
+
+fn unknown_kind(api: &Api, kind: &str) -> Diagnostic {
+    let known: std::collections::BTreeSet<&str> =
+        api.resources().map(|(_, m)| m.kind.as_str()).collect();
+    let known: Vec<&str> = known.into_iter().collect();
+    Diagnostic::file(
+        &api.root.join("Cargo.toml"),
+        format!(
+            "no kind `{kind}` in this crate (kinds: {})",
+            known.join(", ")
+        ),
+    )
+}
+
+/// `kubectl explain`-style text for `Kind[.field.path]`, from the storage
+/// version's schema.
+fn explain(api: &Api, target: &str) -> Result<String, Vec<Diagnostic>> {
+    let (kind, path) = target.split_once('.').unwrap_or((target, ""));
+    let crds = api.crds()?;
+    let crd = crds
+        .values()
+        .find(|crd| crd["spec"]["names"]["kind"] == kind)
+        .ok_or_else(|| vec![unknown_kind(api, kind)])?;
+    let versions = crd["spec"]["versions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let version = versions
+        .iter()
+        .find(|v| v["storage"] == true)
+        .or(versions.first())
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut schema = &version["schema"]["openAPIV3Schema"];
+    let mut walked = Vec::new();
+    for segment in path.split('.').filter(|s| !s.is_empty()) {
+        let next = &schema["properties"][segment];
+        let next = if next.is_null() {
+            &schema["items"]["properties"][segment]
+        } else {
+            next
+        };
+        if next.is_null() {
+            return Err(vec![Diagnostic::file(
+                &api.root.join("Cargo.toml"),
+                format!(
+                    "`{kind}` has no field `{}` (fields here: {})",
+                    [walked.clone(), vec![segment]].concat().join("."),
+                    field_names(schema).join(", ")
+                ),
+            )]);
+        }
+        walked.push(segment);
+        schema = next;
+    }
+    let mut text = format!(
+        "GROUP:      {}\nKIND:       {kind}\nVERSION:    {}\n\n",
+        crd["spec"]["group"].as_str().unwrap_or(""),
+        version["name"].as_str().unwrap_or("")
+    );
+    if !walked.is_empty() {
+        text.push_str(&format!(
+            "FIELD:      {} <{}>\n\n",
+            walked.join("."),
+            type_label(schema)
+        ));
+    }
+    let constraints = constraint_lines(schema);
+    if !constraints.is_empty() {
+        text.push_str("CONSTRAINTS:\n");
+        for c in constraints {
+            text.push_str(&format!("    {c}\n"));
+        }
+        text.push('\n');
+    }
+    text.push_str("DESCRIPTION:\n");
+    text.push_str(&format!(
+        "    {}\n",
+        schema["description"]
+            .as_str()
+            .unwrap_or("<empty>")
+            .replace('\n', "\n    ")
+    ));
+    let object = if schema["properties"].is_object() {
+        schema
+    } else {
+        &schema["items"]
+    };
+    if let Some(props) = object["properties"].as_object() {
+        let required: Vec<&str> = object["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        text.push_str("\nFIELDS:\n");
+        for (name, prop) in props {
+            let req = if required.contains(&name.as_str()) {
+                " -required-"
+            } else {
+                ""
+            };
+            text.push_str(&format!("  {name}\t<{}>{req}\n", type_label(prop)));
+            if let Some(d) = prop["description"].as_str() {
+                text.push_str(&format!("    {}\n", d.lines().next().unwrap_or("")));
+            }
+        }
+    }
+    Ok(text)
+}
+
+fn field_names(schema: &Value) -> Vec<String> {
+    let object = if schema["properties"].is_object() {
+        schema
+    } else {
+        &schema["items"]
+    };
+    object["properties"]
+        .as_object()
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn type_label(schema: &Value) -> String {
+    if schema["x-kubernetes-int-or-string"] == true {
+        return "IntOrString".into();
+    }
+    match schema["type"].as_str() {
+        Some("array") => format!("[]{}", type_label(&schema["items"])),
+        Some("object") if schema["additionalProperties"].is_object() => {
+            format!("map[string]{}", type_label(&schema["additionalProperties"]))
+        }
+        Some("object") => "Object".into(),
+        Some(t) => t.to_string(),
+        None => "any".into(),
+    }
+}
+
+fn constraint_lines(schema: &Value) -> Vec<String> {
+    const KEYS: &[&str] = &[
+        "default",
+        "enum",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "nullable",
+        "x-kubernetes-list-type",
+        "x-kubernetes-list-map-keys",
+        "x-kubernetes-map-type",
+    ];
+    let mut lines: Vec<String> = KEYS
+        .iter()
+        .filter(|k| !schema[**k].is_null())
+        .map(|k| format!("{k}: {}", schema[*k]))
+        .collect();
+    if let Some(rules) = schema["x-kubernetes-validations"].as_array() {
+        for r in rules {
+            let message = r["message"]
+                .as_str()
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default();
+            lines.push(format!(
+                "rule: {}{message}",
+                r["rule"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    lines
+}

@@ -1,0 +1,247 @@
+//! `kubegen generate`: the crate's sources → the same model the derive
+//! builds → CRD YAML, RBAC YAML and typed Rust client modules, as a pure
+//! [`FileSet`] that the caller writes or checks.
+
+mod collect;
+mod k8s_types;
+mod resolve;
+mod kinds;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+pub use collect::{DeriveKind, Input};
+pub use resolve::Resolver;
+
+use crate::files::FileSet;
+use kubegen_codegen::rbac::{self, RbacRule};
+use kubegen_codegen::{Analysis, analyze, emit};
+use kubegen_core::crd::{self, CrdError};
+use kubegen_core::model::ResourceModel;
+use kubegen_core::output;
+use crate::source::{CrateSource, Diagnostic, Settings};
+
+/// One analyzed input type.
+pub struct Analyzed {
+    /// Where it came from.
+    pub input: Input,
+    /// The validated model.
+    pub analysis: Analysis,
+}
+
+/// A crate's whole API as the generator sees it.
+pub struct Api {
+    /// The crate's package name.
+    pub package: String,
+    /// The effective settings.
+    pub settings: Settings,
+    /// Every type deriving `CustomResource` or `KubeSchema`.
+    pub types: Vec<Analyzed>,
+    /// Every `#[rbac(...)]` rule.
+    pub rbac: Vec<RbacRule>,
+    /// The crate root (the manifest's directory).
+    pub root: std::path::PathBuf,
+}
+
+impl Api {
+    /// Reads and validates the crate: every error in every file is
+    /// returned, each with its `file:line:col`.
+    pub fn load(source: &CrateSource, settings: Settings) -> Result<Api, Vec<Diagnostic>> {
+        let inputs = collect::collect(source);
+        let mut errors = Vec::new();
+        let mut types = Vec::new();
+        for input in inputs.types {
+            let resource = input.kind == DeriveKind::CustomResource;
+            match analyze(&input.derive_input, resource) {
+                Ok(analysis) => types.push(Analyzed { input, analysis }),
+                Err(e) => errors.extend(Diagnostic::from_syn(&input.file, &e)),
+            }
+        }
+        let mut rules = Vec::new();
+        for attr in &inputs.rbac {
+            match rbac::parse_attribute(&attr.attr) {
+                Ok(rule) => rules.push(rule),
+                Err(e) => errors.extend(Diagnostic::from_syn(&attr.file, &e)),
+            }
+        }
+        let resolver = Resolver::new(&types);
+        errors.extend(resolver.unresolved());
+        errors.extend(status_types_unresolved(&types, &resolver));
+        if !errors.is_empty() {
+            errors.sort();
+            errors.dedup();
+            return Err(errors);
+        }
+        Ok(Api {
+            package: source.manifest.package.clone(),
+            settings,
+            types,
+            rbac: rules,
+            root: source.root.clone(),
+        })
+    }
+
+    /// The resources (types deriving `CustomResource`) with their models.
+    pub fn resources(&self) -> impl Iterator<Item = (&Analyzed, &ResourceModel)> {
+        self.types
+            .iter()
+            .filter_map(|t| t.analysis.resource.as_ref().map(|r| (t, r)))
+    }
+
+    /// The resource model as the CRD sees it (the settings' description cap
+    /// applies to resources that set none).
+    fn effective_model(&self, model: &ResourceModel) -> ResourceModel {
+        let mut model = model.clone();
+        if model.max_description_len.is_none() {
+            model.max_description_len = self.settings.max_description_len;
+        }
+        model
+    }
+
+    /// The CRD JSON of one resource version — the value the derive's
+    /// `crd_json()` returns for the same type.
+    pub fn crd_json(&self, t: &Analyzed, model: &ResourceModel) -> Result<Value, CrdError> {
+        let resolver = Resolver::new(&self.types);
+        let spec = resolver.schema(t)?;
+        let status = match &t.analysis.container.resource.status {
+            Some(ty) => {
+                let nested = resolver
+                    .status_type(t, ty)
+                    .map_err(|message| CrdError::Decode(format!("status type: {message}")))?;
+                Some(resolver.schema(nested)?)
+            }
+            None => None,
+        };
+        crd::crd_json(&self.effective_model(model), spec, status)
+    }
+
+    /// One CRD per (group, kind) with all its versions merged, keyed by the
+    /// file name `<group>_<plural>.yaml`.
+    pub fn crds(&self) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
+        let mut by_kind: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
+        let mut errors = Vec::new();
+        for (t, model) in self.resources() {
+            match self.crd_json(t, model) {
+                Ok(crd) => by_kind
+                    .entry((model.group.clone(), model.plural.clone()))
+                    .or_default()
+                    .push(crd),
+                Err(e) => errors.push(type_error(t, e.to_string())),
+            }
+        }
+        let mut crds = BTreeMap::new();
+        for ((group, plural), versions) in by_kind {
+            let merged = if versions.len() == 1 {
+                versions.into_iter().next().map(Ok)
+            } else {
+                Some(crd::merge_crds(&versions))
+            };
+            match merged {
+                Some(Ok(crd)) => {
+                    crds.insert(format!("{group}_{plural}.yaml"), crd);
+                }
+                Some(Err(e)) => {
+                    let first = self
+                        .resources()
+                        .find(|(_, m)| m.group == group && m.plural == plural);
+                    if let Some((t, _)) = first {
+                        errors.push(type_error(t, e.to_string()));
+                    }
+                }
+                None => {}
+            }
+        }
+        if errors.is_empty() {
+            Ok(crds)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn status_types_unresolved(types: &[Analyzed], resolver: &Resolver<'_>) -> Vec<Diagnostic> {
+    types
+        .iter()
+        .filter_map(|t| {
+            let ty = t.analysis.container.resource.status.as_ref()?;
+            match resolver.status_type(t, ty) {
+                Ok(_) => None,
+                Err(_) => {
+                    let start = syn::spanned::Spanned::span(ty).start();
+                    Some(Diagnostic {
+                        file: t.input.file.clone(),
+                        line: start.line,
+                        column: start.column + 1,
+                        message: format!(
+                            "cannot resolve status type `{}`: derive `KubeSchema` on it in the scanned modules",
+                            quote::ToTokens::to_token_stream(ty).to_string().replace(' ', "")
+                        ),
+                    })
+                }
+            }
+        })
+        .collect()
+}
+
+fn type_error(t: &Analyzed, message: String) -> Diagnostic {
+    let start = t.input.derive_input.ident.span().start();
+    Diagnostic {
+        file: t.input.file.clone(),
+        line: start.line,
+        column: start.column + 1,
+        message,
+    }
+}
+
+/// Renders a CRD as the YAML kubegen writes (also what `kubegen crd` prints).
+pub fn crd_yaml(crd: &Value) -> String {
+    output::to_yaml(crd)
+}
+
+/// Everything `kubegen generate` writes for `api`, as a pure function of its
+/// input.
+pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
+    let settings = &api.settings;
+    let mut files = FileSet::new();
+    files.own_dir(&settings.crd_dir);
+    files.own_dir(&settings.rbac_dir);
+    files.own_dir(&settings.rust_out);
+    for (name, crd) in api.crds()? {
+        files.insert(settings.crd_dir.join(name), crd_yaml(&crd));
+    }
+    if !api.rbac.is_empty() {
+        files.insert(
+            settings.rbac_dir.join("role.yaml"),
+            rbac::role_yaml(&api.rbac, &role_name(api)),
+        );
+    }
+    let header = header_text(&api.root, settings).map_err(|d| vec![d])?;
+    let modules = emit::modules(kinds::kinds(api)?, header.as_deref()).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| Diagnostic::file(Path::new("Cargo.toml"), e))
+            .collect::<Vec<_>>()
+    })?;
+    for (path, contents) in modules {
+        files.insert(settings.rust_out.join(path), contents);
+    }
+    Ok(files)
+}
+
+fn role_name(api: &Api) -> String {
+    api.settings
+        .role_name
+        .clone()
+        .unwrap_or_else(|| format!("{}-manager", api.package))
+}
+
+fn header_text(root: &Path, settings: &Settings) -> Result<Option<String>, Diagnostic> {
+    let Some(path) = &settings.header_file else {
+        return Ok(None);
+    };
+    std::fs::read_to_string(root.join(path))
+        .map(Some)
+        .map_err(|e| Diagnostic::file(Path::new(path), format!("cannot read header file: {e}")))
+}

@@ -1,0 +1,16 @@
+//! kubegen-cli: the `kubegen` command as a library, a thin layer over
+//! `kubegen-codegen` (parse, check, emit) and `kubegen-core` (schemas, CRDs).
+//!
+//! - [`source`] reads a crate without compiling it: manifest settings, the
+//!   module tree, `file:line:col` diagnostics;
+//! - [`generate`] evaluates every annotated type into CRD and RBAC YAML and
+//!   the generated Rust modules, as a pure [`files::FileSet`];
+//! - [`files`] writes that set (only what changed) or checks it (`--check`);
+//! - [`scaffold`] creates new operator crates (`kubegen new`);
+//! - [`cli`] is the clap front end and the one place errors become exit codes.
+
+pub mod cli;
+pub mod files;
+pub mod generate;
+pub mod scaffold;
+pub mod source;

@@ -1,0 +1,314 @@
+//! Parsing schema keywords (field-, type- and item-level keys) into
+//! [`Constraints`](kubegen_core::model::Constraints).
+
+use syn::meta::ParseNestedMeta;
+
+use super::keys::{self, Scope};
+use super::value;
+use crate::ctxt::Ctxt;
+use kubegen_core::model::{Constraints, OneOf, OneOfKind, Validation};
+
+/// Field-level keys that are not schema keywords.
+#[derive(Default, Debug)]
+pub struct Extras {
+    /// `description = "..."` overrides the doc comment.
+    pub description: Option<String>,
+    /// `required`.
+    pub required: bool,
+    /// `optional`.
+    pub optional: bool,
+    /// `schemars`: take the schema from `schemars::JsonSchema`.
+    pub schemars: bool,
+    /// `crate = "..."` (type level).
+    pub crate_path: Option<syn::Path>,
+}
+
+/// The CEL reasons the apiserver accepts.
+pub const REASONS: &[&str] = &[
+    "FieldValueInvalid",
+    "FieldValueForbidden",
+    "FieldValueRequired",
+    "FieldValueDuplicate",
+];
+
+fn one_of_strings(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    key: &str,
+    allowed: &[&str],
+) -> syn::Result<Option<String>> {
+    let (v, span) = value::string(meta, key)?;
+    if allowed.contains(&v.as_str()) {
+        Ok(Some(v))
+    } else {
+        cx.error_at(
+            span,
+            format!(
+                "`{key}` must be one of {}, found \"{v}\"",
+                allowed
+                    .iter()
+                    .map(|a| format!("\"{a}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        Ok(None)
+    }
+}
+
+/// Checks a `pattern` with the `regex` crate, explaining RE2 limits.
+pub fn check_pattern(pattern: &str) -> Result<(), String> {
+    for bad in ["(?=", "(?!", "(?<=", "(?<!"] {
+        if pattern.contains(bad) {
+            return Err(format!(
+                "invalid pattern: look-around `{bad}` is not supported by the apiserver's RE2 regular expressions"
+            ));
+        }
+    }
+    let bytes = pattern.as_bytes();
+    for w in bytes.windows(2) {
+        if w[0] == b'\\' && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k') {
+            return Err(
+                "invalid pattern: backreferences are not supported by the apiserver's RE2 regular expressions"
+                    .into(),
+            );
+        }
+    }
+    regex::Regex::new(pattern)
+        .map(|_| ())
+        .map_err(|e| format!("invalid pattern (RE2 syntax): {e}"))
+}
+
+/// Parses `validation(...)` or `validation = "rule"`.
+fn validation(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Validation>> {
+    if meta.input.peek(syn::Token![=]) {
+        let (rule, _) = value::string(meta, keys::VALIDATION)?;
+        return Ok(Some(Validation {
+            rule,
+            message: None,
+            message_expression: None,
+            reason: None,
+            field_path: None,
+            optional_old_self: false,
+        }));
+    }
+    let mut v = Validation {
+        rule: String::new(),
+        message: None,
+        message_expression: None,
+        reason: None,
+        field_path: None,
+        optional_old_self: false,
+    };
+    let mut has_rule = false;
+    meta.parse_nested_meta(|inner| {
+        let name = super::path_name(&inner.path);
+        match name.as_str() {
+            "rule" => {
+                v.rule = value::string(&inner, "rule")?.0;
+                has_rule = true;
+            }
+            "message" => v.message = Some(value::string(&inner, "message")?.0),
+            "message_expression" => {
+                v.message_expression = Some(value::string(&inner, "message_expression")?.0)
+            }
+            "reason" => v.reason = one_of_strings(cx, &inner, "reason", REASONS)?,
+            "field_path" => {
+                let (p, span) = value::string(&inner, "field_path")?;
+                if !(p.starts_with('.') || p.starts_with('[')) {
+                    cx.error_at(span, "`field_path` must be a JSON path starting with `.`, e.g. \".spec.replicas\"");
+                }
+                v.field_path = Some(p);
+            }
+            "optional_old_self" => v.optional_old_self = value::flag(&inner, "optional_old_self")?,
+            other => {
+                let known = [
+                    "rule",
+                    "message",
+                    "message_expression",
+                    "reason",
+                    "field_path",
+                    "optional_old_self",
+                ];
+                let hint = kubegen_core::suggest::suggest(other, known)
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                cx.error_spanned_by(&inner.path, format!("unknown key `{other}` in `validation(...)`{hint}"));
+                value::skip(&inner)?;
+            }
+        }
+        Ok(())
+    })?;
+    if !has_rule || v.rule.trim().is_empty() {
+        cx.error_spanned_by(
+            &meta.path,
+            "`validation(...)` needs a non-empty `rule = \"...\"`",
+        );
+        return Ok(None);
+    }
+    Ok(Some(v))
+}
+
+/// Parses one schema keyword into `c` (or `extras`).
+pub fn parse_key(
+    cx: &Ctxt,
+    key: &'static str,
+    meta: &ParseNestedMeta<'_>,
+    c: &mut Constraints,
+    extras: &mut Extras,
+) -> syn::Result<()> {
+    match key {
+        keys::MINIMUM => c.minimum = Some(value::number(meta, key)?),
+        keys::MAXIMUM => c.maximum = Some(value::number(meta, key)?),
+        keys::EXCLUSIVE_MINIMUM | keys::EXCLUSIVE_MAXIMUM => {
+            // A bare flag modifies `minimum`/`maximum`; a number sets both.
+            let (bound, excl) = if key == keys::EXCLUSIVE_MINIMUM {
+                (&mut c.minimum, &mut c.exclusive_minimum)
+            } else {
+                (&mut c.maximum, &mut c.exclusive_maximum)
+            };
+            if meta.input.peek(syn::Token![=]) {
+                let e = value::expr(meta, key)?;
+                match value::to_json(&e) {
+                    Ok(serde_json::Value::Bool(b)) => *excl = b,
+                    Ok(serde_json::Value::Number(n)) => {
+                        *bound = Some(n);
+                        *excl = true;
+                    }
+                    _ => cx.error_spanned_by(
+                        &e,
+                        format!("expected a number or a boolean for `{key}`"),
+                    ),
+                }
+            } else {
+                *excl = value::flag(meta, key)?;
+            }
+        }
+        keys::MULTIPLE_OF => {
+            let n = value::number(meta, key)?;
+            if n.as_f64().is_none_or(|f| f <= 0.0) {
+                cx.error_spanned_by(&meta.path, "`multiple_of` must be greater than 0");
+            }
+            c.multiple_of = Some(n);
+        }
+        keys::MIN_LENGTH => c.min_length = Some(value::unsigned(meta, key)?),
+        keys::MAX_LENGTH => c.max_length = Some(value::unsigned(meta, key)?),
+        keys::PATTERN => {
+            let (p, span) = value::string(meta, key)?;
+            if let Err(msg) = check_pattern(&p) {
+                cx.error_at(span, msg);
+            }
+            c.pattern = Some(p);
+        }
+        keys::FORMAT => c.format = Some(value::string(meta, key)?.0),
+        keys::MIN_ITEMS => c.min_items = Some(value::unsigned(meta, key)?),
+        keys::MAX_ITEMS => c.max_items = Some(value::unsigned(meta, key)?),
+        keys::UNIQUE_ITEMS => c.unique_items = value::flag(meta, key)?,
+        keys::MIN_PROPERTIES => c.min_properties = Some(value::unsigned(meta, key)?),
+        keys::MAX_PROPERTIES => c.max_properties = Some(value::unsigned(meta, key)?),
+        keys::ENUM_VALUES => {
+            let e = value::expr(meta, key)?;
+            match value::to_json(&e)? {
+                serde_json::Value::Array(values) if !values.is_empty() => {
+                    c.enum_values = Some(values)
+                }
+                _ => cx.error_spanned_by(&e, "expected a non-empty list for `enum_values`"),
+            }
+        }
+        keys::NULLABLE => c.nullable = value::flag(meta, key)?,
+        keys::DEFAULT => c.default = Some(value::json(meta, key)?),
+        keys::DEFAULT_JSON => c.default = Some(value::json_string(meta, key)?),
+        keys::EXAMPLE => c.example = Some(value::json(meta, key)?),
+        keys::EXAMPLE_JSON => c.example = Some(value::json_string(meta, key)?),
+        keys::TITLE => c.title = Some(value::string(meta, key)?.0),
+        keys::DESCRIPTION => extras.description = Some(value::string(meta, key)?.0),
+        keys::VALIDATION => {
+            if let Some(v) = validation(cx, meta)? {
+                c.validations.push(v);
+            }
+        }
+        keys::IMMUTABLE => c.immutable = value::flag(meta, key)?,
+        keys::EXACTLY_ONE_OF | keys::AT_MOST_ONE_OF | keys::AT_LEAST_ONE_OF => {
+            let kind = match key {
+                keys::EXACTLY_ONE_OF => OneOfKind::ExactlyOne,
+                keys::AT_MOST_ONE_OF => OneOfKind::AtMostOne,
+                _ => OneOfKind::AtLeastOne,
+            };
+            let fields = value::string_list(meta, key)?;
+            if fields.len() < 2 {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("`{key}` needs at least two field names"),
+                );
+            }
+            c.one_of.push(OneOf { kind, fields });
+        }
+        keys::LIST_TYPE => c.list_type = one_of_strings(cx, meta, key, &["atomic", "set", "map"])?,
+        keys::LIST_MAP_KEYS => c.list_map_keys = value::string_list(meta, key)?,
+        keys::MAP_TYPE => c.map_type = one_of_strings(cx, meta, key, &["granular", "atomic"])?,
+        keys::STRUCT_TYPE => {
+            c.struct_type = one_of_strings(cx, meta, key, &["granular", "atomic"])?
+        }
+        keys::PRESERVE_UNKNOWN_FIELDS => c.preserve_unknown_fields = value::flag(meta, key)?,
+        keys::EMBEDDED_RESOURCE => c.embedded_resource = value::flag(meta, key)?,
+        keys::INT_OR_STRING => c.int_or_string = value::flag(meta, key)?,
+        keys::SCHEMALESS => c.schemaless = value::flag(meta, key)?,
+        keys::ALLOW_FLOAT => c.allow_float = value::flag(meta, key)?,
+        keys::REQUIRED => extras.required = value::flag(meta, key)?,
+        keys::OPTIONAL => extras.optional = value::flag(meta, key)?,
+        keys::SCHEMARS => extras.schemars = value::flag(meta, key)?,
+        keys::CRATE => {
+            let (p, span) = value::string(meta, key)?;
+            match syn::parse_str::<syn::Path>(&p) {
+                Ok(path) => extras.crate_path = Some(path),
+                Err(_) => cx.error_at(span, "`crate` must be a path such as \"::kubegen\""),
+            }
+        }
+        keys::ITEMS => {
+            let items = c.items.get_or_insert_with(Default::default);
+            let mut inner_extras = Extras::default();
+            meta.parse_nested_meta(|inner| {
+                let name = super::path_name(&inner.path);
+                let Some(k) = keys::lookup(&name, &[Scope::Items]) else {
+                    cx.error_spanned_by(
+                        &inner.path,
+                        keys::misplaced_or_unknown(&name, &[Scope::Items]),
+                    );
+                    return value::skip(&inner);
+                };
+                parse_key(cx, k, &inner, items, &mut inner_extras)
+            })?;
+        }
+        other => {
+            // Resource keys are handled by the resource parser; reaching here
+            // means a key table entry has no parser.
+            cx.error_spanned_by(
+                &meta.path,
+                format!("kubegen attribute `{other}` is not supported here"),
+            );
+            value::skip(meta)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(check_pattern("^[a-z]+$").is_ok());
+        assert!(check_pattern("(?=x)").unwrap_err().contains("look-around"));
+        assert!(
+            check_pattern(r"(a)\1")
+                .unwrap_err()
+                .contains("backreferences")
+        );
+        assert!(
+            check_pattern("[a-")
+                .unwrap_err()
+                .contains("invalid pattern")
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Reading `#[kubegen(...)]` and `#[serde(...)]` attributes into typed values.
+
+pub mod constraints;
+pub mod keys;
+pub mod resource;
+pub mod serde_attr;
+pub mod value;
+
+use std::collections::BTreeMap;
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+
+use crate::ctxt::Ctxt;
+pub use keys::Scope;
+
+/// The span of every key seen on one item, for later cross-field messages.
+pub type KeySpans = BTreeMap<&'static str, Span>;
+
+/// The attribute path of kubegen's attributes.
+pub const KUBEGEN: &str = "kubegen";
+
+/// Calls `f` for every key of every `#[kubegen(...)]` attribute in `attrs`.
+///
+/// Unknown and misplaced keys are reported (with a suggestion) and skipped;
+/// duplicates of non-repeatable keys are reported. `f` must consume the
+/// key's value; it returns `Err` only for malformed syntax, which abandons
+/// the rest of that attribute.
+pub fn for_each_key(
+    cx: &Ctxt,
+    attrs: &[syn::Attribute],
+    scopes: &[Scope],
+    mut f: impl FnMut(&'static str, &ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> KeySpans {
+    let mut spans = KeySpans::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident(KUBEGEN)) {
+        if let syn::Meta::Path(_) = attr.meta {
+            cx.error_spanned_by(attr, "expected `#[kubegen(...)]`");
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            let name = path_name(&meta.path);
+            let Some(key) = keys::lookup(&name, scopes) else {
+                cx.error_spanned_by(&meta.path, keys::misplaced_or_unknown(&name, scopes));
+                return value::skip(&meta);
+            };
+            if spans.contains_key(key) && !keys::repeatable(key) {
+                cx.error_spanned_by(&meta.path, format!("duplicate kubegen attribute `{key}`"));
+            }
+            spans.insert(key, meta.path.span());
+            f(key, &meta)
+        });
+        if let Err(err) = result {
+            cx.syn_error(err);
+        }
+    }
+    spans
+}
+
+/// The path as written, e.g. `min_length` or `a::b`.
+pub fn path_name(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// The doc comment of an item, lines joined with `\n`, trimmed; `None` if empty.
+pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+        {
+            let line = s.value();
+            let line = line
+                .strip_prefix(' ')
+                .unwrap_or(&line)
+                .trim_end()
+                .to_owned();
+            lines.push(line);
+        }
+    }
+    let text = lines.join("\n");
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}

@@ -1,0 +1,331 @@
+//! Parsing resource-level keys of `#[derive(CustomResource)]`.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+
+use super::keys;
+use super::value;
+use crate::ctxt::Ctxt;
+use kubegen_core::model::{PrinterColumn, Scale, Verb, Verbs};
+
+/// Resource keys as written, before defaults are applied.
+#[derive(Default)]
+pub struct ResourceAttrs {
+    /// `group`.
+    pub group: Option<String>,
+    /// `version`.
+    pub version: Option<String>,
+    /// `kind`.
+    pub kind: Option<String>,
+    /// `namespaced`.
+    pub namespaced: bool,
+    /// `plural`.
+    pub plural: Option<String>,
+    /// `singular`.
+    pub singular: Option<String>,
+    /// `shortname` (repeatable).
+    pub short_names: Vec<String>,
+    /// `category` (repeatable).
+    pub categories: Vec<String>,
+    /// `status = "Type"`.
+    pub status: Option<syn::Type>,
+    /// `scale(...)`.
+    pub scale: Option<Scale>,
+    /// `printcolumn(...)` with the span of each `json_path`.
+    pub printer_columns: Vec<(PrinterColumn, Span)>,
+    /// `selectable_field(json_path = ...)` with spans.
+    pub selectable_fields: Vec<(String, Span)>,
+    /// `storage`.
+    pub storage: Option<bool>,
+    /// `served`.
+    pub served: Option<bool>,
+    /// `deprecated`.
+    pub deprecated: bool,
+    /// `deprecation_warning`.
+    pub deprecation_warning: Option<String>,
+    /// `crd_label(key, value)`.
+    pub crd_labels: BTreeMap<String, String>,
+    /// `crd_annotation(key, value)`.
+    pub crd_annotations: BTreeMap<String, String>,
+    /// `verbs(...)` and `no_status`.
+    pub verbs: Verbs,
+    /// `max_description_len`.
+    pub max_description_len: Option<usize>,
+    /// `derive = "PartialEq"` (repeatable): extra derives on the root type.
+    pub derives: Vec<syn::Path>,
+}
+
+/// The printer column types the apiserver accepts.
+pub const COLUMN_TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+
+fn key_value(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    what: &str,
+) -> syn::Result<Option<(String, String)>> {
+    let (mut k, mut v) = (None, None);
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("key") {
+            k = Some(value::string(&inner, "key")?.0);
+        } else if inner.path.is_ident("value") {
+            v = Some(value::string(&inner, "value")?.0);
+        } else {
+            cx.error_spanned_by(
+                &inner.path,
+                format!("expected `key` or `value` in `{what}(...)`"),
+            );
+            value::skip(&inner)?;
+        }
+        Ok(())
+    })?;
+    match (k, v) {
+        (Some(k), Some(v)) => Ok(Some((k, v))),
+        _ => {
+            cx.error_spanned_by(
+                &meta.path,
+                format!("`{what}` needs `key = \"...\"` and `value = \"...\"`"),
+            );
+            Ok(None)
+        }
+    }
+}
+
+fn verb_list(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Vec<Verb>> {
+    let names = value::string_list(meta, key)?;
+    let mut out = Vec::new();
+    for n in names {
+        match Verb::parse(&n) {
+            Some(v) => out.push(v),
+            None => {
+                let hint = kubegen_core::suggest::suggest(&n, Verb::ALL.iter().map(|(n, _)| *n))
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                cx.error_spanned_by(&meta.path, format!("unknown verb \"{n}\"{hint}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl ResourceAttrs {
+    /// Parses one resource key.
+    pub fn parse_key(
+        &mut self,
+        cx: &Ctxt,
+        key: &'static str,
+        meta: &ParseNestedMeta<'_>,
+    ) -> syn::Result<()> {
+        match key {
+            keys::GROUP => self.group = Some(value::string(meta, key)?.0),
+            keys::VERSION => self.version = Some(value::string(meta, key)?.0),
+            keys::KIND => self.kind = Some(value::string(meta, key)?.0),
+            keys::NAMESPACED => self.namespaced = value::flag(meta, key)?,
+            keys::PLURAL => self.plural = Some(value::string(meta, key)?.0),
+            keys::SINGULAR => self.singular = Some(value::string(meta, key)?.0),
+            keys::SHORTNAME => self.short_names.push(value::string(meta, key)?.0),
+            keys::CATEGORY => self.categories.push(value::string(meta, key)?.0),
+            keys::STATUS => {
+                let (s, span) = value::string(meta, key)?;
+                match syn::parse_str::<syn::Type>(&s) {
+                    Ok(ty) => self.status = Some(ty),
+                    Err(_) => cx.error_at(span, "`status` must name a type, e.g. \"MyStatus\""),
+                }
+            }
+            keys::SCALE => {
+                let (mut spec, mut status, mut selector) = (None, None, None);
+                meta.parse_nested_meta(|inner| {
+                    let name = super::path_name(&inner.path);
+                    match name.as_str() {
+                        "spec_replicas_path" => spec = Some(value::string(&inner, "spec_replicas_path")?.0),
+                        "status_replicas_path" => status = Some(value::string(&inner, "status_replicas_path")?.0),
+                        "label_selector_path" => selector = Some(value::string(&inner, "label_selector_path")?.0),
+                        other => {
+                            cx.error_spanned_by(&inner.path, format!("unknown key `{other}` in `scale(...)`; expected spec_replicas_path, status_replicas_path or label_selector_path"));
+                            value::skip(&inner)?;
+                        }
+                    }
+                    Ok(())
+                })?;
+                match (spec, status) {
+                    (Some(spec_replicas_path), Some(status_replicas_path)) => {
+                        self.scale = Some(Scale {
+                            spec_replicas_path,
+                            status_replicas_path,
+                            label_selector_path: selector,
+                        })
+                    }
+                    _ => cx.error_spanned_by(
+                        &meta.path,
+                        "`scale(...)` needs `spec_replicas_path` and `status_replicas_path`",
+                    ),
+                }
+            }
+            keys::PRINTCOLUMN => {
+                let mut col = PrinterColumn {
+                    name: String::new(),
+                    type_: String::new(),
+                    json_path: String::new(),
+                    description: None,
+                    format: None,
+                    priority: None,
+                };
+                let mut path_span = None;
+                meta.parse_nested_meta(|inner| {
+                    let name = if inner.path.is_ident("type") {
+                        "type".to_owned()
+                    } else {
+                        super::path_name(&inner.path)
+                    };
+                    match name.as_str() {
+                        "name" => col.name = value::string(&inner, "name")?.0,
+                        "type" | "type_" => {
+                            let (t, span) = value::string(&inner, "type")?;
+                            if !COLUMN_TYPES.contains(&t.as_str()) {
+                                cx.error_at(
+                                    span,
+                                    format!(
+                                        "printer column `type` must be one of {}",
+                                        COLUMN_TYPES.join(", ")
+                                    ),
+                                );
+                            }
+                            col.type_ = t;
+                        }
+                        "json_path" => {
+                            let (p, span) = value::string(&inner, "json_path")?;
+                            col.json_path = p;
+                            path_span = Some(span);
+                        }
+                        "description" => {
+                            col.description = Some(value::string(&inner, "description")?.0)
+                        }
+                        "format" => col.format = Some(value::string(&inner, "format")?.0),
+                        "priority" => {
+                            let p = value::unsigned(&inner, "priority")?;
+                            col.priority = Some(i32::try_from(p).unwrap_or(i32::MAX));
+                        }
+                        other => {
+                            let known = [
+                                "name",
+                                "type",
+                                "json_path",
+                                "description",
+                                "format",
+                                "priority",
+                            ];
+                            let hint = kubegen_core::suggest::suggest(other, known)
+                                .map(|s| format!("; did you mean `{s}`?"))
+                                .unwrap_or_default();
+                            cx.error_spanned_by(
+                                &inner.path,
+                                format!("unknown key `{other}` in `printcolumn(...)`{hint}"),
+                            );
+                            value::skip(&inner)?;
+                        }
+                    }
+                    Ok(())
+                })?;
+                match path_span {
+                    Some(span) if !col.name.is_empty() => {
+                        self.printer_columns.push((col, span))
+                    }
+                    _ => cx.error_spanned_by(
+                        &meta.path,
+                        "`printcolumn(...)` needs `name` and `json_path` (`type` is inferred from the field when left out)",
+                    ),
+                }
+            }
+            keys::SELECTABLE_FIELD => {
+                if meta.input.peek(syn::Token![=]) {
+                    let (p, span) = value::string(meta, key)?;
+                    self.selectable_fields.push((p, span));
+                } else {
+                    let mut found = None;
+                    meta.parse_nested_meta(|inner| {
+                        if inner.path.is_ident("json_path") {
+                            found = Some(value::string(&inner, "json_path")?);
+                        } else {
+                            cx.error_spanned_by(
+                                &inner.path,
+                                "expected `json_path` in `selectable_field(...)`",
+                            );
+                            value::skip(&inner)?;
+                        }
+                        Ok(())
+                    })?;
+                    match found {
+                        Some(f) => self.selectable_fields.push(f),
+                        None => cx.error_spanned_by(
+                            &meta.path,
+                            "`selectable_field` needs `json_path = \"...\"`",
+                        ),
+                    }
+                }
+            }
+            keys::STORAGE => self.storage = Some(value::flag(meta, key)?),
+            keys::SERVED => self.served = Some(value::flag(meta, key)?),
+            keys::DEPRECATED => self.deprecated = value::flag(meta, key)?,
+            keys::DEPRECATION_WARNING => {
+                self.deprecation_warning = Some(value::string(meta, key)?.0);
+                self.deprecated = true;
+            }
+            keys::CRD_LABEL => {
+                if let Some((k, v)) = key_value(cx, meta, key)? {
+                    self.crd_labels.insert(k, v);
+                }
+            }
+            keys::CRD_ANNOTATION => {
+                if let Some((k, v)) = key_value(cx, meta, key)? {
+                    self.crd_annotations.insert(k, v);
+                }
+            }
+            keys::VERBS => {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("only") {
+                        self.verbs.only = Some(verb_list(cx, &inner, "only")?);
+                    } else if inner.path.is_ident("skip") {
+                        self.verbs.skip = verb_list(cx, &inner, "skip")?;
+                    } else {
+                        cx.error_spanned_by(
+                            &inner.path,
+                            "expected `only = [...]` or `skip = [...]` in `verbs(...)`",
+                        );
+                        value::skip(&inner)?;
+                    }
+                    Ok(())
+                })?;
+                if self.verbs.only.is_some() && !self.verbs.skip.is_empty() {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        "`verbs(only = ...)` and `verbs(skip = ...)` cannot be combined",
+                    );
+                }
+            }
+            keys::NO_STATUS => self.verbs.no_status = value::flag(meta, key)?,
+            keys::MAX_DESCRIPTION_LEN => {
+                self.max_description_len =
+                    Some(usize::try_from(value::unsigned(meta, key)?).unwrap_or(usize::MAX))
+            }
+            keys::DERIVE => {
+                let (s, span) = value::string(meta, key)?;
+                match syn::parse_str::<syn::Path>(&s) {
+                    Ok(p) => self.derives.push(p),
+                    Err(_) => cx.error_at(
+                        span,
+                        "`derive` must name a derive macro, e.g. \"PartialEq\"",
+                    ),
+                }
+            }
+            other => {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("kubegen attribute `{other}` is not a resource attribute"),
+                );
+                value::skip(meta)?;
+            }
+        }
+        Ok(())
+    }
+}

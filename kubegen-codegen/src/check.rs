@@ -1,0 +1,627 @@
+//! Cross-field checks on the model (the check phase), reported with spans,
+//! and the value checker used for `default`, `example` and `enum_values`.
+
+use proc_macro2::Span;
+use serde_json::Value;
+
+use crate::attr::resource::ResourceAttrs;
+use crate::attr::{KeySpans, keys};
+use crate::ctxt::Ctxt;
+use crate::parse::{Container, FieldSpans};
+use kubegen_core::model::{Constraints, Field, Shape, Ty, TypeModel};
+
+/// The check phase: every rule over the finished [`Container`] — each field,
+/// the type, and (for `CustomResource`) the resource keys.
+pub fn check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container, resource: bool) {
+    let fields = c.model.fields();
+    debug_assert_eq!(fields.len(), c.sites.len(), "one site per model field");
+    for (field, site) in fields.into_iter().zip(&c.sites) {
+        check_field(cx, field, &site.keys, site.ty_span);
+    }
+    check_type(cx, &c.model, &c.type_keys, &input.ident);
+    if resource {
+        if !input.generics.params.is_empty() {
+            cx.error_spanned_by(&input.generics, "a `CustomResource` spec cannot be generic");
+        }
+        check_resource(cx, &c.resource, &input.ident, &c.model, &c.fields);
+    }
+}
+
+/// Why a JSON value does not fit a type and its constraints (empty if it fits).
+pub fn value_errors(v: &Value, ty: &Ty, c: &Constraints) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.is_null() {
+        if !(c.nullable && ty.is_option()) {
+            errs.push("null is only allowed for a `nullable` optional field".into());
+        }
+        return errs;
+    }
+    let kind = ty.json_kind();
+    let fits = if c.int_or_string {
+        v.is_i64() || v.is_u64() || v.is_string()
+    } else {
+        match ty.unwrap_option() {
+            Ty::Bool => v.is_boolean(),
+            Ty::Int { bits, signed } => int_fits(v, *bits, *signed),
+            Ty::Float { .. } => v.is_number(),
+            Ty::String { char } => v.as_str().is_some_and(|s| !char || s.chars().count() == 1),
+            Ty::DateTime | Ty::Duration => v.is_string(),
+            Ty::IntOrString => v.is_i64() || v.is_u64() || v.is_string(),
+            Ty::List { item, .. } => match v.as_array() {
+                Some(items) => {
+                    let ic = c.items.as_deref().cloned().unwrap_or_default();
+                    for (i, it) in items.iter().enumerate() {
+                        for e in value_errors(it, item, &ic) {
+                            errs.push(format!("item {i}: {e}"));
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+            Ty::Map(vt) => match v.as_object() {
+                Some(m) => {
+                    for (k, val) in m {
+                        for e in value_errors(val, vt, &Constraints::default()) {
+                            errs.push(format!("key `{k}`: {e}"));
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+            Ty::ObjectMeta => v.is_object(),
+            Ty::Json | Ty::Named { .. } | Ty::Option(_) => true,
+        }
+    };
+    if !fits {
+        errs.push(format!(
+            "expected {} {kind}, found {}",
+            article(kind),
+            describe(v)
+        ));
+        return errs;
+    }
+    if let Some(n) = v.as_f64() {
+        if let Some(min) = c.minimum.as_ref().and_then(|m| m.as_f64())
+            && (n < min || (c.exclusive_minimum && n == min))
+        {
+            errs.push(format!("{v} is below the minimum {min}"));
+        }
+        if let Some(max) = c.maximum.as_ref().and_then(|m| m.as_f64())
+            && (n > max || (c.exclusive_maximum && n == max))
+        {
+            errs.push(format!("{v} is above the maximum {max}"));
+        }
+        if let Some(m) = c.multiple_of.as_ref().and_then(|m| m.as_f64())
+            && m > 0.0
+            && (n / m).fract() != 0.0
+        {
+            errs.push(format!("{v} is not a multiple of {m}"));
+        }
+    }
+    if let Some(s) = v.as_str() {
+        let len = s.chars().count() as u64;
+        if c.min_length.is_some_and(|m| len < m) {
+            errs.push(format!("\"{s}\" is shorter than min_length"));
+        }
+        if c.max_length.is_some_and(|m| len > m) {
+            errs.push(format!("\"{s}\" is longer than max_length"));
+        }
+        if let Some(p) = &c.pattern
+            && let Ok(re) = regex::Regex::new(p)
+            && !re.is_match(s)
+        {
+            errs.push(format!("\"{s}\" does not match the pattern `{p}`"));
+        }
+    }
+    if let Some(a) = v.as_array() {
+        let n = a.len() as u64;
+        if c.min_items.is_some_and(|m| n < m) {
+            errs.push(format!("{n} items are fewer than min_items"));
+        }
+        if c.max_items.is_some_and(|m| n > m) {
+            errs.push(format!("{n} items are more than max_items"));
+        }
+        if c.unique_items && a.iter().enumerate().any(|(i, x)| a[..i].contains(x)) {
+            errs.push("items are not unique".into());
+        }
+    }
+    if let Some(o) = v.as_object() {
+        let n = o.len() as u64;
+        if c.min_properties.is_some_and(|m| n < m) {
+            errs.push(format!("{n} properties are fewer than min_properties"));
+        }
+        if c.max_properties.is_some_and(|m| n > m) {
+            errs.push(format!("{n} properties are more than max_properties"));
+        }
+    }
+    if let Some(values) = &c.enum_values
+        && !values.contains(v)
+    {
+        errs.push(format!("{v} is not one of the enum_values"));
+    }
+    errs
+}
+
+fn article(kind: &str) -> &'static str {
+    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("the string \"{s}\""),
+        Value::Number(n) => format!("the number {n}"),
+        Value::Bool(b) => format!("`{b}`"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "an object".into(),
+        Value::Null => "null".into(),
+    }
+}
+
+fn int_fits(v: &Value, bits: u8, signed: bool) -> bool {
+    let (min, max): (i128, i128) = match (bits, signed) {
+        (8, true) => (i8::MIN.into(), i8::MAX.into()),
+        (16, true) => (i16::MIN.into(), i16::MAX.into()),
+        (32, true) => (i32::MIN.into(), i32::MAX.into()),
+        (_, true) => (i64::MIN.into(), i64::MAX.into()),
+        (8, false) => (0, u8::MAX.into()),
+        (16, false) => (0, u16::MAX.into()),
+        (32, false) => (0, u32::MAX.into()),
+        (_, false) => (0, u64::MAX.into()),
+    };
+    let n: Option<i128> = v
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| v.as_u64().map(i128::from));
+    n.is_some_and(|n| n >= min && n <= max)
+}
+
+fn contains_float(ty: &Ty) -> bool {
+    match ty {
+        Ty::Float { .. } => true,
+        Ty::Option(t) | Ty::Map(t) => contains_float(t),
+        Ty::List { item, .. } => contains_float(item),
+        _ => false,
+    }
+}
+
+/// Rules of one field, reported at its keys (or its type when no key applies).
+fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
+    let at = |k: &str| keys.get(k).copied().unwrap_or(span);
+    let c = &f.constraints;
+    if contains_float(&f.ty) && !c.allow_float && !c.schemaless {
+        cx.error_at(span, "floating-point fields are refused: Kubernetes API conventions discourage floats (they do not round-trip exactly); use an integer or a Quantity, or add `#[kubegen(allow_float)]`");
+    }
+    let target = if c.int_or_string {
+        &Ty::IntOrString
+    } else {
+        f.ty.unwrap_option()
+    };
+    let opaque =
+        matches!(target, Ty::Named { .. } | Ty::Json) || c.schemaless || c.preserve_unknown_fields;
+    if !opaque {
+        let numeric = matches!(target, Ty::Int { .. } | Ty::Float { .. } | Ty::IntOrString);
+        let stringy = matches!(
+            target,
+            Ty::String { .. } | Ty::DateTime | Ty::Duration | Ty::IntOrString
+        );
+        let list = matches!(target, Ty::List { .. });
+        let map = matches!(target, Ty::Map(_) | Ty::ObjectMeta);
+        let groups: [(&[&str], bool, &str); 4] = [
+            (
+                &[
+                    keys::MINIMUM,
+                    keys::MAXIMUM,
+                    keys::EXCLUSIVE_MINIMUM,
+                    keys::EXCLUSIVE_MAXIMUM,
+                    keys::MULTIPLE_OF,
+                ],
+                numeric,
+                "numbers",
+            ),
+            (
+                &[keys::MIN_LENGTH, keys::MAX_LENGTH, keys::PATTERN],
+                stringy,
+                "strings",
+            ),
+            (
+                &[
+                    keys::MIN_ITEMS,
+                    keys::MAX_ITEMS,
+                    keys::UNIQUE_ITEMS,
+                    keys::ITEMS,
+                    keys::LIST_TYPE,
+                    keys::LIST_MAP_KEYS,
+                ],
+                list,
+                "lists",
+            ),
+            (
+                &[keys::MIN_PROPERTIES, keys::MAX_PROPERTIES, keys::MAP_TYPE],
+                map,
+                "maps",
+            ),
+        ];
+        for (group, ok, what) in groups {
+            for k in group {
+                if !ok && keys.contains_key(k) {
+                    cx.error_at(
+                        at(k),
+                        format!(
+                            "`{k}` applies to {what}, but this field is {} {}",
+                            article(target.json_kind()),
+                            target.json_kind()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let (Ty::Int { signed: false, .. }, Some(min)) = (target, &c.minimum)
+        && min.as_f64().is_some_and(|m| m < 0.0)
+    {
+        cx.error_at(
+            at(keys::MINIMUM),
+            "an unsigned field cannot have a negative minimum",
+        );
+    }
+    let pairs = [
+        (
+            c.minimum.as_ref().and_then(|n| n.as_f64()),
+            c.maximum.as_ref().and_then(|n| n.as_f64()),
+            keys::MINIMUM,
+            keys::MAXIMUM,
+        ),
+        (
+            c.min_length.map(|n| n as f64),
+            c.max_length.map(|n| n as f64),
+            keys::MIN_LENGTH,
+            keys::MAX_LENGTH,
+        ),
+        (
+            c.min_items.map(|n| n as f64),
+            c.max_items.map(|n| n as f64),
+            keys::MIN_ITEMS,
+            keys::MAX_ITEMS,
+        ),
+        (
+            c.min_properties.map(|n| n as f64),
+            c.max_properties.map(|n| n as f64),
+            keys::MIN_PROPERTIES,
+            keys::MAX_PROPERTIES,
+        ),
+    ];
+    for (lo, hi, klo, khi) in pairs {
+        if let (Some(lo), Some(hi)) = (lo, hi)
+            && lo > hi
+        {
+            cx.error_at(at(klo), format!("`{klo}` is greater than `{khi}`"));
+        }
+    }
+    if let Ty::List { item, set, .. } = target {
+        match c.list_type.as_deref() {
+            Some("map") if c.list_map_keys.is_empty() => cx.error_at(
+                at(keys::LIST_TYPE),
+                "`list_type = \"map\"` needs `list_map_keys = [...]`",
+            ),
+            Some("map") if item.is_scalar() => cx.error_at(
+                at(keys::LIST_TYPE),
+                "`list_type = \"map\"` needs items that are objects",
+            ),
+            Some(t) if *set && t != "set" => cx.error_at(
+                at(keys::LIST_TYPE),
+                format!("a set type is always `list_type = \"set\"`, not \"{t}\""),
+            ),
+            Some("set")
+                if !item.is_scalar() && !matches!(item.unwrap_option(), Ty::Named { .. }) =>
+            {
+                cx.error_at(
+                    at(keys::LIST_TYPE),
+                    "`list_type = \"set\"` needs scalar items",
+                )
+            }
+            _ => {}
+        }
+        if c.unique_items {
+            match c.list_type.as_deref() {
+                Some(t) if t != "set" => cx.error_at(
+                    at(keys::UNIQUE_ITEMS),
+                    format!(
+                        "`unique_items` is `list_type = \"set\"` on the apiserver; it conflicts with `list_type = \"{t}\"`"
+                    ),
+                ),
+                _ if !item.is_scalar() && !matches!(item.unwrap_option(), Ty::Named { .. }) => {
+                    cx.error_at(
+                        at(keys::UNIQUE_ITEMS),
+                        "`unique_items` (`list_type = \"set\"` on the apiserver) needs scalar items",
+                    )
+                }
+                _ => {}
+            }
+        }
+        if !c.list_map_keys.is_empty() && c.list_type.as_deref() != Some("map") {
+            cx.error_at(
+                at(keys::LIST_MAP_KEYS),
+                "`list_map_keys` requires `list_type = \"map\"`",
+            );
+        }
+    }
+    for (key, value) in [(keys::DEFAULT, &c.default), (keys::EXAMPLE, &c.example)] {
+        if let Some(v) = value {
+            let errs = value_errors(v, &f.ty, c);
+            if !errs.is_empty() {
+                let k = if keys.contains_key(key) {
+                    key
+                } else if key == keys::DEFAULT {
+                    keys::DEFAULT_JSON
+                } else {
+                    keys::EXAMPLE_JSON
+                };
+                cx.error_at(
+                    at(k),
+                    format!("`{key}` does not fit the field: {}", errs.join("; ")),
+                );
+            }
+        }
+    }
+    if let Some(values) = &c.enum_values {
+        let plain = Constraints {
+            int_or_string: c.int_or_string,
+            ..Constraints::default()
+        };
+        for v in values {
+            let errs = value_errors(v, &f.ty, &plain);
+            if !errs.is_empty() {
+                cx.error_at(
+                    at(keys::ENUM_VALUES),
+                    format!(
+                        "`enum_values` entry does not fit the field: {}",
+                        errs.join("; ")
+                    ),
+                );
+            }
+        }
+    }
+    if f.flatten && !c.is_empty() {
+        cx.error_at(span, "schema keywords on a `#[serde(flatten)]` field have no property to apply to; put them on the flattened type's fields");
+    }
+}
+
+/// Type-level rules needing all fields.
+fn check_type(cx: &Ctxt, model: &TypeModel, type_keys: &KeySpans, ident: &syn::Ident) {
+    let c = &model.constraints;
+    let fields: &[Field] = match &model.shape {
+        Shape::Struct { fields } => fields,
+        _ => &[],
+    };
+    for one in &c.one_of {
+        let key = match one.kind {
+            kubegen_core::model::OneOfKind::ExactlyOne => keys::EXACTLY_ONE_OF,
+            kubegen_core::model::OneOfKind::AtMostOne => keys::AT_MOST_ONE_OF,
+            kubegen_core::model::OneOfKind::AtLeastOne => keys::AT_LEAST_ONE_OF,
+        };
+        let span = type_keys.get(key).copied().unwrap_or_else(|| ident.span());
+        if !matches!(model.shape, Shape::Struct { .. }) {
+            cx.error_at(
+                span,
+                format!("`{key}` applies to structs with named fields"),
+            );
+            continue;
+        }
+        for name in &one.fields {
+            match fields.iter().find(|f| &f.name == name) {
+                None => {
+                    let hint =
+                        kubegen_core::suggest::suggest(name, fields.iter().map(|f| f.name.as_str()))
+                            .map(|s| format!("; did you mean `{s}`?"))
+                            .unwrap_or_default();
+                    cx.error_at(
+                        span,
+                        format!("`{key}` names `{name}`, which is not a serialized field{hint}"),
+                    );
+                }
+                Some(f) if f.required => {
+                    cx.error_at(span, format!("`{key}` member `{name}` must be optional"))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if let (Some(lo), Some(hi)) = (c.min_properties, c.max_properties)
+        && lo > hi
+    {
+        cx.error_at(
+            type_keys
+                .get(keys::MIN_PROPERTIES)
+                .copied()
+                .unwrap_or_else(|| ident.span()),
+            "`min_properties` is greater than `max_properties`",
+        );
+    }
+}
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && !s.ends_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A `.spec.x` path: the first field after `.spec` must exist (deeper
+/// segments are checked when `crd()` runs, where nested schemas are known).
+pub fn check_spec_path(cx: &Ctxt, path: &str, span: Span, spec: &TypeModel, fields: &[FieldSpans]) {
+    let Some(rest) = path.strip_prefix(".spec.") else {
+        return;
+    };
+    let first: String = rest
+        .chars()
+        .take_while(|c| *c != '.' && *c != '[')
+        .collect();
+    let flattened =
+        matches!(&spec.shape, Shape::Struct { fields } if fields.iter().any(|f| f.flatten));
+    if !matches!(spec.shape, Shape::Struct { .. }) || flattened {
+        return;
+    }
+    if !fields.iter().any(|f| f.json_name == first) {
+        let hint =
+            kubegen_core::suggest::suggest(&first, fields.iter().map(|f| f.json_name.as_str()))
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+        cx.error_at(
+            span,
+            format!("`{path}`: the spec has no field `{first}`{hint}"),
+        );
+    }
+}
+
+/// Resource-level rules: names, paths into the spec and metadata.
+fn check_resource(
+    cx: &Ctxt,
+    res: &ResourceAttrs,
+    ident: &syn::Ident,
+    spec: &TypeModel,
+    fields: &[FieldSpans],
+) {
+    for (key, v) in [
+        (keys::GROUP, &res.group),
+        (keys::VERSION, &res.version),
+        (keys::KIND, &res.kind),
+    ] {
+        if v.is_none() {
+            cx.error_spanned_by(
+                ident,
+                format!("`#[derive(CustomResource)]` needs `#[kubegen({key} = \"...\")]`"),
+            );
+        }
+    }
+    if let Some(g) = &res.group
+        && (!g.contains('.') || !g.split('.').all(is_dns_label))
+    {
+        cx.error_spanned_by(ident, format!("group \"{g}\" must be a DNS subdomain with at least one dot, e.g. \"stable.example.com\""));
+    }
+    if let Some(v) = &res.version
+        && !is_dns_label(v)
+    {
+        cx.error_spanned_by(
+            ident,
+            format!("version \"{v}\" must be a DNS label such as \"v1\" or \"v1beta1\""),
+        );
+    }
+    if let Some(k) = &res.kind {
+        if !k.starts_with(|c: char| c.is_ascii_uppercase())
+            || !k.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            cx.error_spanned_by(
+                ident,
+                format!("kind \"{k}\" must be PascalCase letters and digits"),
+            );
+        }
+        if ident == k {
+            cx.error_spanned_by(ident, format!("the spec struct cannot be named like the kind `{k}`, which is generated; name it `{k}Spec`"));
+        }
+    }
+    for (what, v) in [("plural", &res.plural), ("singular", &res.singular)] {
+        if let Some(v) = v
+            && !is_dns_label(v)
+        {
+            cx.error_spanned_by(
+                ident,
+                format!("{what} \"{v}\" must be a lower-case DNS label"),
+            );
+        }
+    }
+    for s in res.short_names.iter().chain(&res.categories) {
+        if !is_dns_label(s) {
+            cx.error_spanned_by(
+                ident,
+                format!("short names and categories must be lower-case DNS labels, not \"{s}\""),
+            );
+        }
+    }
+    let known_roots = [".spec", ".status", ".metadata", ".apiVersion", ".kind"];
+    for (col, span) in &res.printer_columns {
+        let p = &col.json_path;
+        if !known_roots
+            .iter()
+            .any(|r| p == r || p.starts_with(&format!("{r}.")) || p.starts_with(&format!("{r}[")))
+        {
+            cx.error_at(
+                *span,
+                format!("`{p}` must start with .spec, .status or .metadata"),
+            );
+            continue;
+        }
+        if p.starts_with(".status") && res.status.is_none() {
+            cx.error_at(
+                *span,
+                format!("`{p}` points into the status, but no `status = \"...\"` type is set"),
+            );
+        }
+        if let Some(m) = p.strip_prefix(".metadata.") {
+            let first: String = m.chars().take_while(|c| *c != '.' && *c != '[').collect();
+            if kubegen_core::crd::resolve_json_path(&Value::Null, &format!(".metadata.{first}")).is_err() {
+                cx.error_at(*span, format!("`{p}`: metadata has no field `{first}`"));
+            }
+        }
+        check_spec_path(cx, p, *span, spec, fields);
+    }
+    for (p, span) in &res.selectable_fields {
+        if !p.starts_with(".spec.") && !p.starts_with(".status.") {
+            cx.error_at(*span, "a selectable field must be under .spec or .status");
+        }
+        check_spec_path(cx, p, *span, spec, fields);
+    }
+    if let Some(scale) = &res.scale {
+        if !scale.spec_replicas_path.starts_with(".spec.") {
+            cx.error_spanned_by(ident, "`scale(spec_replicas_path)` must start with .spec.");
+        }
+        if !scale.status_replicas_path.starts_with(".status.") {
+            cx.error_spanned_by(
+                ident,
+                "`scale(status_replicas_path)` must start with .status.",
+            );
+        }
+        if res.status.is_none() {
+            cx.error_spanned_by(ident, "`scale(...)` needs a `status = \"...\"` type");
+        }
+        check_spec_path(cx, &scale.spec_replicas_path, ident.span(), spec, fields);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values() {
+        let s = Ty::String { char: false };
+        let c = Constraints {
+            min_length: Some(2),
+            ..Default::default()
+        };
+        assert!(value_errors(&json!("ab"), &s, &c).is_empty());
+        assert!(value_errors(&json!("a"), &s, &c)[0].contains("min_length"));
+        assert!(value_errors(&json!(1), &s, &c)[0].contains("expected a string"));
+        let i8t = Ty::Int {
+            bits: 8,
+            signed: true,
+        };
+        assert!(!value_errors(&json!(300), &i8t, &Constraints::default()).is_empty());
+        let list = Ty::List {
+            item: Box::new(Ty::Bool),
+            set: false,
+            len: None,
+        };
+        assert!(
+            value_errors(&json!([true, 1]), &list, &Constraints::default())[0].contains("item 1")
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! `impl KubeSchema`: embeds the serialized type model and nested resolvers.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::attr::keys;
+use crate::parse::{Container, ResolverKind};
+use kubegen_core::model::{Field, Repr, Shape, Ty, VariantData};
+
+/// Field names usable as list-map keys: scalar and required or defaulted.
+fn key_fields(fields: &[Field]) -> Vec<&str> {
+    fields
+        .iter()
+        .filter(|f| {
+            !f.flatten && f.ty.is_scalar() && (f.required || f.constraints.default.is_some())
+        })
+        .map(|f| f.name.as_str())
+        .collect()
+}
+
+/// Required or defaulted fields typed by another `KubeSchema` type (their
+/// key eligibility depends on that type's `SCALAR`).
+fn nested_key_fields<'a>(
+    c: &'a Container,
+    fields: &'a [Field],
+) -> impl Iterator<Item = (&'a str, &'a syn::Type)> + 'a {
+    fields.iter().filter_map(move |f| {
+        if f.flatten || !(f.required || f.constraints.default.is_some()) {
+            return None;
+        }
+        match &f.ty {
+            Ty::Named { resolver, .. }
+                if c.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
+            {
+                Some((f.name.as_str(), &c.resolvers[*resolver].ty))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The `impl KubeSchema` for a parsed container.
+pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream {
+    let krate = super::krate(c);
+    let ident = &input.ident;
+    let mut generics = input.generics.clone();
+    let type_params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    {
+        let where_clause = generics.make_where_clause();
+        for p in &type_params {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#p: #krate::KubeSchema));
+        }
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let model_json = c.model.to_json();
+    let resolvers = c.resolvers.iter().map(|r| {
+        let ty = &r.ty;
+        match r.kind {
+            ResolverKind::KubeSchema => quote! {
+                <#ty as #krate::KubeSchema>::kube_schema as #krate::__private::Resolver
+            },
+            ResolverKind::Schemars => quote! {
+                #krate::__private::schemars_schema::<#ty> as #krate::__private::Resolver
+            },
+        }
+    });
+    let none = quote!(&[]);
+    let (fields_const, keys_const, scalar_const, nested_const) = match &c.model.shape {
+        Shape::Struct { fields } => {
+            let names = fields
+                .iter()
+                .filter(|f| !f.flatten)
+                .map(|f| f.name.as_str());
+            let keys = key_fields(fields);
+            let nested = nested_key_fields(c, fields)
+                .map(|(name, ty)| quote!((#name, <#ty as #krate::KubeSchema>::SCALAR)));
+            (
+                quote!(&[#(#names),*]),
+                quote!(&[#(#keys),*]),
+                quote!(false),
+                quote!(&[#(#nested),*]),
+            )
+        }
+        Shape::Enum {
+            repr: Repr::Internal { tag } | Repr::Adjacent { tag, .. },
+            ..
+        } => (
+            quote!(&[#tag]),
+            quote!(&[#tag]),
+            quote!(false),
+            none.clone(),
+        ),
+        Shape::Transparent { field } => match &field.ty {
+            Ty::Named { resolver, .. }
+                if c.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
+            {
+                let ty = &c.resolvers[*resolver].ty;
+                (
+                    quote!(<#ty as #krate::KubeSchema>::FIELDS),
+                    quote!(<#ty as #krate::KubeSchema>::KEY_FIELDS),
+                    quote!(<#ty as #krate::KubeSchema>::SCALAR),
+                    quote!(<#ty as #krate::KubeSchema>::NESTED_KEY_FIELDS),
+                )
+            }
+            ty => {
+                let scalar = ty.is_scalar();
+                (none.clone(), none.clone(), quote!(#scalar), none.clone())
+            }
+        },
+        Shape::Enum {
+            repr: Repr::External,
+            variants,
+        } => {
+            // Unit-only externally tagged enums serialize as strings.
+            let scalar = variants.iter().all(|v| matches!(v.data, VariantData::Unit));
+            (none.clone(), none.clone(), quote!(#scalar), none.clone())
+        }
+        Shape::Enum { .. } => (none.clone(), none.clone(), quote!(false), none.clone()),
+    };
+    let assertions = if type_params.is_empty() {
+        list_map_key_assertions(c, &krate)
+    } else {
+        TokenStream::new()
+    };
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::KubeSchema for #ident #ty_generics #where_clause {
+            const FIELDS: &'static [&'static str] = #fields_const;
+            const KEY_FIELDS: &'static [&'static str] = #keys_const;
+            const SCALAR: bool = #scalar_const;
+            const NESTED_KEY_FIELDS: &'static [(&'static str, bool)] = #nested_const;
+            fn kube_schema() -> ::core::result::Result<
+                #krate::__private::serde_json::Value,
+                #krate::__private::SchemaError,
+            > {
+                #krate::__private::schema_from_model(#model_json, &[#(#resolvers),*])
+            }
+        }
+        #assertions
+    }
+}
+
+/// Compile-time checks that `list_map_keys` name key fields of the item type.
+fn list_map_key_assertions(c: &Container, krate: &syn::Path) -> TokenStream {
+    let Shape::Struct { fields } = &c.model.shape else {
+        return TokenStream::new();
+    };
+    let mut out = TokenStream::new();
+    for (f, spans) in fields.iter().zip(&c.fields) {
+        let Ty::List { item, .. } = f.ty.unwrap_option() else {
+            continue;
+        };
+        let Ty::Named { resolver, name } = item.unwrap_option() else {
+            continue;
+        };
+        let r = &c.resolvers[*resolver];
+        if r.kind != ResolverKind::KubeSchema {
+            continue;
+        }
+        let ty = &r.ty;
+        let span = spans
+            .keys
+            .get(keys::LIST_MAP_KEYS)
+            .copied()
+            .unwrap_or(spans.span);
+        for key in &f.constraints.list_map_keys {
+            let msg = format!(
+                "list_map_keys: `{key}` must be a required (or defaulted) scalar field of `{name}`"
+            );
+            out.extend(super::respan(
+                quote! {
+                    const _: () = #krate::__private::assert_key(
+                        <#ty as #krate::KubeSchema>::KEY_FIELDS,
+                        <#ty as #krate::KubeSchema>::NESTED_KEY_FIELDS,
+                        #key,
+                        #msg,
+                    );
+                },
+                span,
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,237 @@
+//! Rust types → model types: primitives, containers, k8s-openapi types and
+//! nested types whose schemas are resolved later through a [`Resolver`].
+
+use quote::ToTokens;
+
+use super::{Resolver, ResolverKind};
+use crate::ctxt::Ctxt;
+use kubegen_core::model::Ty;
+
+/// Type names from k8s-openapi whose schemas come from its `schemars` support.
+pub const K8S_OPENAPI_TYPES: &[&str] = &[
+    "Affinity",
+    "Condition",
+    "ConfigMapKeySelector",
+    "Container",
+    "ContainerPort",
+    "EnvFromSource",
+    "EnvVar",
+    "EnvVarSource",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "LocalObjectReference",
+    "NodeSelector",
+    "ObjectReference",
+    "OwnerReference",
+    "PersistentVolumeClaimSpec",
+    "PodSecurityContext",
+    "PodSpec",
+    "PodTemplateSpec",
+    "Probe",
+    "ResourceRequirements",
+    "SecretKeySelector",
+    "SecurityContext",
+    "ServicePort",
+    "Toleration",
+    "TopologySpreadConstraint",
+    "TypedLocalObjectReference",
+    "Volume",
+    "VolumeMount",
+];
+
+pub(super) struct Classifier<'a> {
+    pub(super) cx: &'a Ctxt,
+    pub(super) self_name: String,
+    pub(super) resolvers: Vec<Resolver>,
+}
+
+fn generic_types(seg: &syn::PathSegment) -> Vec<&syn::Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Classifier<'_> {
+    fn resolver(&mut self, ty: &syn::Type, kind: ResolverKind) -> Ty {
+        let name = ty.to_token_stream().to_string().replace(' ', "");
+        let resolver = match self
+            .resolvers
+            .iter()
+            .position(|r| r.kind == kind && r.ty == *ty)
+        {
+            Some(i) => i,
+            None => {
+                self.resolvers.push(Resolver {
+                    ty: ty.clone(),
+                    kind,
+                });
+                self.resolvers.len() - 1
+            }
+        };
+        Ty::Named { name, resolver }
+    }
+
+    fn one_arg<'t>(&self, seg: &'t syn::PathSegment, ty: &syn::Type) -> Option<&'t syn::Type> {
+        let args = generic_types(seg);
+        match args.as_slice() {
+            [one] => Some(one),
+            _ => {
+                self.cx
+                    .error_spanned_by(ty, format!("expected `{}<T>`", seg.ident));
+                None
+            }
+        }
+    }
+
+    pub(super) fn classify(&mut self, ty: &syn::Type, schemars: bool) -> Option<Ty> {
+        if schemars {
+            return Some(self.resolver(ty, ResolverKind::Schemars));
+        }
+        match ty {
+            syn::Type::Reference(r) => self.classify(&r.elem, false),
+            syn::Type::Paren(p) => self.classify(&p.elem, false),
+            syn::Type::Group(g) => self.classify(&g.elem, false),
+            syn::Type::Slice(s) => Some(Ty::List {
+                item: Box::new(self.classify(&s.elem, false)?),
+                set: false,
+                len: None,
+            }),
+            syn::Type::Array(a) => {
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(i),
+                        ..
+                    }) => i.base10_parse::<u64>().ok(),
+                    _ => None,
+                };
+                Some(Ty::List {
+                    item: Box::new(self.classify(&a.elem, false)?),
+                    set: false,
+                    len,
+                })
+            }
+            syn::Type::Path(p) if p.qself.is_none() => self.classify_path(ty, &p.path),
+            syn::Type::Tuple(t) if t.elems.is_empty() => {
+                self.cx.error_spanned_by(
+                    ty,
+                    "`()` serializes as null, which a structural schema cannot describe",
+                );
+                None
+            }
+            syn::Type::Tuple(_) => {
+                self.cx.error_spanned_by(ty, "tuples serialize as heterogeneous arrays, which a structural schema cannot describe; use a struct");
+                None
+            }
+            _ => {
+                self.cx
+                    .error_spanned_by(ty, "unsupported type for a Kubernetes schema");
+                None
+            }
+        }
+    }
+
+    fn classify_path(&mut self, ty: &syn::Type, path: &syn::Path) -> Option<Ty> {
+        let seg = path.segments.last()?;
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let ident = seg.ident.to_string();
+        let qualified_k8s = names
+            .iter()
+            .any(|n| n == "k8s_openapi" || n == "apimachinery");
+        let int = |bits: u8, signed: bool| Some(Ty::Int { bits, signed });
+        match ident.as_str() {
+            "bool" => Some(Ty::Bool),
+            "i8" => int(8, true),
+            "i16" => int(16, true),
+            "i32" => int(32, true),
+            "i64" | "isize" => int(64, true),
+            "u8" => int(8, false),
+            "u16" => int(16, false),
+            "u32" => int(32, false),
+            "u64" | "usize" => int(64, false),
+            "i128" | "u128" => {
+                self.cx
+                    .error_spanned_by(ty, "128-bit integers do not fit the schema's int64 format");
+                None
+            }
+            "f32" => Some(Ty::Float { bits: 32 }),
+            "f64" => Some(Ty::Float { bits: 64 }),
+            "String" | "str" => Some(Ty::String { char: false }),
+            "char" => Some(Ty::String { char: true }),
+            "Option" => Some(Ty::Option(Box::new(
+                self.classify(self.one_arg(seg, ty)?, false)?,
+            ))),
+            "Box" | "Arc" | "Rc" => self.classify(self.one_arg(seg, ty)?, false),
+            "Cow" => {
+                let inner = generic_types(seg).into_iter().next_back()?;
+                self.classify(inner, false)
+            }
+            "Vec" | "VecDeque" | "LinkedList" => Some(Ty::List {
+                item: Box::new(self.classify(self.one_arg(seg, ty)?, false)?),
+                set: false,
+                len: None,
+            }),
+            "BTreeSet" | "HashSet" | "IndexSet" => {
+                let item = generic_types(seg).into_iter().next()?;
+                Some(Ty::List {
+                    item: Box::new(self.classify(item, false)?),
+                    set: true,
+                    len: None,
+                })
+            }
+            "BTreeMap" | "HashMap" | "IndexMap" => {
+                let args = generic_types(seg);
+                let (Some(k), Some(v)) = (args.first(), args.get(1)) else {
+                    self.cx
+                        .error_spanned_by(ty, format!("expected `{ident}<String, V>`"));
+                    return None;
+                };
+                let key_ok = matches!(self.classify_key(k), Some(Ty::String { .. }));
+                if !key_ok {
+                    self.cx.error_spanned_by(
+                        k,
+                        "map keys must be strings: JSON object keys are strings",
+                    );
+                    return None;
+                }
+                Some(Ty::Map(Box::new(self.classify(v, false)?)))
+            }
+            "Value" | "JsonValue"
+                if names.len() == 1 || names.iter().any(|n| n == "serde_json") =>
+            {
+                Some(Ty::Json)
+            }
+            "Quantity" | "IntOrString" => Some(Ty::IntOrString),
+            "Time" | "MicroTime" | "DateTime" | "Timestamp" => Some(Ty::DateTime),
+            "Duration" if qualified_k8s => Some(Ty::Duration),
+            "ObjectMeta" => Some(Ty::ObjectMeta),
+            _ if names.len() == 1 && ident == self.self_name => {
+                self.cx.error_spanned_by(ty, "recursive types cannot be described by a structural schema (it has no references); mark the field `#[kubegen(schemaless)]`");
+                None
+            }
+            _ if qualified_k8s || K8S_OPENAPI_TYPES.contains(&ident.as_str()) => {
+                Some(self.resolver(ty, ResolverKind::Schemars))
+            }
+            _ => Some(self.resolver(ty, ResolverKind::KubeSchema)),
+        }
+    }
+
+    fn classify_key(&self, ty: &syn::Type) -> Option<Ty> {
+        match ty {
+            syn::Type::Reference(r) => self.classify_key(&r.elem),
+            syn::Type::Path(p) => {
+                let ident = p.path.segments.last()?.ident.to_string();
+                matches!(ident.as_str(), "String" | "str" | "Cow")
+                    .then_some(Ty::String { char: false })
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Named and newtype fields → model [`Field`]s, with the spans the check
+//! phase reports at.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+use super::classify::Classifier;
+use super::{FieldSpans, unraw};
+use crate::attr::constraints::{Extras, parse_key};
+use crate::attr::serde_attr::SerdeField;
+use crate::attr::{self, Scope, keys};
+use crate::ctxt::Ctxt;
+use kubegen_core::model::case::RenameRule;
+use kubegen_core::model::{Constraints, Field, Ty};
+
+/// Builds fields, recording the spans of each in [`Builder::sites`].
+pub(super) struct Builder<'a> {
+    pub(super) cx: &'a Ctxt,
+    pub(super) classifier: Classifier<'a>,
+    /// `#[serde(default)]` on the container: every field is optional.
+    pub(super) container_default: bool,
+    /// Spans of every field built, in build order.
+    pub(super) sites: Vec<FieldSpans>,
+}
+
+impl Builder<'_> {
+    /// Builds the model of named fields, returning spans too.
+    pub(super) fn fields(
+        &mut self,
+        fields: &syn::FieldsNamed,
+        rename_all: Option<RenameRule>,
+    ) -> (Vec<Field>, Vec<FieldSpans>) {
+        let mut out = Vec::new();
+        let mut spans = Vec::new();
+        for field in &fields.named {
+            let Some(ident) = &field.ident else { continue };
+            let serde = SerdeField::from_attrs(&field.attrs);
+            if serde.skip {
+                continue;
+            }
+            let name = serde.rename.clone().unwrap_or_else(|| {
+                let raw = unraw(ident);
+                rename_all.map_or(raw.clone(), |r| r.apply_to_field(&raw))
+            });
+            if let Some((f, s)) = self.field(field, &serde, name, ident.span()) {
+                out.push(f);
+                spans.push(s);
+            }
+        }
+        (out, spans)
+    }
+
+    pub(super) fn field(
+        &mut self,
+        field: &syn::Field,
+        serde: &SerdeField,
+        name: String,
+        span: Span,
+    ) -> Option<(Field, FieldSpans)> {
+        let cx = self.cx;
+        let mut c = Constraints::default();
+        let mut extras = Extras::default();
+        let keys = attr::for_each_key(cx, &field.attrs, &[Scope::Field], |key, meta| {
+            parse_key(cx, key, meta, &mut c, &mut extras)
+        });
+        let opaque = c.schemaless || c.preserve_unknown_fields || c.int_or_string;
+        if let Some(with_span) = serde.with
+            && !opaque
+            && !extras.schemars
+        {
+            cx.error_at(with_span, "`#[serde(with = ...)]` changes the JSON form, so kubegen cannot infer a schema; add `#[kubegen(schemaless)]`, `#[kubegen(int_or_string)]` or `#[kubegen(preserve_unknown_fields)]`");
+        }
+        let ty = if c.schemaless {
+            // The Rust type is irrelevant; only optionality matters.
+            match &field.ty {
+                syn::Type::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "Option") =>
+                {
+                    Ty::Option(Box::new(Ty::Json))
+                }
+                _ => Ty::Json,
+            }
+        } else {
+            self.classifier.classify(&field.ty, extras.schemars)?
+        };
+        if extras.required && extras.optional {
+            cx.error_at(
+                keys.get(keys::REQUIRED).copied().unwrap_or(span),
+                "a field cannot be both `required` and `optional`",
+            );
+        }
+        if extras.required && c.default.is_some() {
+            cx.error_at(
+                keys.get(keys::REQUIRED).copied().unwrap_or(span),
+                "a `required` field cannot have a `default`: the apiserver fills defaults before checking `required`",
+            );
+        }
+        if extras.required && (serde.default || serde.skip_serializing_if) {
+            cx.error_at(
+                keys.get(keys::REQUIRED).copied().unwrap_or(span),
+                "a `required` field cannot use `#[serde(default)]` or `skip_serializing_if`: serde would omit or not need it",
+            );
+        }
+        let implied_optional = ty.is_option()
+            || serde.default
+            || self.container_default
+            || serde.skip_serializing_if
+            || serde.half_skip
+            || serde.flatten
+            || c.default.is_some();
+        let required = !extras.optional && (extras.required || !implied_optional);
+        let description = extras
+            .description
+            .or_else(|| attr::doc_comment(&field.attrs));
+        let model = Field {
+            name: name.clone(),
+            description,
+            ty,
+            required,
+            flatten: serde.flatten,
+            constraints: c,
+        };
+        let spans = FieldSpans {
+            json_name: name,
+            span,
+            ty_span: field.ty.span(),
+            keys,
+        };
+        self.sites.push(spans.clone());
+        Some((model, spans))
+    }
+
+    pub(super) fn newtype(&mut self, field: &syn::Field) -> Option<Field> {
+        let serde = SerdeField::from_attrs(&field.attrs);
+        self.field(field, &serde, String::new(), field.span())
+            .map(|(f, _)| f)
+    }
+}

@@ -1,0 +1,185 @@
+//! The parse phase: a `syn::DeriveInput` → the model of `kubegen-core`
+//! plus the spans that the check phase and derive output report at.
+//!
+//! Parsing reports what it cannot read (unknown keys, unsupported shapes);
+//! rules across fields and types belong to [`crate::check`], which runs once
+//! on the finished [`Container`].
+
+mod classify;
+mod fields;
+mod resource;
+mod variants;
+
+use proc_macro2::Span;
+
+use crate::attr::constraints::{Extras, parse_key};
+use crate::attr::resource::ResourceAttrs;
+use crate::attr::serde_attr::SerdeContainer;
+use crate::attr::{self, KeySpans, Scope, keys};
+use crate::ctxt::Ctxt;
+use classify::Classifier;
+use fields::Builder;
+use kubegen_core::model::{Constraints, Shape, TypeModel};
+
+pub use classify::K8S_OPENAPI_TYPES;
+pub use resource::resource_model;
+
+/// How generated code obtains a nested type's schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResolverKind {
+    /// `<T as ::kubegen::KubeSchema>::kube_schema`.
+    KubeSchema,
+    /// `schemars::JsonSchema`, converted to a structural schema.
+    Schemars,
+}
+
+/// A nested type whose schema is looked up at schema-evaluation time.
+#[derive(Debug, Clone)]
+pub struct Resolver {
+    /// The type as written.
+    pub ty: syn::Type,
+    /// Which trait supplies its schema.
+    pub kind: ResolverKind,
+}
+
+/// Spans of one field, for cross-field diagnostics.
+#[derive(Debug, Clone)]
+pub struct FieldSpans {
+    /// The serialized name.
+    pub json_name: String,
+    /// The field's own span.
+    pub span: Span,
+    /// The span of the field's Rust type.
+    pub ty_span: Span,
+    /// Spans of its kubegen keys.
+    pub keys: KeySpans,
+}
+
+/// A parsed derive input: the model plus what code generation needs.
+pub struct Container {
+    /// The serializable model.
+    pub model: TypeModel,
+    /// Nested types, indexed by `Ty::Named::resolver`.
+    pub resolvers: Vec<Resolver>,
+    /// Spans of type-level keys.
+    pub type_keys: KeySpans,
+    /// Spans of the fields of a struct.
+    pub fields: Vec<FieldSpans>,
+    /// Spans of every field the model holds (struct, newtype and variant
+    /// fields), in the order [`TypeModel::fields`] visits them.
+    pub sites: Vec<FieldSpans>,
+    /// `crate = "..."` override.
+    pub crate_path: Option<syn::Path>,
+    /// Resource keys when parsed for `CustomResource`.
+    pub resource: ResourceAttrs,
+}
+
+/// Parses a derive input into a [`Container`].
+///
+/// With `resource`, resource-level keys are accepted on the type as well.
+pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<Container> {
+    let serde = SerdeContainer::from_attrs(&input.attrs);
+    if let Some((msg, span)) = &serde.bad_rule {
+        cx.error_at(*span, msg);
+    }
+    if let Some((name, span)) = &serde.conversion {
+        cx.error_at(*span, format!("`#[serde({name} = ...)]` makes the JSON form another type's; derive the schema on that type instead"));
+    }
+    let mut type_c = Constraints::default();
+    let mut extras = Extras::default();
+    let mut res = ResourceAttrs::default();
+    let scopes: &[Scope] = if resource {
+        &[Scope::Resource, Scope::Type]
+    } else {
+        &[Scope::Type]
+    };
+    let type_keys = attr::for_each_key(cx, &input.attrs, scopes, |key, meta| {
+        if keys::scopes_of(key).is_some_and(|s| s.contains(&Scope::Resource)) && key != keys::CRATE
+        {
+            res.parse_key(cx, key, meta)
+        } else {
+            parse_key(cx, key, meta, &mut type_c, &mut extras)
+        }
+    });
+    let mut b = Builder {
+        cx,
+        classifier: Classifier {
+            cx,
+            self_name: input.ident.to_string(),
+            resolvers: Vec::new(),
+        },
+        container_default: serde.default,
+        sites: Vec::new(),
+    };
+    let mut field_spans = Vec::new();
+    let shape = match &input.data {
+        syn::Data::Struct(s) => match &s.fields {
+            syn::Fields::Named(named) => {
+                let (fields, spans) = b.fields(named, serde.rename_all);
+                field_spans = spans;
+                if serde.transparent {
+                    if fields.len() != 1 {
+                        cx.error_spanned_by(
+                            &input.ident,
+                            "`#[serde(transparent)]` needs exactly one serialized field",
+                        );
+                        return None;
+                    }
+                    let mut field = fields.into_iter().next()?;
+                    field.name = String::new();
+                    Shape::Transparent {
+                        field: Box::new(field),
+                    }
+                } else {
+                    Shape::Struct { fields }
+                }
+            }
+            syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+                let field = b.newtype(unnamed.unnamed.first()?)?;
+                Shape::Transparent {
+                    field: Box::new(field),
+                }
+            }
+            syn::Fields::Unnamed(_) => {
+                cx.error_spanned_by(&input.ident, "tuple structs serialize as heterogeneous arrays, which a structural schema cannot describe; use named fields");
+                return None;
+            }
+            syn::Fields::Unit => {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "unit structs serialize as null, which a structural schema cannot describe",
+                );
+                return None;
+            }
+        },
+        syn::Data::Enum(e) => variants::enum_shape(&mut b, input, e, &serde)?,
+        syn::Data::Union(_) => {
+            cx.error_spanned_by(&input.ident, "unions are not supported");
+            return None;
+        }
+    };
+    let description = extras
+        .description
+        .clone()
+        .or_else(|| attr::doc_comment(&input.attrs));
+    let model = TypeModel {
+        name: input.ident.to_string(),
+        description,
+        shape,
+        constraints: type_c,
+    };
+    Some(Container {
+        model,
+        resolvers: b.classifier.resolvers,
+        type_keys,
+        fields: field_spans,
+        sites: b.sites,
+        crate_path: extras.crate_path,
+        resource: res,
+    })
+}
+
+pub(crate) fn unraw(ident: &syn::Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}

@@ -1,0 +1,61 @@
+//! Resource keys → the [`ResourceModel`], defaults filled in (plural,
+//! singular, storage, served).
+
+use super::Container;
+use crate::attr::resource::ResourceAttrs;
+use kubegen_core::model::ResourceModel;
+use kubegen_core::plural::pluralize;
+
+/// The resource model: resource keys with their defaults filled in
+/// (`None` when a required key is missing; the check phase reports it).
+pub fn resource_model(c: &Container) -> Option<ResourceModel> {
+    let ResourceAttrs {
+        group,
+        version,
+        kind,
+        namespaced,
+        plural,
+        singular,
+        short_names,
+        categories,
+        status,
+        scale,
+        printer_columns,
+        selectable_fields,
+        storage,
+        served,
+        deprecated,
+        deprecation_warning,
+        crd_labels,
+        crd_annotations,
+        verbs,
+        max_description_len,
+        derives: _,
+    } = &c.resource;
+    let (group, version, kind) = (group.clone()?, version.clone()?, kind.clone()?);
+    Some(ResourceModel {
+        plural: plural.clone().unwrap_or_else(|| pluralize(&kind)),
+        singular: singular
+            .clone()
+            .unwrap_or_else(|| kind.to_ascii_lowercase()),
+        group,
+        version,
+        kind,
+        short_names: short_names.clone(),
+        categories: categories.clone(),
+        namespaced: *namespaced,
+        has_status: status.is_some(),
+        scale: scale.clone(),
+        printer_columns: printer_columns.iter().map(|(p, _)| p.clone()).collect(),
+        selectable_fields: selectable_fields.iter().map(|(p, _)| p.clone()).collect(),
+        storage: storage.unwrap_or(true),
+        served: served.unwrap_or(true),
+        deprecated: *deprecated,
+        deprecation_warning: deprecation_warning.clone(),
+        crd_labels: crd_labels.clone(),
+        crd_annotations: crd_annotations.clone(),
+        verbs: verbs.clone(),
+        max_description_len: *max_description_len,
+    })
+}
+

@@ -1,0 +1,586 @@
+//! CustomResourceDefinition assembly: one version from a resource model and
+//! its schemas, JSON-path checks, description trimming and multi-version merge.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::ResourceModel;
+use crate::output::{self, SizeCheck};
+use crate::schema::{SchemaError, structural};
+
+/// Why a CRD could not be produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CrdError {
+    /// A nested schema could not be built.
+    Schema(SchemaError),
+    /// The result breaks the apiserver's structural-schema rules.
+    NotStructural {
+        /// The CRD name.
+        crd: String,
+        /// Each violation, with its schema path.
+        violations: Vec<String>,
+    },
+    /// A printer column, scale or selectable-field path names nothing.
+    JsonPath {
+        /// The offending path.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// The rendered CRD is over etcd's limit.
+    TooLarge {
+        /// The CRD name.
+        crd: String,
+        /// Its size in bytes.
+        bytes: usize,
+    },
+    /// Versions of one kind cannot be merged.
+    Merge(String),
+    /// The JSON could not be decoded into a typed CRD.
+    Decode(String),
+}
+
+impl std::fmt::Display for CrdError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CrdError::Schema(e) => write!(f, "schema error: {e}"),
+            CrdError::NotStructural { crd, violations } => {
+                write!(f, "CRD {crd} is not structural: {}", violations.join("; "))
+            }
+            CrdError::JsonPath { path, message } => write!(f, "JSON path `{path}`: {message}"),
+            CrdError::TooLarge { crd, bytes } => write!(
+                f,
+                "CRD {crd} is {bytes} bytes, over the {} byte limit; set `max_description_len`",
+                output::MAX_BYTES
+            ),
+            CrdError::Merge(m) => write!(f, "cannot merge CRD versions: {m}"),
+            CrdError::Decode(m) => write!(f, "cannot decode CRD: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for CrdError {}
+
+impl From<SchemaError> for CrdError {
+    fn from(e: SchemaError) -> Self {
+        CrdError::Schema(e)
+    }
+}
+
+/// `metadata` fields a JSON path may name.
+const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+    "selfLink",
+];
+
+/// Splits `.a.b[0].c` / `.a[?(@.x=="y")].b` into segments; `[...]` becomes `[]`.
+fn segments(path: &str) -> Result<Vec<String>, String> {
+    let Some(rest) = path.strip_prefix('.') else {
+        return Err("must start with `.`".into());
+    };
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    for ch in rest.chars() {
+        match ch {
+            '[' => {
+                depth += 1;
+                if depth == 1 {
+                    if !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    out.push("[]".into());
+                }
+            }
+            ']' => depth = depth.saturating_sub(1),
+            '.' if depth == 0 && !cur.is_empty() => out.push(std::mem::take(&mut cur)),
+            '.' if depth == 0 => {}
+            _ if depth == 0 => cur.push(ch),
+            _ => {}
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    if out.is_empty() {
+        return Err("names no field".into());
+    }
+    Ok(out)
+}
+
+/// Resolves a JSON path against a root schema; returns the leaf schema.
+pub fn resolve_json_path<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, String> {
+    let segs = segments(path)?;
+    if segs[0] == "metadata" {
+        return match segs.get(1) {
+            None => Ok(None),
+            Some(f) if OBJECT_META_FIELDS.contains(&f.as_str()) => Ok(None),
+            Some(f) => Err(format!("`metadata` has no field `{f}`")),
+        };
+    }
+    let mut node = root;
+    let mut walked = String::new();
+    for seg in &segs {
+        if node.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
+            && node.get("properties").is_none()
+        {
+            return Ok(None);
+        }
+        if seg == "[]" {
+            node = node
+                .get("items")
+                .ok_or_else(|| format!("`{walked}` is not a list"))?;
+            walked.push_str("[]");
+            continue;
+        }
+        if let Some(next) = node.get("properties").and_then(|p| p.get(seg)) {
+            node = next;
+        } else if let Some(ap) = node.get("additionalProperties") {
+            node = ap;
+        } else {
+            let known: Vec<&str> = node
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            let hint = crate::suggest::suggest(seg, known.iter().copied())
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            let at = if walked.is_empty() {
+                "the object".to_owned()
+            } else {
+                format!("`.{walked}`")
+            };
+            return Err(format!("{at} has no field `{seg}`{hint}"));
+        }
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(seg);
+    }
+    Ok(Some(node))
+}
+
+fn check_path(root: &Value, path: &str, prefix: Option<&str>) -> Result<Option<Value>, CrdError> {
+    if let Some(p) = prefix
+        && !path.starts_with(p)
+    {
+        return Err(CrdError::JsonPath {
+            path: path.into(),
+            message: format!("must start with `{p}`"),
+        });
+    }
+    resolve_json_path(root, path)
+        .map(|v| v.cloned())
+        .map_err(|message| CrdError::JsonPath {
+            path: path.into(),
+            message,
+        })
+}
+
+/// A printer column's type when the attribute leaves it out: the schema
+/// type of the field it shows (`date` for date-time strings and for
+/// `.metadata.creationTimestamp`), `string` when the path is not typed.
+pub fn infer_column_type(path: &str, leaf: Option<&Value>) -> String {
+    if path == ".metadata.creationTimestamp" {
+        return "date".into();
+    }
+    let Some(leaf) = leaf else {
+        return "string".into();
+    };
+    match leaf.get("type").and_then(Value::as_str) {
+        Some(t @ ("integer" | "number" | "boolean")) => t.into(),
+        Some("string") if leaf.get("format").and_then(Value::as_str) == Some("date-time") => {
+            "date".into()
+        }
+        _ => "string".into(),
+    }
+}
+
+/// Cuts every description longer than `max` bytes (at a character boundary).
+pub fn truncate_descriptions(v: &mut Value, max: usize) {
+    match v {
+        Value::Object(m) => {
+            for (k, val) in m.iter_mut() {
+                match val {
+                    Value::String(s) if k == "description" && s.len() > max => {
+                        let mut end = max;
+                        while !s.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        s.truncate(end);
+                    }
+                    _ => truncate_descriptions(val, max),
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| truncate_descriptions(x, max)),
+        _ => {}
+    }
+}
+
+/// The `openAPIV3Schema` of one version.
+pub fn root_schema(res: &ResourceModel, spec: Value, status: Option<Value>) -> Value {
+    let description = spec.get("description").cloned();
+    let mut props = Map::new();
+    props.insert("apiVersion".into(), json!({"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}));
+    props.insert("kind".into(), json!({"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}));
+    props.insert("metadata".into(), json!({"type": "object"}));
+    props.insert("spec".into(), spec);
+    if let Some(s) = status {
+        props.insert("status".into(), s);
+    }
+    let mut root = json!({"type": "object", "properties": props, "required": ["spec"]});
+    if let (Some(d), Value::Object(m)) = (description, &mut root) {
+        m.insert("description".into(), d);
+    }
+    if let Some(max) = res.max_description_len {
+        truncate_descriptions(&mut root, max);
+    }
+    root
+}
+
+/// Assembles and checks the CRD of one resource version.
+pub fn crd_json(
+    res: &ResourceModel,
+    spec: Value,
+    status: Option<Value>,
+) -> Result<Value, CrdError> {
+    let root = root_schema(res, spec, status);
+    let mut version = Map::new();
+    version.insert("name".into(), res.version.clone().into());
+    version.insert("served".into(), res.served.into());
+    version.insert("storage".into(), res.storage.into());
+    if res.deprecated {
+        version.insert("deprecated".into(), true.into());
+    }
+    if let Some(w) = &res.deprecation_warning {
+        version.insert("deprecationWarning".into(), w.clone().into());
+    }
+    let mut subresources = Map::new();
+    if res.has_status {
+        subresources.insert("status".into(), json!({}));
+    }
+    if let Some(scale) = &res.scale {
+        check_path(&root, &scale.spec_replicas_path, Some(".spec."))?;
+        check_path(&root, &scale.status_replicas_path, Some(".status."))?;
+        let mut s = json!({
+            "specReplicasPath": scale.spec_replicas_path,
+            "statusReplicasPath": scale.status_replicas_path,
+        });
+        if let Some(sel) = &scale.label_selector_path {
+            check_path(&root, sel, Some(".status."))?;
+            s["labelSelectorPath"] = sel.clone().into();
+        }
+        subresources.insert("scale".into(), s);
+    }
+    if !subresources.is_empty() {
+        version.insert("subresources".into(), Value::Object(subresources));
+    }
+    if !res.printer_columns.is_empty() {
+        let mut cols = Vec::new();
+        for c in &res.printer_columns {
+            let leaf = check_path(&root, &c.json_path, None)?;
+            let type_ = if c.type_.is_empty() {
+                infer_column_type(&c.json_path, leaf.as_ref())
+            } else {
+                c.type_.clone()
+            };
+            let mut col = json!({"name": c.name, "type": type_, "jsonPath": c.json_path});
+            if let Some(d) = &c.description {
+                col["description"] = d.clone().into();
+            }
+            if let Some(f) = &c.format {
+                col["format"] = f.clone().into();
+            }
+            if let Some(p) = c.priority {
+                col["priority"] = p.into();
+            }
+            cols.push(col);
+        }
+        version.insert("additionalPrinterColumns".into(), Value::Array(cols));
+    }
+    if !res.selectable_fields.is_empty() {
+        let mut fields = Vec::new();
+        for p in &res.selectable_fields {
+            if let Some(leaf) = check_path(&root, p, None)? {
+                let t = leaf.get("type").and_then(Value::as_str);
+                if !matches!(t, Some("string" | "integer" | "boolean")) {
+                    return Err(CrdError::JsonPath {
+                        path: p.clone(),
+                        message: "a selectable field must be a string, integer or boolean".into(),
+                    });
+                }
+            }
+            fields.push(json!({"jsonPath": p}));
+        }
+        version.insert("selectableFields".into(), Value::Array(fields));
+    }
+    structural::check_root(&root).map_err(|violations| CrdError::NotStructural {
+        crd: res.crd_name(),
+        violations,
+    })?;
+    version.insert("schema".into(), json!({"openAPIV3Schema": root}));
+    let mut names = json!({
+        "kind": res.kind,
+        "listKind": format!("{}List", res.kind),
+        "plural": res.plural,
+        "singular": res.singular,
+    });
+    if !res.short_names.is_empty() {
+        names["shortNames"] = json!(res.short_names);
+    }
+    if !res.categories.is_empty() {
+        names["categories"] = json!(res.categories);
+    }
+    let mut metadata = json!({"name": res.crd_name()});
+    if !res.crd_labels.is_empty() {
+        metadata["labels"] = json!(res.crd_labels);
+    }
+    if !res.crd_annotations.is_empty() {
+        metadata["annotations"] = json!(res.crd_annotations);
+    }
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": metadata,
+        "spec": {
+            "group": res.group,
+            "names": names,
+            "scope": if res.namespaced { "Namespaced" } else { "Cluster" },
+            "versions": [Value::Object(version)],
+        }
+    });
+    let crd = output::canonical(&crd);
+    if let SizeCheck::TooLarge(bytes) = output::check_size(&output::to_json(&crd)) {
+        return Err(CrdError::TooLarge {
+            crd: res.crd_name(),
+            bytes,
+        });
+    }
+    Ok(crd)
+}
+
+/// Orders versions as Kubernetes does: GA, then beta, then alpha, newest first.
+pub fn version_priority(v: &str) -> (u8, u64, u64, String) {
+    let parse = |s: &str| -> Option<(u64, u8, u64)> {
+        let rest = s.strip_prefix('v')?;
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let major = digits.parse().ok()?;
+        let tail = &rest[digits.len()..];
+        if tail.is_empty() {
+            return Some((major, 3, 0));
+        }
+        let (level, n) = if let Some(n) = tail.strip_prefix("beta") {
+            (2, n)
+        } else {
+            (1, tail.strip_prefix("alpha")?)
+        };
+        Some((major, level, n.parse().ok()?))
+    };
+    match parse(v) {
+        Some((major, level, minor)) => (level, major, minor, String::new()),
+        None => (0, 0, 0, v.to_owned()),
+    }
+}
+
+/// Merges single-version CRDs of one kind into one multi-version CRD.
+///
+/// Exactly one version must be the storage version and at least one served.
+pub fn merge_crds(crds: &[Value]) -> Result<Value, CrdError> {
+    let Some(first) = crds.first() else {
+        return Err(CrdError::Merge("no CRDs given".into()));
+    };
+    let name = first.pointer("/metadata/name").cloned().unwrap_or_default();
+    let mut versions: Vec<Value> = Vec::new();
+    for crd in crds {
+        for key in [
+            "/metadata/name",
+            "/spec/group",
+            "/spec/names/kind",
+            "/spec/scope",
+        ] {
+            if crd.pointer(key) != first.pointer(key) {
+                return Err(CrdError::Merge(format!(
+                    "`{key}` differs: {} vs {}",
+                    first.pointer(key).unwrap_or(&Value::Null),
+                    crd.pointer(key).unwrap_or(&Value::Null)
+                )));
+            }
+        }
+        for v in crd
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if versions.iter().any(|x| x.get("name") == v.get("name")) {
+                return Err(CrdError::Merge(format!(
+                    "version {} is given twice",
+                    v.get("name").unwrap_or(&Value::Null)
+                )));
+            }
+            versions.push(v.clone());
+        }
+    }
+    let storage: Vec<&str> = versions
+        .iter()
+        .filter(|v| v.get("storage") == Some(&Value::Bool(true)))
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .collect();
+    if storage.len() != 1 {
+        return Err(CrdError::Merge(format!(
+            "CRD {name} needs exactly one storage version, found {} ({}); mark the others `storage = false`",
+            storage.len(),
+            storage.join(", ")
+        )));
+    }
+    if !versions
+        .iter()
+        .any(|v| v.get("served") == Some(&Value::Bool(true)))
+    {
+        return Err(CrdError::Merge(format!("CRD {name} has no served version")));
+    }
+    versions.sort_by_key(|v| {
+        std::cmp::Reverse(version_priority(
+            v.get("name").and_then(Value::as_str).unwrap_or(""),
+        ))
+    });
+    let mut out = first.clone();
+    out["spec"]["versions"] = Value::Array(versions);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod column_type_tests {
+    use super::*;
+
+    #[test]
+    fn column_types_follow_the_schema() {
+        assert_eq!(
+            infer_column_type(".metadata.creationTimestamp", None),
+            "date"
+        );
+        assert_eq!(
+            infer_column_type(".spec.x", Some(&json!({"type": "integer"}))),
+            "integer"
+        );
+        assert_eq!(
+            infer_column_type(".spec.x", Some(&json!({"type": "boolean"}))),
+            "boolean"
+        );
+        assert_eq!(
+            infer_column_type(
+                ".status.t",
+                Some(&json!({"type": "string", "format": "date-time"}))
+            ),
+            "date"
+        );
+        assert_eq!(
+            infer_column_type(".spec.x", Some(&json!({"type": "string"}))),
+            "string"
+        );
+        assert_eq!(
+            infer_column_type(".status.conditions[0].status", None),
+            "string"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PrinterColumn, Verbs};
+
+    fn res(version: &str, storage: bool) -> ResourceModel {
+        ResourceModel {
+            group: "example.com".into(),
+            version: version.into(),
+            kind: "Foo".into(),
+            plural: "foos".into(),
+            singular: "foo".into(),
+            short_names: vec![],
+            categories: vec![],
+            namespaced: true,
+            has_status: false,
+            scale: None,
+            printer_columns: vec![],
+            selectable_fields: vec![],
+            storage,
+            served: true,
+            deprecated: false,
+            deprecation_warning: None,
+            crd_labels: Default::default(),
+            crd_annotations: Default::default(),
+            verbs: Verbs::default(),
+            max_description_len: None,
+        }
+    }
+
+    fn spec() -> Value {
+        json!({"type": "object", "properties": {"size": {"type": "integer"}, "items": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}}})
+    }
+
+    #[test]
+    fn single_version() {
+        let crd = crd_json(&res("v1", true), spec(), None).unwrap();
+        assert_eq!(crd["metadata"]["name"], "foos.example.com");
+        assert_eq!(crd["spec"]["versions"][0]["storage"], true);
+    }
+
+    #[test]
+    fn json_paths() {
+        let mut r = res("v1", true);
+        r.printer_columns.push(PrinterColumn {
+            name: "S".into(),
+            type_: "integer".into(),
+            json_path: ".spec.sise".into(),
+            description: None,
+            format: None,
+            priority: None,
+        });
+        let e = crd_json(&r, spec(), None).unwrap_err().to_string();
+        assert!(e.contains("did you mean `size`"), "{e}");
+        let root = root_schema(&r, spec(), None);
+        assert!(
+            resolve_json_path(&root, ".spec.items[0].name")
+                .unwrap()
+                .is_some()
+        );
+        assert!(resolve_json_path(&root, ".metadata.creationTimestamp").is_ok());
+        assert!(resolve_json_path(&root, ".metadata.nope").is_err());
+    }
+
+    #[test]
+    fn merge_needs_one_storage_version() {
+        let a = crd_json(&res("v1", true), spec(), None).unwrap();
+        let b = crd_json(&res("v1beta1", true), spec(), None).unwrap();
+        let e = merge_crds(&[a.clone(), b]).unwrap_err().to_string();
+        assert!(e.contains("exactly one storage version"), "{e}");
+        let c = crd_json(&res("v1alpha1", false), spec(), None).unwrap();
+        let merged = merge_crds(&[c, a]).unwrap();
+        assert_eq!(merged["spec"]["versions"][0]["name"], "v1");
+        assert_eq!(merged["spec"]["versions"][1]["name"], "v1alpha1");
+    }
+
+    #[test]
+    fn truncation() {
+        let mut v =
+            json!({"description": "abcdef", "properties": {"a": {"description": "xyzxyz"}}});
+        truncate_descriptions(&mut v, 3);
+        assert_eq!(v["description"], "abc");
+        assert_eq!(v["properties"]["a"]["description"], "xyz");
+    }
+}

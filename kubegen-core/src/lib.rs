@@ -1,0 +1,26 @@
+//! kubegen-core: the run-time half of kubegen, free of any Rust parser.
+//!
+//! Everything here is pure data and functions over it, depending only on
+//! serde, serde_json and schemars, so an operator that links kubegen links
+//! no code-generation machinery:
+//!
+//! - [`model`]: the serde-serializable resource and type model that the
+//!   code generator (`kubegen-codegen`) produces and embeds in derive output;
+//! - [`schema`]: the one schema builder (model → structural OpenAPI v3), the
+//!   structural checker, schemars conversion and CEL helpers;
+//! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
+//! - [`output`]: canonical JSON/YAML with the `@generated` header;
+//! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
+//! - [`rt`]: what derive-generated code calls at run time (re-exported by the
+//!   `kubegen` facade as `kubegen::__private`).
+
+pub mod crd;
+pub mod model;
+pub mod output;
+pub mod plural;
+pub mod rt;
+pub mod schema;
+pub mod suggest;
+
+pub use crd::{CrdError, crd_json, merge_crds};
+pub use schema::{SchemaError, schema_for};

@@ -1,0 +1,44 @@
+//! kubegen: the crate Kubernetes operators written with kubegen depend on.
+//!
+//! It re-exports the derive macros (`CustomResource`, `KubeSchema`, `rbac`;
+//! feature `derive`, on by default), `kube` and `k8s_openapi`, and holds the
+//! runtime that generated clientsets, listers and informer factories are thin
+//! typed shims over:
+//!
+//! - reading: [`client`] (typed verbs), [`store`], [`informer`], [`lister`],
+//!   [`factory`] (one shared watch and cache per kind);
+//! - acting: [`workqueue`], [`controller`], [`leader_election`], [`events`],
+//!   [`ownership`], [`finalizer`], [`conditions`];
+//! - operating: [`server`] (/healthz, /readyz, /metrics), [`logging`].
+
+pub mod client;
+pub mod conditions;
+pub mod controller;
+pub mod events;
+pub mod factory;
+pub mod finalizer;
+pub mod informer;
+pub mod leader_election;
+pub mod lister;
+pub mod logging;
+pub mod ownership;
+pub mod server;
+pub mod store;
+pub mod workqueue;
+
+pub use k8s_openapi;
+pub use kube;
+pub use kubegen_core::crd::{CrdError, merge_crds};
+pub use kubegen_core::rt::{CustomResourceExt, KubeSchema};
+pub use kubegen_core::schema::SchemaError;
+#[cfg(feature = "derive")]
+pub use kubegen_derive::*;
+
+/// Support for derive-generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use kubegen_core::crd::CrdError;
+    pub use kubegen_core::model::ResourceModel;
+    pub use kubegen_core::rt::*;
+    pub use kubegen_core::schema::SchemaError;
+}
