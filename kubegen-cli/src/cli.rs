@@ -107,8 +107,9 @@ struct NewArgs {
     /// The kind, in PascalCase, e.g. `MyApplication`.
     #[arg(long)]
     kind: String,
-    /// The kubegen source tree the crate depends on (default: the one this
-    /// binary was built from).
+    /// Depend on a kubegen source tree by path and run its CLI (for
+    /// developing kubegen); by default the crate depends on the published
+    /// crates at this CLI's version and runs the installed `kubegen`.
     #[arg(long, value_name = "PATH")]
     kubegen_path: Option<PathBuf>,
 }

@@ -166,12 +166,12 @@ fn scaffolded_crate_verifies_builds_and_passes_its_tests() {
     std::fs::create_dir_all(&dir).unwrap();
     let dir = dir.canonicalize().unwrap();
     let dir_str = dir.to_str().unwrap();
-    let out = kubegen(&new_args(
-        dir_str,
-        "stable.example.com",
-        "v1",
-        "MyApplication",
-    ));
+    // The crates are not on the registry yet: depend on this tree by path
+    // (the default, published versions, is covered by the unit tests).
+    let repo = Path::new(REPO).canonicalize().unwrap();
+    let mut args = new_args(dir_str, "stable.example.com", "v1", "MyApplication");
+    args.extend(["--kubegen-path", repo.to_str().unwrap()]);
+    let out = kubegen(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("created `my-operator`"));
 
@@ -197,7 +197,8 @@ fn scaffolded_crate_verifies_builds_and_passes_its_tests() {
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(
         readme.contains(&format!(
-            "kubegen new {dir_str} --group stable.example.com --version v1 --kind MyApplication"
+            "kubegen new {dir_str} --group stable.example.com --version v1 --kind MyApplication --kubegen-path {}",
+            repo.display()
         )),
         "{readme}"
     );

@@ -22,10 +22,10 @@ use names::Names;
 
 /// Template variables that come from the options rather than [`Names`].
 const EXTRA_VARIABLES: [&str; 5] = [
-    "runtime_path",
-    "testenv_path",
-    "kubegen_path",
-    "kubegen_manifest",
+    "runtime_dependency",
+    "testenv_dependency",
+    "kubegen_command",
+    "kubegen_source",
     "command",
 ];
 
@@ -40,8 +40,9 @@ pub struct Options {
     pub version: String,
     /// The kind, e.g. `MyApplication`.
     pub kind: String,
-    /// The kubegen source tree to depend on; `None` for the tree this
-    /// binary was built from.
+    /// A kubegen source tree to depend on by path (for developing kubegen
+    /// itself); `None` to depend on the published crates at this CLI's
+    /// version and run the installed `kubegen`.
     pub kubegen_path: Option<PathBuf>,
 }
 
@@ -77,24 +78,61 @@ impl Created {
     }
 }
 
-/// The kubegen source tree this binary was built from.
-pub fn default_kubegen_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+/// How the new crate reaches kubegen: the published crates at the CLI's own
+/// version (the default), or a source tree by path (`--kubegen-path`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    /// `kubegen-runtime = "<version>"`, `kubegen` from `PATH`.
+    Published,
+    /// `path = "<tree>/kubegen-runtime"`, the CLI run from the tree.
+    Tree(PathBuf),
+}
+
+impl Source {
+    /// Values of [`EXTRA_VARIABLES`] except `command`, in that order.
+    fn variables(&self) -> [String; 4] {
+        match self {
+            Source::Published => {
+                let version = toml_string(env!("CARGO_PKG_VERSION"));
+                [
+                    version.clone(),
+                    version,
+                    "kubegen".into(),
+                    format!(
+                        "the published crates at version {}; `KUBEGEN` is the `kubegen` on your `PATH` (`cargo install kubegen-cli --version {0}`)",
+                        env!("CARGO_PKG_VERSION")
+                    ),
+                ]
+            }
+            Source::Tree(repo) => [
+                format!(
+                    "{{ path = {} }}",
+                    toml_string(&repo.join("kubegen-runtime").display().to_string())
+                ),
+                format!(
+                    "{{ path = {} }}",
+                    toml_string(&repo.join("tests/kubegen-testenv").display().to_string())
+                ),
+                format!(
+                    "$(CARGO) run -q --manifest-path {} -p kubegen-cli --",
+                    repo.join("Cargo.toml").display()
+                ),
+                format!(
+                    "the kubegen source tree at `{}` by path; `KUBEGEN` runs the CLI from that tree",
+                    repo.display()
+                ),
+            ],
+        }
+    }
 }
 
 /// Validates `options`, writes the crate, generates its CRD, RBAC and
 /// client modules and checks them. On error nothing is left behind.
 pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
-    let (names, repo) = check(options)?;
-    let command = command_line(options);
+    let (names, source) = check(options)?;
     let mut variables = names.variables();
-    let extra = [
-        toml_string(&repo.join("runtime")),
-        toml_string(&repo.join("tests/testenv")),
-        repo.display().to_string(),
-        repo.join("Cargo.toml").display().to_string(),
-        command,
-    ];
+    let [runtime, testenv, kubegen, described] = source.variables();
+    let extra = [runtime, testenv, kubegen, described, command_line(options)];
     variables.extend(EXTRA_VARIABLES.into_iter().zip(extra));
     let rendered = templates::render_all(&variables);
 
@@ -110,7 +148,7 @@ pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
         names.package,
         std::process::id()
     ));
-    let result = stage(&staging, &rendered, &repo).and_then(|files| {
+    let result = stage(&staging, &rendered, &source).and_then(|files| {
         if dir.exists() {
             // Validated empty: make room for the staged tree.
             std::fs::remove_dir(dir).map_err(|e| io_error(dir, e))?;
@@ -139,9 +177,9 @@ pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
     }
 }
 
-/// Every input check, all reported together; the derived names and the
-/// canonical kubegen tree when they pass.
-fn check(options: &Options) -> Result<(Names, PathBuf), Vec<Diagnostic>> {
+/// Every input check, all reported together; the derived names and where
+/// the crate gets kubegen from when they pass.
+fn check(options: &Options) -> Result<(Names, Source), Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut flag = |name: &str, result: Result<(), String>| {
         if let Err(message) = result {
@@ -156,37 +194,37 @@ fn check(options: &Options) -> Result<(Names, PathBuf), Vec<Diagnostic>> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let repo = options
-        .kubegen_path
-        .clone()
-        .unwrap_or_else(default_kubegen_path);
-    let repo_check = validate::kubegen_repo(&repo);
-    let repo = repo.canonicalize().unwrap_or(repo);
     if let Err(message) = validate::package(&package) {
         errors.push(Diagnostic::file(&options.dir, message));
     }
     if let Err(message) = validate::target_dir(&options.dir) {
         errors.push(Diagnostic::file(&options.dir, message));
     }
-    if let Err(message) = repo_check {
-        errors.push(Diagnostic::file(Path::new("--kubegen-path"), message));
-    }
+    let source = match &options.kubegen_path {
+        None => Source::Published,
+        Some(repo) => {
+            if let Err(message) = validate::kubegen_repo(repo) {
+                errors.push(Diagnostic::file(Path::new("--kubegen-path"), message));
+            }
+            Source::Tree(repo.canonicalize().unwrap_or_else(|_| repo.clone()))
+        }
+    };
     if errors.is_empty() {
         let names = Names::new(&package, &options.group, &options.version, &options.kind);
-        Ok((names, repo))
+        Ok((names, source))
     } else {
         Err(errors)
     }
 }
 
-/// Writes the rendered files under `staging`, seeds `Cargo.lock` from the
+/// Writes the rendered files under `staging`, seeds `Cargo.lock` from a
 /// kubegen tree's (so the crate builds with the versions kubegen was
 /// tested with), runs the generator and checks its output; the files
 /// written, relative and sorted.
 fn stage(
     staging: &Path,
     rendered: &[(PathBuf, String)],
-    repo: &Path,
+    source: &Source,
 ) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
     let io_error = |path: &Path, e: std::io::Error| vec![Diagnostic::file(path, e.to_string())];
     for (path, text) in rendered {
@@ -197,8 +235,10 @@ fn stage(
         std::fs::write(&full, text).map_err(|e| io_error(&full, e))?;
     }
     let mut written: Vec<PathBuf> = rendered.iter().map(|(p, _)| p.clone()).collect();
-    let lock = repo.join("Cargo.lock");
-    if lock.is_file() {
+    if let Source::Tree(repo) = source
+        && let lock = repo.join("Cargo.lock")
+        && lock.is_file()
+    {
         std::fs::copy(&lock, staging.join("Cargo.lock")).map_err(|e| io_error(&lock, e))?;
         written.push(PathBuf::from("Cargo.lock"));
     }
@@ -252,9 +292,9 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// `path` as a TOML basic string.
-fn toml_string(path: &Path) -> String {
-    toml::Value::String(path.display().to_string()).to_string()
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
 }
 
 #[cfg(test)]
@@ -286,7 +326,7 @@ mod tests {
     fn toml_strings_round_trip() {
         for path in ["/a/b", "/a\"b", "C:\\x\\y", "/it's"] {
             let table: toml::Table =
-                toml::from_str(&format!("p = {}", toml_string(Path::new(path)))).unwrap();
+                toml::from_str(&format!("p = {}", toml_string(path))).unwrap();
             assert_eq!(table["p"].as_str(), Some(path));
         }
     }
@@ -336,6 +376,22 @@ mod tests {
             assert!(created.files.contains(&PathBuf::from(file)), "{file}");
             assert!(dir.join(file).is_file(), "{file}");
         }
+        // By default the crate depends on the published crates at this
+        // CLI's version and runs the installed CLI: nothing points back
+        // into the tree the CLI was built from.
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).unwrap()).unwrap();
+        let version = env!("CARGO_PKG_VERSION");
+        assert_eq!(manifest["dependencies"]["kubegen-runtime"].as_str(), Some(version));
+        assert_eq!(manifest["dev-dependencies"]["kubegen-testenv"].as_str(), Some(version));
+        let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+        assert!(makefile.contains("KUBEGEN ?= kubegen\n"), "{makefile}");
+        let here = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for file in &created.files {
+            let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+            assert!(!text.contains(&here.display().to_string()), "{}", file.display());
+        }
+        assert!(!created.files.contains(&PathBuf::from("Cargo.lock")));
         let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
         assert!(role.contains("myapplications/status"), "{role}");
         assert!(role.contains("my-operator-controller"), "{role}");

@@ -174,10 +174,10 @@ pub fn target_dir(dir: &Path) -> Result<(), String> {
     }
 }
 
-/// Checks that `repo` is a kubegen source tree: it has the runtime crate
-/// and the test harness the new crate depends on.
+/// Checks that `repo` is a kubegen source tree: it has the runtime crate,
+/// the test harness the new crate depends on and the CLI.
 pub fn kubegen_repo(repo: &Path) -> Result<(), String> {
-    for crate_dir in ["runtime", "tests/testenv", "codegen-cli"] {
+    for crate_dir in ["kubegen-runtime", "tests/kubegen-testenv", "kubegen-cli"] {
         if !repo.join(crate_dir).join("Cargo.toml").is_file() {
             return Err(format!(
                 "not a kubegen source tree: `{}` is missing; pass --kubegen-path <kubegen repository>",
