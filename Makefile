@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test control-plane lint fmt generate verify up demo bench-startup bench-codegen clean-control-plane help
+.PHONY: test control-plane lint fmt doc deps package generate verify up demo bench-startup bench-codegen clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -11,7 +11,8 @@ help:
 	@echo "make test           build the control plane if missing, lint, run every test"
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
-	@echo "make lint           rustfmt check + clippy -D warnings"
+	@echo "make lint           rustfmt check, clippy -D warnings, docs -D warnings,"
+	@echo "                    operator dependency check, cargo package of every crate"
 	@echo "make generate       regenerate the example's CRD, RBAC and Rust modules"
 	@echo "make verify         kubegen generate --check on the example"
 	@echo "make bench-startup  median start-up time and memory of the control plane"
@@ -23,7 +24,7 @@ help:
 test: control-plane lint verify
 	$(CARGO) test --workspace
 
-KUBEGEN = $(CARGO) run -q -p kubegen-cli --
+KUBEGEN = $(CARGO) run -q -p kubegen-cli --bin kubegen --
 EXAMPLE = examples/my-application/Cargo.toml
 
 ## Regenerate the example's CRD, RBAC and Rust modules.
@@ -39,9 +40,22 @@ verify:
 control-plane:
 	bash $(CONTROL_PLANE)
 
-lint:
+lint: doc deps package
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## Every public item documented, no broken intra-doc links.
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+
+## An operator links no code-generation crates (syn, quote, regex, toml, ...).
+deps:
+	bash hack/check-operator-deps.sh
+
+## Every published crate packages (manifest metadata, versions on path
+## dependencies, files included) and builds from its package.
+package:
+	$(CARGO) package --workspace --exclude my-application --allow-dirty
 
 fmt:
 	$(CARGO) fmt --all

@@ -77,7 +77,7 @@ def main():
     args = parser.parse_args()
 
     print("building kubegen (release)", file=sys.stderr)
-    run(["cargo", "build", "--release", "-q", "-p", "kubegen-cli"], cwd=ROOT, quiet=False)
+    run(["cargo", "build", "--release", "-q", "-p", "kubegen-cli", "--bin", "kubegen"], cwd=ROOT, quiet=False)
     kubegen = ROOT / "target" / "release" / "kubegen"
     go_bin = install_go_tools()
 

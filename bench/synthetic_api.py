@@ -178,7 +178,7 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--groups", type=int, default=5)
     parser.add_argument("--kinds", type=int, default=10)
-    parser.add_argument("--kubegen-path", default=str(pathlib.Path(__file__).resolve().parents[1] / "runtime"))
+    parser.add_argument("--kubegen-path", default=str(pathlib.Path(__file__).resolve().parents[1] / "kubegen-runtime"))
     parser.add_argument("--apimachinery", default="v0.36.3")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
@@ -195,7 +195,7 @@ def main():
         [workspace]
 
         [dependencies]
-        kubegen = {{ path = "{args.kubegen_path}" }}
+        kubegen-runtime = {{ path = "{args.kubegen_path}" }}
         serde = {{ version = "1", features = ["derive"] }}
         """))
     mods = "\n".join(f"pub mod g{g};" for g in range(args.groups))

@@ -1,6 +1,6 @@
 //! Derive macros for kubegen. Every macro converts `proc_macro` tokens to
-//! `proc_macro2`, calls the shared library in `kubegen-cli` and converts back;
-//! no logic lives here.
+//! `proc_macro2`, calls `kubegen-codegen` (the compile-time library the CLI
+//! shares) and converts back; no logic lives here.
 
 use proc_macro::TokenStream;
 

@@ -26,7 +26,7 @@ cd "$repo"
 echo "== building (control plane cached under ~/.cache/kubegen)"
 bash tests/control-plane/build.sh >/dev/null
 cargo build -q -p kubegen-testenv -p my-application
-cargo run -q -p kubegen-cli -- generate --check --quiet --manifest-path "$example/Cargo.toml"
+cargo run -q -p kubegen-cli --bin kubegen -- generate --check --quiet --manifest-path "$example/Cargo.toml"
 
 echo "== starting the local control plane"
 "$repo/target/debug/kubegen-testenv" up >"$work/up.log" 2>&1 &

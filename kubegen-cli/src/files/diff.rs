@@ -6,7 +6,7 @@ use similar::TextDiff;
 const MAX_LINES: usize = 40;
 
 /// A unified diff from `old` (on disk) to `new` (generated), cut after
-/// [`MAX_LINES`] lines.
+/// 40 lines (the rest is summarised).
 pub fn unified_diff(old: &str, new: &str, name: &str) -> String {
     let diff = TextDiff::from_lines(old, new);
     let text = diff

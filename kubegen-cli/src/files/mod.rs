@@ -99,7 +99,7 @@ fn is_generated(path: &Path) -> bool {
     })
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct WriteReport {
     /// Files created or rewritten because their content changed.

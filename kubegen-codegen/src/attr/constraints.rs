@@ -1,5 +1,5 @@
 //! Parsing schema keywords (field-, type- and item-level keys) into
-//! [`Constraints`](kubegen_core::model::Constraints).
+//! [`Constraints`].
 
 use syn::meta::ParseNestedMeta;
 
