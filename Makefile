@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test control-plane lint fmt doc deps package generate verify up demo bench-startup bench-codegen clean-control-plane help
+.PHONY: test control-plane lint fmt doc deps cycles package generate verify up demo bench-startup bench-codegen clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -40,7 +40,7 @@ verify:
 control-plane:
 	bash $(CONTROL_PLANE)
 
-lint: doc deps package
+lint: doc deps cycles package
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
@@ -51,6 +51,12 @@ doc:
 ## An operator links no code-generation crates (syn, quote, regex, toml, ...).
 deps:
 	bash hack/check-operator-deps.sh
+
+## No two files, and no two top-level modules, of a crate import each other.
+CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime \
+	tests/kubegen-testenv examples/my-application
+cycles:
+	python3 hack/check-import-cycles.py $(CRATES)
 
 ## Every published crate packages (manifest metadata, versions on path
 ## dependencies, files included) and builds from its package.

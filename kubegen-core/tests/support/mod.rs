@@ -1,0 +1,3 @@
+//! Shared by the YAML tests.
+
+pub mod hostile;
