@@ -221,7 +221,9 @@ fn generate_command(
     })?;
     let set = generate::generate(&api)?;
     for (path, contents) in set.files() {
-        if let kubegen_core::output::SizeCheck::Warn(bytes) = kubegen_core::output::check_size(contents) {
+        if let kubegen_core::output::SizeCheck::Warn(bytes) =
+            kubegen_core::output::check_size(contents)
+        {
             let _ = writeln!(
                 err,
                 "warning: {} is {bytes} bytes, over the {} bytes client-side `kubectl apply` can store \

@@ -416,10 +416,12 @@ fn check_type(cx: &Ctxt, model: &TypeModel, type_keys: &KeySpans, ident: &syn::I
         for name in &one.fields {
             match fields.iter().find(|f| &f.name == name) {
                 None => {
-                    let hint =
-                        kubegen_core::suggest::suggest(name, fields.iter().map(|f| f.name.as_str()))
-                            .map(|s| format!("; did you mean `{s}`?"))
-                            .unwrap_or_default();
+                    let hint = kubegen_core::suggest::suggest(
+                        name,
+                        fields.iter().map(|f| f.name.as_str()),
+                    )
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
                     cx.error_at(
                         span,
                         format!("`{key}` names `{name}`, which is not a serialized field{hint}"),
@@ -566,7 +568,9 @@ fn check_resource(
         }
         if let Some(m) = p.strip_prefix(".metadata.") {
             let first: String = m.chars().take_while(|c| *c != '.' && *c != '[').collect();
-            if kubegen_core::crd::resolve_json_path(&Value::Null, &format!(".metadata.{first}")).is_err() {
+            if kubegen_core::crd::resolve_json_path(&Value::Null, &format!(".metadata.{first}"))
+                .is_err()
+            {
                 cx.error_at(*span, format!("`{p}`: metadata has no field `{first}`"));
             }
         }

@@ -8,10 +8,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 use syn::meta::ParseNestedMeta;
 
-use kubegen_core::suggest::suggest;
 use crate::attr::value;
 use crate::ctxt::Ctxt;
 use kubegen_core::output;
+use kubegen_core::suggest::suggest;
 
 /// The keys `#[rbac(...)]` accepts.
 pub const KEYS: &[&str] = &[

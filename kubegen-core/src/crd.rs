@@ -209,25 +209,36 @@ pub fn infer_column_type(path: &str, leaf: Option<&Value>) -> String {
     }
 }
 
-/// Cuts every description longer than `max` bytes (at a character boundary).
-pub fn truncate_descriptions(v: &mut Value, max: usize) {
-    match v {
-        Value::Object(m) => {
-            for (k, val) in m.iter_mut() {
-                match val {
-                    Value::String(s) if k == "description" && s.len() > max => {
-                        let mut end = max;
-                        while !s.is_char_boundary(end) {
-                            end -= 1;
-                        }
-                        s.truncate(end);
-                    }
-                    _ => truncate_descriptions(val, max),
-                }
-            }
+/// Cuts the description of `schema`, and of every schema nested in it,
+/// to at most `max` bytes (at a character boundary). Only schema nodes are
+/// visited: a `description` key inside `default`, `example` or `enum`
+/// values is data and stays as it is.
+pub fn truncate_descriptions(schema: &mut Value, max: usize) {
+    let Value::Object(m) = schema else {
+        return;
+    };
+    if let Some(Value::String(s)) = m.get_mut("description")
+        && s.len() > max
+    {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
         }
-        Value::Array(a) => a.iter_mut().for_each(|x| truncate_descriptions(x, max)),
-        _ => {}
+        s.truncate(end);
+    }
+    for (key, value) in m.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => map
+                .values_mut()
+                .for_each(|s| truncate_descriptions(s, max)),
+            ("items" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => list
+                .iter_mut()
+                .for_each(|s| truncate_descriptions(s, max)),
+            ("items" | "additionalProperties" | "additionalItems" | "not", s) => {
+                truncate_descriptions(s, max)
+            }
+            _ => {}
+        }
     }
 }
 
@@ -582,5 +593,26 @@ mod tests {
         truncate_descriptions(&mut v, 3);
         assert_eq!(v["description"], "abc");
         assert_eq!(v["properties"]["a"]["description"], "xyz");
+
+        // Data is not schema: descriptions inside defaults, examples and
+        // enum values are kept whole; nested schemas are still cut.
+        let mut v = json!({
+            "type": "object",
+            "default": {"description": "a default description"},
+            "properties": {
+                "description": {"type": "string", "description": "long long", "enum": [{"description": "enum value"}]},
+                "list": {"type": "array", "items": {"description": "item item", "example": {"description": "example value"}}},
+                "map": {"type": "object", "additionalProperties": {"description": "value value"}},
+                "any": {"anyOf": [{"description": "first first"}]},
+            },
+        });
+        truncate_descriptions(&mut v, 4);
+        assert_eq!(v["default"]["description"], "a default description");
+        assert_eq!(v["properties"]["description"]["description"], "long");
+        assert_eq!(v["properties"]["description"]["enum"][0]["description"], "enum value");
+        assert_eq!(v["properties"]["list"]["items"]["description"], "item");
+        assert_eq!(v["properties"]["list"]["items"]["example"]["description"], "example value");
+        assert_eq!(v["properties"]["map"]["additionalProperties"]["description"], "valu");
+        assert_eq!(v["properties"]["any"]["anyOf"][0]["description"], "firs");
     }
 }

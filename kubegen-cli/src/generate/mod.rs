@@ -4,8 +4,8 @@
 
 mod collect;
 mod k8s_types;
-mod resolve;
 mod kinds;
+mod resolve;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,12 +16,12 @@ pub use collect::{DeriveKind, Input};
 pub use resolve::Resolver;
 
 use crate::files::FileSet;
+use crate::source::{CrateSource, Diagnostic, Settings};
 use kubegen_codegen::rbac::{self, RbacRule};
 use kubegen_codegen::{Analysis, analyze, emit};
 use kubegen_core::crd::{self, CrdError};
 use kubegen_core::model::ResourceModel;
 use kubegen_core::output;
-use crate::source::{CrateSource, Diagnostic, Settings};
 
 /// One analyzed input type.
 pub struct Analyzed {

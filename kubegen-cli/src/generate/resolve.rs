@@ -9,9 +9,9 @@ use syn::spanned::Spanned;
 
 use super::Analyzed;
 use super::k8s_types;
+use crate::source::Diagnostic;
 use kubegen_codegen::parse::ResolverKind;
 use kubegen_core::schema::{self, SchemaError};
-use crate::source::Diagnostic;
 
 /// Looks types up among the analyzed types of one crate.
 pub struct Resolver<'a> {

@@ -325,8 +325,7 @@ mod tests {
     #[test]
     fn toml_strings_round_trip() {
         for path in ["/a/b", "/a\"b", "C:\\x\\y", "/it's"] {
-            let table: toml::Table =
-                toml::from_str(&format!("p = {}", toml_string(path))).unwrap();
+            let table: toml::Table = toml::from_str(&format!("p = {}", toml_string(path))).unwrap();
             assert_eq!(table["p"].as_str(), Some(path));
         }
     }
@@ -382,14 +381,24 @@ mod tests {
         let manifest: toml::Table =
             toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).unwrap()).unwrap();
         let version = env!("CARGO_PKG_VERSION");
-        assert_eq!(manifest["dependencies"]["kubegen-runtime"].as_str(), Some(version));
-        assert_eq!(manifest["dev-dependencies"]["kubegen-testenv"].as_str(), Some(version));
+        assert_eq!(
+            manifest["dependencies"]["kubegen-runtime"].as_str(),
+            Some(version)
+        );
+        assert_eq!(
+            manifest["dev-dependencies"]["kubegen-testenv"].as_str(),
+            Some(version)
+        );
         let makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
         assert!(makefile.contains("KUBEGEN ?= kubegen\n"), "{makefile}");
         let here = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
         for file in &created.files {
             let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
-            assert!(!text.contains(&here.display().to_string()), "{}", file.display());
+            assert!(
+                !text.contains(&here.display().to_string()),
+                "{}",
+                file.display()
+            );
         }
         assert!(!created.files.contains(&PathBuf::from("Cargo.lock")));
         let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();

@@ -89,8 +89,14 @@ mod tests {
         let template: toml::Table = toml::from_str(&render(
             TEMPLATES[0].1,
             &[
-                ("runtime_dependency", format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
-                ("testenv_dependency", format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+                (
+                    "runtime_dependency",
+                    format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+                ),
+                (
+                    "testenv_dependency",
+                    format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+                ),
             ],
         ))
         .unwrap();

@@ -133,7 +133,10 @@ mod tests {
             let kind = builtin(&name).unwrap_or_else(|| panic!("{name}"));
             assert_eq!(kind.verbs.len(), Verb::ALL.len(), "{name}");
         }
-        assert_eq!(builtin("apps/v1/Deployment").map(|k| k.namespaced), Some(true));
+        assert_eq!(
+            builtin("apps/v1/Deployment").map(|k| k.namespaced),
+            Some(true)
+        );
         assert!(builtin("v1/Deployment").is_none());
     }
 }

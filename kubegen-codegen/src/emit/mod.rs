@@ -54,7 +54,10 @@ fn by_group_version(kinds: Vec<Kind>) -> Result<GroupVersions, Vec<String>> {
             .entry(kind.version.clone())
             .or_insert_with(|| (kind.group.clone(), Vec::new()));
         if entry.0 != kind.group {
-            errors.push(format!("API groups `{}` and `{}` would share the accessor `{name}()`", entry.0, kind.group));
+            errors.push(format!(
+                "API groups `{}` and `{}` would share the accessor `{name}()`",
+                entry.0, kind.group
+            ));
             continue;
         }
         if entry.1.iter().any(|k| k.kind == kind.kind) {

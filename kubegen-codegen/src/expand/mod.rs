@@ -5,8 +5,8 @@ mod schema;
 
 use proc_macro2::TokenStream;
 
-use crate::{Analysis, analyze};
 use crate::parse;
+use crate::{Analysis, analyze};
 
 /// `#[derive(KubeSchema)]`: the schema trait impl.
 pub fn derive_kube_schema(input: TokenStream) -> syn::Result<TokenStream> {

@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use kubegen_core::model::ResourceModel;
 use crate::parse::Container;
+use kubegen_core::model::ResourceModel;
 
 /// `.status.<field>` paths checked against the status type's fields at compile time.
 fn status_assertions(c: &Container, status: &syn::Type, krate: &syn::Path) -> TokenStream {

@@ -58,4 +58,3 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         max_description_len: *max_description_len,
     })
 }
-
