@@ -88,6 +88,10 @@ struct GenerateArgs {
     /// Cap on schema descriptions (overrides `max-description-len`).
     #[arg(long, value_name = "N")]
     max_description_len: Option<usize>,
+    /// Allow output directories outside the crate (absolute or `..`); only
+    /// files generated for this crate are ever removed there.
+    #[arg(long)]
+    allow_outside_crate: bool,
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
@@ -134,16 +138,29 @@ pub fn run(
             return code;
         }
     };
+    let writes = match &cli.command {
+        Command::Generate(args) => !args.check,
+        Command::New(_) => true,
+        _ => false,
+    };
     match execute(cli.command, out, err) {
         Ok(code) => code,
-        Err(diagnostics) => {
+        Err(Failure {
+            diagnostics,
+            partly_written,
+        }) => {
             for d in &diagnostics {
                 let _ = writeln!(err, "{d}");
             }
             let n = diagnostics.len();
+            let outcome = match (writes, partly_written) {
+                (false, _) => "",
+                (true, false) => "; nothing was written",
+                (true, true) => "; some files could not be restored (listed above)",
+            };
             let _ = writeln!(
                 err,
-                "kubegen: {n} error{}; nothing was written",
+                "kubegen: {n} error{}{outcome}",
                 if n == 1 { "" } else { "s" }
             );
             EXIT_ERROR
@@ -151,11 +168,32 @@ pub fn run(
     }
 }
 
-fn execute(
-    command: Command,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Vec<Diagnostic>> {
+/// Why a command failed, and whether the tree was left partly written
+/// (only when undoing a failed write failed too).
+struct Failure {
+    diagnostics: Vec<Diagnostic>,
+    partly_written: bool,
+}
+
+impl From<Vec<Diagnostic>> for Failure {
+    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+        Failure {
+            diagnostics,
+            partly_written: false,
+        }
+    }
+}
+
+impl From<files::FileError> for Failure {
+    fn from(e: files::FileError) -> Self {
+        Failure {
+            partly_written: !e.restored,
+            diagnostics: vec![Diagnostic::file(&e.path, e.message)],
+        }
+    }
+}
+
+fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     match command {
         Command::Generate(args) => generate_command(args, out, err),
         Command::Crd { kind, input } => {
@@ -204,7 +242,7 @@ fn generate_command(
     args: GenerateArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<i32, Vec<Diagnostic>> {
+) -> Result<i32, Failure> {
     let api = load(&args.input.manifest_path, |s| {
         if let Some(d) = &args.crd_dir {
             s.crd_dir.clone_from(d);
@@ -217,6 +255,9 @@ fn generate_command(
         }
         if args.max_description_len.is_some() {
             s.max_description_len = args.max_description_len;
+        }
+        if args.allow_outside_crate {
+            s.allow_output_outside_crate = true;
         }
     })?;
     let set = generate::generate(&api)?;
@@ -235,9 +276,8 @@ fn generate_command(
         }
     }
     let root = args.out_dir.clone().unwrap_or_else(|| api.root.clone());
-    let io_error = |e: std::io::Error| vec![Diagnostic::file(&root, e.to_string())];
     if args.check {
-        let drift = files::check(&root, &set).map_err(io_error)?;
+        let drift = files::check(&root, &set)?;
         if drift.is_empty() {
             if !args.quiet {
                 let _ = writeln!(out, "kubegen: {} generated files are up to date", set.len());
@@ -266,7 +306,7 @@ fn generate_command(
         );
         return Ok(EXIT_DRIFT);
     }
-    let report = files::write(&root, &set).map_err(io_error)?;
+    let report = files::write(&root, &set)?;
     if !args.quiet {
         let _ = writeln!(
             out,

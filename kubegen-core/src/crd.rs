@@ -228,12 +228,12 @@ pub fn truncate_descriptions(schema: &mut Value, max: usize) {
     }
     for (key, value) in m.iter_mut() {
         match (key.as_str(), value) {
-            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => map
-                .values_mut()
-                .for_each(|s| truncate_descriptions(s, max)),
-            ("items" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => list
-                .iter_mut()
-                .for_each(|s| truncate_descriptions(s, max)),
+            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => {
+                map.values_mut().for_each(|s| truncate_descriptions(s, max))
+            }
+            ("items" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                list.iter_mut().for_each(|s| truncate_descriptions(s, max))
+            }
             ("items" | "additionalProperties" | "additionalItems" | "not", s) => {
                 truncate_descriptions(s, max)
             }
@@ -609,10 +609,19 @@ mod tests {
         truncate_descriptions(&mut v, 4);
         assert_eq!(v["default"]["description"], "a default description");
         assert_eq!(v["properties"]["description"]["description"], "long");
-        assert_eq!(v["properties"]["description"]["enum"][0]["description"], "enum value");
+        assert_eq!(
+            v["properties"]["description"]["enum"][0]["description"],
+            "enum value"
+        );
         assert_eq!(v["properties"]["list"]["items"]["description"], "item");
-        assert_eq!(v["properties"]["list"]["items"]["example"]["description"], "example value");
-        assert_eq!(v["properties"]["map"]["additionalProperties"]["description"], "valu");
+        assert_eq!(
+            v["properties"]["list"]["items"]["example"]["description"],
+            "example value"
+        );
+        assert_eq!(
+            v["properties"]["map"]["additionalProperties"]["description"],
+            "valu"
+        );
         assert_eq!(v["properties"]["any"]["anyOf"][0]["description"], "firs");
     }
 }

@@ -204,7 +204,10 @@ pub fn crd_yaml(crd: &Value) -> String {
 /// input.
 pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
     let settings = &api.settings;
-    let mut files = FileSet::new();
+    let mut files = FileSet::new(&api.package);
+    if settings.allow_output_outside_crate {
+        files.allow_outside_root();
+    }
     files.own_dir(&settings.crd_dir);
     files.own_dir(&settings.rbac_dir);
     files.own_dir(&settings.rust_out);

@@ -246,8 +246,9 @@ fn stage(
     let source = CrateSource::load(&staging.join("Cargo.toml"))?;
     let api = Api::load(&source, source.manifest.settings.clone())?;
     let set = generate::generate(&api)?;
-    files::write(&api.root, &set).map_err(|e| io_error(&api.root, e))?;
-    let drift = files::check(&api.root, &set).map_err(|e| io_error(&api.root, e))?;
+    let file_error = |e: files::FileError| vec![Diagnostic::file(&e.path, e.message)];
+    files::write(&api.root, &set).map_err(file_error)?;
+    let drift = files::check(&api.root, &set).map_err(file_error)?;
     if !drift.is_empty() {
         return Err(drift
             .iter()

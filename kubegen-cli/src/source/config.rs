@@ -20,6 +20,7 @@ use super::Diagnostic;
 /// max-description-len = 200         # cap on schema descriptions
 /// role-name = "my-operator"         # name of the generated (Cluster)Role
 /// builtins = ["apps/v1/Deployment", "v1/Service"]  # typed access to built-in kinds
+/// allow-output-outside-crate = false  # opt in to output dirs outside the crate
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -44,6 +45,10 @@ pub struct Settings {
     /// Built-in kinds to generate clients, listers and informers for, as
     /// `group/version/Kind` (`v1/Service` for the core group).
     pub builtins: Vec<String>,
+    /// Output directories may lie outside the crate (absolute or `..`),
+    /// e.g. one folder of CRDs shared by several crates. Off by default;
+    /// even when on, only files generated for this crate are removed.
+    pub allow_output_outside_crate: bool,
 }
 
 impl Default for Settings {
@@ -57,6 +62,7 @@ impl Default for Settings {
             max_description_len: None,
             role_name: None,
             builtins: Vec::new(),
+            allow_output_outside_crate: false,
         }
     }
 }
