@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::files::{self, Drift};
 use crate::generate::{self, Api};
 use crate::scaffold;
-use crate::source::{CrateSource, Diagnostic, Settings};
+use crate::source::{CrateSource, Diagnostic, FeatureSelection, Settings};
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
@@ -64,6 +64,26 @@ struct InputArgs {
     /// The crate's Cargo.toml.
     #[arg(long, value_name = "PATH", default_value = "Cargo.toml")]
     manifest_path: PathBuf,
+    /// Read the crate with these features enabled (as `cargo build
+    /// --features`); `cfg(feature = ...)` follows them.
+    #[arg(long, short = 'F', value_name = "FEATURES")]
+    features: Vec<String>,
+    /// Read the crate with every feature enabled.
+    #[arg(long)]
+    all_features: bool,
+    /// Read the crate without its `default` feature.
+    #[arg(long)]
+    no_default_features: bool,
+}
+
+impl InputArgs {
+    fn features(&self) -> FeatureSelection {
+        FeatureSelection {
+            features: self.features.clone(),
+            all_features: self.all_features,
+            no_default_features: self.no_default_features,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -197,13 +217,13 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
     match command {
         Command::Generate(args) => generate_command(args, out, err),
         Command::Crd { kind, input } => {
-            let api = load(&input.manifest_path, |_| {})?;
+            let api = load(&input, |_| {})?;
             let yaml = crd_for_kind(&api, &kind)?;
             write_out(out, &yaml)?;
             Ok(EXIT_OK)
         }
         Command::Explain { target, input } => {
-            let api = load(&input.manifest_path, |_| {})?;
+            let api = load(&input, |_| {})?;
             write_out(out, &explain(&api, &target)?)?;
             Ok(EXIT_OK)
         }
@@ -231,8 +251,8 @@ fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Vec<Diagnostic>> {
         .map_err(|e| vec![Diagnostic::file(Path::new("<stdout>"), e.to_string())])
 }
 
-fn load(manifest: &Path, adjust: impl FnOnce(&mut Settings)) -> Result<Api, Vec<Diagnostic>> {
-    let source = CrateSource::load(manifest)?;
+fn load(input: &InputArgs, adjust: impl FnOnce(&mut Settings)) -> Result<Api, Vec<Diagnostic>> {
+    let source = CrateSource::load_with(&input.manifest_path, &input.features())?;
     let mut settings = source.manifest.settings.clone();
     adjust(&mut settings);
     Api::load(&source, settings)
@@ -243,7 +263,7 @@ fn generate_command(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, Failure> {
-    let api = load(&args.input.manifest_path, |s| {
+    let api = load(&args.input, |s| {
         if let Some(d) = &args.crd_dir {
             s.crd_dir.clone_from(d);
         }

@@ -4,15 +4,7 @@
 use std::path::PathBuf;
 
 use crate::source::CrateSource;
-
-/// Which kubegen derive a type carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeriveKind {
-    /// `#[derive(CustomResource)]` on a spec struct.
-    CustomResource,
-    /// `#[derive(KubeSchema)]` on a nested type.
-    KubeSchema,
-}
+pub use kubegen_codegen::attr::{DeriveKind, derive_kind};
 
 /// A type to analyze, with where it was found.
 #[derive(Debug, Clone)]
@@ -32,6 +24,8 @@ pub struct Input {
 pub struct RbacAttr {
     /// The file (relative to the crate root).
     pub file: PathBuf,
+    /// Module path of the item carrying it.
+    pub module: Vec<String>,
     /// The attribute.
     pub attr: syn::Attribute,
 }
@@ -58,28 +52,6 @@ pub fn collect(source: &CrateSource) -> Inputs {
         visitor.attrs(&file.ast.attrs);
     }
     inputs
-}
-
-/// Which kubegen derive the attributes request, if any.
-pub fn derive_kind(attrs: &[syn::Attribute]) -> Option<DeriveKind> {
-    let mut kind = None;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            match meta
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .as_deref()
-            {
-                Some("CustomResource") => kind = Some(DeriveKind::CustomResource),
-                Some("KubeSchema") if kind.is_none() => kind = Some(DeriveKind::KubeSchema),
-                _ => {}
-            }
-            Ok(())
-        });
-    }
-    kind
 }
 
 struct Visitor<'a> {
@@ -146,31 +118,10 @@ impl Visitor<'_> {
             if is_rbac {
                 self.inputs.rbac.push(RbacAttr {
                     file: self.file.clone(),
+                    module: self.module.clone(),
                     attr: attr.clone(),
                 });
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recognises_derives_by_last_segment() {
-        let item: syn::ItemStruct = syn::parse_quote! {
-            #[derive(Clone, kubegen::CustomResource, Serialize)]
-            struct S;
-        };
-        assert_eq!(derive_kind(&item.attrs), Some(DeriveKind::CustomResource));
-        let item: syn::ItemStruct = syn::parse_quote! {
-            #[derive(KubeSchema)]
-            #[derive(Debug)]
-            struct S;
-        };
-        assert_eq!(derive_kind(&item.attrs), Some(DeriveKind::KubeSchema));
-        let item: syn::ItemStruct = syn::parse_quote! { #[derive(Debug)] struct S; };
-        assert_eq!(derive_kind(&item.attrs), None);
     }
 }

@@ -51,6 +51,18 @@ impl Api {
     pub fn load(source: &CrateSource, settings: Settings) -> Result<Api, Vec<Diagnostic>> {
         let inputs = collect::collect(source);
         let mut errors = Vec::new();
+        // Input in a module kubegen cannot tell is compiled in: refuse to
+        // guess.
+        let modules = inputs
+            .types
+            .iter()
+            .map(|t| &t.module)
+            .chain(inputs.rbac.iter().map(|r| &r.module));
+        for module in modules {
+            if let Some(reason) = source.uncertainty(module) {
+                errors.push(reason.clone());
+            }
+        }
         let mut types = Vec::new();
         for input in inputs.types {
             let resource = input.kind == DeriveKind::CustomResource;

@@ -1,6 +1,7 @@
 //! Generator settings: `[package.metadata.kubegen]` in the crate's
 //! Cargo.toml, overridden by command-line flags.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -76,12 +77,99 @@ pub struct Manifest {
     pub root_file: PathBuf,
     /// `[package.metadata.kubegen]`, or defaults.
     pub settings: Settings,
+    /// `[features]`: each feature and what it enables.
+    pub features: BTreeMap<String, Vec<String>>,
+    /// Optional dependencies: each is also a feature unless a feature
+    /// names it as `dep:name`.
+    pub optional_dependencies: BTreeSet<String>,
+}
+
+/// Which features the crate is read with: cargo's `--features`,
+/// `--all-features` and `--no-default-features`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeatureSelection {
+    /// Features asked for by name.
+    pub features: Vec<String>,
+    /// Every feature.
+    pub all_features: bool,
+    /// Leave out the `default` feature.
+    pub no_default_features: bool,
+}
+
+impl Manifest {
+    /// The features enabled by `selection`, closed over what each enables,
+    /// as cargo computes them for this package.
+    pub fn enabled_features(
+        &self,
+        selection: &FeatureSelection,
+        manifest_path: &Path,
+    ) -> Result<BTreeSet<String>, Diagnostic> {
+        let explicit_deps: BTreeSet<&str> = self
+            .features
+            .values()
+            .flatten()
+            .filter_map(|e| e.strip_prefix("dep:"))
+            .collect();
+        let implicit: BTreeSet<&String> = self
+            .optional_dependencies
+            .iter()
+            .filter(|d| !explicit_deps.contains(d.as_str()))
+            .collect();
+        let is_feature =
+            |name: &str| self.features.contains_key(name) || implicit.iter().any(|d| *d == name);
+        let mut wanted: Vec<String> = Vec::new();
+        if selection.all_features {
+            wanted.extend(self.features.keys().cloned());
+            wanted.extend(implicit.iter().map(|d| d.to_string()));
+        }
+        if !selection.no_default_features && self.features.contains_key("default") {
+            wanted.push("default".into());
+        }
+        for name in selection.features.iter().flat_map(|f| f.split([',', ' '])) {
+            if name.is_empty() {
+                continue;
+            }
+            if !is_feature(name) {
+                return Err(Diagnostic::file(
+                    manifest_path,
+                    format!("the package `{}` has no feature `{name}`", self.package),
+                ));
+            }
+            wanted.push(name.to_string());
+        }
+        let mut enabled = BTreeSet::new();
+        while let Some(name) = wanted.pop() {
+            if !enabled.insert(name.clone()) {
+                continue;
+            }
+            for entry in self.features.get(&name).into_iter().flatten() {
+                if entry.starts_with("dep:") {
+                    continue;
+                }
+                // `dep/feature` enables `dep` (a feature when optional);
+                // `dep?/feature` does not.
+                let head = match entry.split_once('/') {
+                    Some((dep, _)) if dep.ends_with('?') => continue,
+                    Some((dep, _)) => dep,
+                    None => entry.as_str(),
+                };
+                if is_feature(head) {
+                    wanted.push(head.to_string());
+                }
+            }
+        }
+        Ok(enabled)
+    }
 }
 
 #[derive(Deserialize)]
 struct RawManifest {
     package: Option<RawPackage>,
     lib: Option<RawTarget>,
+    #[serde(default)]
+    features: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    dependencies: BTreeMap<String, toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -136,10 +224,18 @@ impl Manifest {
                 ));
             }
         };
+        let optional_dependencies = raw
+            .dependencies
+            .iter()
+            .filter(|(_, spec)| spec.get("optional").and_then(toml::Value::as_bool) == Some(true))
+            .map(|(name, _)| name.clone())
+            .collect();
         Ok(Manifest {
             package: package.name,
             root_file,
             settings,
+            features: raw.features,
+            optional_dependencies,
         })
     }
 }
@@ -198,5 +294,57 @@ mod tests {
         std::fs::write(&path, "[workspace]\nmembers = []\n").unwrap();
         let err = Manifest::read(&path).unwrap_err().to_string();
         assert!(err.contains("no [package] section"), "{err}");
+    }
+
+    #[test]
+    fn features_close_over_what_they_enable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = manifest(
+            dir.path(),
+            "[features]\ndefault = [\"a\"]\na = [\"b\", \"serde_json?/std\"]\nb = []\nc = [\"dep:x\"]\nd = [\"y/std\"]\n\
+             [dependencies]\nx = { version = \"1\", optional = true }\ny = { version = \"1\", optional = true }\n",
+        );
+        let m = Manifest::read(&path).unwrap();
+        let on = |sel: FeatureSelection| -> Vec<String> {
+            m.enabled_features(&sel, &path)
+                .unwrap()
+                .into_iter()
+                .collect()
+        };
+        assert_eq!(on(FeatureSelection::default()), ["a", "b", "default"]);
+        let none = FeatureSelection {
+            no_default_features: true,
+            ..Default::default()
+        };
+        assert!(on(none).is_empty());
+        let d = FeatureSelection {
+            features: vec!["d".into()],
+            no_default_features: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            on(d),
+            ["d", "y"],
+            "`y/std` enables the optional dependency y"
+        );
+        let all = FeatureSelection {
+            all_features: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            on(all),
+            ["a", "b", "c", "d", "default", "y"],
+            "x is `dep:`-only"
+        );
+        let bad = FeatureSelection {
+            features: vec!["nope".into()],
+            ..Default::default()
+        };
+        assert!(
+            m.enabled_features(&bad, &path)
+                .unwrap_err()
+                .to_string()
+                .contains("has no feature `nope`")
+        );
     }
 }

@@ -93,3 +93,56 @@ pub fn doc_comment(attrs: &[syn::Attribute]) -> Option<String> {
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())
 }
+
+/// Which kubegen derive a type carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeriveKind {
+    /// `#[derive(CustomResource)]` on a spec struct.
+    CustomResource,
+    /// `#[derive(KubeSchema)]` on a nested type.
+    KubeSchema,
+}
+
+/// Which kubegen derive the attributes request, if any.
+pub fn derive_kind(attrs: &[syn::Attribute]) -> Option<DeriveKind> {
+    let mut kind = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            match meta
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .as_deref()
+            {
+                Some("CustomResource") => kind = Some(DeriveKind::CustomResource),
+                Some("KubeSchema") if kind.is_none() => kind = Some(DeriveKind::KubeSchema),
+                _ => {}
+            }
+            Ok(())
+        });
+    }
+    kind
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_derives_by_last_segment() {
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[derive(Clone, kubegen::CustomResource, Serialize)]
+            struct S;
+        };
+        assert_eq!(derive_kind(&item.attrs), Some(DeriveKind::CustomResource));
+        let item: syn::ItemStruct = syn::parse_quote! {
+            #[derive(KubeSchema)]
+            #[derive(Debug)]
+            struct S;
+        };
+        assert_eq!(derive_kind(&item.attrs), Some(DeriveKind::KubeSchema));
+        let item: syn::ItemStruct = syn::parse_quote! { #[derive(Debug)] struct S; };
+        assert_eq!(derive_kind(&item.attrs), None);
+    }
+}
