@@ -160,6 +160,33 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// An explicit `enum`; unit-only Rust enums get one automatically.
 /// ## `#[kubegen(default = 1)]`, `default_json = r#"{"a": 1}"#`
 /// Checked at compile time against the field type and its own constraints.
+///
+/// `#[serde(default)]` fills the schema default from the field type when
+/// it is known — `0`, `false`, `""`, `[]`, `{}`; `Option`, JSON values and
+/// `ObjectMeta` need none (absent already reads as their default) — so
+/// kubectl, Go clients and Rust readers see the same value. Where serde's
+/// default cannot be known (`#[serde(default = "function")]`, a nested
+/// type's `Default`, a hand-written container `Default`), the derive asks
+/// for the value: write it with `default`, or opt out with
+/// `no_schema_default`.
+/// ```
+/// # use kubegen::KubeSchema;
+/// # use serde::{Deserialize, Serialize};
+/// fn one() -> i32 { 1 }
+/// #[derive(KubeSchema, Serialize, Deserialize)]
+/// pub struct Scaling {
+///     /// Schema default 0, from `i32::default()`.
+///     #[serde(default)]
+///     pub min: i32,
+///     /// serde calls `one()`; the schema says the same.
+///     #[kubegen(default = 1)]
+///     #[serde(default = "one")]
+///     pub replicas: i32,
+/// }
+/// ```
+/// ## `#[kubegen(no_schema_default)]`
+/// A `#[serde(default)]` or `#[serde(default = "...")]` field whose schema
+/// has no default, on purpose: the apiserver stores objects without it.
 /// ## `#[kubegen(example = "x")]`, `example_json = "..."`, `title = "..."`, `description = "..."`, `nullable`
 /// ## `#[kubegen(immutable)]`
 /// `self == oldSelf`; for optional fields the parent also forbids removal.

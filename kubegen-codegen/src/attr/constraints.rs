@@ -19,6 +19,9 @@ pub struct Extras {
     pub optional: bool,
     /// `schemars`: take the schema from `schemars::JsonSchema`.
     pub schemars: bool,
+    /// `no_schema_default`: a `#[serde(default)]` field whose schema has no
+    /// default, on purpose.
+    pub no_schema_default: bool,
     /// `crate = "..."` (type level).
     pub crate_path: Option<syn::Path>,
 }
@@ -257,6 +260,7 @@ pub fn parse_key(
         keys::REQUIRED => extras.required = value::flag(meta, key)?,
         keys::OPTIONAL => extras.optional = value::flag(meta, key)?,
         keys::SCHEMARS => extras.schemars = value::flag(meta, key)?,
+        keys::NO_SCHEMA_DEFAULT => extras.no_schema_default = value::flag(meta, key)?,
         keys::CRATE => {
             let (p, span) = value::string(meta, key)?;
             match syn::parse_str::<syn::Path>(&p) {

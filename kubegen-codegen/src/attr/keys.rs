@@ -100,6 +100,7 @@ keys! {
     REQUIRED = "required" in [Field];
     OPTIONAL = "optional" in [Field];
     SCHEMARS = "schemars" in [Field];
+    NO_SCHEMA_DEFAULT = "no_schema_default" in [Field];
 }
 
 /// The scopes a key is valid in, or `None` for an unknown key.

@@ -42,12 +42,21 @@ pub struct SerdeField {
     pub skip_serializing_if: bool,
     /// `skip_serializing` or `skip_deserializing` alone.
     pub half_skip: bool,
-    /// `default`.
-    pub default: bool,
+    /// `default` or `default = "path"`.
+    pub default: Option<SerdeDefault>,
     /// `flatten`.
     pub flatten: bool,
     /// `with`/`serialize_with`/`deserialize_with`: JSON form set by code.
     pub with: Option<proc_macro2::Span>,
+}
+
+/// Where serde takes a missing field's value from.
+#[derive(Debug, Clone, Copy)]
+pub enum SerdeDefault {
+    /// `#[serde(default)]`: `Default::default()` of the field's type.
+    Trait,
+    /// `#[serde(default = "path")]`: a function kubegen cannot evaluate.
+    Function(proc_macro2::Span),
 }
 
 /// serde attributes on a variant.
@@ -162,7 +171,11 @@ impl SerdeField {
                         value::skip(&meta)?;
                     }
                     "default" => {
-                        f.default = true;
+                        f.default = Some(if meta.input.peek(syn::Token![=]) {
+                            SerdeDefault::Function(meta.path.segments[0].ident.span())
+                        } else {
+                            SerdeDefault::Trait
+                        });
                         value::skip(&meta)?;
                     }
                     "flatten" => f.flatten = true,
@@ -234,6 +247,6 @@ mod tests {
         };
         let s = SerdeField::from_attrs(&f.attrs);
         assert_eq!(s.rename.as_deref(), Some("x"));
-        assert!(s.default && s.skip_serializing_if && !s.skip);
+        assert!(matches!(s.default, Some(SerdeDefault::Trait)) && s.skip_serializing_if && !s.skip);
     }
 }

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use super::classify::Classifier;
 use super::{FieldSpans, unraw};
 use crate::attr::constraints::{Extras, parse_key};
-use crate::attr::serde_attr::SerdeField;
+use crate::attr::serde_attr::{SerdeDefault, SerdeField};
 use crate::attr::{self, Scope, keys};
 use crate::ctxt::Ctxt;
 use kubegen_core::model::case::RenameRule;
@@ -19,6 +19,9 @@ pub(super) struct Builder<'a> {
     pub(super) classifier: Classifier<'a>,
     /// `#[serde(default)]` on the container: every field is optional.
     pub(super) container_default: bool,
+    /// The container derives `Default`, so its fields' defaults are their
+    /// types' defaults.
+    pub(super) container_derives_default: bool,
     /// Spans of every field built, in build order.
     pub(super) sites: Vec<FieldSpans>,
 }
@@ -95,14 +98,36 @@ impl Builder<'_> {
                 "a `required` field cannot have a `default`: the apiserver fills defaults before checking `required`",
             );
         }
-        if extras.required && (serde.default || serde.skip_serializing_if) {
+        if extras.required && (serde.default.is_some() || serde.skip_serializing_if) {
             cx.error_at(
                 keys.get(keys::REQUIRED).copied().unwrap_or(span),
                 "a `required` field cannot use `#[serde(default)]` or `skip_serializing_if`: serde would omit or not need it",
             );
         }
+        let serde_default = match serde.default {
+            Some(d) => Some(d),
+            None if self.container_default => Some(SerdeDefault::Trait),
+            None => None,
+        };
+        if let Some(d) = serde_default
+            && c.default.is_none()
+            && !extras.no_schema_default
+            && !serde.flatten
+            && !extras.required
+        {
+            let at = keys.get(keys::DEFAULT).copied().unwrap_or(span);
+            match (d, type_default(&ty)) {
+                (SerdeDefault::Function(fn_span), _) => cx.error_at(fn_span, NO_FUNCTION_DEFAULT),
+                (SerdeDefault::Trait, _) if serde.default.is_none() && !self.container_derives_default => {
+                    cx.error_at(at, NO_CONTAINER_DEFAULT)
+                }
+                (SerdeDefault::Trait, TypeDefault::Value(v)) => c.default = Some(v),
+                (SerdeDefault::Trait, TypeDefault::Absent) => {}
+                (SerdeDefault::Trait, TypeDefault::Unknown) => cx.error_at(at, NO_TYPE_DEFAULT),
+            }
+        }
         let implied_optional = ty.is_option()
-            || serde.default
+            || serde.default.is_some()
             || self.container_default
             || serde.skip_serializing_if
             || serde.half_skip
@@ -136,3 +161,39 @@ impl Builder<'_> {
             .map(|(f, _)| f)
     }
 }
+
+/// What `Default::default()` of a field's type serializes to.
+enum TypeDefault {
+    /// A value the schema can carry.
+    Value(serde_json::Value),
+    /// Nothing: serde omits it or reads an absent field as it (`None`,
+    /// JSON `null`, an empty `ObjectMeta`), so no schema default is needed.
+    Absent,
+    /// Not knowable without compiling the type.
+    Unknown,
+}
+
+fn type_default(ty: &Ty) -> TypeDefault {
+    use serde_json::json;
+    match ty {
+        Ty::Bool => TypeDefault::Value(json!(false)),
+        Ty::Int { .. } => TypeDefault::Value(json!(0)),
+        Ty::Float { .. } => TypeDefault::Value(json!(0.0)),
+        Ty::String { char: false } => TypeDefault::Value(json!("")),
+        Ty::List { len: None, .. } => TypeDefault::Value(json!([])),
+        Ty::Map(_) => TypeDefault::Value(json!({})),
+        Ty::Option(_) | Ty::Json | Ty::ObjectMeta => TypeDefault::Absent,
+        Ty::String { char: true }
+        | Ty::List { len: Some(_), .. }
+        | Ty::IntOrString
+        | Ty::DateTime
+        | Ty::Duration
+        | Ty::Named { .. } => TypeDefault::Unknown,
+    }
+}
+
+const NO_FUNCTION_DEFAULT: &str = "`#[serde(default = \"...\")]` runs a function kubegen cannot evaluate, so the CRD would have no default: the apiserver would store objects without this field while Rust readers see the function's value; add `#[kubegen(default = <the same value>)]`, or `#[kubegen(no_schema_default)]` to leave the schema without a default on purpose";
+
+const NO_TYPE_DEFAULT: &str = "`#[serde(default)]` gives this field its type's `Default::default()`, which kubegen cannot know for this type, so the CRD would have no default while Rust readers see one; add `#[kubegen(default = <the same value>)]`, or `#[kubegen(no_schema_default)]` to leave the schema without a default on purpose";
+
+const NO_CONTAINER_DEFAULT: &str = "the container's `#[serde(default)]` takes this field's value from a hand-written `Default` impl kubegen cannot evaluate; add `#[kubegen(default = <the same value>)]`, or `#[kubegen(no_schema_default)]` to leave the schema without a default on purpose (or derive `Default`)";

@@ -6,8 +6,9 @@
 //!
 //! What that takes, rule by rule:
 //! - a string is written plain only when no reader could take it for
-//!   anything else: it starts with an ASCII letter, `_` or `/`, is not one
-//!   of the YAML 1.1 booleans or nulls (`y`, `No`, `on`, `~`, ...), has no
+//!   anything else: it starts with an ASCII letter, `_`, `/` or `.` and a
+//!   letter (a JSON path), is not one of the YAML 1.1 booleans, nulls or
+//!   special floats (`y`, `No`, `on`, `~`, `.inf`, ...), has no
 //!   character outside a safe ASCII set, and no `: ` or ` #`;
 //! - every other string is double-quoted, escaping `"`, `\` and every
 //!   character YAML does not allow raw or reads as a line break (C0 and C1
@@ -49,15 +50,21 @@ fn needs_escape(c: char) -> bool {
 
 /// YAML 1.1 and 1.2 words that resolve to booleans or null when plain.
 const RESERVED: &[&str] = &[
-    "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
+    "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~", ".inf", ".nan",
 ];
 
 /// Whether `s` reads back as the same string when written plain.
 fn is_plain(s: &str) -> bool {
-    let first_ok = s
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '/');
+    let mut chars = s.chars();
+    let first_ok = match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '/' => true,
+        // `.spec.x` reads as a string; `.5`, `._`, `.1_0` or `.e+5` as a
+        // float in YAML 1.1.
+        Some('.') => chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() && !matches!(c, 'e' | 'E')),
+        _ => false,
+    };
     first_ok
         && !RESERVED.contains(&s.to_ascii_lowercase().as_str())
         && s.parse::<f64>().is_err()
@@ -305,12 +312,15 @@ none: []\n";
             "\"a\"",
             "inf",
             "NaN",
+            ".e+5",
+            ".E-1",
+            ".e5",
             "---",
             "...",
         ] {
             assert!(scalar(s).starts_with('"'), "{s:?} written plain");
         }
-        for s in ["plain", "a.b/c", "_x", "/path", "kind-name", "x_1 y"] {
+        for s in ["plain", "a.b/c", "_x", "/path", "kind-name", "x_1 y", ".spec.image", ".status.x"] {
             assert_eq!(scalar(s), s);
         }
     }
