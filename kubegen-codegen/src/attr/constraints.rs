@@ -85,7 +85,10 @@ pub fn check_pattern(pattern: &str) -> Result<(), String> {
 /// Parses `validation(...)` or `validation = "rule"`.
 fn validation(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Validation>> {
     if meta.input.peek(syn::Token![=]) {
-        let (rule, _) = value::string(meta, keys::VALIDATION)?;
+        let (rule, span) = value::string(meta, keys::VALIDATION)?;
+        if let Err(e) = super::cel::expression("rule", &rule) {
+            cx.error_at(span, e);
+        }
         return Ok(Some(Validation {
             rule,
             message: None,
@@ -108,18 +111,34 @@ fn validation(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Valid
         let name = super::path_name(&inner.path);
         match name.as_str() {
             "rule" => {
-                v.rule = value::string(&inner, "rule")?.0;
+                let (rule, span) = value::string(&inner, "rule")?;
+                if !rule.trim().is_empty()
+                    && let Err(e) = super::cel::expression("rule", &rule)
+                {
+                    cx.error_at(span, e);
+                }
+                v.rule = rule;
                 has_rule = true;
             }
-            "message" => v.message = Some(value::string(&inner, "message")?.0),
+            "message" => {
+                let (m, span) = value::string(&inner, "message")?;
+                if let Err(e) = super::cel::message(&m) {
+                    cx.error_at(span, e);
+                }
+                v.message = Some(m);
+            }
             "message_expression" => {
-                v.message_expression = Some(value::string(&inner, "message_expression")?.0)
+                let (m, span) = value::string(&inner, "message_expression")?;
+                if let Err(e) = super::cel::expression("message_expression", &m) {
+                    cx.error_at(span, e);
+                }
+                v.message_expression = Some(m);
             }
             "reason" => v.reason = one_of_strings(cx, &inner, "reason", REASONS)?,
             "field_path" => {
                 let (p, span) = value::string(&inner, "field_path")?;
-                if !(p.starts_with('.') || p.starts_with('[')) {
-                    cx.error_at(span, "`field_path` must be a JSON path starting with `.`, e.g. \".spec.replicas\"");
+                if let Err(e) = super::cel::field_path(&p) {
+                    cx.error_at(span, e);
                 }
                 v.field_path = Some(p);
             }

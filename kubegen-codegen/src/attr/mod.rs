@@ -1,5 +1,6 @@
 //! Reading `#[kubegen(...)]` and `#[serde(...)]` attributes into typed values.
 
+pub mod cel;
 pub mod constraints;
 pub mod keys;
 pub mod resource;

@@ -132,9 +132,18 @@ pub fn number(meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Number> {
     let e = expr(meta, key)?;
     match to_json(&e) {
         Ok(Value::Number(n)) => Ok(n),
+        Err(err) if !matches!(e, Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_)) => Err(err),
         _ => Err(syn::Error::new_spanned(
             &e,
-            format!("expected a number for `{key}`, found {}", found(&e)),
+            format!(
+                "expected a number literal for `{key}`, found {}{}",
+                found(&e),
+                if matches!(e, Expr::Path(_) | Expr::Call(_) | Expr::MethodCall(_)) {
+                    "; attribute values are read without evaluating Rust constants: write the number itself (e.g. `-9223372036854775808` for `i64::MIN`)"
+                } else {
+                    ""
+                }
+            ),
         )),
     }
 }
@@ -191,9 +200,10 @@ pub fn to_json(e: &Expr) -> syn::Result<Value> {
         }) => match to_json(expr)? {
             Value::Number(n) => {
                 if let Some(i) = n.as_u64() {
-                    i64::try_from(i)
-                        .map(|i| Value::from(-i))
-                        .map_err(|_| syn::Error::new_spanned(e, "integer out of range"))
+                    // i128 so that `-9223372036854775808` (i64::MIN) fits.
+                    i64::try_from(-i128::from(i))
+                        .map(Value::from)
+                        .map_err(|_| syn::Error::new_spanned(e, "integer out of range: below i64::MIN"))
                 } else {
                     Number::from_f64(-n.as_f64().unwrap_or(0.0))
                         .map(Value::Number)
@@ -240,5 +250,8 @@ mod tests {
             serde_json::json!([true, false])
         );
         assert!(j("foo()").is_err());
+        assert_eq!(j("-9223372036854775808").unwrap(), Value::from(i64::MIN));
+        assert_eq!(j("18446744073709551615").unwrap(), Value::from(u64::MAX));
+        assert!(j("-9223372036854775809").unwrap_err().to_string().contains("below i64::MIN"));
     }
 }

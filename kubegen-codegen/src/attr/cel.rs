@@ -1,0 +1,123 @@
+//! CEL validation rules checked when they are parsed, as the apiserver
+//! checks them when a CRD is created: the rule and the message expression
+//! must parse, a message must be one non-empty line, a field path must be
+//! a relative JSON path in the syntax the apiserver accepts.
+
+/// Why `expr` (the value of `what`) is not a CEL expression, if it is not.
+///
+/// Optional-field syntax (`self.?x`, `self[?'x']`), which the apiserver
+/// enables, parses but is unsupported by the evaluator of the parser we
+/// use; it is accepted.
+pub fn expression(what: &str, expr: &str) -> Result<(), String> {
+    if expr.trim().is_empty() {
+        return Err(format!("`{what}` must not be empty"));
+    }
+    let Err(errors) = cel::Program::compile(expr) else {
+        return Ok(());
+    };
+    let real: Vec<&cel::ParseError> = errors
+        .errors
+        .iter()
+        .filter(|e| !e.msg.starts_with("unsupported syntax '.?'") && !e.msg.starts_with("unsupported syntax '[?'"))
+        .collect();
+    match real.first() {
+        None => Ok(()),
+        Some(e) => Err(format!(
+            "`{what}` is not valid CEL: {} (line {}, column {} of the expression)",
+            e.msg.lines().next().unwrap_or(""),
+            e.pos.0,
+            e.pos.1
+        )),
+    }
+}
+
+/// Why `message` is not a message the apiserver accepts, if it is not.
+pub fn message(message: &str) -> Result<(), String> {
+    if message.trim().is_empty() {
+        return Err("`message` must not be empty or blank (leave it out to get the apiserver's default message)".into());
+    }
+    if message.contains(['\n', '\r']) {
+        return Err("`message` must be a single line: the apiserver rejects line breaks".into());
+    }
+    Ok(())
+}
+
+/// Why `path` is not a field path the apiserver accepts, if it is not:
+/// one or more `.name` or `['name']` steps, no numeric index.
+pub fn field_path(path: &str) -> Result<(), String> {
+    const HELP: &str = "`field_path` must be a relative JSON path such as \".spec.replicas\" or \".labels['app.kubernetes.io/name']\" (no numeric index)";
+    if path.is_empty() {
+        return Err(format!("{HELP}; it is empty"));
+    }
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("['") {
+            let Some(end) = after.find("']") else {
+                return Err(format!("{HELP}; `['` is not closed"));
+            };
+            if end == 0 {
+                return Err(format!("{HELP}; `['']` names no field"));
+            }
+            rest = &after[end + 2..];
+        } else if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            let name = &after[..end];
+            if name.is_empty() || name.contains([']', '\'', ' ']) {
+                return Err(format!("{HELP}; `{rest}` has an empty or malformed name"));
+            }
+            rest = &after[end..];
+        } else {
+            return Err(format!("{HELP}; unexpected `{rest}`"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_parse_like_the_apiserver() {
+        for ok in [
+            "self.min <= self.max",
+            "has(self.x) && self.x.matches('^[a-z]+$')",
+            "self.all(x, x > 0)",
+            "self == oldSelf",
+            "self.?x.orValue(1) > 0",
+            "quantity(self.q).isGreaterThan(quantity('1Gi'))",
+            "size(self) <= 10 ? true : false",
+        ] {
+            assert_eq!(expression("rule", ok), Ok(()), "{ok}");
+        }
+        for (bad, says) in [
+            ("self.min <=", "column 12"),
+            ("self.x ==== 1", "not valid CEL"),
+            ("has(self.x", "missing ')'"),
+            ("'unterminated", "not valid CEL"),
+            ("  ", "must not be empty"),
+        ] {
+            let err = expression("rule", bad).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn messages_are_one_non_empty_line() {
+        assert_eq!(message("min must not exceed max"), Ok(()));
+        assert!(message("").is_err());
+        assert!(message("  ").is_err());
+        assert!(message("two\nlines").unwrap_err().contains("single line"));
+        assert!(message("cr\rlf").is_err());
+    }
+
+    #[test]
+    fn field_paths() {
+        for ok in [".spec", ".spec.replicas", ".labels['app.kubernetes.io/name']", "['a b'].c", ".a-b_c"] {
+            assert_eq!(field_path(ok), Ok(()), "{ok}");
+        }
+        for bad in ["", "spec", ".", ".a..b", ".a[0]", ".a['']", ".a['x'", ".a b"] {
+            assert!(field_path(bad).is_err(), "{bad:?}");
+        }
+    }
+}
