@@ -195,6 +195,40 @@ struct Failure {
     partly_written: bool,
 }
 
+impl Failure {
+    /// Diagnostics name files relative to the crate; show them relative to
+    /// the current directory (as the shell and editors resolve them), or
+    /// absolute when the crate is elsewhere.
+    fn rebased(mut self, crate_dir: &Path) -> Failure {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        for d in &mut self.diagnostics {
+            let full = if d.file.is_absolute() {
+                d.file.clone()
+            } else {
+                crate_dir.join(&d.file)
+            };
+            let full = if full.is_absolute() {
+                full
+            } else {
+                cwd.join(full)
+            };
+            d.file = full
+                .strip_prefix(&cwd)
+                .map(Path::to_path_buf)
+                .unwrap_or(full);
+        }
+        self
+    }
+}
+
+/// The directory of a crate's manifest, as given on the command line.
+fn crate_dir(manifest_path: &Path) -> PathBuf {
+    manifest_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
 impl From<Vec<Diagnostic>> for Failure {
     fn from(diagnostics: Vec<Diagnostic>) -> Self {
         Failure {
@@ -206,26 +240,40 @@ impl From<Vec<Diagnostic>> for Failure {
 
 impl From<files::FileError> for Failure {
     fn from(e: files::FileError) -> Self {
+        // The path is already where the file is; `rebased` shows it
+        // relative to the current directory.
+        let path = std::path::absolute(&e.path).unwrap_or(e.path);
         Failure {
             partly_written: !e.restored,
-            diagnostics: vec![Diagnostic::file(&e.path, e.message)],
+            diagnostics: vec![Diagnostic::file(&path, e.message)],
         }
     }
 }
 
 fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     match command {
-        Command::Generate(args) => generate_command(args, out, err),
+        Command::Generate(args) => {
+            let base = crate_dir(&args.input.manifest_path);
+            generate_command(args, out, err).map_err(|f| f.rebased(&base))
+        }
         Command::Crd { kind, input } => {
-            let api = load(&input, |_| {})?;
-            let yaml = crd_for_kind(&api, &kind)?;
-            write_out(out, &yaml)?;
-            Ok(EXIT_OK)
+            let base = crate_dir(&input.manifest_path);
+            (|| {
+                let api = load(&input, |_| {})?;
+                let yaml = crd_for_kind(&api, &kind)?;
+                write_out(out, &yaml)?;
+                Ok(EXIT_OK)
+            })()
+            .map_err(|f: Failure| f.rebased(&base))
         }
         Command::Explain { target, input } => {
-            let api = load(&input, |_| {})?;
-            write_out(out, &explain(&api, &target)?)?;
-            Ok(EXIT_OK)
+            let base = crate_dir(&input.manifest_path);
+            (|| {
+                let api = load(&input, |_| {})?;
+                write_out(out, &explain(&api, &target)?)?;
+                Ok(EXIT_OK)
+            })()
+            .map_err(|f: Failure| f.rebased(&base))
         }
         Command::New(args) => {
             let created = scaffold::create(&scaffold::Options {
@@ -335,6 +383,9 @@ fn generate_command(
             report.unchanged.len(),
             report.removed.len()
         );
+        if let Some(hint) = generate::module_hint(&api) {
+            let _ = writeln!(out, "\n{hint}");
+        }
     }
     Ok(EXIT_OK)
 }

@@ -14,6 +14,15 @@ fn kubegen(args: &[&str]) -> Output {
         .expect("running kubegen")
 }
 
+/// Runs the CLI in `dir`, as a user in that directory would.
+fn kubegen_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubegen"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("running kubegen")
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -259,7 +268,24 @@ fn f() {}
 "#,
     )
     .unwrap();
-    let out = kubegen(&["generate", "--manifest-path", &manifest(root)]);
+    // Paths are relative to the current directory, so they are clickable:
+    // from the crate itself, and from its parent.
+    let out = kubegen_in(
+        root.parent().unwrap(),
+        &[
+            "generate",
+            "--manifest-path",
+            &format!("{}/Cargo.toml", root.file_name().unwrap().to_str().unwrap()),
+        ],
+    );
+    let from_parent = text(&out.stderr);
+    let name = root.file_name().unwrap().to_str().unwrap();
+    assert!(
+        from_parent.contains(&format!("\n{name}/src/api.rs:6:15: error: "))
+            || from_parent.starts_with(&format!("{name}/src/api.rs:6:15: error: ")),
+        "{from_parent}"
+    );
+    let out = kubegen_in(root, &["generate", "--manifest-path", "Cargo.toml"]);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     let lines: Vec<&str> = err.lines().filter(|l| l.contains(": error: ")).collect();
@@ -292,7 +318,7 @@ fn f() {}
     assert!(!root.join("config").exists() && !root.join("src/generated").exists());
     // A syntax error is located too.
     std::fs::write(root.join("src/more.rs"), "fn f( {}\n").unwrap();
-    let out = kubegen(&["generate", "--manifest-path", &manifest(root)]);
+    let out = kubegen_in(root, &["generate", "--manifest-path", "Cargo.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("src/more.rs:1:"),
@@ -437,5 +463,76 @@ fn large_crds_get_a_size_warning_and_are_still_written() {
         !text(&out.stderr).contains("warning:"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+#[test]
+fn deep_column_paths_point_at_the_attribute_and_new_crates_get_a_module_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"pc\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    let source = r#"use kubegen::CustomResource;
+/// A.
+#[derive(CustomResource)]
+#[kubegen(group = "a.example.com", version = "v1", kind = "A")]
+#[kubegen(printcolumn(name = "X", json_path = ".spec.inner.nope"))]
+pub struct ASpec {
+    pub inner: Inner,
+}
+/// I.
+#[derive(kubegen::KubeSchema)]
+pub struct Inner {
+    pub a: String,
+}
+"#;
+    std::fs::write(root.join("src/lib.rs"), source).unwrap();
+    let out = kubegen_in(root, &["generate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("src/lib.rs:5:47: error: JSON path `.spec.inner.nope`"),
+        "{err}"
+    );
+    // Read-only commands never claim to have written nothing.
+    let out = kubegen_in(root, &["crd", "A"]);
+    assert!(
+        !text(&out.stderr).contains("written"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    std::fs::write(
+        root.join("src/lib.rs"),
+        source
+            .replace(
+                "    #[kubegen(printcolumn(name = \"X\", json_path = \".spec.inner.nope\"))]\n",
+                "",
+            )
+            .replace(
+                "#[kubegen(printcolumn(name = \"X\", json_path = \".spec.inner.nope\"))]\n",
+                "",
+            ),
+    )
+    .unwrap();
+    let out = kubegen_in(root, &["generate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    assert!(
+        said.contains("adding to src/lib.rs:") && said.contains("pub mod generated;"),
+        "{said}"
+    );
+    let mut lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    lib.push_str("#[rustfmt::skip]\npub mod generated;\n");
+    std::fs::write(root.join("src/lib.rs"), lib).unwrap();
+    let out = kubegen_in(root, &["generate"]);
+    assert!(
+        !text(&out.stdout).contains("note:"),
+        "{}",
+        text(&out.stdout)
     );
 }

@@ -43,6 +43,8 @@ pub struct Api {
     pub rbac: Vec<RbacRule>,
     /// The crate root (the manifest's directory).
     pub root: std::path::PathBuf,
+    /// The crate's root source file, relative to `root`.
+    pub root_file: std::path::PathBuf,
 }
 
 impl Api {
@@ -92,6 +94,7 @@ impl Api {
             types,
             rbac: rules,
             root: source.root.clone(),
+            root_file: source.manifest.root_file.clone(),
         })
     }
 
@@ -140,7 +143,7 @@ impl Api {
                     .entry((model.group.clone(), model.plural.clone()))
                     .or_default()
                     .push(crd),
-                Err(e) => errors.push(type_error(t, e.to_string())),
+                Err(e) => errors.push(crd_error(t, &e)),
             }
         }
         let mut crds = BTreeMap::new();
@@ -197,6 +200,39 @@ fn status_types_unresolved(types: &[Analyzed], resolver: &Resolver<'_>) -> Vec<D
         .collect()
 }
 
+/// A CRD error located at the attribute it comes from when there is one (a
+/// printer column's or selectable field's JSON path), else at the type.
+fn crd_error(t: &Analyzed, e: &CrdError) -> Diagnostic {
+    let CrdError::JsonPath { path, .. } = e else {
+        return type_error(t, e.to_string());
+    };
+    let resource = &t.analysis.container.resource;
+    let span = resource
+        .printer_columns
+        .iter()
+        .find(|(c, _)| &c.json_path == path)
+        .map(|(_, span)| *span)
+        .or_else(|| {
+            resource
+                .selectable_fields
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, span)| *span)
+        });
+    match span {
+        Some(span) => {
+            let start = span.start();
+            Diagnostic {
+                file: t.input.file.clone(),
+                line: start.line,
+                column: start.column + 1,
+                message: e.to_string(),
+            }
+        }
+        None => type_error(t, e.to_string()),
+    }
+}
+
 fn type_error(t: &Analyzed, message: String) -> Diagnostic {
     let start = t.input.derive_input.ident.span().start();
     Diagnostic {
@@ -205,6 +241,34 @@ fn type_error(t: &Analyzed, message: String) -> Diagnostic {
         column: start.column + 1,
         message,
     }
+}
+
+/// How to use the generated modules, when the crate does not declare them
+/// yet: `None` when its root file already has the `mod` item.
+pub fn module_hint(api: &Api) -> Option<String> {
+    let out = &api.settings.rust_out;
+    let name = out.file_name()?.to_str()?;
+    let declared = out.parent() == api.root_file.parent()
+        && std::fs::read_to_string(api.root.join(&api.root_file))
+            .ok()
+            .and_then(|text| syn::parse_file(&text).ok())
+            .is_some_and(|file| {
+                file.items
+                    .iter()
+                    .any(|item| matches!(item, syn::Item::Mod(m) if m.ident == name))
+            });
+    if declared {
+        return None;
+    }
+    let place = if out.parent() == api.root_file.parent() {
+        api.root_file.display().to_string()
+    } else {
+        format!("the module that owns {}", out.display())
+    };
+    Some(format!(
+        "note: the typed clients, listers and informers are in {}; use them by adding to {place}:\n\n    #[rustfmt::skip] // generated code is formatted by kubegen\n    pub mod {name};\n",
+        out.display()
+    ))
 }
 
 /// Renders a CRD as the YAML kubegen writes (also what `kubegen crd` prints).

@@ -192,23 +192,23 @@ struct RawTarget {
 impl Manifest {
     /// Reads `manifest_path` (a Cargo.toml). Paths in the result are
     /// relative to the manifest's directory.
+    /// Diagnostics name the manifest relative to the crate root, like every
+    /// other file of the crate.
     pub fn read(manifest_path: &Path) -> Result<Manifest, Diagnostic> {
+        let shown = Path::new(manifest_path.file_name().unwrap_or("Cargo.toml".as_ref()));
         let text = std::fs::read_to_string(manifest_path)
-            .map_err(|e| Diagnostic::file(manifest_path, format!("cannot read: {e}")))?;
+            .map_err(|e| Diagnostic::file(shown, format!("cannot read: {e}")))?;
         let raw: RawManifest = toml::from_str(&text)
-            .map_err(|e| Diagnostic::file(manifest_path, format!("invalid Cargo.toml: {e}")))?;
+            .map_err(|e| Diagnostic::file(shown, format!("invalid Cargo.toml: {e}")))?;
         let package = raw.package.ok_or_else(|| {
             Diagnostic::file(
-                manifest_path,
+                shown,
                 "no [package] section: point --manifest-path at a crate, not a workspace",
             )
         })?;
         let settings = match package.metadata.and_then(|m| m.kubegen) {
             Some(value) => value.try_into::<Settings>().map_err(|e| {
-                Diagnostic::file(
-                    manifest_path,
-                    format!("invalid [package.metadata.kubegen]: {e}"),
-                )
+                Diagnostic::file(shown, format!("invalid [package.metadata.kubegen]: {e}"))
             })?,
             None => Settings::default(),
         };
@@ -219,7 +219,7 @@ impl Manifest {
             None if dir.join("src/main.rs").exists() => PathBuf::from("src/main.rs"),
             None => {
                 return Err(Diagnostic::file(
-                    manifest_path,
+                    shown,
                     "the crate has neither src/lib.rs nor src/main.rs",
                 ));
             }

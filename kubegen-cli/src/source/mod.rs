@@ -69,7 +69,7 @@ impl CrateSource {
         let manifest = Manifest::read(manifest_path).map_err(|d| vec![d])?;
         let cfg = Cfg::new(
             manifest
-                .enabled_features(features, manifest_path)
+                .enabled_features(features, Path::new("Cargo.toml"))
                 .map_err(|d| vec![d])?,
         );
         let root = manifest_path

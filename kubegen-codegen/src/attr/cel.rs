@@ -18,7 +18,10 @@ pub fn expression(what: &str, expr: &str) -> Result<(), String> {
     let real: Vec<&cel::ParseError> = errors
         .errors
         .iter()
-        .filter(|e| !e.msg.starts_with("unsupported syntax '.?'") && !e.msg.starts_with("unsupported syntax '[?'"))
+        .filter(|e| {
+            !e.msg.starts_with("unsupported syntax '.?'")
+                && !e.msg.starts_with("unsupported syntax '[?'")
+        })
         .collect();
     match real.first() {
         None => Ok(()),
@@ -113,10 +116,18 @@ mod tests {
 
     #[test]
     fn field_paths() {
-        for ok in [".spec", ".spec.replicas", ".labels['app.kubernetes.io/name']", "['a b'].c", ".a-b_c"] {
+        for ok in [
+            ".spec",
+            ".spec.replicas",
+            ".labels['app.kubernetes.io/name']",
+            "['a b'].c",
+            ".a-b_c",
+        ] {
             assert_eq!(field_path(ok), Ok(()), "{ok}");
         }
-        for bad in ["", "spec", ".", ".a..b", ".a[0]", ".a['']", ".a['x'", ".a b"] {
+        for bad in [
+            "", "spec", ".", ".a..b", ".a[0]", ".a['']", ".a['x'", ".a b",
+        ] {
             assert!(field_path(bad).is_err(), "{bad:?}");
         }
     }

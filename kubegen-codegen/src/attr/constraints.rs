@@ -155,7 +155,10 @@ fn validation(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Valid
                 let hint = kubegen_core::suggest::suggest(other, known)
                     .map(|s| format!("; did you mean `{s}`?"))
                     .unwrap_or_default();
-                cx.error_spanned_by(&inner.path, format!("unknown key `{other}` in `validation(...)`{hint}"));
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!("unknown key `{other}` in `validation(...)`{hint}"),
+                );
                 value::skip(&inner)?;
             }
         }

@@ -247,8 +247,15 @@ mod tests {
         };
         let s = SerdeField::from_attrs(&f.attrs);
         assert_eq!(s.rename.as_deref(), Some("x"));
-        assert!(matches!(s.default, Some(SerdeDefault::Function(_))) && s.skip_serializing_if && !s.skip);
+        assert!(
+            matches!(s.default, Some(SerdeDefault::Function(_)))
+                && s.skip_serializing_if
+                && !s.skip
+        );
         let f: syn::Field = syn::parse_quote! { #[serde(default)] a: u8 };
-        assert!(matches!(SerdeField::from_attrs(&f.attrs).default, Some(SerdeDefault::Trait)));
+        assert!(matches!(
+            SerdeField::from_attrs(&f.attrs).default,
+            Some(SerdeDefault::Trait)
+        ));
     }
 }

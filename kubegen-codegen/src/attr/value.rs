@@ -201,9 +201,9 @@ pub fn to_json(e: &Expr) -> syn::Result<Value> {
             Value::Number(n) => {
                 if let Some(i) = n.as_u64() {
                     // i128 so that `-9223372036854775808` (i64::MIN) fits.
-                    i64::try_from(-i128::from(i))
-                        .map(Value::from)
-                        .map_err(|_| syn::Error::new_spanned(e, "integer out of range: below i64::MIN"))
+                    i64::try_from(-i128::from(i)).map(Value::from).map_err(|_| {
+                        syn::Error::new_spanned(e, "integer out of range: below i64::MIN")
+                    })
                 } else {
                     Number::from_f64(-n.as_f64().unwrap_or(0.0))
                         .map(Value::Number)
@@ -252,6 +252,11 @@ mod tests {
         assert!(j("foo()").is_err());
         assert_eq!(j("-9223372036854775808").unwrap(), Value::from(i64::MIN));
         assert_eq!(j("18446744073709551615").unwrap(), Value::from(u64::MAX));
-        assert!(j("-9223372036854775809").unwrap_err().to_string().contains("below i64::MIN"));
+        assert!(
+            j("-9223372036854775809")
+                .unwrap_err()
+                .to_string()
+                .contains("below i64::MIN")
+        );
     }
 }

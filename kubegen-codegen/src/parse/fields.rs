@@ -118,7 +118,9 @@ impl Builder<'_> {
             let at = keys.get(keys::DEFAULT).copied().unwrap_or(span);
             match (d, type_default(&ty)) {
                 (SerdeDefault::Function(fn_span), _) => cx.error_at(fn_span, NO_FUNCTION_DEFAULT),
-                (SerdeDefault::Trait, _) if serde.default.is_none() && !self.container_derives_default => {
+                (SerdeDefault::Trait, _)
+                    if serde.default.is_none() && !self.container_derives_default =>
+                {
                     cx.error_at(at, NO_CONTAINER_DEFAULT)
                 }
                 (SerdeDefault::Trait, TypeDefault::Value(v)) => c.default = Some(v),

@@ -320,7 +320,16 @@ none: []\n";
         ] {
             assert!(scalar(s).starts_with('"'), "{s:?} written plain");
         }
-        for s in ["plain", "a.b/c", "_x", "/path", "kind-name", "x_1 y", ".spec.image", ".status.x"] {
+        for s in [
+            "plain",
+            "a.b/c",
+            "_x",
+            "/path",
+            "kind-name",
+            "x_1 y",
+            ".spec.image",
+            ".status.x",
+        ] {
             assert_eq!(scalar(s), s);
         }
     }
