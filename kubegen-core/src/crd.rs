@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::model::ResourceModel;
 use crate::output::{self, SizeCheck};
-use crate::schema::{SchemaError, structural};
+use crate::schema::{self, SchemaError, structural};
 
 /// Why a CRD could not be produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,6 +269,8 @@ pub fn crd_json(
     spec: Value,
     status: Option<Value>,
 ) -> Result<Value, CrdError> {
+    let spec = schema::strip_marker(spec);
+    let status = status.map(schema::strip_marker);
     let root = root_schema(res, spec, status);
     let mut version = Map::new();
     version.insert("name".into(), res.version.clone().into());

@@ -29,6 +29,10 @@ pub trait KubeSchema {
     /// type, each with that type's [`KubeSchema::SCALAR`]: key candidates
     /// only the nested type can vouch for.
     const NESTED_KEY_FIELDS: &'static [(&'static str, bool)] = &[];
+    /// Whether the schema knows the type's `Default` (a unit enum with a
+    /// `#[default]` variant), so a parent's `#[serde(default)]` field of
+    /// this type gets it as its schema default.
+    const SERDE_DEFAULT: bool = false;
     /// The structural OpenAPI v3 schema of this type.
     fn kube_schema() -> Result<Value, SchemaError>;
 }
@@ -149,6 +153,17 @@ pub const fn assert_key(keys: &[&str], nested: &[(&str, bool)], name: &str, mess
         i += 1;
     }
     assert_member(keys, name, message);
+}
+
+/// Compile-time check of a `#[serde(default)]` field of a nested type:
+/// the type's `Default` must be known to its schema.
+///
+/// # Panics
+/// At compile time (const evaluation) with `message` when it is not.
+pub const fn assert_serde_default(known: bool, message: &str) {
+    if !known {
+        panic!("{}", message);
+    }
 }
 
 /// Compile-time check used by generated `const` items: `name` is in `names`.

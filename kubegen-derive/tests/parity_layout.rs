@@ -69,6 +69,9 @@ fn cli_reads_layout_and_configuration_like_rustc() {
         spec["properties"]["deep"]["properties"]["mode"]["enum"],
         serde_json::json!(["Fast", "Slow"])
     );
+    let deep = &spec["properties"]["deep"]["properties"];
+    assert_eq!(deep["fallback"]["default"], "Fast");
+    assert!(!crd.to_string().contains("x-kubegen"), "private marker leaked");
     let part = spec["properties"]["part"]["description"].as_str().unwrap();
     assert!(!part.contains('\r'), "{part:?}");
 }

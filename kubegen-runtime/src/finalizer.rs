@@ -36,7 +36,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::ownership::{IsConflict, retry_on_conflict};
+use crate::api_errors::{IsConflict, is_not_found};
+use crate::ownership::retry_on_conflict;
 
 /// What the reconciler is asked to do by [`finalizer`].
 #[derive(Debug, Clone)]
@@ -224,7 +225,7 @@ where
                 })
                 .await
             }
-            Err(kube::Error::Api(status)) if status.is_not_found() => Ok(None),
+            Err(kube::Error::Api(status)) if is_not_found(&status) => Ok(None),
             other => other.map(Some),
         };
         removed.map_err(FinalizerError::RemoveFinalizer)?;

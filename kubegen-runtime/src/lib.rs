@@ -9,8 +9,11 @@
 //!   [`factory`] (one shared watch and cache per kind);
 //! - acting: [`workqueue`], [`controller`], [`leader_election`], [`events`],
 //!   [`ownership`], [`finalizer`], [`conditions`];
-//! - operating: [`server`] (/healthz, /readyz, /metrics), [`logging`].
+//! - operating: [`manager`] (one object wiring all of the above into a
+//!   process), [`server`] (/healthz, /readyz, /metrics), [`logging`];
+//! - ground floor: [`api_errors`] (the apiserver's failure predicates).
 
+pub mod api_errors;
 pub mod client;
 pub mod conditions;
 pub mod controller;
@@ -18,9 +21,11 @@ pub mod events;
 pub mod factory;
 pub mod finalizer;
 pub mod informer;
+mod jitter;
 pub mod leader_election;
 pub mod lister;
 pub mod logging;
+pub mod manager;
 pub mod ownership;
 pub mod server;
 pub mod store;

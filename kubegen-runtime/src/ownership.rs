@@ -23,7 +23,6 @@
 
 use std::fmt::Debug;
 use std::future::Future;
-use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{ObjectMeta, Patch, PatchParams};
@@ -31,7 +30,9 @@ use kube::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::leader_election::random_fraction;
+pub use crate::api_errors::IsConflict;
+pub use crate::jitter::Backoff;
+use crate::jitter::random_fraction;
 
 /// Why an owner reference could not be set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -198,62 +199,6 @@ fn apply_body<K: Serialize>(obj: &K) -> Result<serde_json::Value, kube::Error> {
     Ok(body)
 }
 
-/// An error that may be an optimistic concurrency conflict.
-pub trait IsConflict {
-    /// Whether this error is a `409 Conflict` (not `AlreadyExists`).
-    fn is_conflict(&self) -> bool;
-}
-
-impl IsConflict for kube::Error {
-    fn is_conflict(&self) -> bool {
-        matches!(self, kube::Error::Api(status) if is_conflict_status(status))
-    }
-}
-
-/// The one rule for "lost an optimistic-concurrency or apply race": a 409
-/// that is not `AlreadyExists`.
-pub(crate) fn is_conflict_status(status: &kube::core::Status) -> bool {
-    status.code == 409 && status.reason != "AlreadyExists"
-}
-
-/// An exponential backoff, as client-go's `wait.Backoff`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Backoff {
-    /// The first wait.
-    pub duration: Duration,
-    /// The factor each wait is multiplied by.
-    pub factor: f64,
-    /// Each wait grows by up to this fraction of itself, at random.
-    pub jitter: f64,
-    /// The number of tries.
-    pub steps: u32,
-}
-
-impl Backoff {
-    /// client-go's `retry.DefaultRetry`: 10 ms, factor 1, jitter 0.1, five
-    /// tries.
-    pub const DEFAULT_RETRY: Backoff = Backoff {
-        duration: Duration::from_millis(10),
-        factor: 1.0,
-        jitter: 0.1,
-        steps: 5,
-    };
-
-    /// The wait before try `n + 1` (after try `n`, counted from 0), given a
-    /// random fraction in `[0, 1)`.
-    fn wait(&self, n: u32, random: f64) -> Duration {
-        let exponent = i32::try_from(n).unwrap_or(i32::MAX);
-        let base = self.duration.mul_f64(self.factor.max(0.0).powi(exponent));
-        base + base.mul_f64(self.jitter.max(0.0) * random)
-    }
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Backoff::DEFAULT_RETRY
-    }
-}
-
 /// Runs `attempt` (which should read the object afresh, modify and write
 /// it) again while it fails with a conflict, with [`Backoff::DEFAULT_RETRY`];
 /// returns the first success, the first other error, or the last conflict.
@@ -400,24 +345,6 @@ mod tests {
         assert!(same_owner(&a, &b));
         assert!(!same_owner(&a, &c));
         assert_eq!(group_of("v1"), "");
-    }
-
-    #[test]
-    fn default_retry_is_client_go_s() {
-        let backoff = Backoff::default();
-        assert_eq!(backoff.steps, 5);
-        assert_eq!(backoff.wait(0, 0.0), Duration::from_millis(10));
-        assert_eq!(backoff.wait(3, 0.0), Duration::from_millis(10));
-        assert_eq!(
-            backoff.wait(0, 0.5),
-            Duration::from_millis(10) + Duration::from_micros(500)
-        );
-        let doubling = Backoff {
-            factor: 2.0,
-            jitter: 0.0,
-            ..backoff
-        };
-        assert_eq!(doubling.wait(3, 0.9), Duration::from_millis(80));
     }
 
     #[derive(Debug)]

@@ -1,18 +1,17 @@
-//! The operator process: shared informers, the controller (run only while
-//! this instance holds the leader Lease), and the HTTP server with
-//! /healthz, /readyz and /metrics.
+//! The operator process: a [`Manager`] running the MyApplication controller
+//! (only while this instance holds the leader Lease) and serving /healthz,
+//! /readyz and /metrics.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use kubegen::controller::{Action, Controller, ControllerMetrics};
+use kubegen::controller::{Action, Controller};
 use kubegen::events::EventRecorder;
-use kubegen::leader_election::{LeaderElectionMetrics, LeaderElector, default_identity};
-use kubegen::server::{OperatorServer, ReadyFlag, SharedRegistry};
+use kubegen::leader_election::{LeaderElectionConfig, default_identity};
+use kubegen::manager::Manager;
 use prometheus_client::metrics::counter::Counter;
-use prometheus_client::registry::Registry;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -72,7 +71,70 @@ impl Options {
     }
 }
 
-/// A started operator.
+/// The operator's manager, with the MyApplication controller added, and
+/// the counter of the writes its reconciles make (served on /metrics as
+/// `my_application_writes_total`).
+pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager, Counter)> {
+    let identity = options.identity.clone().unwrap_or_else(default_identity);
+    let mut builder = Manager::builder(client.clone()).server_addr(options.metrics_addr);
+    if let Some(namespace) = options.namespace.clone() {
+        builder = builder.informer_factory(|factory| factory.namespace(namespace));
+    }
+    if options.leader_election {
+        builder = builder.leader_election(LeaderElectionConfig {
+            identity: Some(identity.clone()),
+            lease_duration: options.lease_duration,
+            renew_deadline: options.lease_duration * 2 / 3,
+            retry_period: options.lease_duration * 2 / 15,
+            ..LeaderElectionConfig::new(&options.lease_namespace, &options.lease_name)
+        });
+    }
+    let mut manager = builder.build().await?;
+    let writes = Counter::default();
+    manager.registry().register(|r| {
+        r.register(
+            "my_application_writes",
+            "Write requests made by reconciles",
+            writes.clone(),
+        )
+    });
+
+    let factory = SharedInformerFactory::from_factory(manager.factory().clone());
+    let deployments = factory.apps().v1().deployments();
+    let services = factory.core().v1().services();
+    let ctx = Arc::new(Context {
+        clientset: Clientset::new(client.clone()).with_field_manager(FIELD_MANAGER),
+        deployments: deployments.lister(),
+        services: services.lister(),
+        recorder: EventRecorder::new(
+            client,
+            "stable.example.com/my-application-controller",
+            identity,
+        ),
+        writes: writes.clone(),
+    });
+    let controller =
+        Controller::builder(factory.stable().v1().my_applications().informer().clone())
+            .name("myapplication")
+            .owns(deployments.informer().clone())
+            .owns(services.informer().clone())
+            .workers(options.workers)
+            .metrics(manager.controller_metrics())
+            .reconcile(
+                |app: Arc<MyApplication>, ctx: Arc<Context>| async move {
+                    match reconcile(&app, &ctx).await? {
+                        Next::Done => Ok::<_, crate::controller::Error>(Action::done()),
+                        Next::RequeueAfter(delay) => Ok(Action::requeue_after(delay)),
+                    }
+                },
+                ctx,
+            );
+    manager.add(controller);
+    Ok((manager, writes))
+}
+
+/// An operator running in the background (for tests and embedding; the
+/// binary runs the [`manager`] itself).
 pub struct RunningOperator {
     stop: CancellationToken,
     task: JoinHandle<Result<()>>,
@@ -95,140 +157,20 @@ impl RunningOperator {
     /// the Lease and stops the informers and the server.
     pub async fn shutdown(self) -> Result<()> {
         self.stop.cancel();
-        self.wait().await
-    }
-
-    /// Waits until the operator stops (after `shutdown_signal` or an error).
-    pub async fn wait(self) -> Result<()> {
         self.task.await.context("the operator task panicked")?
-    }
-
-    /// A token that stops the operator when cancelled.
-    pub fn stop_token(&self) -> CancellationToken {
-        self.stop.clone()
     }
 }
 
-/// Starts the operator with `client`'s identity.
+/// Starts the operator with `client`'s identity; it runs until
+/// [`RunningOperator::shutdown`].
 pub async fn start(client: kube::Client, options: Options) -> Result<RunningOperator> {
-    let identity = options.identity.clone().unwrap_or_else(default_identity);
-    let mut registry = Registry::default();
-    let controller_metrics = ControllerMetrics::register(&mut registry);
-    let election_metrics = LeaderElectionMetrics::register(&mut registry);
-    let writes = Counter::default();
-    registry.register(
-        "my_application_writes",
-        "Write requests made by reconciles",
-        writes.clone(),
-    );
-    let registry = SharedRegistry::new(registry);
-
-    let mut factory = kubegen::factory::SharedInformerFactory::builder(client.clone());
-    if let Some(namespace) = &options.namespace {
-        factory = factory.namespace(namespace.clone());
-    }
-    let factory = SharedInformerFactory::from_factory(factory.build());
-    let apps = factory.stable().v1().my_applications();
-    let deployments = factory.apps().v1().deployments();
-    let services = factory.core().v1().services();
-    let ctx = Arc::new(Context {
-        clientset: Clientset::new(client.clone()).with_field_manager(FIELD_MANAGER),
-        deployments: deployments.lister(),
-        services: services.lister(),
-        recorder: EventRecorder::new(
-            client.clone(),
-            "stable.example.com/my-application-controller",
-            identity.clone(),
-        ),
-        writes: writes.clone(),
-    });
-    factory.start();
-
-    let build_controller = {
-        let (apps, deployments, services) = (apps.clone(), deployments.clone(), services.clone());
-        let (ctx, metrics, workers) = (ctx.clone(), controller_metrics.clone(), options.workers);
-        move || -> Controller<MyApplication> {
-            Controller::builder(apps.informer().clone())
-                .name("myapplication")
-                .owns(deployments.informer().clone())
-                .owns(services.informer().clone())
-                .workers(workers)
-                .metrics(&metrics)
-                .reconcile(
-                    |app: Arc<MyApplication>, ctx: Arc<Context>| async move {
-                        match reconcile(&app, &ctx).await? {
-                            Next::Done => Ok::<_, crate::controller::Error>(Action::done()),
-                            Next::RequeueAfter(delay) => Ok(Action::requeue_after(delay)),
-                        }
-                    },
-                    ctx.clone(),
-                )
-        }
-    };
-
+    let (manager, writes) = manager(client, &options).await?;
+    let metrics_addr = manager
+        .server_addr()
+        .context("the manager serves metrics")?;
     let stop = CancellationToken::new();
-    let synced = ReadyFlag::default();
-    let mut server = OperatorServer::builder()
-        .registry(registry.clone())
-        .readiness_flag("informers", &synced);
-    let elector = if options.leader_election {
-        let elector = LeaderElector::builder(
-            client.clone(),
-            options.lease_namespace.clone(),
-            options.lease_name.clone(),
-        )
-        .identity(identity.clone())
-        .lease_duration(options.lease_duration)
-        .renew_deadline(options.lease_duration * 2 / 3)
-        .retry_period(options.lease_duration * 2 / 15)
-        .metrics(election_metrics)
-        .on_started_leading({
-            let build_controller = build_controller.clone();
-            move |leadership| {
-                let controller = build_controller();
-                async move {
-                    tracing::info!(
-                        identity = leadership.identity(),
-                        "leading: starting the controller"
-                    );
-                    if let Err(error) = controller.run(async move { leadership.lost().await }).await
-                    {
-                        tracing::error!(%error, "the controller stopped");
-                    }
-                }
-            }
-        })
-        .build()?;
-        server = server.leader_state(elector.state());
-        Some(elector)
-    } else {
-        None
-    };
-    let server = server.bind(options.metrics_addr).await?;
-    let metrics_addr = server.local_addr()?;
-
-    let task = tokio::spawn({
-        let stop = stop.clone();
-        async move {
-            let server_stop = stop.clone();
-            let server =
-                tokio::spawn(async move { server.serve(server_stop.cancelled_owned()).await });
-            let results = factory.wait_for_cache_sync().await;
-            synced.set(results.values().all(|ok| *ok));
-            match elector {
-                Some(elector) => elector.run(stop.clone().cancelled_owned()).await,
-                None => {
-                    build_controller()
-                        .run(stop.clone().cancelled_owned())
-                        .await?
-                }
-            }
-            stop.cancel();
-            factory.shutdown().await;
-            server.await.context("the server task panicked")??;
-            Ok(())
-        }
-    });
+    let run = manager.run_until(stop.clone().cancelled_owned());
+    let task = tokio::spawn(async move { Ok(run.await?) });
     Ok(RunningOperator {
         stop,
         task,

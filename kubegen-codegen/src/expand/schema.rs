@@ -120,10 +120,18 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
         Shape::Enum { .. } => (none.clone(), none.clone(), quote!(false), none.clone()),
     };
     let assertions = if type_params.is_empty() {
-        list_map_key_assertions(c, &krate)
+        let mut a = list_map_key_assertions(c, &krate);
+        a.extend(serde_default_assertions(c, &krate));
+        a
     } else {
         TokenStream::new()
     };
+    let serde_default = matches!(
+        &c.model.shape,
+        Shape::Enum { repr: Repr::External, variants }
+            if variants.iter().all(|v| matches!(v.data, VariantData::Unit))
+                && variants.iter().any(|v| v.default)
+    );
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::KubeSchema for #ident #ty_generics #where_clause {
@@ -131,6 +139,7 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
             const KEY_FIELDS: &'static [&'static str] = #keys_const;
             const SCALAR: bool = #scalar_const;
             const NESTED_KEY_FIELDS: &'static [(&'static str, bool)] = #nested_const;
+            const SERDE_DEFAULT: bool = #serde_default;
             fn kube_schema() -> ::core::result::Result<
                 #krate::__private::serde_json::Value,
                 #krate::__private::SchemaError,
@@ -140,6 +149,34 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
         }
         #assertions
     }
+}
+
+/// Compile-time checks that a `#[serde(default)]` field of a nested type can
+/// take its schema default from that type.
+fn serde_default_assertions(c: &Container, krate: &syn::Path) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (f, site) in c.model.fields().into_iter().zip(&c.sites) {
+        if !f.default_from_type {
+            continue;
+        }
+        let Ty::Named { resolver, name } = f.ty.unwrap_option() else {
+            continue;
+        };
+        let ty = &c.resolvers[*resolver].ty;
+        let msg = format!(
+            "`#[serde(default)]` takes this field's value from `{name}::default()`, which kubegen knows only for unit enums deriving `KubeSchema` with a `#[default]` variant; add `#[kubegen(default = ...)]` with the same value, or `#[kubegen(no_schema_default)]`"
+        );
+        out.extend(super::respan(
+            quote! {
+                const _: () = #krate::__private::assert_serde_default(
+                    <#ty as #krate::KubeSchema>::SERDE_DEFAULT,
+                    #msg,
+                );
+            },
+            site.span,
+        ));
+    }
+    out
 }
 
 /// Compile-time checks that `list_map_keys` name key fields of the item type.

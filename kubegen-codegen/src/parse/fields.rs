@@ -5,7 +5,7 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 use super::classify::Classifier;
-use super::{FieldSpans, unraw};
+use super::{FieldSpans, ResolverKind, unraw};
 use crate::attr::constraints::{Extras, parse_key};
 use crate::attr::serde_attr::{SerdeDefault, SerdeField};
 use crate::attr::{self, Scope, keys};
@@ -104,6 +104,7 @@ impl Builder<'_> {
                 "a `required` field cannot use `#[serde(default)]` or `skip_serializing_if`: serde would omit or not need it",
             );
         }
+        let mut default_from_type = false;
         let serde_default = match serde.default {
             Some(d) => Some(d),
             None if self.container_default => Some(SerdeDefault::Trait),
@@ -116,7 +117,18 @@ impl Builder<'_> {
             && !extras.required
         {
             let at = keys.get(keys::DEFAULT).copied().unwrap_or(span);
-            match (d, type_default(&ty)) {
+            let known = match &ty {
+                // The nested type's schema says (checked at compile time
+                // for `KubeSchema` types, when the schema is built
+                // otherwise).
+                Ty::Named { resolver, .. }
+                    if self.classifier.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
+                {
+                    TypeDefault::FromType
+                }
+                ty => type_default(ty),
+            };
+            match (d, known) {
                 (SerdeDefault::Function(fn_span), _) => cx.error_at(fn_span, NO_FUNCTION_DEFAULT),
                 (SerdeDefault::Trait, _)
                     if serde.default.is_none() && !self.container_derives_default =>
@@ -125,6 +137,7 @@ impl Builder<'_> {
                 }
                 (SerdeDefault::Trait, TypeDefault::Value(v)) => c.default = Some(v),
                 (SerdeDefault::Trait, TypeDefault::Absent) => {}
+                (SerdeDefault::Trait, TypeDefault::FromType) => default_from_type = true,
                 (SerdeDefault::Trait, TypeDefault::Unknown) => cx.error_at(at, NO_TYPE_DEFAULT),
             }
         }
@@ -146,6 +159,7 @@ impl Builder<'_> {
             required,
             flatten: serde.flatten,
             constraints: c,
+            default_from_type,
         };
         let spans = FieldSpans {
             json_name: name,
@@ -168,6 +182,8 @@ impl Builder<'_> {
 enum TypeDefault {
     /// A value the schema can carry.
     Value(serde_json::Value),
+    /// What the nested type's schema records for its `Default`.
+    FromType,
     /// Nothing: serde omits it or reads an absent field as it (`None`,
     /// JSON `null`, an empty `ObjectMeta`), so no schema default is needed.
     Absent,

@@ -67,7 +67,9 @@ pub(super) fn enum_shape(
                 VariantData::Struct(b.fields(named, rule).0)
             }
         };
+        let is_default = v.attrs.iter().any(|a| a.path().is_ident("default"));
         variants.push(Variant {
+            default: is_default && matches!(data, VariantData::Unit),
             name,
             description: attr::doc_comment(&v.attrs),
             data,

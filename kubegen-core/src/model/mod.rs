@@ -100,6 +100,9 @@ pub struct Variant {
     pub description: Option<String>,
     /// The variant's data.
     pub data: VariantData,
+    /// `#[default]`: the enum's `Default` (unit variants only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default: bool,
 }
 
 /// What a variant carries.
@@ -133,6 +136,11 @@ pub struct Field {
     /// Field-level schema keywords.
     #[serde(default, skip_serializing_if = "Constraints::is_empty")]
     pub constraints: Constraints,
+    /// `#[serde(default)]` on a field of a nested type: the schema default
+    /// is that type's `Default`, which the nested schema must know (a unit
+    /// enum with a `#[default]` variant); an error otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default_from_type: bool,
 }
 
 /// One `validation(...)` entry, emitted under `x-kubernetes-validations`.

@@ -29,6 +29,19 @@ impl std::fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
+/// Where a unit enum with a `#[default]` variant records that variant in
+/// its own schema, for a parent's `#[serde(default)]` field to use. Never
+/// emitted: stripped wherever a schema is embedded or becomes a CRD's.
+pub const SERDE_DEFAULT_KEY: &str = "x-kubegen-serde-default";
+
+/// `schema` without the [`SERDE_DEFAULT_KEY`] marker at its top level.
+pub fn strip_marker(mut schema: Value) -> Value {
+    if let Value::Object(m) = &mut schema {
+        m.remove(SERDE_DEFAULT_KEY);
+    }
+    schema
+}
+
 /// Looks up the schema of nested type number `i` (see `Ty::Named`).
 pub type Resolve<'a> = &'a dyn Fn(usize) -> Result<Value, SchemaError>;
 
@@ -298,7 +311,26 @@ impl Builder<'_> {
             Ty::Json => obj(json!({"x-kubernetes-preserve-unknown-fields": true})),
             Ty::IntOrString => int_or_string(),
             Ty::ObjectMeta => obj(embedded_object_meta()),
-            Ty::Named { resolver, .. } => self.resolved(*resolver)?,
+            Ty::Named { resolver, .. } => {
+                let mut m = self.resolved(*resolver)?;
+                m.remove(SERDE_DEFAULT_KEY);
+                m
+            }
+        })
+    }
+
+    /// The schema default of a `#[serde(default)]` field of a nested type:
+    /// the value the nested schema records for its `Default`.
+    fn type_default(&self, f: &Field) -> Result<Value, SchemaError> {
+        let known = match f.ty.unwrap_option() {
+            Ty::Named { resolver, .. } => self.resolved(*resolver)?.remove(SERDE_DEFAULT_KEY),
+            _ => None,
+        };
+        known.ok_or_else(|| {
+            err(
+                &format!("{}.{}", self.path, f.name),
+                "`#[serde(default)]` takes this field's value from its type's `Default`, which kubegen knows only for unit enums with a `#[default]` variant; add `#[kubegen(default = ...)]` with the same value, or `#[kubegen(no_schema_default)]`",
+            )
         })
     }
 
@@ -306,6 +338,9 @@ impl Builder<'_> {
         let b = self.at(&f.name);
         let mut s = b.ty(&f.ty, &f.constraints)?;
         apply(&mut s, &f.constraints);
+        if f.default_from_type && f.constraints.default.is_none() {
+            s.insert("default".into(), self.type_default(f)?);
+        }
         if let Some(d) = &f.description {
             s.insert("description".into(), d.clone().into());
         }
@@ -417,7 +452,13 @@ impl Builder<'_> {
         let names: Vec<Value> = variants.iter().map(|v| v.name.clone().into()).collect();
         let all_unit = variants.iter().all(|v| matches!(v.data, VariantData::Unit));
         match repr {
-            Repr::External if all_unit => Ok(obj(json!({"type": "string", "enum": names}))),
+            Repr::External if all_unit => {
+                let mut m = obj(json!({"type": "string", "enum": names}));
+                if let Some(v) = variants.iter().find(|v| v.default) {
+                    m.insert(SERDE_DEFAULT_KEY.into(), v.name.clone().into());
+                }
+                Ok(m)
+            }
             Repr::External => {
                 let mut props = Map::new();
                 let mut branches = Vec::new();

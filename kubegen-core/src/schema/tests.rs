@@ -13,6 +13,7 @@ fn field(name: &str, ty: Ty) -> Field {
         ty,
         flatten: false,
         constraints: Constraints::default(),
+        default_from_type: false,
     }
 }
 
@@ -125,6 +126,7 @@ fn one_of_and_immutable_rules() {
 
 fn unit(name: &str) -> Variant {
     Variant {
+        default: false,
         name: name.into(),
         description: None,
         data: VariantData::Unit,
@@ -133,6 +135,7 @@ fn unit(name: &str) -> Variant {
 
 fn data(name: &str, fields: Vec<Field>) -> Variant {
     Variant {
+        default: false,
         name: name.into(),
         description: None,
         data: VariantData::Struct(fields),
@@ -187,6 +190,7 @@ fn enum_representations() {
 #[test]
 fn untagged_scalars_become_int_or_string() {
     let v = |n: &str, ty: Ty| Variant {
+        default: false,
         name: n.into(),
         description: None,
         data: VariantData::Newtype(Box::new(field("", ty))),
@@ -212,6 +216,7 @@ fn untagged_scalars_become_int_or_string() {
 #[test]
 fn conflicting_untagged_is_an_error_not_a_panic() {
     let v = |n: &str, ty: Ty| Variant {
+        default: false,
         name: n.into(),
         description: None,
         data: VariantData::Newtype(Box::new(field("", ty))),
@@ -285,4 +290,48 @@ fn unique_items_become_a_set_list_type() {
     assert_eq!(words["x-kubernetes-list-type"], "set");
     assert!(words.get("uniqueItems").is_none(), "{words}");
     assert!(structural::check(&s).is_ok(), "{s}");
+}
+
+#[test]
+fn serde_defaults_of_nested_enums_come_from_their_default_variant() {
+    let mut fast = unit("Fast");
+    fast.default = true;
+    let mode = TypeModel {
+        name: "Mode".into(),
+        description: None,
+        shape: Shape::Enum {
+            repr: Repr::External,
+            variants: vec![unit("Slow"), fast],
+        },
+        constraints: Constraints::default(),
+    };
+    let nested = |_: usize| schema_for(&mode, &no_nested);
+    let mut f = field("mode", Ty::Named { name: "Mode".into(), resolver: 0 });
+    f.required = false;
+    f.default_from_type = true;
+    let parent = TypeModel {
+        name: "P".into(),
+        description: None,
+        shape: Shape::Struct { fields: vec![f.clone()] },
+        constraints: Constraints::default(),
+    };
+    let s = schema_for(&parent, &nested).unwrap();
+    assert_eq!(s["properties"]["mode"]["default"], "Fast");
+    // The marker never reaches output, with or without a default asked for.
+    assert!(!s.to_string().contains(SERDE_DEFAULT_KEY), "{s}");
+    assert!(!strip_marker(schema_for(&mode, &no_nested).unwrap()).to_string().contains(SERDE_DEFAULT_KEY));
+
+    // A nested type whose default is unknown is an error naming the field.
+    let plain = TypeModel {
+        name: "Plain".into(),
+        description: None,
+        shape: Shape::Enum {
+            repr: Repr::External,
+            variants: vec![unit("A")],
+        },
+        constraints: Constraints::default(),
+    };
+    let nested = |_: usize| schema_for(&plain, &no_nested);
+    let e = schema_for(&parent, &nested).unwrap_err();
+    assert!(e.to_string().contains("serde(default)"), "{e}");
 }

@@ -3,6 +3,8 @@
 
 use kube::core::Status;
 
+use crate::api_errors::{self, IsConflict};
+
 /// An error from a typed client call.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -43,30 +45,28 @@ impl Error {
 
     /// 404: the object does not exist.
     pub fn is_not_found(&self) -> bool {
-        self.status().is_some_and(|s| s.code == 404)
+        self.status().is_some_and(api_errors::is_not_found)
     }
 
     /// 409 with reason `AlreadyExists`: a create found the name taken.
     pub fn is_already_exists(&self) -> bool {
-        self.status()
-            .is_some_and(|s| s.code == 409 && s.reason == "AlreadyExists")
+        self.status().is_some_and(api_errors::is_already_exists)
     }
 
     /// 409 with reason `Conflict`: the write lost an optimistic-concurrency
     /// race (stale resourceVersion) or a server-side apply field conflict.
     pub fn is_conflict(&self) -> bool {
-        self.status()
-            .is_some_and(crate::ownership::is_conflict_status)
+        self.status().is_some_and(api_errors::is_conflict)
     }
 
     /// 422: the object failed validation (schema, CEL rule, immutability).
     pub fn is_invalid(&self) -> bool {
-        self.status().is_some_and(|s| s.code == 422)
+        self.status().is_some_and(api_errors::is_invalid)
     }
 
     /// 403: RBAC (or an admission plugin) refused the request.
     pub fn is_forbidden(&self) -> bool {
-        self.status().is_some_and(|s| s.code == 403)
+        self.status().is_some_and(api_errors::is_forbidden)
     }
 
     /// For `Invalid` errors: the offending fields with their messages, as
@@ -87,7 +87,7 @@ impl Error {
 
 /// Lets typed-client calls run under
 /// [`retry_on_conflict`](crate::ownership::retry_on_conflict).
-impl crate::ownership::IsConflict for Error {
+impl IsConflict for Error {
     fn is_conflict(&self) -> bool {
         Error::is_conflict(self)
     }

@@ -1,5 +1,6 @@
-//! [`ControllerBuilder`]: the informers a controller listens to, its
-//! workers, rate limiter, metrics, predicate and reconcile function.
+//! [`Controller::builder`] and [`ControllerBuilder`]: the informers a
+//! controller listens to, its workers, rate limiter, metrics, predicate and
+//! reconcile function.
 
 use std::fmt::{self, Debug, Display};
 use std::future::Future;
@@ -10,11 +11,14 @@ use std::time::Duration;
 use kube::Resource;
 use serde::de::DeserializeOwned;
 
+use super::action::Action;
+use super::metrics::ControllerMetrics;
+use super::predicate::Predicate;
+use super::runner::Controller;
 use super::source::{
     InformerSource, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
 };
 use super::worker::{DeletedFn, ReconcileFn, Worker};
-use super::{Action, Controller, ControllerMetrics, Predicate};
 use crate::informer::Informer;
 use crate::store::ObjectKey;
 use crate::workqueue::{RateLimiter, WorkQueue};
@@ -55,11 +59,14 @@ impl<K> Debug for ControllerBuilder<K> {
     }
 }
 
-impl<K> ControllerBuilder<K>
+impl<K> Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    pub(super) fn new(primary: Informer<K>) -> Self {
+    /// Starts configuring a controller of the objects of `primary`
+    /// (typically `factory.informer::<K>()` of a
+    /// [`SharedInformerFactory`](crate::factory::SharedInformerFactory)).
+    pub fn builder(primary: Informer<K>) -> ControllerBuilder<K> {
         ControllerBuilder {
             name: K::kind(&()).to_lowercase(),
             primary,
@@ -72,7 +79,12 @@ where
             on_deleted: None,
         }
     }
+}
 
+impl<K> ControllerBuilder<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
     /// The controller's name: the `controller` label of its metrics and
     /// logs and the name of its work queue (default: the primary kind in
     /// lower case, such as `configmap`).

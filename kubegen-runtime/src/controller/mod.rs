@@ -55,11 +55,14 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Under leader election, run the controller in `on_started_leading` until
-//! the term ends: losing leadership stops reconciling (in-flight reconciles
-//! finish within the shutdown deadline, which should stay below the
-//! elector's renew deadline) before the elector campaigns again. A fresh
-//! controller is built for each term, sharing the factory's informers:
+//! A [`Manager`](crate::manager::Manager) runs controllers in a process:
+//! informers before leadership, controllers only while leading, a drain
+//! and the Lease release at shutdown. By hand, under leader election, run
+//! the controller in `on_started_leading` until the term ends: losing
+//! leadership stops reconciling (in-flight reconciles finish within the
+//! shutdown deadline, which should stay below the elector's renew
+//! deadline) before the elector campaigns again. A fresh controller is
+//! built for each term, sharing the factory's informers:
 //!
 //! ```no_run
 //! use std::sync::Arc;

@@ -6,14 +6,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::join_all;
+use futures::future::{BoxFuture, join_all};
 use kube::Resource;
 use serde::de::DeserializeOwned;
 
-use super::ControllerBuilder;
 use super::source::Source;
 use super::worker::{Worker, run_workers};
-use crate::informer::Informer;
 use crate::store::ObjectKey;
 use crate::workqueue::WorkQueue;
 
@@ -63,13 +61,6 @@ impl<K> Controller<K>
 where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    /// Starts configuring a controller of the objects of `primary`
-    /// (typically `factory.informer::<K>()` of a
-    /// [`SharedInformerFactory`](crate::factory::SharedInformerFactory)).
-    pub fn builder(primary: Informer<K>) -> ControllerBuilder<K> {
-        ControllerBuilder::new(primary)
-    }
-
     pub(super) fn new(
         worker: Arc<Worker<K>>,
         sources: Vec<Box<dyn Source>>,
@@ -96,13 +87,25 @@ where
         &self.worker.queue
     }
 
+    /// Starts the informers the controller reads, without registering its
+    /// handlers, and resolves to whether all their caches synced (`false`:
+    /// one was shut down first). [`run`](Controller::run) does the same
+    /// before it registers; doing it earlier warms the caches up.
+    pub(crate) fn warm_up(&self) -> BoxFuture<'static, bool> {
+        for source in &self.sources {
+            source.start();
+        }
+        let synced = join_all(self.sources.iter().map(|s| s.synced()));
+        Box::pin(async move { synced.await.into_iter().all(|synced| synced) })
+    }
+
     /// Runs the controller until `shutdown` resolves.
     ///
     /// It starts the informers that are not running yet, registers its
     /// event handlers (which first enqueue every cached object), waits for
     /// every informer's cache to sync, then runs the workers. Once
     /// `shutdown` resolves no new reconcile starts; in-flight reconciles
-    /// get the [shutdown deadline](ControllerBuilder::shutdown_deadline) to
+    /// get the [shutdown deadline](super::ControllerBuilder::shutdown_deadline) to
     /// finish (they are cancelled after it); the event handlers are removed
     /// and `run` returns. `shutdown` may be [`shutdown_signal`](super::shutdown_signal),
     /// a [`Leadership::lost`](crate::leader_election::Leadership::lost), or

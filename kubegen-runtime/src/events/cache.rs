@@ -9,7 +9,7 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::ObjectReference;
 use tokio::time::Instant;
 
-use super::EventType;
+use super::event_type::EventType;
 
 /// The identity of an object reference for deduplication: everything but
 /// its `resourceVersion`, which changes with every write of the object and

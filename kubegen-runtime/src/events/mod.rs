@@ -23,6 +23,7 @@
 //! ```
 
 mod cache;
+mod event_type;
 
 use std::fmt;
 use std::sync::Arc;
@@ -38,6 +39,9 @@ use kube::{Api, Client, Resource};
 use parking_lot::Mutex;
 use serde_json::json;
 
+pub use event_type::EventType;
+
+use crate::api_errors::{is_already_exists, is_not_found};
 use cache::{EventKey, RefKey, SeriesCache, SeriesState};
 
 /// client-go's series window: a repeat after this long without one starts
@@ -49,31 +53,6 @@ pub const DEFAULT_CACHE_CAPACITY: usize = 4096;
 const MAX_NOTE_BYTES: usize = 1024;
 /// The API server's limit on reason, action and reporting fields.
 const MAX_FIELD_LEN: usize = 128;
-
-/// The type of an Event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EventType {
-    /// Something expected happened.
-    Normal,
-    /// Something that may need attention happened.
-    Warning,
-}
-
-impl EventType {
-    /// The string Kubernetes uses.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::Normal => "Normal",
-            EventType::Warning => "Warning",
-        }
-    }
-}
-
-impl fmt::Display for EventType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A reference to `obj` for an Event's `regarding` or `related` field:
 /// apiVersion, kind, namespace, name, uid and resourceVersion.
@@ -177,7 +156,7 @@ impl EventRecorder {
                 }
                 // The Event expired on the server (default TTL one hour):
                 // start over.
-                Err(kube::Error::Api(status)) if status.is_not_found() => {}
+                Err(kube::Error::Api(status)) if is_not_found(&status) => {}
                 Err(error) => return Err(error),
             }
         }
@@ -234,7 +213,7 @@ impl EventRecorder {
         loop {
             match api.create(&PostParams::default(), &event).await {
                 Ok(created) => return Ok((namespace, created.metadata.name.unwrap_or_default())),
-                Err(kube::Error::Api(status)) if status.is_already_exists() && tries < 3 => {
+                Err(kube::Error::Api(status)) if is_already_exists(&status) && tries < 3 => {
                     tries += 1;
                     event.metadata.name = Some(event_name(&base));
                 }

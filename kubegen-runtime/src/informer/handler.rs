@@ -1,67 +1,10 @@
-//! Event handlers: the [`EventHandler`] trait, closure-based [`HandlerFns`]
-//! and the [`DeletedObject`] a delete carries.
+//! Event handlers: the [`EventHandler`] trait, closure-based [`HandlerFns`],
+//! the registration handle, and the delivery of a store's notifications.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::store::ObjectKey;
-
-/// What a delete notification carries.
-#[derive(Debug)]
-pub enum DeletedObject<K> {
-    /// The object was deleted and this is its final state, from the watch.
-    Known(Arc<K>),
-    /// The object vanished while the watch was down and was found missing
-    /// when the informer relisted (client-go's `DeletedFinalStateUnknown`).
-    /// `last_known` is the last state the cache held; the object may have
-    /// changed after it before it was deleted.
-    FinalStateUnknown {
-        /// The key of the vanished object.
-        key: ObjectKey,
-        /// The last state the cache saw.
-        last_known: Arc<K>,
-    },
-}
-
-impl<K> Clone for DeletedObject<K> {
-    fn clone(&self) -> Self {
-        match self {
-            DeletedObject::Known(obj) => DeletedObject::Known(obj.clone()),
-            DeletedObject::FinalStateUnknown { key, last_known } => {
-                DeletedObject::FinalStateUnknown {
-                    key: key.clone(),
-                    last_known: last_known.clone(),
-                }
-            }
-        }
-    }
-}
-
-impl<K> DeletedObject<K> {
-    /// The final state, or the last known state when the final one is
-    /// unknown.
-    pub fn object(&self) -> &Arc<K> {
-        match self {
-            DeletedObject::Known(obj) => obj,
-            DeletedObject::FinalStateUnknown { last_known, .. } => last_known,
-        }
-    }
-
-    /// Whether the final state is unknown (the delete was found by a relist).
-    pub fn is_final_state_unknown(&self) -> bool {
-        matches!(self, DeletedObject::FinalStateUnknown { .. })
-    }
-}
-
-impl<K: kube::Resource> DeletedObject<K> {
-    /// The key of the deleted object.
-    pub fn key(&self) -> ObjectKey {
-        match self {
-            DeletedObject::Known(obj) => ObjectKey::of(&**obj),
-            DeletedObject::FinalStateUnknown { key, .. } => key.clone(),
-        }
-    }
-}
+use crate::store::{DeletedObject, Notification};
 
 /// Receives an informer's notifications. Each handler gets every change in
 /// order, from a task of its own, so a slow handler delays only itself.
@@ -160,31 +103,12 @@ impl<K: Send + Sync + 'static> EventHandler<K> for HandlerFns<K> {
     }
 }
 
-/// One change to the cache, as handed to the handlers.
-#[derive(Debug)]
-pub(crate) enum Notification<K> {
-    Add(Arc<K>),
-    Update(Arc<K>, Arc<K>),
-    Delete(DeletedObject<K>),
-}
-
-impl<K> Clone for Notification<K> {
-    fn clone(&self) -> Self {
-        match self {
-            Notification::Add(obj) => Notification::Add(obj.clone()),
-            Notification::Update(old, new) => Notification::Update(old.clone(), new.clone()),
-            Notification::Delete(obj) => Notification::Delete(obj.clone()),
-        }
-    }
-}
-
-impl<K: 'static> Notification<K> {
-    pub(crate) fn deliver(self, handler: &dyn EventHandler<K>) {
-        match self {
-            Notification::Add(obj) => handler.on_add(obj),
-            Notification::Update(old, new) => handler.on_update(old, new),
-            Notification::Delete(obj) => handler.on_delete(obj),
-        }
+/// Hands `change` to `handler`.
+pub(super) fn deliver<K: 'static>(change: Notification<K>, handler: &dyn EventHandler<K>) {
+    match change {
+        Notification::Add(obj) => handler.on_add(obj),
+        Notification::Update(old, new) => handler.on_update(old, new),
+        Notification::Delete(obj) => handler.on_delete(obj),
     }
 }
 

@@ -20,6 +20,7 @@ mod config;
 mod handler;
 mod metrics;
 mod processor;
+mod shared;
 #[cfg(test)]
 mod tests;
 mod watch;
@@ -32,16 +33,16 @@ use kube::{Api, Resource};
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 use tokio::sync::{oneshot, watch as state_channel};
-use tokio::task::JoinHandle;
 
+pub use crate::store::DeletedObject;
 pub use config::{InformerConfig, Transform, strip_managed_fields};
-pub(crate) use handler::Notification;
-pub use handler::{DeletedObject, EventHandler, HandlerFns, HandlerRegistration};
+pub use handler::{EventHandler, HandlerFns, HandlerRegistration};
 pub use metrics::InformerMetrics;
 
 use crate::lister::Lister;
 use crate::store::{CacheError, IndexFn, Store};
 use processor::Processor;
+use shared::{Control, Lifecycle, Shared};
 
 /// A metadata-only informer: it lists and watches `PartialObjectMetadata`
 /// (name, labels, owner references, ...) instead of whole objects, which
@@ -119,33 +120,6 @@ impl<K> Drop for Owner<K> {
         }
         control.stop = None;
     }
-}
-
-/// State shared by the handles and the watch task.
-pub(crate) struct Shared<K> {
-    name: String,
-    api: Api<K>,
-    config: InformerConfig<K>,
-    store: Arc<Store<K>>,
-    /// The dispatch lock: held while the store changes and the change is
-    /// queued for the handlers, and while a handler is registered.
-    processor: Mutex<Processor<K>>,
-    state: state_channel::Sender<Lifecycle>,
-    control: Mutex<Control>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Lifecycle {
-    synced: bool,
-    stopped: bool,
-}
-
-#[derive(Default)]
-struct Control {
-    started: bool,
-    stopped: bool,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
 }
 
 impl<K> Informer<K>

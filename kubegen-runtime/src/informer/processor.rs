@@ -10,8 +10,8 @@ use tokio::runtime::Handle;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
-use super::handler::{EventHandler, HandlerRegistration, Notification};
-use crate::store::Store;
+use super::handler::{EventHandler, HandlerRegistration, deliver};
+use crate::store::{Notification, Store};
 
 /// What a handler's queue carries.
 enum Message<K> {
@@ -160,7 +160,7 @@ async fn run_listener<K: 'static>(parked: Parked<K>) {
     while let Some(message) = rx.recv().await {
         match message {
             Message::Notify(change) => {
-                let delivered = catch_unwind(AssertUnwindSafe(|| change.deliver(&*handler)));
+                let delivered = catch_unwind(AssertUnwindSafe(|| deliver(change, &*handler)));
                 if delivered.is_err() {
                     tracing::error!(
                         "an informer event handler panicked; continuing with the next event"

@@ -12,8 +12,8 @@ use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::Shared;
-use super::handler::Notification;
+use super::shared::Shared;
+use crate::store::{Notification, Store};
 
 /// Runs until `stop` fires (or its sender is dropped).
 pub(super) async fn run<K>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<()>)
@@ -122,7 +122,7 @@ where
 
     /// Applies one change to the store and queues it for the handlers, as
     /// one step under the dispatch lock.
-    fn commit(&self, change: impl FnOnce(&crate::store::Store<K>) -> Option<Notification<K>>) {
+    fn commit(&self, change: impl FnOnce(&Store<K>) -> Option<Notification<K>>) {
         let processor = self.processor.lock();
         if let Some(change) = change(&self.store) {
             processor.distribute(vec![change]);

@@ -1,11 +1,7 @@
-//! Default candidate identities and the little randomness leader election
-//! needs (a unique identity suffix and retry jitter), without a random
-//! number crate.
+//! Default candidate identities: the pod or host name and a random
+//! suffix.
 
-use std::collections::hash_map::RandomState;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use crate::jitter::random_u64;
 
 /// The environment variable naming the pod, set through the downward API.
 const POD_NAME_ENV: &str = "POD_NAME";
@@ -31,27 +27,6 @@ fn hostname() -> Option<String> {
         .filter(|name| !name.is_empty())
 }
 
-/// 64 unpredictable bits: the standard library's randomly keyed hasher fed
-/// with a counter, the process id and the time.
-pub(crate) fn random_u64() -> u64 {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u32(std::process::id());
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    hasher.write_u128(nanos);
-    hasher.finish()
-}
-
-/// A uniformly distributed number in `[0, 1)`.
-pub(crate) fn random_fraction() -> f64 {
-    // 53 random bits fill an f64's mantissa exactly.
-    (random_u64() >> 11) as f64 / (1u64 << 53) as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,13 +40,5 @@ mod tests {
         assert!(!base.is_empty());
         assert_eq!(suffix.len(), 16);
         assert!(suffix.chars().all(|c| c.is_ascii_hexdigit()));
-    }
-
-    #[test]
-    fn fractions_stay_in_range() {
-        for _ in 0..1000 {
-            let f = random_fraction();
-            assert!((0.0..1.0).contains(&f));
-        }
     }
 }

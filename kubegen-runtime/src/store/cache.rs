@@ -6,8 +6,10 @@ use std::sync::Arc;
 use kube::Resource;
 use parking_lot::RwLock;
 
-use super::{CacheError, IndexFn, NAMESPACE_INDEX, ObjectKey, by_namespace};
-use crate::informer::{DeletedObject, Notification};
+use super::error::CacheError;
+use super::index::{IndexFn, NAMESPACE_INDEX, by_namespace};
+use super::key::ObjectKey;
+use super::notification::{DeletedObject, Notification};
 
 /// One index: index value to the keys of the objects listed under it.
 type Index = HashMap<String, HashSet<Arc<ObjectKey>>>;

@@ -1,9 +1,13 @@
-//! Configuration of a new [`WorkQueue`]: rate limiter and metrics.
+//! Construction of a [`WorkQueue`]: [`WorkQueue::new`], and
+//! [`WorkQueue::builder`] with its rate limiter and metrics.
 
 use std::fmt;
 
-use super::{QueueItem, RateLimiter, WorkQueue, WorkQueueMetrics};
-use super::{default_controller_rate_limiter, shared::Shared};
+use super::item::QueueItem;
+use super::metrics::WorkQueueMetrics;
+use super::queue::WorkQueue;
+use super::rate_limit::{RateLimiter, default_controller_rate_limiter};
+use super::shared::Shared;
 
 /// Builds a [`WorkQueue`]; see [`WorkQueue::builder`].
 pub struct WorkQueueBuilder<T> {
@@ -22,16 +26,24 @@ impl<T> fmt::Debug for WorkQueueBuilder<T> {
     }
 }
 
-impl<T: QueueItem> WorkQueueBuilder<T> {
-    /// A builder for a queue called `name`.
-    pub(super) fn new(name: String) -> Self {
-        Self {
-            name,
+impl<T: QueueItem> WorkQueue<T> {
+    /// A queue called `name` with the default controller rate limiter and no
+    /// metrics.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self::builder(name).build()
+    }
+
+    /// Starts configuring a queue called `name` (the metrics label).
+    pub fn builder(name: impl Into<String>) -> WorkQueueBuilder<T> {
+        WorkQueueBuilder {
+            name: name.into(),
             limiter: None,
             metrics: None,
         }
     }
+}
 
+impl<T: QueueItem> WorkQueueBuilder<T> {
     /// The limiter behind [`WorkQueue::add_rate_limited`]; the default is
     /// [`default_controller_rate_limiter`].
     pub fn rate_limiter(mut self, limiter: impl RateLimiter<T> + 'static) -> Self {

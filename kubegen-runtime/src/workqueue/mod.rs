@@ -37,6 +37,7 @@
 mod builder;
 mod core;
 mod delayed;
+mod item;
 mod metrics;
 mod queue;
 mod rate_limit;
@@ -47,8 +48,9 @@ mod timer;
 mod tests;
 
 pub use builder::WorkQueueBuilder;
+pub use item::QueueItem;
 pub use metrics::WorkQueueMetrics;
-pub use queue::{QueueItem, WorkQueue};
+pub use queue::WorkQueue;
 pub use rate_limit::{
     Bucket, Clock, ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, TokioClock,
     default_controller_rate_limiter,

@@ -1,18 +1,12 @@
 //! The public queue handle and its operations.
 
 use std::fmt;
-use std::hash::Hash;
 use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::WorkQueueBuilder;
+use super::item::QueueItem;
 use super::shared::{Polled, Shared};
-
-/// What a [`WorkQueue`] can hold: typically a `namespace/name` key.
-pub trait QueueItem: Clone + Eq + Hash + Send + Sync + 'static {}
-
-impl<T: Clone + Eq + Hash + Send + Sync + 'static> QueueItem for T {}
 
 /// A work queue with client-go's semantics: duplicates collapse while queued,
 /// and an item is never handed to two workers at once.
@@ -48,17 +42,6 @@ impl<T: QueueItem> fmt::Debug for WorkQueue<T> {
 }
 
 impl<T: QueueItem> WorkQueue<T> {
-    /// A queue called `name` with the default controller rate limiter and no
-    /// metrics.
-    pub fn new(name: impl Into<String>) -> Self {
-        Self::builder(name).build()
-    }
-
-    /// Starts configuring a queue called `name` (the metrics label).
-    pub fn builder(name: impl Into<String>) -> WorkQueueBuilder<T> {
-        WorkQueueBuilder::new(name.into())
-    }
-
     /// Wraps the shared state built by [`WorkQueueBuilder`].
     pub(super) fn from_shared(shared: Arc<Shared<T>>) -> Self {
         Self { shared }

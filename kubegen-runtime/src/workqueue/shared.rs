@@ -9,9 +9,10 @@ use tokio::time::Instant;
 
 use super::core::{Added, Core, Stamp};
 use super::delayed::Delayed;
-use super::metrics::{InFlight, InFlightSource, QueueMetrics};
+use super::item::QueueItem;
+use super::metrics::{InFlight, InFlightSource, QueueMetrics, WorkQueueMetrics};
 use super::rate_limit::RateLimiter;
-use super::{QueueItem, timer};
+use super::timer::{self, ReleaseDue, TimerStep};
 
 /// Where a queue is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,15 +34,6 @@ pub(super) enum Polled<T> {
     Empty,
     /// The queue is shut down (and drained, when draining).
     Closed,
-}
-
-/// What the timer task must do next.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum TimerStep {
-    /// Sleep until the deadline (or forever when `None`) or a wake-up.
-    Wait(Option<Instant>),
-    /// The queue is shut down: exit.
-    Stop,
 }
 
 /// Everything behind the lock.
@@ -75,7 +67,7 @@ impl<T: QueueItem> Shared<T> {
     pub(super) fn new(
         name: String,
         limiter: Box<dyn RateLimiter<T>>,
-        metrics: Option<&super::WorkQueueMetrics>,
+        metrics: Option<&WorkQueueMetrics>,
     ) -> Arc<Self> {
         Arc::<Self>::new_cyclic(|weak: &Weak<Self>| {
             let source: Weak<dyn InFlightSource> = weak.clone();
@@ -266,10 +258,10 @@ impl<T: QueueItem> Shared<T> {
     pub(super) fn is_shutting_down(&self) -> bool {
         self.lock().lifecycle != Lifecycle::Running
     }
+}
 
-    /// Moves every delayed item whose deadline has passed into the queue and
-    /// tells the timer task what to do next.
-    pub(super) fn release_due(&self) -> TimerStep {
+impl<T: QueueItem> ReleaseDue for Shared<T> {
+    fn release_due(&self) -> TimerStep {
         let now = Instant::now();
         let mut woken = 0usize;
         let next = {

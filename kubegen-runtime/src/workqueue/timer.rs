@@ -1,13 +1,30 @@
 //! The background task that moves delayed items into the queue when due.
+//!
+//! It knows the queue only through [`ReleaseDue`], the one operation it
+//! calls.
 
 use std::sync::{Arc, Weak};
 
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
-use super::QueueItem;
-use super::shared::{Shared, TimerStep};
+/// What the timer task must do next.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum TimerStep {
+    /// Sleep until the deadline (or forever when `None`) or a wake-up.
+    Wait(Option<Instant>),
+    /// The queue is shut down: exit.
+    Stop,
+}
 
-/// Starts the timer task of `shared`, woken through `wake`.
+/// What the timer drives: a queue holding delayed items.
+pub(super) trait ReleaseDue: Send + Sync + 'static {
+    /// Moves every delayed item whose deadline has passed into the queue and
+    /// tells the timer what to do next.
+    fn release_due(&self) -> TimerStep;
+}
+
+/// Starts the timer task of `queue`, woken through `wake`.
 ///
 /// The task holds the queue weakly: it ends when the queue shuts down or when
 /// its last handle is dropped.
@@ -15,15 +32,15 @@ use super::shared::{Shared, TimerStep};
 /// # Panics
 ///
 /// Outside a Tokio runtime.
-pub(super) fn spawn<T: QueueItem>(shared: &Arc<Shared<T>>, wake: Arc<Notify>) {
-    tokio::spawn(run(Arc::downgrade(shared), wake));
+pub(super) fn spawn<Q: ReleaseDue>(queue: &Arc<Q>, wake: Arc<Notify>) {
+    tokio::spawn(run(Arc::downgrade(queue), wake));
 }
 
 /// The task's loop: release due items, then sleep until the next deadline.
-async fn run<T: QueueItem>(queue: Weak<Shared<T>>, wake: Arc<Notify>) {
+async fn run<Q: ReleaseDue>(queue: Weak<Q>, wake: Arc<Notify>) {
     loop {
         let step = match queue.upgrade() {
-            Some(shared) => shared.release_due(),
+            Some(queue) => queue.release_due(),
             None => TimerStep::Stop,
         };
         match step {

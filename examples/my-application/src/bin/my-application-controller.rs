@@ -7,11 +7,12 @@
 //! ```
 //! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
 //! SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release
-//! the Lease, exit 0.
+//! the Lease, exit 0. Lost leadership: exit 1, to be restarted as a fresh
+//! candidate.
 
 use anyhow::{Context, Result, bail};
 use kubegen::logging::{LogFormat, init};
-use my_application::operator::{Options, start};
+use my_application::operator::{Options, manager};
 
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--metrics-addr ADDR] \
 [--namespace NS] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--workers N]";
@@ -62,15 +63,12 @@ async fn main() -> Result<()> {
     let client = kube::Client::try_default()
         .await
         .context("connecting to the apiserver")?;
-    let operator = start(client, options).await?;
-    tracing::info!(metrics = %operator.metrics_addr(), "my-application-controller started");
-    let stop = operator.stop_token();
-    tokio::spawn(async move {
-        kubegen::controller::shutdown_signal().await;
-        tracing::info!("shutdown signal received; draining");
-        stop.cancel();
-    });
-    operator.wait().await?;
+    let (manager, _) = manager(client, &options).await?;
+    let metrics = manager
+        .server_addr()
+        .context("the manager serves metrics")?;
+    tracing::info!(%metrics, "my-application-controller started");
+    manager.run().await?;
     tracing::info!("stopped cleanly");
     Ok(())
 }

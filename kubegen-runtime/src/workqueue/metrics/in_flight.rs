@@ -11,7 +11,7 @@ use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::gauge::ConstGauge;
 use tokio::time::Instant;
 
-use super::QueueLabels;
+use super::labels::QueueLabels;
 
 /// Work in progress in one queue at one instant.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

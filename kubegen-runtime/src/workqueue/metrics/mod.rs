@@ -7,10 +7,10 @@
 //! processed), so they are exact at every scrape with no refresh task.
 
 mod in_flight;
+mod labels;
 
 use std::sync::{Arc, Weak};
 
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -19,12 +19,7 @@ use prometheus_client::registry::Registry;
 
 use in_flight::InFlightCollector;
 pub(super) use in_flight::{InFlight, InFlightSource};
-
-/// The label set of every series: the queue's name, as client-go labels it.
-#[derive(Debug, Clone, Hash, PartialEq, Eq, PartialOrd, Ord, EncodeLabelSet)]
-struct QueueLabels {
-    name: String,
-}
+use labels::QueueLabels;
 
 /// Bucket bounds of the duration histograms: 10 ns to 10 s, one per decade,
 /// as client-go's `ExponentialBuckets(10e-9, 10, 10)`.

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use super::{Clock, RateLimiter, TokioClock};
+use super::clock::{Clock, TokioClock};
+use super::limiter::RateLimiter;
 
 /// A token bucket shared by all items: `burst` retries pass at once, later
 /// ones are spaced `1 / qps` seconds apart.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use super::RateLimiter;
+use super::limiter::RateLimiter;
 use crate::workqueue::QueueItem;
 
 /// Per-item exponential backoff: the n-th retry (from 0) of an item waits

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use super::RateLimiter;
+use super::limiter::RateLimiter;
 use crate::workqueue::QueueItem;
 
 /// Retries an item after `fast` for its first `max_fast_attempts` retries, then

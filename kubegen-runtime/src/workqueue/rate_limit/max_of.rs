@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::RateLimiter;
+use super::limiter::RateLimiter;
 
 /// Combines rate limiters: an item waits for the longest of their delays.
 ///

@@ -11,12 +11,16 @@ pub struct Deep {
     pub n: i32,
     /// The mode.
     pub mode: Mode,
+    /// The mode when none is given: `Mode::default()`, so `Fast`.
+    #[serde(default)]
+    pub fallback: Mode,
 }
 
 /// A mode whose variants depend on the configuration.
-#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default)]
 pub enum Mode {
     /// Fast.
+    #[default]
     Fast,
     /// Never offered.
     #[cfg(any())]

@@ -1,0 +1,43 @@
+//! The state an informer's handles share with its watch task.
+
+use std::sync::Arc;
+
+use kube::Api;
+use parking_lot::Mutex;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+use super::config::InformerConfig;
+use super::processor::Processor;
+use crate::store::Store;
+
+/// State shared by the handles and the watch task.
+pub(super) struct Shared<K> {
+    /// The resource type name, for metrics and logs.
+    pub(super) name: String,
+    pub(super) api: Api<K>,
+    pub(super) config: InformerConfig<K>,
+    pub(super) store: Arc<Store<K>>,
+    /// The dispatch lock: held while the store changes and the change is
+    /// queued for the handlers, and while a handler is registered.
+    pub(super) processor: Mutex<Processor<K>>,
+    pub(super) state: watch::Sender<Lifecycle>,
+    pub(super) control: Mutex<Control>,
+}
+
+/// Whether the cache has synced and whether the informer has stopped, as
+/// waiters see it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Lifecycle {
+    pub(super) synced: bool,
+    pub(super) stopped: bool,
+}
+
+/// The watch task and how to stop it.
+#[derive(Default)]
+pub(super) struct Control {
+    pub(super) started: bool,
+    pub(super) stopped: bool,
+    pub(super) stop: Option<oneshot::Sender<()>>,
+    pub(super) task: Option<JoinHandle<()>>,
+}

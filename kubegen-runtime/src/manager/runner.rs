@@ -1,0 +1,330 @@
+//! [`Manager`]: owns the client, the shared informers, the runnables,
+//! leader election and the health and metrics server, and runs them from
+//! start-up to a drained shutdown.
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::{Pin, pin};
+use std::time::Duration;
+
+use futures::future::{BoxFuture, join, join_all};
+use kube::Client;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::error::ManagerError;
+use super::group::{Failure, Group};
+use super::runnable::Runnable;
+use super::term::{self, Report, Term, TermSlot};
+use crate::controller::{ControllerMetrics, shutdown_signal};
+use crate::factory::SharedInformerFactory;
+use crate::leader_election::{LeaderElector, LeaderState};
+use crate::server::{OperatorServer, ReadyFlag, SharedRegistry};
+
+/// The name of the readiness check that passes once the caches synced.
+pub(super) const CACHES_SYNCED: &str = "caches-synced";
+
+/// One wiring object for an operator process (controller-runtime's
+/// `Manager`): build it with [`Manager::builder`], [`add`](Manager::add)
+/// controllers and other [runnables](super::Runnable), then
+/// [`run`](Manager::run) it.
+///
+/// [`run`](Manager::run) goes through these steps:
+///
+/// 1. serves `/healthz`, `/readyz` and `/metrics` (when an address was
+///    given); `/readyz` fails until step 2 is done, and while leader
+///    election has stopped;
+/// 2. starts the shared informers and every runnable's
+///    [warm-up](super::Runnable::warm_up), whether or not this replica
+///    leads, and waits until all caches have synced;
+/// 3. starts the runnables that do not need leader election; starts the
+///    leader-only ones (controllers) at once without leader election, else
+///    campaigns for the Lease and starts them once this replica leads;
+/// 4. stops on SIGTERM/SIGINT (or the future given to
+///    [`run_until`](Manager::run_until)): no new work is taken, every
+///    runnable gets the [drain timeout](super::ManagerBuilder::drain_timeout)
+///    to return and is aborted after it, the Lease is released (still
+///    renewed during the drain), the informers and the server stop, and
+///    `run` returns `Ok` (or [`ManagerError::DrainTimeout`] naming the
+///    runnables that had to be aborted);
+/// 5. stops early when a runnable fails ([`ManagerError::Runnable`], after
+///    draining the others).
+///
+/// **Lost leadership.** When this replica stops leading without being asked
+/// to stop (renewals failed for the renew deadline, or another candidate
+/// took the Lease), the leader-only runnables are aborted at once, without
+/// a drain — another replica may already be acting — everything else
+/// stops, and `run` returns [`ManagerError::LeadershipLost`]. Controllers
+/// are not restarted in the same process: like controller-runtime, which
+/// exits then, the process is expected to exit non-zero and be restarted
+/// (the kubelet restarts the container), coming back as a fresh candidate.
+pub struct Manager {
+    pub(super) client: Client,
+    pub(super) factory: SharedInformerFactory,
+    pub(super) registry: SharedRegistry,
+    pub(super) controller_metrics: ControllerMetrics,
+    pub(super) server: Option<OperatorServer>,
+    pub(super) server_addr: Option<SocketAddr>,
+    pub(super) caches_synced: ReadyFlag,
+    /// The elector, and where its first term of leadership finds the
+    /// leader-only runnables.
+    pub(super) elector: Option<(LeaderElector, TermSlot)>,
+    pub(super) drain_timeout: Duration,
+    pub(super) runnables: Vec<Box<dyn Runnable>>,
+}
+
+impl fmt::Debug for Manager {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Manager")
+            .field("server_addr", &self.server_addr)
+            .field(
+                "elector",
+                &self.elector.as_ref().map(|(elector, _)| elector),
+            )
+            .field("drain_timeout", &self.drain_timeout)
+            .field(
+                "runnables",
+                &self.runnables.iter().map(|r| r.name()).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the manager began to stop.
+enum Cause {
+    /// Shutdown was requested.
+    Shutdown,
+    /// A runnable failed.
+    Failed(Failure),
+    /// Leadership was lost.
+    Lost,
+}
+
+impl Manager {
+    /// The client everything is built with.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The shared informer factory: take controllers' informers from it, so
+    /// that they start before leadership and count toward readiness.
+    pub fn factory(&self) -> &SharedInformerFactory {
+        &self.factory
+    }
+
+    /// The registry served on `/metrics`, for the operator's own metrics.
+    pub fn registry(&self) -> &SharedRegistry {
+        &self.registry
+    }
+
+    /// The controller metrics registered in [`registry`](Manager::registry),
+    /// to pass to [`ControllerBuilder::metrics`](crate::controller::ControllerBuilder::metrics).
+    pub fn controller_metrics(&self) -> &ControllerMetrics {
+        &self.controller_metrics
+    }
+
+    /// Where `/healthz`, `/readyz` and `/metrics` are served, if anywhere.
+    pub fn server_addr(&self) -> Option<SocketAddr> {
+        self.server_addr
+    }
+
+    /// This replica's leader election state, when leader election is on.
+    pub fn leader_state(&self) -> Option<watch::Receiver<LeaderState>> {
+        self.elector.as_ref().map(|(elector, _)| elector.state())
+    }
+
+    /// Adds a runnable: a [`Controller`](crate::controller::Controller), or
+    /// a closure through [`runnable`](super::runnable).
+    pub fn add(&mut self, runnable: impl Runnable) {
+        self.runnables.push(Box::new(runnable));
+    }
+
+    /// Runs until SIGTERM or SIGINT (see [`shutdown_signal`]), then stops
+    /// gracefully; see [`Manager`] for the steps and what an error means.
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
+    pub async fn run(self) -> Result<(), ManagerError> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Runs until `shutdown` resolves, then stops gracefully; see
+    /// [`Manager`].
+    ///
+    /// # Panics
+    ///
+    /// Outside a Tokio runtime.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send,
+    ) -> Result<(), ManagerError> {
+        let Manager {
+            factory,
+            server,
+            caches_synced,
+            elector,
+            drain_timeout,
+            runnables,
+            ..
+        } = self;
+        let server_stop = CancellationToken::new();
+        let serving =
+            server.map(|server| tokio::spawn(server.serve(server_stop.clone().cancelled_owned())));
+        let mut shutdown = pin!(shutdown);
+        let warm_ups = runnables
+            .iter()
+            .map(|runnable| (runnable.name().to_owned(), runnable.warm_up()))
+            .collect();
+        let result = match warm_up(&factory, warm_ups, shutdown.as_mut()).await {
+            Ok(true) => {
+                caches_synced.set(true);
+                run_synced(runnables, elector, drain_timeout, shutdown).await
+            }
+            Ok(false) => Ok(()),
+            Err(error) => Err(error),
+        };
+        caches_synced.set(false);
+        factory.shutdown().await;
+        server_stop.cancel();
+        let served = match serving {
+            Some(task) => match task.await {
+                Ok(served) => served.map_err(ManagerError::Server),
+                Err(join) => Err(ManagerError::Server(std::io::Error::other(
+                    join.to_string(),
+                ))),
+            },
+            None => Ok(()),
+        };
+        tracing::info!("manager stopped");
+        result.and(served)
+    }
+}
+
+/// Starts the informers and waits for them and the runnables' warm-ups,
+/// by name; `Ok(true)` once all caches synced, `Ok(false)` when `shutdown`
+/// came first.
+async fn warm_up(
+    factory: &SharedInformerFactory,
+    warm_ups: Vec<(String, BoxFuture<'static, bool>)>,
+    shutdown: Pin<&mut impl Future<Output = ()>>,
+) -> Result<bool, ManagerError> {
+    factory.start();
+    let warm_ups = warm_ups
+        .into_iter()
+        .map(|(name, synced)| async move { (name, synced.await) });
+    tracing::info!("waiting for the informer caches to sync");
+    let synced = join(factory.wait_for_cache_sync(), join_all(warm_ups));
+    let (informers, runnables) = tokio::select! {
+        () = shutdown => {
+            tracing::info!("shut down before the caches synced");
+            return Ok(false);
+        }
+        synced = synced => synced,
+    };
+    let resources: Vec<String> = informers
+        .into_iter()
+        .chain(runnables)
+        .filter(|(_, synced)| !synced)
+        .map(|(name, _)| name)
+        .collect();
+    if !resources.is_empty() {
+        return Err(ManagerError::CacheSyncFailed { resources });
+    }
+    tracing::info!("caches synced");
+    Ok(true)
+}
+
+/// Once the caches synced: starts the runnables (the leader-only ones
+/// through the elector, with leader election), waits for a reason to stop,
+/// and stops them within `drain_timeout` (at once on lost leadership).
+async fn run_synced(
+    runnables: Vec<Box<dyn Runnable>>,
+    leader_election: Option<(LeaderElector, TermSlot)>,
+    drain_timeout: Duration,
+    shutdown: Pin<&mut impl Future<Output = ()>>,
+) -> Result<(), ManagerError> {
+    // Cancelled when the manager stops, or by the term when leadership is
+    // lost; the elector stops on it.
+    let stop = CancellationToken::new();
+    let (leader_only, others): (Vec<_>, Vec<_>) = runnables
+        .into_iter()
+        .partition(|runnable| runnable.need_leader_election());
+    let (reports_tx, mut reports) = unbounded_channel();
+    let term = Term {
+        runnables: leader_only,
+        stop: stop.clone(),
+        drain_timeout,
+        reports: reports_tx,
+    };
+    let leading: JoinHandle<()> = match leader_election {
+        Some((elector, slot)) => {
+            *slot.lock() = Some(term);
+            tokio::spawn(elector.run(stop.clone().cancelled_owned()))
+        }
+        None => tokio::spawn(term::run(term, stop.clone().cancelled_owned())),
+    };
+    let mut others = Group::start(others);
+    let cause = first_cause(shutdown, &mut others, &mut reports).await;
+    tracing::info!("stopping: draining the runnables");
+    stop.cancel();
+    let mut aborted = match cause {
+        Cause::Lost => {
+            others.abort().await;
+            Vec::new()
+        }
+        Cause::Shutdown | Cause::Failed(_) => others.drain(Instant::now() + drain_timeout).await,
+    };
+    // The elector returns after the leader-only runnables returned and the
+    // Lease was released; the term has sent everything by then.
+    if let Err(error) = leading.await {
+        tracing::error!(%error, "the leader election task failed");
+    }
+    while let Ok(report) = reports.try_recv() {
+        match report {
+            Report::DrainTimedOut(names) => aborted.extend(names),
+            Report::Failed(Failure { name, error }) => {
+                tracing::error!(runnable = %name, %error, "failed while stopping");
+            }
+            Report::LeadershipLost => tracing::warn!("leadership was lost while stopping"),
+        }
+    }
+    aborted.sort();
+    match cause {
+        Cause::Lost => Err(ManagerError::LeadershipLost),
+        Cause::Failed(Failure { name, error }) => Err(ManagerError::Runnable {
+            name,
+            source: error,
+        }),
+        Cause::Shutdown if aborted.is_empty() => Ok(()),
+        Cause::Shutdown => Err(ManagerError::DrainTimeout {
+            timeout: drain_timeout,
+            runnables: aborted,
+        }),
+    }
+}
+
+/// Waits for the first reason to stop: `shutdown`, a failed runnable, or
+/// lost leadership.
+async fn first_cause(
+    mut shutdown: Pin<&mut impl Future<Output = ()>>,
+    others: &mut Group,
+    reports: &mut UnboundedReceiver<Report>,
+) -> Cause {
+    loop {
+        tokio::select! {
+            () = &mut shutdown => return Cause::Shutdown,
+            failure = others.failure() => return Cause::Failed(failure),
+            Some(report) = reports.recv() => match report {
+                Report::Failed(failure) => return Cause::Failed(failure),
+                Report::LeadershipLost => return Cause::Lost,
+                // Only sent while stopping.
+                Report::DrainTimedOut(_) => {}
+            },
+        }
+    }
+}
