@@ -71,7 +71,10 @@ fn cli_reads_layout_and_configuration_like_rustc() {
     );
     let deep = &spec["properties"]["deep"]["properties"];
     assert_eq!(deep["fallback"]["default"], "Fast");
-    assert!(!crd.to_string().contains("x-kubegen"), "private marker leaked");
+    assert!(
+        !crd.to_string().contains("x-kubegen"),
+        "private marker leaked"
+    );
     let part = spec["properties"]["part"]["description"].as_str().unwrap();
     assert!(!part.contains('\r'), "{part:?}");
 }

@@ -306,20 +306,32 @@ fn serde_defaults_of_nested_enums_come_from_their_default_variant() {
         constraints: Constraints::default(),
     };
     let nested = |_: usize| schema_for(&mode, &no_nested);
-    let mut f = field("mode", Ty::Named { name: "Mode".into(), resolver: 0 });
+    let mut f = field(
+        "mode",
+        Ty::Named {
+            name: "Mode".into(),
+            resolver: 0,
+        },
+    );
     f.required = false;
     f.default_from_type = true;
     let parent = TypeModel {
         name: "P".into(),
         description: None,
-        shape: Shape::Struct { fields: vec![f.clone()] },
+        shape: Shape::Struct {
+            fields: vec![f.clone()],
+        },
         constraints: Constraints::default(),
     };
     let s = schema_for(&parent, &nested).unwrap();
     assert_eq!(s["properties"]["mode"]["default"], "Fast");
     // The marker never reaches output, with or without a default asked for.
     assert!(!s.to_string().contains(SERDE_DEFAULT_KEY), "{s}");
-    assert!(!strip_marker(schema_for(&mode, &no_nested).unwrap()).to_string().contains(SERDE_DEFAULT_KEY));
+    assert!(
+        !strip_marker(schema_for(&mode, &no_nested).unwrap())
+            .to_string()
+            .contains(SERDE_DEFAULT_KEY)
+    );
 
     // A nested type whose default is unknown is an error naming the field.
     let plain = TypeModel {

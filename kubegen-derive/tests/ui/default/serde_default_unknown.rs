@@ -1,16 +1,8 @@
 use kubegen::KubeSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(KubeSchema, Serialize, Deserialize, Default)]
-pub struct Inner {
-    pub a: i32,
-}
-
 #[derive(KubeSchema, Serialize, Deserialize)]
 pub struct S {
-    // `Inner::default()` is not known to kubegen: refused.
-    #[serde(default)]
-    pub inner: Inner,
     // A default that violates the field's own constraint.
     #[kubegen(minimum = 1)]
     #[serde(default)]
