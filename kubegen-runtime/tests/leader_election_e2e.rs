@@ -17,7 +17,7 @@ use kube::Client;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kubegen::leader_election::{LeaderElectionMetrics, LeaderElector, LeaderState, Leadership};
 use kubegen::server::{OperatorServer, ReadyFlag, SharedRegistry};
-use kubegen_testenv::{TestEnv, eventually};
+use kubegen_testenv::{TestEnv, eventually, http_get};
 use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -545,30 +545,6 @@ async fn leader_that_cannot_renew_steps_down_before_the_standby_takes_over() -> 
     }
     verify_no_overlap(&shared).await?;
     Ok(())
-}
-
-/// A minimal HTTP/1.1 GET: status code and body.
-async fn http_get(addr: std::net::SocketAddr, path: &str) -> Result<(u16, String)> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    stream
-        .write_all(
-            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-                .as_bytes(),
-        )
-        .await?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await?;
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .context("status line")?
-        .parse()?;
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

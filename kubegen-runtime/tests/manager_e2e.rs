@@ -26,7 +26,7 @@ use kubegen::controller::{Action, Controller};
 use kubegen::leader_election::{LeaderElectionConfig, LeaderState};
 use kubegen::logging::{LogFormat, init};
 use kubegen::manager::{Manager, ManagerError, runnable};
-use kubegen_testenv::{TestEnv, eventually};
+use kubegen_testenv::{TestEnv, eventually, http_get};
 use parking_lot::Mutex;
 use serde_json::json;
 use tokio::sync::watch;
@@ -378,30 +378,6 @@ async fn shutdown_aborts_a_stuck_reconcile_at_the_drain_deadline() -> Result<()>
     ensure!(!seen.has("finished stuck-forever"));
     ensure!(lease_holder(&client, &ns).await?.is_none(), "not released");
     Ok(())
-}
-
-/// A minimal HTTP/1.1 GET: status code and body.
-async fn http_get(addr: SocketAddr, path: &str) -> Result<(u16, String)> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    stream
-        .write_all(
-            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-                .as_bytes(),
-        )
-        .await?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await?;
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .context("status line")?
-        .parse()?;
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    Ok((status, body))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -650,6 +650,27 @@ async fn http_get_plain(url: &str) -> Result<String> {
     Ok(body)
 }
 
+/// A minimal HTTP/1.1 GET against a plain-HTTP server on this machine (an
+/// operator's health and metrics server): the status code and the body.
+pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> Result<(u16, String)> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await?;
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .context("no status line")?
+        .parse()?;
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    Ok((status, body))
+}
+
 /// Polls `check` every 200 ms until it yields `Some`, for at most `timeout`.
 /// Fails with `what` and the last error seen. Tests use it to wait for
 /// controllers to converge.
