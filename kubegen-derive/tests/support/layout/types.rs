@@ -16,10 +16,10 @@ pub struct GadgetSpec {
     /// Always there.
     pub name: String,
     /// Never there.
-    #[cfg(any())]
+    #[cfg(all(unix, not(unix)))]
     pub never: String,
-    /// There when `all()` holds, which it always does.
-    #[cfg(all())]
+    /// There when `any(unix, not(unix))` holds, which it always does.
+    #[cfg(any(unix, not(unix)))]
     pub always: Option<String>,
     /// There on Unix hosts.
     #[cfg(unix)]
@@ -28,8 +28,8 @@ pub struct GadgetSpec {
     #[cfg(not(unix))]
     pub off_unix: Option<u8>,
     /// Constrained only through `cfg_attr`.
-    #[cfg_attr(all(), kubegen(min_length = 2))]
-    #[cfg_attr(any(), kubegen(max_length = 1))]
+    #[cfg_attr(any(unix, not(unix)), kubegen(min_length = 2))]
+    #[cfg_attr(all(unix, not(unix)), kubegen(max_length = 1))]
     pub code: String,
     /// Renamed on 64-bit hosts.
     #[cfg_attr(target_pointer_width = "64", serde(rename = "wide"))]

@@ -23,7 +23,7 @@ pub enum Mode {
     #[default]
     Fast,
     /// Never offered.
-    #[cfg(any())]
+    #[cfg(all(unix, not(unix)))]
     Hidden,
     /// Slow.
     Slow,
