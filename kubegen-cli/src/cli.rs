@@ -163,12 +163,23 @@ pub fn run(
         Command::New(_) => true,
         _ => false,
     };
+    // Commands that read a crate report its files relative to it.
+    let crate_dir = match &cli.command {
+        Command::Generate(GenerateArgs { input, .. })
+        | Command::Crd { input, .. }
+        | Command::Explain { input, .. } => Some(crate_dir(&input.manifest_path)),
+        Command::New(_) | Command::Completions { .. } => None,
+    };
     match execute(cli.command, out, err) {
         Ok(code) => code,
-        Err(Failure {
-            diagnostics,
-            partly_written,
-        }) => {
+        Err(failure) => {
+            let Failure {
+                diagnostics,
+                partly_written,
+            } = match &crate_dir {
+                Some(dir) => failure.rebased(dir),
+                None => failure,
+            };
             for d in &diagnostics {
                 let _ = writeln!(err, "{d}");
             }
@@ -252,28 +263,17 @@ impl From<files::FileError> for Failure {
 
 fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     match command {
-        Command::Generate(args) => {
-            let base = crate_dir(&args.input.manifest_path);
-            generate_command(args, out, err).map_err(|f| f.rebased(&base))
-        }
+        Command::Generate(args) => generate_command(args, out, err),
         Command::Crd { kind, input } => {
-            let base = crate_dir(&input.manifest_path);
-            (|| {
-                let api = load(&input, |_| {})?;
-                let yaml = crd_for_kind(&api, &kind)?;
-                write_out(out, &yaml)?;
-                Ok(EXIT_OK)
-            })()
-            .map_err(|f: Failure| f.rebased(&base))
+            let api = load(&input, |_| {})?;
+            let yaml = crd_for_kind(&api, &kind)?;
+            write_out(out, &yaml)?;
+            Ok(EXIT_OK)
         }
         Command::Explain { target, input } => {
-            let base = crate_dir(&input.manifest_path);
-            (|| {
-                let api = load(&input, |_| {})?;
-                write_out(out, &explain(&api, &target)?)?;
-                Ok(EXIT_OK)
-            })()
-            .map_err(|f: Failure| f.rebased(&base))
+            let api = load(&input, |_| {})?;
+            write_out(out, &explain(&api, &target)?)?;
+            Ok(EXIT_OK)
         }
         Command::New(args) => {
             let created = scaffold::create(&scaffold::Options {

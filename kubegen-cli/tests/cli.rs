@@ -3,48 +3,15 @@
 //! `explain`, help, version and completions.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shop");
-
-fn kubegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegen"))
-        .args(args)
-        .output()
-        .expect("running kubegen")
-}
-
-/// Runs the CLI in `dir`, as a user in that directory would.
-fn kubegen_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegen"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("running kubegen")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+mod support;
+use support::{FIXTURE, copy_dir, kubegen, kubegen_in, text};
 
 /// A copy of the fixture crate in a temp dir.
 fn fixture_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(Path::new(FIXTURE), dir.path());
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 fn manifest(dir: &Path) -> String {

@@ -7,31 +7,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shop");
-
-fn kubegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegen"))
-        .args(args)
-        .output()
-        .expect("running kubegen")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
+mod support;
+use support::{FIXTURE, copy_dir, kubegen, text};
 
 /// A copy of the fixture crate at `dir`, its package renamed to `name`
 /// and `settings` appended to `[package.metadata.kubegen]`.

@@ -4,20 +4,12 @@
 //! own tests, including its e2e test on a real control plane.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+mod support;
+use support::{kubegen, text};
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn kubegen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kubegen"))
-        .args(args)
-        .output()
-        .expect("running kubegen")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn new_args<'a>(dir: &'a str, group: &'a str, version: &'a str, kind: &'a str) -> Vec<&'a str> {
     vec![

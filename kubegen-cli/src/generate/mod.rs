@@ -45,6 +45,8 @@ pub struct Api {
     pub root: std::path::PathBuf,
     /// The crate's root source file, relative to `root`.
     pub root_file: std::path::PathBuf,
+    /// The modules the root file declares (`mod name;` or inline).
+    pub root_modules: Vec<String>,
 }
 
 impl Api {
@@ -95,6 +97,16 @@ impl Api {
             rbac: rules,
             root: source.root.clone(),
             root_file: source.manifest.root_file.clone(),
+            root_modules: source
+                .files
+                .iter()
+                .filter(|f| f.module.is_empty())
+                .flat_map(|f| &f.ast.items)
+                .filter_map(|item| match item {
+                    syn::Item::Mod(m) => Some(m.ident.to_string()),
+                    _ => None,
+                })
+                .collect(),
         })
     }
 
@@ -248,19 +260,11 @@ fn type_error(t: &Analyzed, message: String) -> Diagnostic {
 pub fn module_hint(api: &Api) -> Option<String> {
     let out = &api.settings.rust_out;
     let name = out.file_name()?.to_str()?;
-    let declared = out.parent() == api.root_file.parent()
-        && std::fs::read_to_string(api.root.join(&api.root_file))
-            .ok()
-            .and_then(|text| syn::parse_file(&text).ok())
-            .is_some_and(|file| {
-                file.items
-                    .iter()
-                    .any(|item| matches!(item, syn::Item::Mod(m) if m.ident == name))
-            });
-    if declared {
+    let beside_root = out.parent() == api.root_file.parent();
+    if beside_root && api.root_modules.iter().any(|m| m == name) {
         return None;
     }
-    let place = if out.parent() == api.root_file.parent() {
+    let place = if beside_root {
         api.root_file.display().to_string()
     } else {
         format!("the module that owns {}", out.display())

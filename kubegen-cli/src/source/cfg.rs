@@ -39,7 +39,7 @@ impl Cfg {
     }
 
     /// Evaluates one predicate, or says why it cannot.
-    pub fn eval(&self, pred: &Meta) -> syn::Result<bool> {
+    pub fn eval(&self, pred: &Meta) -> Result<bool, CfgError> {
         match pred {
             Meta::Path(path) => {
                 let name = ident(path)?;
@@ -58,10 +58,10 @@ impl Cfg {
                         ..
                     }) => s.value(),
                     other => {
-                        return Err(syn::Error::new(
+                        return Err(CfgError::Malformed(syn::Error::new(
                             other.span(),
                             "a cfg value must be a string literal",
-                        ));
+                        )));
                     }
                 };
                 match name.as_str() {
@@ -73,7 +73,9 @@ impl Cfg {
             }
             Meta::List(list) => {
                 let name = ident(&list.path)?;
-                let args = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)?;
+                let args = list
+                    .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                    .map_err(CfgError::Malformed)?;
                 match name.as_str() {
                     "all" => {
                         for arg in &args {
@@ -92,29 +94,24 @@ impl Cfg {
                         Ok(false)
                     }
                     "not" if args.len() == 1 => Ok(!self.eval(&args[0])?),
-                    _ => Err(syn::Error::new(
+                    _ => Err(CfgError::Malformed(syn::Error::new(
                         list.span(),
                         format!("`{name}(...)` is not a cfg predicate"),
-                    )),
+                    ))),
                 }
             }
         }
     }
 
-    /// Whether the `#[cfg(...)]` attributes allow the item: the inner
-    /// `Err` when they cannot be decided (it says which predicate), the
-    /// outer one when a predicate is malformed.
-    fn enabled(&self, attrs: &[Attribute]) -> syn::Result<Result<bool, syn::Error>> {
+    /// Whether the `#[cfg(...)]` attributes allow the item.
+    fn enabled(&self, attrs: &[Attribute]) -> Result<bool, CfgError> {
         for attr in attrs.iter().filter(|a| a.path().is_ident("cfg")) {
-            let pred: Meta = attr.parse_args()?;
-            match self.eval(&pred) {
-                Ok(true) => {}
-                Ok(false) => return Ok(Ok(false)),
-                Err(e) if is_undecidable(&e) => return Ok(Err(e)),
-                Err(e) => return Err(e),
+            let pred: Meta = attr.parse_args().map_err(CfgError::Malformed)?;
+            if !self.eval(&pred)? {
+                return Ok(false);
             }
         }
-        Ok(Ok(true))
+        Ok(true)
     }
 
     /// Replaces every `#[cfg_attr(pred, attrs…)]` by its attributes when
@@ -155,12 +152,12 @@ impl Cfg {
                     out.extend(expanded);
                 }
                 Ok(false) => {}
-                Err(e) if is_undecidable(&e) => {
+                Err(CfgError::Undecidable(e)) => {
                     if expanded.iter().any(matters) {
                         errors.push(e);
                     }
                 }
-                Err(e) => errors.push(e),
+                Err(CfgError::Malformed(e)) => errors.push(e),
             }
         }
         *attrs = out;
@@ -188,13 +185,13 @@ impl Cfg {
             self.expand(attrs, &mut applied.errors);
             let relevant = is_input(attrs);
             match self.enabled(attrs) {
-                Err(e) => {
+                Err(CfgError::Malformed(e)) => {
                     applied.errors.push(e);
                     continue;
                 }
-                Ok(Ok(false)) => continue,
-                Ok(Ok(true)) => attrs.retain(|a| !a.path().is_ident("cfg")),
-                Ok(Err(undecided)) => match &item {
+                Ok(false) => continue,
+                Ok(true) => attrs.retain(|a| !a.path().is_ident("cfg")),
+                Err(CfgError::Undecidable(undecided)) => match &item {
                     syn::Item::Mod(m) => {
                         applied
                             .uncertain_mods
@@ -253,11 +250,11 @@ impl Cfg {
     /// attributes then removed, as rustc does); undecidable is an error.
     fn keep(&self, attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) -> bool {
         match self.enabled(attrs) {
-            Ok(Ok(keep)) => {
+            Ok(keep) => {
                 attrs.retain(|a| !a.path().is_ident("cfg"));
                 keep
             }
-            Ok(Err(e)) | Err(e) => {
+            Err(CfgError::Undecidable(e) | CfgError::Malformed(e)) => {
                 errors.push(e);
                 false
             }
@@ -322,32 +319,38 @@ fn matters(attr: &Attribute) -> bool {
         || (path.is_ident("doc") && matches!(attr.meta, Meta::NameValue(_)))
 }
 
-fn ident(path: &syn::Path) -> syn::Result<String> {
-    path.get_ident()
-        .map(ToString::to_string)
-        .ok_or_else(|| syn::Error::new(path.span(), "a cfg name must be a single identifier"))
+/// Why a predicate has no value.
+#[derive(Debug)]
+pub enum CfgError {
+    /// Valid, but not decidable without compiling (`debug_assertions`, a
+    /// custom cfg): an error only where it changes kubegen input.
+    Undecidable(syn::Error),
+    /// Not a cfg predicate: always an error.
+    Malformed(syn::Error),
 }
 
-/// The marker every undecidable-predicate error message starts with.
-const UNDECIDABLE: &str = "kubegen cannot decide `cfg(";
+fn ident(path: &syn::Path) -> Result<String, CfgError> {
+    path.get_ident().map(ToString::to_string).ok_or_else(|| {
+        CfgError::Malformed(syn::Error::new(
+            path.span(),
+            "a cfg name must be a single identifier",
+        ))
+    })
+}
 
-fn undecidable(pred: &Meta) -> syn::Error {
+fn undecidable(pred: &Meta) -> CfgError {
     let text = quote::ToTokens::to_token_stream(pred)
         .to_string()
         .replace(" = ", "=")
         .replace(" (", "(");
-    syn::Error::new(
+    CfgError::Undecidable(syn::Error::new(
         pred.span(),
         format!(
-            "{UNDECIDABLE}{text})` without compiling: it evaluates features (`--features`, \
+            "kubegen cannot decide `cfg({text})` without compiling: it evaluates features (`--features`, \
              `--no-default-features`, `--all-features`) and host target cfgs only; gate kubegen \
              types and their fields with a feature instead"
         ),
-    )
-}
-
-fn is_undecidable(e: &syn::Error) -> bool {
-    e.to_string().starts_with(UNDECIDABLE)
+    ))
 }
 
 /// The host's value of a target cfg that has one.
@@ -405,7 +408,7 @@ mod tests {
         Cfg::new(features.iter().map(|f| f.to_string()).collect())
     }
 
-    fn eval(c: &Cfg, pred: &str) -> syn::Result<bool> {
+    fn eval(c: &Cfg, pred: &str) -> Result<bool, CfgError> {
         c.eval(&syn::parse_str(pred).unwrap())
     }
 
@@ -439,7 +442,7 @@ mod tests {
             "all(all(), debug_assertions)",
         ] {
             let e = eval(&c, pred).unwrap_err();
-            assert!(is_undecidable(&e), "{pred}: {e}");
+            assert!(matches!(e, CfgError::Undecidable(_)), "{pred}: {e:?}");
         }
     }
 

@@ -8,7 +8,7 @@ mod diagnostic;
 
 use std::path::{Path, PathBuf};
 
-pub use cfg::Cfg;
+pub use cfg::{Cfg, CfgError};
 pub use config::{FeatureSelection, Manifest, Settings};
 pub use diagnostic::Diagnostic;
 

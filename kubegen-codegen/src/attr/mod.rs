@@ -104,26 +104,29 @@ pub enum DeriveKind {
     KubeSchema,
 }
 
-/// Which kubegen derive the attributes request, if any.
-pub fn derive_kind(attrs: &[syn::Attribute]) -> Option<DeriveKind> {
-    let mut kind = None;
+/// The traits `#[derive(...)]` lists, by last path segment
+/// (`kubegen::KubeSchema` → `KubeSchema`).
+pub fn derived(attrs: &[syn::Attribute]) -> Vec<String> {
+    let mut names = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
         let _ = attr.parse_nested_meta(|meta| {
-            match meta
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .as_deref()
-            {
-                Some("CustomResource") => kind = Some(DeriveKind::CustomResource),
-                Some("KubeSchema") if kind.is_none() => kind = Some(DeriveKind::KubeSchema),
-                _ => {}
-            }
+            names.extend(meta.path.segments.last().map(|s| s.ident.to_string()));
             Ok(())
         });
     }
-    kind
+    names
+}
+
+/// Which kubegen derive the attributes request, if any.
+pub fn derive_kind(attrs: &[syn::Attribute]) -> Option<DeriveKind> {
+    let names = derived(attrs);
+    if names.iter().any(|n| n == "CustomResource") {
+        Some(DeriveKind::CustomResource)
+    } else if names.iter().any(|n| n == "KubeSchema") {
+        Some(DeriveKind::KubeSchema)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

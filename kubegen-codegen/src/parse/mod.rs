@@ -109,7 +109,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
             resolvers: Vec::new(),
         },
         container_default: serde.default,
-        container_derives_default: derives(&input.attrs, "Default"),
+        container_derives_default: attr::derived(&input.attrs).iter().any(|d| d == "Default"),
         sites: Vec::new(),
     };
     let mut field_spans = Vec::new();
@@ -183,16 +183,4 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
 pub(crate) fn unraw(ident: &syn::Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
-}
-
-/// Whether `#[derive(...)]` lists `name` (by last path segment).
-fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
-    let mut found = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("derive")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            found |= meta.path.segments.last().is_some_and(|s| s.ident == name);
-            Ok(())
-        });
-    }
-    found
 }

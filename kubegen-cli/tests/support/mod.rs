@@ -1,0 +1,47 @@
+//! Shared by the CLI's integration tests: running the `kubegen` binary and
+//! copying the `shop` fixture crate.
+
+// Each test binary uses a different part of this module.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The golden fixture crate.
+pub const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/shop");
+
+/// Runs the CLI with `args` from the test's working directory.
+pub fn kubegen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubegen"))
+        .args(args)
+        .output()
+        .expect("running kubegen")
+}
+
+/// Runs the CLI in `dir`, as a user in that directory would.
+pub fn kubegen_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubegen"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("running kubegen")
+}
+
+/// Command output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Copies the tree at `from` to `to` (created).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
