@@ -16,7 +16,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kubegen::leader_election::{LeaderElectionMetrics, LeaderElector, LeaderState, Leadership};
-use kubegen::server::{OperatorServer, ReadyFlag, SharedRegistry};
+use kubegen::server::{MetricsServer, ProbeServer, ReadyFlag, SharedRegistry};
 use kubegen_testenv::{TestEnv, eventually, http_get};
 use parking_lot::Mutex;
 use tokio::sync::watch;
@@ -561,15 +561,20 @@ async fn server_reports_leadership_metrics_and_readiness() -> Result<()> {
         .build()?;
     let identity = elector.identity().to_string();
     let synced = ReadyFlag::default();
-    let server = OperatorServer::builder()
-        .registry(registry.clone())
+    let probes = ProbeServer::builder()
         .readiness_flag("caches-synced", &synced)
         .leader_state(elector.state())
         .bind("127.0.0.1:0")
         .await?;
-    let addr = server.local_addr()?;
+    let addr = probes.local_addr()?;
+    let metrics_server = MetricsServer::insecure(registry.clone())
+        .bind("127.0.0.1:0")
+        .await?;
+    let metrics_addr = metrics_server.local_addr()?;
     let stop_server = CancellationToken::new();
-    let serving = tokio::spawn(server.serve(stop_server.clone().cancelled_owned()));
+    let serving = tokio::spawn(probes.serve(stop_server.clone().cancelled_owned()));
+    let serving_metrics =
+        tokio::spawn(metrics_server.serve(stop_server.clone().cancelled_owned()));
 
     assert_eq!(http_get(addr, "/healthz").await?, (200, "ok".into()));
     let (status, body) = http_get(addr, "/readyz").await?;
@@ -578,7 +583,7 @@ async fn server_reports_leadership_metrics_and_readiness() -> Result<()> {
     synced.set(true);
     assert_eq!(http_get(addr, "/readyz").await?, (200, "ok".into()));
 
-    let (_, metrics) = http_get(addr, "/metrics").await?;
+    let (_, metrics) = http_get(metrics_addr, "/metrics").await?;
     assert!(
         metrics.contains(&format!(
             "leader_election_master_status{{name=\"{LOCK}\"}} 0"
@@ -590,7 +595,7 @@ async fn server_reports_leadership_metrics_and_readiness() -> Result<()> {
     let stop_elector = CancellationToken::new();
     let electing = tokio::spawn(elector.run(stop_elector.clone().cancelled_owned()));
     state.wait_for(LeaderState::is_leader).await?;
-    let (_, metrics) = http_get(addr, "/metrics").await?;
+    let (_, metrics) = http_get(metrics_addr, "/metrics").await?;
     assert!(
         metrics.contains(&format!(
             "leader_election_master_status{{name=\"{LOCK}\"}} 1"
@@ -624,7 +629,7 @@ async fn server_reports_leadership_metrics_and_readiness() -> Result<()> {
         body.contains("[-]leader-election failed") && body.contains("[+]caches-synced ok"),
         "{body}"
     );
-    let (_, metrics) = http_get(addr, "/metrics").await?;
+    let (_, metrics) = http_get(metrics_addr, "/metrics").await?;
     assert!(
         metrics.contains(&format!(
             "leader_election_master_status{{name=\"{LOCK}\"}} 0"
@@ -634,9 +639,12 @@ async fn server_reports_leadership_metrics_and_readiness() -> Result<()> {
 
     stop_server.cancel();
     serving.await??;
-    assert!(
-        tokio::net::TcpStream::connect(addr).await.is_err(),
-        "still listening after shutdown"
-    );
+    serving_metrics.await??;
+    for addr in [addr, metrics_addr] {
+        assert!(
+            tokio::net::TcpStream::connect(addr).await.is_err(),
+            "still listening after shutdown"
+        );
+    }
     Ok(())
 }

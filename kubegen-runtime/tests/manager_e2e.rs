@@ -96,7 +96,7 @@ struct Options<'a> {
 struct Running {
     seen: Arc<Seen>,
     state: Option<watch::Receiver<LeaderState>>,
-    server_addr: Option<SocketAddr>,
+    probe_addr: Option<SocketAddr>,
     stop: CancellationToken,
     task: JoinHandle<Result<(), ManagerError>>,
 }
@@ -146,7 +146,7 @@ async fn spawn_manager(client: Client, ns: &str, options: Options<'_>) -> Result
         });
     }
     if options.serve {
-        builder = builder.server_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+        builder = builder.health_probe_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     }
     let mut manager = builder.build().await?;
     let seen = Arc::new(Seen::default());
@@ -162,7 +162,7 @@ async fn spawn_manager(client: Client, ns: &str, options: Options<'_>) -> Result
     Ok(Running {
         seen,
         state: manager.leader_state(),
-        server_addr: manager.server_addr(),
+        probe_addr: manager.health_probe_addr(),
         task: tokio::spawn(manager.run_until(stop.clone().cancelled_owned())),
         stop,
     })
@@ -392,7 +392,7 @@ async fn readiness_waits_until_the_informer_caches_synced() -> Result<()> {
         serve: true,
     };
     let manager = spawn_manager(operator, &ns, options).await?;
-    let addr = manager.server_addr.context("server address")?;
+    let addr = manager.probe_addr.context("probe address")?;
 
     assert_eq!(http_get(addr, "/healthz").await?, (200, "ok".into()));
     // Give the informer time to fail its list a few times.

@@ -100,8 +100,11 @@ async fn main() -> Result<()> {
         .args([
             "--lease-namespace",
             system,
-            "--metrics-addr",
+            "--insecure-metrics",
+            "--metrics-bind-address",
             &metrics_addr,
+            "--health-probe-bind-address",
+            "127.0.0.1:0",
             "--workers",
             "4",
         ])

@@ -1,8 +1,9 @@
 //! The operator process: a [`Manager`] running the MyApplication controller
-//! (only while this instance holds the leader Lease) and serving /healthz,
-//! /readyz and /metrics.
+//! (only while this instance holds the leader Lease), serving /healthz,
+//! /readyz on a plain port and /metrics over HTTPS to authorized callers.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use kubegen::controller::{Action, Controller};
 use kubegen::events::EventRecorder;
 use kubegen::leader_election::{LeaderElectionConfig, default_identity};
 use kubegen::manager::Manager;
+use kubegen::server::ServingCert;
 use prometheus_client::metrics::counter::Counter;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -37,8 +39,17 @@ pub struct Options {
     /// Lease duration (client-go's default 15 s); renew deadline and retry
     /// period keep client-go's ratios (2/3 and 2/15 of it).
     pub lease_duration: Duration,
-    /// Address of the /healthz, /readyz and /metrics server.
+    /// Address of /healthz and /readyz (plain HTTP, no credentials).
+    pub health_probe_addr: SocketAddr,
+    /// Address of /metrics: HTTPS, for callers the apiserver authorizes
+    /// for `get` on `/metrics` (the operator needs `system:auth-delegator`).
     pub metrics_addr: SocketAddr,
+    /// Directory holding the metrics certificate as `tls.crt`/`tls.key`
+    /// (reloaded when it changes); self-signed when `None`.
+    pub metrics_cert_dir: Option<PathBuf>,
+    /// Serve /metrics over plain HTTP without authentication (local
+    /// development only).
+    pub insecure_metrics: bool,
     /// Concurrent reconciles.
     pub workers: usize,
 }
@@ -52,7 +63,10 @@ impl Default for Options {
             lease_name: "my-application-controller".into(),
             identity: None,
             lease_duration: Duration::from_secs(15),
-            metrics_addr: SocketAddr::from(([0, 0, 0, 0], 8080)),
+            health_probe_addr: SocketAddr::from(([0, 0, 0, 0], 8081)),
+            metrics_addr: SocketAddr::from(([0, 0, 0, 0], 8443)),
+            metrics_cert_dir: None,
+            insecure_metrics: false,
             workers: 2,
         }
     }
@@ -60,12 +74,14 @@ impl Default for Options {
 
 impl Options {
     /// Options for an operator confined to one namespace (its Lease lives
-    /// there too), serving metrics on a free loopback port.
+    /// there too), serving probes and metrics on free loopback ports.
     pub fn for_namespace(namespace: &str) -> Self {
+        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
         Options {
             namespace: Some(namespace.into()),
             lease_namespace: namespace.into(),
-            metrics_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            health_probe_addr: loopback,
+            metrics_addr: loopback,
             ..Options::default()
         }
     }
@@ -76,7 +92,15 @@ impl Options {
 /// `my_application_writes_total`).
 pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager, Counter)> {
     let identity = options.identity.clone().unwrap_or_else(default_identity);
-    let mut builder = Manager::builder(client.clone()).server_addr(options.metrics_addr);
+    let mut builder = Manager::builder(client.clone())
+        .health_probe_addr(options.health_probe_addr)
+        .metrics_addr(options.metrics_addr);
+    if let Some(dir) = &options.metrics_cert_dir {
+        builder = builder.metrics_cert(ServingCert::from_dir(dir));
+    }
+    if options.insecure_metrics {
+        builder = builder.insecure_metrics();
+    }
     if let Some(namespace) = options.namespace.clone() {
         builder = builder.informer_factory(|factory| factory.namespace(namespace));
     }
@@ -138,14 +162,14 @@ pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager
 pub struct RunningOperator {
     stop: CancellationToken,
     task: JoinHandle<Result<()>>,
-    metrics_addr: SocketAddr,
+    health_probe_addr: SocketAddr,
     writes: Counter,
 }
 
 impl RunningOperator {
-    /// Where /healthz, /readyz and /metrics are served.
-    pub fn metrics_addr(&self) -> SocketAddr {
-        self.metrics_addr
+    /// Where /healthz and /readyz are served.
+    pub fn health_probe_addr(&self) -> SocketAddr {
+        self.health_probe_addr
     }
 
     /// Write requests (create, update, patch) made by reconciles so far.
@@ -165,16 +189,16 @@ impl RunningOperator {
 /// [`RunningOperator::shutdown`].
 pub async fn start(client: kube::Client, options: Options) -> Result<RunningOperator> {
     let (manager, writes) = manager(client, &options).await?;
-    let metrics_addr = manager
-        .server_addr()
-        .context("the manager serves metrics")?;
+    let health_probe_addr = manager
+        .health_probe_addr()
+        .context("the manager serves probes")?;
     let stop = CancellationToken::new();
     let run = manager.run_until(stop.clone().cancelled_owned());
     let task = tokio::spawn(async move { Ok(run.await?) });
     Ok(RunningOperator {
         stop,
         task,
-        metrics_addr,
+        health_probe_addr,
         writes,
     })
 }

@@ -1,5 +1,6 @@
-//! [`ManagerBuilder`]: leader election, the server address, the drain
-//! timeout and the informer factory's options, turned into a [`Manager`].
+//! [`ManagerBuilder`]: leader election, the probe and metrics servers, the
+//! drain timeout and the informer factory's options, turned into a
+//! [`Manager`].
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -14,7 +15,9 @@ use crate::controller::ControllerMetrics;
 use crate::factory::{FactoryBuilder, SharedInformerFactory};
 use crate::informer::InformerMetrics;
 use crate::leader_election::{LeaderElectionConfig, LeaderElectionMetrics, LeaderElectorBuilder};
-use crate::server::{OperatorServer, ReadyFlag, SharedRegistry};
+use crate::server::{
+    DelegatedAuth, MetricsServer, ProbeServer, ReadyFlag, ServingCert, SharedRegistry,
+};
 
 /// How long runnables get to return at shutdown by default
 /// (controller-runtime's `GracefulShutdownTimeout`).
@@ -26,7 +29,10 @@ type ConfigureFactory = Box<dyn FnOnce(FactoryBuilder) -> FactoryBuilder + Send>
 pub struct ManagerBuilder {
     client: Client,
     leader_election: Option<LeaderElectionConfig>,
-    server_addr: Option<SocketAddr>,
+    health_probe_addr: Option<SocketAddr>,
+    metrics_addr: Option<SocketAddr>,
+    /// `None`: plain HTTP without authentication.
+    metrics_cert: Option<ServingCert>,
     drain_timeout: Duration,
     configure_factory: Option<ConfigureFactory>,
 }
@@ -35,7 +41,9 @@ impl fmt::Debug for ManagerBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ManagerBuilder")
             .field("leader_election", &self.leader_election)
-            .field("server_addr", &self.server_addr)
+            .field("health_probe_addr", &self.health_probe_addr)
+            .field("metrics_addr", &self.metrics_addr)
+            .field("metrics_cert", &self.metrics_cert)
             .field("drain_timeout", &self.drain_timeout)
             .finish_non_exhaustive()
     }
@@ -43,13 +51,15 @@ impl fmt::Debug for ManagerBuilder {
 
 impl Manager {
     /// Starts configuring a manager working through `client`: no leader
-    /// election, no server, a [`DEFAULT_DRAIN_TIMEOUT`], an informer factory
-    /// over all namespaces.
+    /// election, no servers, a [`DEFAULT_DRAIN_TIMEOUT`], an informer
+    /// factory over all namespaces.
     pub fn builder(client: Client) -> ManagerBuilder {
         ManagerBuilder {
             client,
             leader_election: None,
-            server_addr: None,
+            health_probe_addr: None,
+            metrics_addr: None,
+            metrics_cert: Some(ServingCert::self_signed(["localhost"])),
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             configure_factory: None,
         }
@@ -66,11 +76,42 @@ impl ManagerBuilder {
         self
     }
 
-    /// Serves `/healthz`, `/readyz` and `/metrics` on `addr` (port 0 picks
-    /// a free one; see [`Manager::server_addr`]).
+    /// Serves `/healthz`, `/livez` and `/readyz` over plain HTTP on `addr`
+    /// (port 0 picks a free one; see [`Manager::health_probe_addr`]); the
+    /// kubelet's probes carry no credentials. kubebuilder's port is 8081.
     #[must_use]
-    pub fn server_addr(mut self, addr: SocketAddr) -> Self {
-        self.server_addr = Some(addr);
+    pub fn health_probe_addr(mut self, addr: SocketAddr) -> Self {
+        self.health_probe_addr = Some(addr);
+        self
+    }
+
+    /// Serves `/metrics` on `addr` (port 0 picks a free one; see
+    /// [`Manager::metrics_addr`]) over HTTPS, to callers the apiserver
+    /// authenticates and authorizes for `get` on `/metrics`
+    /// ([`DelegatedAuth`], through the manager's client, which then needs
+    /// the `system:auth-delegator` ClusterRole). The certificate is
+    /// self-signed for `localhost` unless [`metrics_cert`](Self::metrics_cert)
+    /// names one. kubebuilder's port is 8443.
+    #[must_use]
+    pub fn metrics_addr(mut self, addr: SocketAddr) -> Self {
+        self.metrics_addr = Some(addr);
+        self
+    }
+
+    /// The metrics server's certificate, e.g.
+    /// `ServingCert::from_dir("/tmp/k8s-metrics-server/metrics-certs")` for a
+    /// cert-manager Secret mounted there; it is reloaded when it changes.
+    #[must_use]
+    pub fn metrics_cert(mut self, cert: ServingCert) -> Self {
+        self.metrics_cert = Some(cert);
+        self
+    }
+
+    /// Serves `/metrics` over plain HTTP to anyone who can connect — for
+    /// local development only; undoes [`metrics_cert`](Self::metrics_cert).
+    #[must_use]
+    pub fn insecure_metrics(mut self) -> Self {
+        self.metrics_cert = None;
         self
     }
 
@@ -96,7 +137,7 @@ impl ManagerBuilder {
     }
 
     /// Registers the metrics, builds the informer factory and the elector,
-    /// and binds the server's socket.
+    /// and binds the servers' sockets (loading the metrics certificate).
     pub async fn build(self) -> Result<Manager, ManagerError> {
         let registry = SharedRegistry::default();
         let controller_metrics = registry.register(ControllerMetrics::register);
@@ -118,24 +159,38 @@ impl ManagerBuilder {
             None => None,
         };
         let caches_synced = ReadyFlag::default();
-        let server = match self.server_addr {
+        let probes = match self.health_probe_addr {
             Some(addr) => {
-                let mut server = OperatorServer::builder()
-                    .registry(registry.clone())
-                    .readiness_flag(CACHES_SYNCED, &caches_synced);
+                let mut probes =
+                    ProbeServer::builder().readiness_flag(CACHES_SYNCED, &caches_synced);
                 if let Some((elector, _)) = &elector {
-                    server = server.leader_state(elector.state());
+                    probes = probes.leader_state(elector.state());
                 }
-                let server = server
+                let probes = probes
                     .bind(addr)
                     .await
                     .map_err(|source| ManagerError::Bind { addr, source })?;
-                Some(server)
+                let bound = probes.local_addr().map_err(ManagerError::Server)?;
+                Some((probes, bound))
             }
             None => None,
         };
-        let server_addr = match &server {
-            Some(server) => Some(server.local_addr().map_err(ManagerError::Server)?),
+        let metrics = match self.metrics_addr {
+            Some(addr) => {
+                let metrics = match self.metrics_cert {
+                    Some(cert) => MetricsServer::secure(
+                        registry.clone(),
+                        cert,
+                        DelegatedAuth::new(self.client.clone()),
+                    ),
+                    None => MetricsServer::insecure(registry.clone()),
+                }
+                .bind(addr)
+                .await
+                .map_err(|source| ManagerError::Bind { addr, source })?;
+                let bound = metrics.local_addr().map_err(ManagerError::Server)?;
+                Some((metrics, bound))
+            }
             None => None,
         };
         Ok(Manager {
@@ -143,8 +198,10 @@ impl ManagerBuilder {
             factory: factory.build(),
             registry,
             controller_metrics,
-            server,
-            server_addr,
+            health_probe_addr: probes.as_ref().map(|(_, addr)| *addr),
+            metrics_addr: metrics.as_ref().map(|(_, addr)| *addr),
+            probes: probes.map(|(probes, _)| probes),
+            metrics: metrics.map(|(metrics, _)| metrics),
             caches_synced,
             elector,
             drain_timeout: self.drain_timeout,

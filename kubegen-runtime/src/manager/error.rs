@@ -14,7 +14,8 @@ pub enum ManagerError {
     /// The leader election configuration cannot work.
     #[error(transparent)]
     LeaderElection(#[from] ConfigError),
-    /// The health and metrics server could not listen.
+    /// The probe or metrics server could not listen (or its certificate
+    /// could not be loaded).
     #[error("cannot listen on {addr}: {source}")]
     Bind {
         /// The address asked for.
@@ -22,8 +23,8 @@ pub enum ManagerError {
         /// Why binding failed.
         source: std::io::Error,
     },
-    /// The health and metrics server failed.
-    #[error("the health and metrics server failed: {0}")]
+    /// The probe or metrics server failed.
+    #[error("the probe or metrics server failed: {0}")]
     Server(std::io::Error),
     /// Informers were shut down before their caches synced.
     #[error("informer caches were shut down before they synced: {resources:?}")]

@@ -1,8 +1,9 @@
 //! [`Manager`]: the one wiring object of an operator process
 //! (controller-runtime's `Manager`). It owns the client, the shared
 //! informer factory, the controllers and other [`Runnable`]s, optional
-//! Lease-based leader election, the `/healthz`, `/readyz` and `/metrics`
-//! server, signal handling and a graceful drain with a deadline; `main`
+//! Lease-based leader election, the health probes (plain HTTP) and
+//! `/metrics` (HTTPS, callers authenticated and authorized by the
+//! apiserver), signal handling and a graceful drain with a deadline; `main`
 //! only adds what is its own.
 //!
 //! ```no_run
@@ -22,7 +23,8 @@
 //! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! let mut manager = Manager::builder(client.clone())
 //!     .leader_election(LeaderElectionConfig::new("operators", "my-operator-lock"))
-//!     .server_addr(([0, 0, 0, 0], 8080).into())
+//!     .health_probe_addr(([0, 0, 0, 0], 8081).into())
+//!     .metrics_addr(([0, 0, 0, 0], 8443).into())
 //!     .drain_timeout(Duration::from_secs(10))
 //!     .informer_factory(|factory| factory.namespace("apps"))
 //!     .build()

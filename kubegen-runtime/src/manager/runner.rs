@@ -1,5 +1,5 @@
 //! [`Manager`]: owns the client, the shared informers, the runnables,
-//! leader election and the health and metrics server, and runs them from
+//! leader election and the probe and metrics servers, and runs them from
 //! start-up to a drained shutdown.
 
 use std::fmt;
@@ -23,7 +23,7 @@ use super::term::{self, Report, Term, TermSlot};
 use crate::controller::{ControllerMetrics, shutdown_signal};
 use crate::factory::SharedInformerFactory;
 use crate::leader_election::{LeaderElector, LeaderState};
-use crate::server::{OperatorServer, ReadyFlag, SharedRegistry};
+use crate::server::{MetricsServer, ProbeServer, ReadyFlag, SharedRegistry};
 
 /// The name of the readiness check that passes once the caches synced.
 pub(super) const CACHES_SYNCED: &str = "caches-synced";
@@ -35,9 +35,9 @@ pub(super) const CACHES_SYNCED: &str = "caches-synced";
 ///
 /// [`run`](Manager::run) goes through these steps:
 ///
-/// 1. serves `/healthz`, `/readyz` and `/metrics` (when an address was
-///    given); `/readyz` fails until step 2 is done, and while leader
-///    election has stopped;
+/// 1. serves the probes and `/metrics` (where addresses were given; see
+///    [`ManagerBuilder`](super::ManagerBuilder)); `/readyz` fails until
+///    step 2 is done, and while leader election has stopped;
 /// 2. starts the shared informers and every runnable's
 ///    [warm-up](super::Runnable::warm_up), whether or not this replica
 ///    leads, and waits until all caches have synced;
@@ -67,8 +67,10 @@ pub struct Manager {
     pub(super) factory: SharedInformerFactory,
     pub(super) registry: SharedRegistry,
     pub(super) controller_metrics: ControllerMetrics,
-    pub(super) server: Option<OperatorServer>,
-    pub(super) server_addr: Option<SocketAddr>,
+    pub(super) probes: Option<ProbeServer>,
+    pub(super) health_probe_addr: Option<SocketAddr>,
+    pub(super) metrics: Option<MetricsServer>,
+    pub(super) metrics_addr: Option<SocketAddr>,
     pub(super) caches_synced: ReadyFlag,
     /// The elector, and where its first term of leadership finds the
     /// leader-only runnables.
@@ -80,7 +82,8 @@ pub struct Manager {
 impl fmt::Debug for Manager {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Manager")
-            .field("server_addr", &self.server_addr)
+            .field("health_probe_addr", &self.health_probe_addr)
+            .field("metrics_addr", &self.metrics_addr)
             .field(
                 "elector",
                 &self.elector.as_ref().map(|(elector, _)| elector),
@@ -127,9 +130,14 @@ impl Manager {
         &self.controller_metrics
     }
 
-    /// Where `/healthz`, `/readyz` and `/metrics` are served, if anywhere.
-    pub fn server_addr(&self) -> Option<SocketAddr> {
-        self.server_addr
+    /// Where `/healthz`, `/livez` and `/readyz` are served, if anywhere.
+    pub fn health_probe_addr(&self) -> Option<SocketAddr> {
+        self.health_probe_addr
+    }
+
+    /// Where `/metrics` is served, if anywhere.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
     }
 
     /// This replica's leader election state, when leader election is on.
@@ -165,7 +173,8 @@ impl Manager {
     ) -> Result<(), ManagerError> {
         let Manager {
             factory,
-            server,
+            probes,
+            metrics,
             caches_synced,
             elector,
             drain_timeout,
@@ -173,8 +182,11 @@ impl Manager {
             ..
         } = self;
         let server_stop = CancellationToken::new();
-        let serving =
-            server.map(|server| tokio::spawn(server.serve(server_stop.clone().cancelled_owned())));
+        let stopped = || server_stop.clone().cancelled_owned();
+        let serving = [
+            probes.map(|probes| tokio::spawn(probes.serve(stopped()))),
+            metrics.map(|metrics| tokio::spawn(metrics.serve(stopped()))),
+        ];
         let mut shutdown = pin!(shutdown);
         let warm_ups = runnables
             .iter()
@@ -191,15 +203,16 @@ impl Manager {
         caches_synced.set(false);
         factory.shutdown().await;
         server_stop.cancel();
-        let served = match serving {
-            Some(task) => match task.await {
-                Ok(served) => served.map_err(ManagerError::Server),
+        let mut served = Ok(());
+        for task in serving.into_iter().flatten() {
+            let result = match task.await {
+                Ok(result) => result.map_err(ManagerError::Server),
                 Err(join) => Err(ManagerError::Server(std::io::Error::other(
                     join.to_string(),
                 ))),
-            },
-            None => Ok(()),
-        };
+            };
+            served = served.and(result);
+        }
         tracing::info!("manager stopped");
         result.and(served)
     }

@@ -226,11 +226,12 @@ async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
 #[tokio::test]
 async fn readiness_and_the_runnables_wait_for_the_warm_ups() {
     let mut manager = Manager::builder(client())
-        .server_addr(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .health_probe_addr(SocketAddr::from(([127, 0, 0, 1], 0)))
         .build()
         .await
         .unwrap();
-    let addr = manager.server_addr().unwrap();
+    let addr = manager.health_probe_addr().unwrap();
+    assert_eq!(manager.metrics_addr(), None);
     assert_eq!(manager.controller_metrics().errors("probe"), 0);
     let (warm, warmed) = watch::channel(false);
     let ran = Arc::new(AtomicBool::new(false));

@@ -19,6 +19,7 @@ mod nodes;
 mod pki;
 mod ports;
 mod process;
+mod tls;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -347,6 +348,23 @@ impl TestEnv {
         namespace: &str,
         name: &str,
     ) -> Result<PathBuf> {
+        let token = self.service_account_token(namespace, name).await?;
+        kubeconfig::write(
+            &self.dir.join(format!(
+                "kubeconfig-sa-{}-{}",
+                sanitize(namespace),
+                sanitize(name)
+            )),
+            &self.apiserver_url,
+            &self.pki.ca_cert,
+            Credentials::Token(&token),
+        )
+    }
+
+    /// A bearer token (valid for an hour) of the ServiceAccount
+    /// `namespace/name`, created when missing, obtained through the
+    /// TokenRequest API — what a scraper or another client would present.
+    pub async fn service_account_token(&self, namespace: &str, name: &str) -> Result<String> {
         let accounts = Api::<ServiceAccount>::namespaced(self.client().await?, namespace);
         if accounts.get_opt(name).await?.is_none() {
             let account = ServiceAccount {
@@ -366,22 +384,12 @@ impl TestEnv {
             .into(),
             ..Default::default()
         };
-        let token = accounts
+        accounts
             .create_token_request(name, &PostParams::default(), &request)
             .await?
             .status
             .and_then(|s| s.token)
-            .context("TokenRequest returned no token")?;
-        kubeconfig::write(
-            &self.dir.join(format!(
-                "kubeconfig-sa-{}-{}",
-                sanitize(namespace),
-                sanitize(name)
-            )),
-            &self.apiserver_url,
-            &self.pki.ca_cert,
-            Credentials::Token(&token),
-        )
+            .context("TokenRequest returned no token")
     }
 
     /// Creates a namespace with a unique name starting with `prefix` and
@@ -651,14 +659,79 @@ async fn http_get_plain(url: &str) -> Result<String> {
 }
 
 /// A minimal HTTP/1.1 GET against a plain-HTTP server on this machine (an
-/// operator's health and metrics server): the status code and the body.
+/// operator's probe server): the status code and the body.
 pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> Result<(u16, String)> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    exchange(stream, path, None).await
+}
+
+/// What [`https_get`] got back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpsResponse {
+    /// The status code.
+    pub status: u16,
+    /// The body.
+    pub body: String,
+    /// The server's leaf certificate (DER), to check which one it served.
+    pub certificate: Vec<u8>,
+}
+
+/// A minimal HTTP/1.1 GET over TLS against a server on this machine (an
+/// operator's metrics server), with `Authorization: Bearer <token>` when a
+/// token is given. The server's certificate is **not verified** — such
+/// servers are often self-signed — but returned, so a test can check it.
+pub async fn https_get(
+    addr: std::net::SocketAddr,
+    path: &str,
+    token: Option<&str>,
+) -> Result<HttpsResponse> {
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()?
+        .dangerous()
+        .with_custom_certificate_verifier(std::sync::Arc::new(tls::AnyCertificate(provider)))
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(addr).await?;
+    let stream = connector
+        .connect(rustls::pki_types::ServerName::try_from("localhost")?, tcp)
+        .await?;
+    let certificate = stream
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .context("the server sent no certificate")?
+        .to_vec();
+    let (status, body) = exchange(stream, path, token).await?;
+    Ok(HttpsResponse {
+        status,
+        body,
+        certificate,
+    })
+}
+
+/// Sends one GET on `stream` and reads the response to its end.
+async fn exchange<S>(mut stream: S, path: &str, token: Option<&str>) -> Result<(u16, String)>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    let authorization = token
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\n{authorization}Connection: close\r\n\r\n"
+    );
     stream.write_all(request.as_bytes()).await?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await?;
+    let mut response = Vec::new();
+    // A TLS peer may close without close_notify after the body.
+    if let Err(error) = stream.read_to_end(&mut response).await
+        && (response.is_empty() || error.kind() != std::io::ErrorKind::UnexpectedEof)
+    {
+        return Err(error.into());
+    }
+    let response = String::from_utf8(response)?;
     let status = response
         .split_whitespace()
         .nth(1)

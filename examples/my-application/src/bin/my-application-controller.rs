@@ -1,9 +1,12 @@
 //! The MyApplication operator binary.
 //!
 //! ```text
-//! my-application-controller [--json-logs] [--metrics-addr ADDR] [--namespace NS]
-//!                           [--lease-namespace NS] [--lease-duration SECONDS]
-//!                           [--no-leader-elect] [--workers N]
+//! my-application-controller [--json-logs] [--namespace NS] [--workers N]
+//!     [--health-probe-bind-address ADDR]   (default 0.0.0.0:8081, plain HTTP)
+//!     [--metrics-bind-address ADDR]        (default 0.0.0.0:8443, HTTPS + TokenReview/SubjectAccessReview)
+//!     [--metrics-cert-dir DIR]             (tls.crt/tls.key, reloaded on change; default self-signed)
+//!     [--insecure-metrics]                 (plain HTTP, no authentication: local development only)
+//!     [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]
 //! ```
 //! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
 //! SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release
@@ -14,8 +17,9 @@ use anyhow::{Context, Result, bail};
 use kubegen::logging::{LogFormat, init};
 use my_application::operator::{Options, manager};
 
-const USAGE: &str = "usage: my-application-controller [--json-logs] [--metrics-addr ADDR] \
-[--namespace NS] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--workers N]";
+const USAGE: &str = "usage: my-application-controller [--json-logs] [--namespace NS] [--workers N] \
+[--health-probe-bind-address ADDR] [--metrics-bind-address ADDR] [--metrics-cert-dir DIR] \
+[--insecure-metrics] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]";
 
 fn parse(args: &[String]) -> Result<(Options, bool)> {
     let mut options = Options::default();
@@ -35,9 +39,15 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
         match flag {
             "--json-logs" => json = true,
             "--no-leader-elect" => options.leader_election = false,
-            "--metrics-addr" => {
-                options.metrics_addr = value()?.parse().context("--metrics-addr")?
+            "--insecure-metrics" => options.insecure_metrics = true,
+            "--health-probe-bind-address" => {
+                options.health_probe_addr =
+                    value()?.parse().context("--health-probe-bind-address")?
             }
+            "--metrics-bind-address" => {
+                options.metrics_addr = value()?.parse().context("--metrics-bind-address")?
+            }
+            "--metrics-cert-dir" => options.metrics_cert_dir = Some(value()?.into()),
             "--namespace" => options.namespace = Some(value()?),
             "--lease-namespace" => options.lease_namespace = value()?,
             "--workers" => options.workers = value()?.parse().context("--workers")?,
@@ -64,10 +74,11 @@ async fn main() -> Result<()> {
         .await
         .context("connecting to the apiserver")?;
     let (manager, _) = manager(client, &options).await?;
-    let metrics = manager
-        .server_addr()
-        .context("the manager serves metrics")?;
-    tracing::info!(%metrics, "my-application-controller started");
+    tracing::info!(
+        probes = ?manager.health_probe_addr(),
+        metrics = ?manager.metrics_addr(),
+        "my-application-controller started"
+    );
     manager.run().await?;
     tracing::info!("stopped cleanly");
     Ok(())

@@ -104,7 +104,8 @@ impl Fixture {
                 "--lease-duration",
                 "3",
             ])
-            .args(["--metrics-addr", "127.0.0.1:0"])
+            .args(["--health-probe-bind-address", "127.0.0.1:0"])
+            .args(["--metrics-bind-address", "127.0.0.1:0"])
             .env("KUBECONFIG", kubeconfig)
             .env("POD_NAME", name)
             .stdout(log.try_clone()?)

@@ -1,0 +1,130 @@
+//! The accept loop the probe and metrics servers share: HTTP/1.1 over
+//! plain TCP or TLS, handshake and header timeouts, and a graceful stop.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use http::{Request, Response, StatusCode, header};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+
+/// A response with its whole body.
+pub(super) type Reply = Response<Full<Bytes>>;
+
+/// Answers one request.
+pub(super) type Handler = Arc<dyn Fn(Request<Incoming>) -> BoxFuture<'static, Reply> + Send + Sync>;
+
+/// How long open connections may take to finish after shutdown.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a client may take to send request headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client may take to complete the TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Serves `handler` on `listener` (through `tls` when given) until
+/// `shutdown` resolves, then stops accepting, lets requests in progress
+/// finish (for at most five seconds) and returns.
+pub(super) async fn serve(
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    handler: Handler,
+    shutdown: impl Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    let (closing, closed) = watch::channel(false);
+    let mut connections = JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(connection(
+                        stream,
+                        tls.clone(),
+                        handler.clone(),
+                        closed.clone(),
+                    ));
+                }
+                Err(error) => {
+                    // Out of file descriptors and the like: back off.
+                    tracing::warn!(%error, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    closing.send_replace(true);
+    let drained = tokio::time::timeout(DRAIN_TIMEOUT, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        connections.shutdown().await;
+    }
+    Ok(())
+}
+
+/// One connection: the TLS handshake when serving TLS, then HTTP/1.1.
+async fn connection(
+    stream: TcpStream,
+    tls: Option<TlsAcceptor>,
+    handler: Handler,
+    closing: watch::Receiver<bool>,
+) {
+    let Some(acceptor) = tls else {
+        return http(TokioIo::new(stream), handler, closing).await;
+    };
+    match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+        Ok(Ok(stream)) => http(TokioIo::new(stream), handler, closing).await,
+        Ok(Err(error)) => tracing::debug!(%error, "TLS handshake failed"),
+        Err(_) => tracing::debug!("TLS handshake timed out"),
+    }
+}
+
+async fn http<I>(io: I, handler: Handler, mut closing: watch::Receiver<bool>)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let service = service_fn(move |request: Request<Incoming>| {
+        let reply = handler(request);
+        async move { Ok::<_, std::convert::Infallible>(reply.await) }
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT);
+    let connection = builder.serve_connection(io, service);
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection ended with an error");
+            }
+        }
+        () = async { drop(closing.wait_for(|closing| *closing).await) } => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}
+
+/// A `text/plain` response.
+pub(super) fn text(status: StatusCode, body: impl Into<String>) -> Reply {
+    Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .body(Full::new(Bytes::from(body.into())))
+        .unwrap_or_default()
+}

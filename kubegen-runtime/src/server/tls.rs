@@ -1,0 +1,281 @@
+//! [`ServingCert`]: the certificate a TLS server presents — PEM files that
+//! are re-read when they change (cert-manager and Secret volumes rotate
+//! them in place), or a self-signed certificate made at start-up.
+//!
+//! Only HTTP/1.1 is offered (ALPN `http/1.1`): like kubebuilder's default,
+//! which turns HTTP/2 off since the 2023 "rapid reset" attacks, the servers
+//! here have no use for it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use rustls::ServerConfig;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use tokio_rustls::TlsAcceptor;
+
+/// How often, at most, the certificate files are checked for a change.
+const RECHECK: Duration = Duration::from_secs(1);
+
+/// Where a TLS server's certificate comes from.
+///
+/// ```
+/// use kubegen::server::ServingCert;
+///
+/// // What cert-manager mounts from a Secret: tls.crt and tls.key.
+/// let mounted = ServingCert::from_dir("/tmp/k8s-metrics-server/serving-certs");
+/// // For development: a fresh self-signed certificate for these names.
+/// let local = ServingCert::self_signed(["localhost"]);
+/// # let _ = (mounted, local);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub enum ServingCert {
+    /// A certificate and key in PEM files (the certificate file may hold
+    /// the chain after the leaf). They are read when the server binds —
+    /// failing then if they cannot be used — and re-read when either file
+    /// changes; a change that does not parse (a half-written file) keeps
+    /// the previous pair in service and is logged.
+    Files {
+        /// The certificate (chain), PEM.
+        cert: PathBuf,
+        /// The private key (PKCS#8, PKCS#1 or SEC1), PEM.
+        key: PathBuf,
+    },
+    /// A certificate signed by its own key for these DNS names or IP
+    /// addresses, made when the server binds. Clients cannot verify it
+    /// against a trusted CA: use it for development, or where scrapers
+    /// are configured to skip verification (kubebuilder's default).
+    SelfSigned {
+        /// The subject alternative names.
+        names: Vec<String>,
+    },
+}
+
+impl fmt::Debug for ServingCert {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServingCert::Files { cert, key } => f
+                .debug_struct("Files")
+                .field("cert", cert)
+                .field("key", key)
+                .finish(),
+            ServingCert::SelfSigned { names } => {
+                f.debug_struct("SelfSigned").field("names", names).finish()
+            }
+        }
+    }
+}
+
+impl ServingCert {
+    /// The certificate in `cert` and the key in `key`, PEM.
+    pub fn files(cert: impl Into<PathBuf>, key: impl Into<PathBuf>) -> Self {
+        ServingCert::Files {
+            cert: cert.into(),
+            key: key.into(),
+        }
+    }
+
+    /// `tls.crt` and `tls.key` in `dir`: a `kubernetes.io/tls` Secret
+    /// mounted as a volume.
+    pub fn from_dir(dir: impl AsRef<Path>) -> Self {
+        let dir = dir.as_ref();
+        Self::files(dir.join("tls.crt"), dir.join("tls.key"))
+    }
+
+    /// A self-signed certificate for `names`.
+    pub fn self_signed(names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        ServingCert::SelfSigned {
+            names: names.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// A TLS acceptor presenting this certificate.
+    pub(super) fn acceptor(&self) -> std::io::Result<TlsAcceptor> {
+        let resolver: Arc<dyn ResolvesServerCert> = match self {
+            ServingCert::Files { cert, key } => Arc::new(FileCert::load(cert, key)?),
+            ServingCert::SelfSigned { names } => Arc::new(Fixed(Arc::new(self_signed(names)?))),
+        };
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut config = ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(std::io::Error::other)?
+            .with_no_client_auth()
+            .with_cert_resolver(resolver);
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        Ok(TlsAcceptor::from(Arc::new(config)))
+    }
+}
+
+/// Makes a self-signed certificate and its key.
+fn self_signed(names: &[String]) -> std::io::Result<CertifiedKey> {
+    let made = rcgen::generate_simple_self_signed(names.to_vec()).map_err(std::io::Error::other)?;
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.signing_key.serialize_der()));
+    certified(vec![made.cert.der().clone()], &key)
+}
+
+/// Pairs a chain with its signing key, checking that they belong together.
+fn certified(chain: Vec<CertificateDer<'static>>, key: &PrivateKeyDer<'_>) -> std::io::Result<CertifiedKey> {
+    let signer = rustls::crypto::ring::sign::any_supported_type(key).map_err(std::io::Error::other)?;
+    let certified = CertifiedKey::new(chain, signer);
+    certified.keys_match().map_err(std::io::Error::other)?;
+    Ok(certified)
+}
+
+/// Always the same certificate.
+#[derive(Debug)]
+struct Fixed(Arc<CertifiedKey>);
+
+impl ResolvesServerCert for Fixed {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
+    }
+}
+
+/// What identifies one version of the two files.
+type Stamp = [Option<(SystemTime, u64)>; 2];
+
+/// The certificate in two files, re-read after they change.
+#[derive(Debug)]
+struct FileCert {
+    cert: PathBuf,
+    key: PathBuf,
+    loaded: parking_lot::Mutex<Loaded>,
+}
+
+#[derive(Debug)]
+struct Loaded {
+    current: Arc<CertifiedKey>,
+    stamp: Stamp,
+    checked: Instant,
+}
+
+impl FileCert {
+    fn load(cert: &Path, key: &Path) -> std::io::Result<FileCert> {
+        let stamp = stamp(cert, key);
+        let current = Arc::new(read_pair(cert, key)?);
+        Ok(FileCert {
+            cert: cert.to_owned(),
+            key: key.to_owned(),
+            loaded: parking_lot::Mutex::new(Loaded {
+                current,
+                stamp,
+                checked: Instant::now(),
+            }),
+        })
+    }
+}
+
+impl FileCert {
+    /// The pair to present, re-read first when the files changed since
+    /// the last check (at most one check per [`RECHECK`]).
+    fn current(&self) -> Arc<CertifiedKey> {
+        let mut loaded = self.loaded.lock();
+        if loaded.checked.elapsed() >= RECHECK {
+            loaded.checked = Instant::now();
+            let stamp = stamp(&self.cert, &self.key);
+            if stamp != loaded.stamp {
+                match read_pair(&self.cert, &self.key) {
+                    Ok(pair) => {
+                        loaded.current = Arc::new(pair);
+                        loaded.stamp = stamp;
+                        tracing::info!(cert = %self.cert.display(), "serving certificate reloaded");
+                    }
+                    // Tried again at the next check: the files may be
+                    // half-way through an update.
+                    Err(error) => tracing::warn!(
+                        cert = %self.cert.display(),
+                        %error,
+                        "the changed serving certificate cannot be used; keeping the previous one"
+                    ),
+                }
+            }
+        }
+        loaded.current.clone()
+    }
+}
+
+impl ResolvesServerCert for FileCert {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.current())
+    }
+}
+
+/// Modification time and length of both files (following symlinks, as a
+/// Secret volume's `..data` swap needs).
+fn stamp(cert: &Path, key: &Path) -> Stamp {
+    [cert, key].map(|path| {
+        let meta = std::fs::metadata(path).ok()?;
+        Some((meta.modified().ok()?, meta.len()))
+    })
+}
+
+fn read_pair(cert: &Path, key: &Path) -> std::io::Result<CertifiedKey> {
+    let context = |path: &Path, error: &dyn fmt::Display| {
+        std::io::Error::other(format!("{}: {error}", path.display()))
+    };
+    let chain = CertificateDer::pem_file_iter(cert)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| context(cert, &e))?;
+    if chain.is_empty() {
+        return Err(context(cert, &"no CERTIFICATE block"));
+    }
+    let private = PrivateKeyDer::from_pem_file(key).map_err(|e| context(key, &e))?;
+    certified(chain, &private).map_err(|e| context(cert, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_pair(dir: &Path, name: &str) {
+        let made = rcgen::generate_simple_self_signed(vec![name.to_owned()]).unwrap();
+        std::fs::write(dir.join("tls.crt"), made.cert.pem()).unwrap();
+        std::fs::write(dir.join("tls.key"), made.signing_key.serialize_pem()).unwrap();
+    }
+
+    /// The leaf certificate a handshake would get now, as if the last
+    /// check were long enough ago.
+    fn leaf(resolver: &FileCert) -> Vec<u8> {
+        resolver.loaded.lock().checked = Instant::now() - RECHECK;
+        resolver.current().cert[0].to_vec()
+    }
+
+    #[test]
+    fn unusable_files_fail_at_bind() {
+        let dir = tempfile::tempdir().unwrap();
+        let Err(missing) = ServingCert::from_dir(dir.path()).acceptor() else {
+            panic!("missing files accepted");
+        };
+        assert!(missing.to_string().contains("tls.crt"), "{missing}");
+        write_pair(dir.path(), "a.example");
+        assert!(ServingCert::from_dir(dir.path()).acceptor().is_ok());
+        // A key that does not belong to the certificate.
+        let other = rcgen::generate_simple_self_signed(vec!["b.example".into()]).unwrap();
+        std::fs::write(dir.path().join("tls.key"), other.signing_key.serialize_pem()).unwrap();
+        assert!(ServingCert::from_dir(dir.path()).acceptor().is_err());
+    }
+
+    #[test]
+    fn changed_files_are_reloaded_and_broken_ones_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        write_pair(dir.path(), "first.example");
+        let resolver =
+            FileCert::load(&dir.path().join("tls.crt"), &dir.path().join("tls.key")).unwrap();
+        let first = leaf(&resolver);
+        assert_eq!(leaf(&resolver), first, "unchanged files");
+        // A half-written certificate keeps the old pair in service.
+        std::fs::write(dir.path().join("tls.crt"), "-----BEGIN CERTIFICATE-----\nAAA").unwrap();
+        assert_eq!(leaf(&resolver), first);
+        write_pair(dir.path(), "second.example");
+        let second = leaf(&resolver);
+        assert_ne!(second, first);
+        // Checks are rate-limited: a change within RECHECK waits.
+        write_pair(dir.path(), "third.example");
+        resolver.loaded.lock().checked = Instant::now();
+        assert_eq!(resolver.current().cert[0].to_vec(), second);
+    }
+}
