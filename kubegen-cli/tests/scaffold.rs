@@ -180,6 +180,12 @@ fn scaffolded_crate_verifies_builds_and_passes_its_tests() {
         "src/generated/informers/apps_v1.rs",
         "config/crd/stable.example.com_myapplications.yaml",
         "config/rbac/role.yaml",
+        "config/crd/kustomization.yaml",
+        "deploy/kustomization.yaml",
+        "deploy/deployment.yaml",
+        "deploy/auth_delegator_binding.yaml",
+        "deploy/metrics_reader_role.yaml",
+        "deploy/metrics_service.yaml",
     ] {
         assert!(
             files.contains(&PathBuf::from(expected)),

@@ -242,6 +242,27 @@ pub fn truncate_descriptions(schema: &mut Value, max: usize) {
     }
 }
 
+/// The CEL rules on `metadata.name` the resource asks for: at the root,
+/// the only place where a rule can see the name.
+fn name_rules(res: &ResourceModel) -> Vec<Value> {
+    let mut rules = Vec::new();
+    if let Some(max) = res.max_name_length {
+        rules.push(json!({
+            "rule": format!("size(self.metadata.name) <= {max}"),
+            "message": format!("metadata.name must be at most {max} characters long"),
+        }));
+    }
+    if let Some(pattern) = &res.name_pattern {
+        // A CEL string literal: backslashes doubled (quotes cannot occur).
+        let literal = pattern.replace('\\', "\\\\");
+        rules.push(json!({
+            "rule": format!("self.metadata.name.matches('{literal}')"),
+            "message": format!("metadata.name must match {pattern}"),
+        }));
+    }
+    rules
+}
+
 /// The `openAPIV3Schema` of one version.
 pub fn root_schema(res: &ResourceModel, spec: Value, status: Option<Value>) -> Value {
     let description = spec.get("description").cloned();
@@ -256,6 +277,10 @@ pub fn root_schema(res: &ResourceModel, spec: Value, status: Option<Value>) -> V
     let mut root = json!({"type": "object", "properties": props, "required": ["spec"]});
     if let (Some(d), Value::Object(m)) = (description, &mut root) {
         m.insert("description".into(), d);
+    }
+    let name_rules = name_rules(res);
+    if !name_rules.is_empty() {
+        root["x-kubernetes-validations"] = Value::Array(name_rules);
     }
     if let Some(max) = res.max_description_len {
         truncate_descriptions(&mut root, max);
@@ -539,11 +564,41 @@ mod tests {
             crd_annotations: Default::default(),
             verbs: Verbs::default(),
             max_description_len: None,
+            max_name_length: None,
+            name_pattern: None,
         }
     }
 
     fn spec() -> Value {
         json!({"type": "object", "properties": {"size": {"type": "integer"}, "items": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}}})
+    }
+
+    #[test]
+    fn name_rules_sit_at_the_root() {
+        let mut r = res("v1", true);
+        let plain = root_schema(&r, spec(), None);
+        assert!(plain.get("x-kubernetes-validations").is_none());
+        r.max_name_length = Some(55);
+        r.name_pattern = Some(r"^[a-z]\d*$".into());
+        let root = root_schema(&r, spec(), None);
+        assert_eq!(
+            root["x-kubernetes-validations"],
+            json!([
+                {
+                    "rule": "size(self.metadata.name) <= 55",
+                    "message": "metadata.name must be at most 55 characters long",
+                },
+                {
+                    "rule": r"self.metadata.name.matches('^[a-z]\\d*$')",
+                    "message": r"metadata.name must match ^[a-z]\d*$",
+                },
+            ])
+        );
+        assert!(
+            root["properties"]["spec"]
+                .get("x-kubernetes-validations")
+                .is_none()
+        );
     }
 
     #[test]

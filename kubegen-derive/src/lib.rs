@@ -117,6 +117,15 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Typed-client verbs, recorded in the resource model for the CLI.
 /// ## `#[kubegen(max_description_len = 200)]`
 /// Cuts long descriptions to keep the CRD small.
+/// ## `#[kubegen(max_name_length = 55, name_pattern = "^[a-z]([-a-z0-9]*[a-z0-9])?$")]`
+/// Refuse, at admission, objects whose names could never work — typically
+/// because the operator derives child names from them (`<name>-service`
+/// must be a DNS-1035 label of at most 63 characters). Each becomes a CEL
+/// rule at the schema's root, the one place a rule sees `metadata.name`:
+/// `size(self.metadata.name) <= 55` with the message "metadata.name must
+/// be at most 55 characters long", and `self.metadata.name.matches('…')`
+/// with "metadata.name must match …". `max_name_length` is between 1 and
+/// 253; `name_pattern` is an RE2 pattern (checked at compile time).
 /// ## `#[kubegen(derive = "PartialEq")]`
 /// Extra derives on the generated root type (repeatable).
 /// ## `#[kubegen(crate = "::kubegen")]`

@@ -1634,6 +1634,61 @@ async fn selectable_fields_filter_lists() -> Result<()> {
     Ok(())
 }
 
+/// A kind whose object names become other objects' names (`<name>-svc`
+/// must be a DNS-1035 label of at most 63 characters).
+mod named {
+    use kubegen::CustomResource;
+    use serde::{Deserialize, Serialize};
+
+    /// Named restricts its objects' names.
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+    #[kubegen(
+        group = "accept.kubegen.dev",
+        version = "v1",
+        kind = "Named",
+        namespaced,
+        max_name_length = 59,
+        name_pattern = "^[a-z]([-a-z0-9]*[a-z0-9])?$"
+    )]
+    pub struct NamedSpec {
+        /// Anything.
+        pub note: String,
+    }
+}
+
+/// `max_name_length` and `name_pattern` refuse, at admission, names that
+/// could never make valid child names, with a message naming the limit —
+/// and accept the longest name that still can.
+#[tokio::test]
+async fn object_names_are_restricted_at_admission() -> Result<()> {
+    let (_env, ns, client) = setup("accept-names").await?;
+    let (resource, api) = served::<named::Named>(&client, Some(&ns)).await?;
+    let spec = json!({ "note": "n" });
+    let longest = format!("a{}", "b".repeat(58));
+    api.create(&PostParams::default(), &object(&resource, &longest, &spec))
+        .await?;
+    api.create(&PostParams::default(), &object(&resource, "web-1", &spec))
+        .await?;
+    for (name, message) in [
+        (
+            format!("a{}", "b".repeat(59)),
+            "metadata.name must be at most 59 characters long",
+        ),
+        (
+            "1st".to_owned(),
+            "metadata.name must match ^[a-z]([-a-z0-9]*[a-z0-9])?$",
+        ),
+        ("a.b".to_owned(), "metadata.name must match"),
+    ] {
+        let error = api
+            .create(&PostParams::default(), &object(&resource, &name, &spec))
+            .await
+            .expect_err(&name);
+        assert!(error.to_string().contains(message), "{name}: {error}");
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------
 // Known gaps, kept as ignored tests until fixed.
 // ---------------------------------------------------------------------------

@@ -52,6 +52,17 @@ pub fn is_forbidden(status: &Status) -> bool {
     status.code == 403
 }
 
+/// A 4xx that the same request will get again: the request itself is
+/// refused — invalid (422, 400), forbidden by RBAC, a quota or an admission
+/// plugin (403), its namespace gone (404), too large (413) — unlike 408
+/// (timeout), 409 (conflict or already exists: re-read, then retry), 410
+/// (expired) and 429 (throttled), which a retry resolves. Controllers
+/// report such refusals on the object (a condition, a Warning event) and
+/// back off, instead of only retrying silently.
+pub fn is_refused(status: &Status) -> bool {
+    (400..500).contains(&status.code) && !matches!(status.code, 408 | 409 | 410 | 429)
+}
+
 /// An error that may be an optimistic concurrency conflict, as
 /// [`retry_on_conflict`](crate::ownership::retry_on_conflict) asks.
 pub trait IsConflict {
@@ -95,6 +106,16 @@ mod tests {
         assert!(is_invalid(&status(422, "Invalid")));
         assert!(is_forbidden(&status(403, "Forbidden")));
         assert!(!is_forbidden(&status(401, "Unauthorized")));
+    }
+
+    #[test]
+    fn refusals_are_the_4xx_a_retry_does_not_cure() {
+        for code in [400, 401, 403, 404, 405, 413, 415, 422] {
+            assert!(is_refused(&status(code, "")), "{code}");
+        }
+        for code in [200, 408, 409, 410, 429, 500, 503, 504] {
+            assert!(!is_refused(&status(code, "")), "{code}");
+        }
     }
 
     #[test]

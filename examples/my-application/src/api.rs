@@ -15,6 +15,12 @@ use serde::{Deserialize, Serialize};
     namespaced,
     shortname = "ma",
     status = "MyApplicationStatus",
+    // Children are named `<name>-deployment` and `<name>-service`, and the
+    // name is a label value: a Service name is a DNS-1035 label of at most
+    // 63 characters, so names that could never work are refused at
+    // admission.
+    max_name_length = 55,
+    name_pattern = "^[a-z]([-a-z0-9]*[a-z0-9])?$",
     scale(
         spec_replicas_path = ".spec.replicas",
         status_replicas_path = ".status.availableReplicas",

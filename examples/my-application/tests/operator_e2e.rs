@@ -361,3 +361,97 @@ async fn the_generated_role_is_enough_and_needed() -> Result<()> {
     let _: Service = f.services().get("rbac-service").await?;
     f.stop().await
 }
+
+/// A child the apiserver refuses — here a ResourceQuota allows no
+/// Services — is reported on the application (`Failed=True` with the
+/// apiserver's message, one Warning event however often it is retried)
+/// and retried with backoff, so the application recovers once the quota
+/// is gone.
+#[tokio::test]
+async fn refused_children_are_reported_and_retried() -> Result<()> {
+    use k8s_openapi::api::core::v1::ResourceQuota;
+    let f = Fixture::start("op-refused").await?;
+    let quotas = Api::<ResourceQuota>::namespaced(f.admin.clone(), &f.ns);
+    let quota: ResourceQuota = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": "no-services" },
+        "spec": { "hard": { "services": "0" } },
+    }))?;
+    quotas.create(&PostParams::default(), &quota).await?;
+    // Quota admission enforces once the quota controller has counted.
+    eventually(CONVERGE, "the quota to be counted", || async {
+        let quota = quotas.get("no-services").await?;
+        Ok(quota.status.and_then(|s| s.used).map(|_| ()))
+    })
+    .await?;
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new("capped", spec("nginx", 1, 80)),
+        )
+        .await?;
+
+    let failed = eventually(CONVERGE, "the Failed condition", || async {
+        let status = f.apps().get("capped").await?.status.unwrap_or_default();
+        Ok(status
+            .conditions
+            .into_iter()
+            .find(|c| c.type_ == "Failed" && c.status == "True"))
+    })
+    .await?;
+    assert_eq!(failed.reason, "FailedCreate");
+    assert!(
+        failed
+            .message
+            .starts_with("creating Service capped-service: ")
+            && failed.message.contains("exceeded quota"),
+        "{}",
+        failed.message
+    );
+    // Retries repeat the same event: one Event, counted in its series.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(f.events_with_reason("FailedCreate").await?, 1);
+
+    quotas
+        .delete("no-services", &DeleteParams::default())
+        .await?;
+    let status = f.wait_ready("capped", 1).await?;
+    assert_eq!(condition(&status, "Failed"), Some("False"));
+    f.stop().await
+}
+
+/// Names from which no valid child name can be made are refused by the
+/// CRD at admission (`max_name_length`, `name_pattern`), with a message
+/// that says why; the longest allowed name works end to end.
+#[tokio::test]
+async fn hostile_names_are_refused_at_admission() -> Result<()> {
+    let f = Fixture::start("op-names").await?;
+    for (name, message) in [
+        (
+            "a".repeat(56),
+            "metadata.name must be at most 55 characters long",
+        ),
+        ("1web".to_owned(), "metadata.name must match"),
+        ("web.v2".to_owned(), "metadata.name must match"),
+    ] {
+        let refused = f
+            .apps()
+            .create(
+                &PostParams::default(),
+                &MyApplication::new(&name, spec("nginx", 1, 80)),
+            )
+            .await;
+        match refused {
+            Err(kube::Error::Api(s)) if s.code == 422 && s.message.contains(message) => {}
+            other => panic!("{name}: expected 422 saying {message:?}, got {other:?}"),
+        }
+    }
+    let longest = "a".repeat(55);
+    f.apps()
+        .create(
+            &PostParams::default(),
+            &MyApplication::new(&longest, spec("nginx", 1, 80)),
+        )
+        .await?;
+    f.wait_ready(&longest, 1).await?;
+    f.stop().await
+}

@@ -17,6 +17,46 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("src/main.rs", include_str!("templates/main.rs.tmpl")),
     ("tests/e2e.rs", include_str!("templates/e2e.rs.tmpl")),
+    (
+        "config/crd/kustomization.yaml",
+        include_str!("templates/deploy/crd_kustomization.yaml.tmpl"),
+    ),
+    (
+        "config/rbac/kustomization.yaml",
+        include_str!("templates/deploy/rbac_kustomization.yaml.tmpl"),
+    ),
+    (
+        "deploy/kustomization.yaml",
+        include_str!("templates/deploy/kustomization.yaml.tmpl"),
+    ),
+    (
+        "deploy/namespace.yaml",
+        include_str!("templates/deploy/namespace.yaml.tmpl"),
+    ),
+    (
+        "deploy/service_account.yaml",
+        include_str!("templates/deploy/service_account.yaml.tmpl"),
+    ),
+    (
+        "deploy/role_binding.yaml",
+        include_str!("templates/deploy/role_binding.yaml.tmpl"),
+    ),
+    (
+        "deploy/auth_delegator_binding.yaml",
+        include_str!("templates/deploy/auth_delegator_binding.yaml.tmpl"),
+    ),
+    (
+        "deploy/metrics_reader_role.yaml",
+        include_str!("templates/deploy/metrics_reader_role.yaml.tmpl"),
+    ),
+    (
+        "deploy/metrics_service.yaml",
+        include_str!("templates/deploy/metrics_service.yaml.tmpl"),
+    ),
+    (
+        "deploy/deployment.yaml",
+        include_str!("templates/deploy/deployment.yaml.tmpl"),
+    ),
 ];
 
 /// Replaces each `{{name}}` in `template` by its value in `variables`.

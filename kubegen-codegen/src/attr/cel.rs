@@ -131,4 +131,22 @@ mod tests {
             assert!(field_path(bad).is_err(), "{bad:?}");
         }
     }
+
+    /// The rules `max_name_length` and `name_pattern` become parse as CEL,
+    /// backslashes in the pattern included.
+    #[test]
+    fn name_rules_are_cel() {
+        let model = kubegen_core::model::ResourceModel {
+            max_name_length: Some(55),
+            name_pattern: Some(r"^[a-z](\.[a-z]|[-a-z0-9])*\d?$".into()),
+            ..Default::default()
+        };
+        let root = kubegen_core::crd::root_schema(&model, serde_json::json!({}), None);
+        let rules = root["x-kubernetes-validations"].as_array().unwrap();
+        assert_eq!(rules.len(), 2);
+        for rule in rules {
+            let rule = rule["rule"].as_str().unwrap();
+            assert_eq!(expression("rule", rule), Ok(()), "{rule}");
+        }
+    }
 }

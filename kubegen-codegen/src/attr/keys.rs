@@ -58,6 +58,8 @@ keys! {
     VERBS = "verbs" in [Resource];
     NO_STATUS = "no_status" in [Resource];
     MAX_DESCRIPTION_LEN = "max_description_len" in [Resource];
+    MAX_NAME_LENGTH = "max_name_length" in [Resource];
+    NAME_PATTERN = "name_pattern" in [Resource];
     DERIVE = "derive" in [Resource];
     CRATE = "crate" in [Resource, Type];
     MINIMUM = "minimum" in [Field, Items];

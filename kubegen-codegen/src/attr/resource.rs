@@ -53,9 +53,16 @@ pub struct ResourceAttrs {
     pub verbs: Verbs,
     /// `max_description_len`.
     pub max_description_len: Option<usize>,
+    /// `max_name_length`.
+    pub max_name_length: Option<u64>,
+    /// `name_pattern`.
+    pub name_pattern: Option<String>,
     /// `derive = "PartialEq"` (repeatable): extra derives on the root type.
     pub derives: Vec<syn::Path>,
 }
+
+/// The longest object name the apiserver accepts (a DNS subdomain).
+const MAX_OBJECT_NAME: u64 = 253;
 
 /// The printer column types the apiserver accepts.
 pub const COLUMN_TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
@@ -307,6 +314,30 @@ impl ResourceAttrs {
             keys::MAX_DESCRIPTION_LEN => {
                 self.max_description_len =
                     Some(usize::try_from(value::unsigned(meta, key)?).unwrap_or(usize::MAX))
+            }
+            keys::MAX_NAME_LENGTH => {
+                let max = value::unsigned(meta, key)?;
+                if !(1..=MAX_OBJECT_NAME).contains(&max) {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!(
+                            "`max_name_length` must be between 1 and {MAX_OBJECT_NAME}, the apiserver's own limit on names"
+                        ),
+                    );
+                }
+                self.max_name_length = Some(max);
+            }
+            keys::NAME_PATTERN => {
+                let (pattern, span) = value::string(meta, key)?;
+                if let Err(msg) = super::constraints::check_pattern(&pattern) {
+                    cx.error_at(span, msg);
+                } else if pattern.contains(['\'', '"']) {
+                    cx.error_at(
+                        span,
+                        "`name_pattern` cannot contain quotes: object names never do",
+                    );
+                }
+                self.name_pattern = Some(pattern);
             }
             keys::DERIVE => {
                 let (s, span) = value::string(meta, key)?;

@@ -30,6 +30,8 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         crd_annotations,
         verbs,
         max_description_len,
+        max_name_length,
+        name_pattern,
         derives: _,
     } = &c.resource;
     let (group, version, kind) = (group.clone()?, version.clone()?, kind.clone()?);
@@ -56,5 +58,7 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         crd_annotations: crd_annotations.clone(),
         verbs: verbs.clone(),
         max_description_len: *max_description_len,
+        max_name_length: *max_name_length,
+        name_pattern: name_pattern.clone(),
     })
 }

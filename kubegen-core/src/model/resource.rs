@@ -59,6 +59,14 @@ pub struct ResourceModel {
     /// Descriptions longer than this are cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_description_len: Option<usize>,
+    /// Objects with longer names are refused at admission (a CEL rule at
+    /// the schema's root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_name_length: Option<u64>,
+    /// Objects whose names do not match this RE2 pattern are refused at
+    /// admission (a CEL rule at the schema's root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_pattern: Option<String>,
 }
 
 /// The scale subresource paths.

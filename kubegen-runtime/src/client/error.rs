@@ -69,6 +69,13 @@ impl Error {
         self.status().is_some_and(api_errors::is_forbidden)
     }
 
+    /// A 4xx the same request will get again (invalid, forbidden, over
+    /// quota, ...), by [`api_errors::is_refused`]: report it on the object,
+    /// then back off.
+    pub fn is_refused(&self) -> bool {
+        self.status().is_some_and(api_errors::is_refused)
+    }
+
     /// For `Invalid` errors: the offending fields with their messages, as
     /// reported in the Status details (e.g. `("spec.replicas", "should be
     /// greater than or equal to 1")`).

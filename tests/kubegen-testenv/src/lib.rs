@@ -13,10 +13,12 @@
 //! # Ok(()) }
 //! ```
 
+mod audit;
 mod binaries;
 mod kubeconfig;
 mod nodes;
 mod pki;
+mod pod_security;
 mod ports;
 mod process;
 mod tls;
@@ -36,7 +38,9 @@ pub use binaries::{CONTROL_PLANE_DIR_ENV, ControlPlaneDir, build_script};
 pub use nodes::FAKE_NODE_ANNOTATION;
 pub use pki::CertFiles;
 
+pub use audit::AuditRecord;
 use kubeconfig::Credentials;
+pub use pod_security::read_deployment;
 use process::Component;
 
 /// Environment variable that, when set, keeps a stopped environment's
@@ -128,6 +132,7 @@ impl TestEnv {
             },
         )?;
         let kwok_config = write_kwok_config(&dir, &binaries.stages_dir())?;
+        let audit = audit::flags(&dir, &logs.join("audit.log"))?;
 
         let etcd = Component::new(
             "etcd",
@@ -172,7 +177,10 @@ impl TestEnv {
                 // endpoints of the `kubernetes` Service.
                 "--endpoint-reconciler-type=none".into(),
                 "--profiling=false".into(),
-            ]),
+            ])
+            .into_iter()
+            .chain(audit.into_iter().map(OsString::from))
+            .collect(),
             &logs,
         );
         let controller_manager = Component::new(

@@ -5,6 +5,12 @@
 //! listers, writes go through the generated clientset, and nothing is
 //! written when nothing changed.
 //!
+//! A write the apiserver refuses for good (invalid, forbidden, over quota:
+//! [`kubegen::client::Error::is_refused`]) is reported on the application —
+//! `Failed=True` with the apiserver's message, a Warning event (repeats
+//! aggregate into one series) — and then retried with backoff, so the
+//! application recovers by itself once the cause is gone.
+//!
 //! Deletion needs no finalizer: both children carry a controller owner
 //! reference, so the garbage collector removes them when the MyApplication
 //! goes, and the operator holds no state outside the cluster to clean up.
@@ -12,6 +18,7 @@
 pub mod desired;
 pub mod status;
 
+use std::future::Future;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -91,9 +98,13 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     let mut conflict = None;
     let deployment: Option<Deployment> = match cached {
         None => {
-            let created = deployments
-                .create(&desired::deployment(app, &owner))
-                .await?;
+            let created = child_write(
+                ctx,
+                app,
+                Write::Create("Deployment", &deployment_name),
+                deployments.create(&desired::deployment(app, &owner)),
+            )
+            .await?;
             ctx.writes.inc();
             note(
                 ctx,
@@ -112,7 +123,13 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         }
         Some(existing) => match desired::corrected_deployment(&existing, app) {
             Some(fixed) => {
-                let updated = deployments.update(&fixed).await?;
+                let updated = child_write(
+                    ctx,
+                    app,
+                    Write::Update("Deployment", &deployment_name),
+                    deployments.update(&fixed),
+                )
+                .await?;
                 ctx.writes.inc();
                 note(
                     ctx,
@@ -133,7 +150,13 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     let services = ctx.clientset.core_v1().services(&namespace);
     match ctx.services.namespace(&namespace).get(&service_name).ok() {
         None => {
-            services.create(&desired::service(app, &owner)).await?;
+            child_write(
+                ctx,
+                app,
+                Write::Create("Service", &service_name),
+                services.create(&desired::service(app, &owner)),
+            )
+            .await?;
             ctx.writes.inc();
             note(
                 ctx,
@@ -150,7 +173,13 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         }
         Some(existing) => {
             if let Some(fixed) = desired::corrected_service(&existing, app) {
-                services.update(&fixed).await?;
+                child_write(
+                    ctx,
+                    app,
+                    Write::Update("Service", &service_name),
+                    services.update(&fixed),
+                )
+                .await?;
                 ctx.writes.inc();
                 note(
                     ctx,
@@ -210,6 +239,71 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         }
         None => Ok(Next::Done),
     }
+}
+
+/// A write of a child: its kind and name.
+#[derive(Debug, Clone, Copy)]
+enum Write<'a> {
+    Create(&'a str, &'a str),
+    Update(&'a str, &'a str),
+}
+
+/// Awaits the write `request`. A refusal is reported on the application
+/// first (see [`report_refusal`]); every error is returned, so that the
+/// controller retries with backoff.
+async fn child_write<T>(
+    ctx: &Context,
+    app: &MyApplication,
+    write: Write<'_>,
+    request: impl Future<Output = Result<T, kubegen::client::Error>>,
+) -> Result<T, Error> {
+    let result = request.await;
+    if let Err(error) = &result
+        && error.is_refused()
+    {
+        report_refusal(ctx, app, write, error).await;
+    }
+    Ok(result?)
+}
+
+/// Sets `Failed=True` (and `Ready=False`) with the apiserver's message and
+/// records a Warning event `FailedCreate`/`FailedUpdate`; failures to
+/// report are logged, the write's error is what the reconcile returns.
+async fn report_refusal(
+    ctx: &Context,
+    app: &MyApplication,
+    write: Write<'_>,
+    error: &kubegen::client::Error,
+) {
+    let (reason, action, verb, kind, name) = match write {
+        Write::Create(kind, name) => ("FailedCreate", "Create", "creating", kind, name),
+        Write::Update(kind, name) => ("FailedUpdate", "Update", "updating", kind, name),
+    };
+    let why = error
+        .status()
+        .map_or_else(|| error.to_string(), |s| s.message.clone());
+    let message = format!("{verb} {kind} {name}: {why}");
+    let observed = Observed::Refused {
+        reason,
+        message: &message,
+    };
+    let new_status = status::status(app, observed, Timestamp::now());
+    if app.status.as_ref() != Some(&new_status) {
+        ctx.writes.inc();
+        let patched = ctx
+            .clientset
+            .stable_v1()
+            .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
+            .patch_status(
+                app.metadata.name.as_deref().unwrap_or_default(),
+                &Patch::Merge(serde_json::json!({ "status": new_status })),
+            )
+            .await;
+        if let Err(error) = patched {
+            tracing::warn!(%error, "could not report a refused write in the status");
+        }
+    }
+    note(ctx, app, EventType::Warning, reason, action, message).await;
 }
 
 fn is_ready(status: Option<&crate::api::MyApplicationStatus>) -> bool {

@@ -16,6 +16,14 @@ use crate::api::{ApplicationCondition, MyApplication, MyApplicationStatus};
 pub enum Observed<'a> {
     /// The Deployment, controlled by the application (absent if just created).
     Deployment(Option<&'a Deployment>),
+    /// The apiserver refused a write of a child (invalid, forbidden, over
+    /// quota).
+    Refused {
+        /// `FailedCreate` or `FailedUpdate`.
+        reason: &'a str,
+        /// What was written, and the apiserver's message.
+        message: &'a str,
+    },
     /// A same-named object not controlled by the application blocks it.
     Conflict {
         /// `Deployment` or `Service`.
@@ -53,6 +61,11 @@ pub fn status(app: &MyApplication, observed: Observed<'_>, now: Timestamp) -> My
                 condition("Failed", true, "ErrResourceExists", message),
             )
         }
+        Observed::Refused { reason, message } => (
+            condition("Ready", false, reason, message.to_owned()),
+            condition("Progressing", false, reason, message.to_owned()),
+            condition("Failed", true, reason, message.to_owned()),
+        ),
         Observed::Deployment(deployment) => {
             let d_status = deployment
                 .and_then(|d| d.status.clone())
@@ -210,5 +223,31 @@ mod tests {
         let s = status(&a, Observed::Deployment(Some(&d)), at(0));
         assert_eq!(get(&s, "Failed").reason, "ProgressDeadlineExceeded");
         assert_eq!(get(&s, "Failed").message, "too slow");
+        let mut a = app();
+        a.status = Some(status(
+            &a,
+            Observed::Deployment(Some(&deployment(3, 4))),
+            at(0),
+        ));
+        let refused = status(
+            &a,
+            Observed::Refused {
+                reason: "FailedCreate",
+                message: "creating Service web-service: exceeded quota",
+            },
+            at(10),
+        );
+        assert_eq!(get(&refused, "Failed").status, "True");
+        assert_eq!(get(&refused, "Failed").reason, "FailedCreate");
+        assert_eq!(
+            get(&refused, "Ready").message,
+            "creating Service web-service: exceeded quota"
+        );
+        assert_eq!(get(&refused, "Ready").last_transition_time.0, at(10));
+        assert_eq!(
+            refused.available_replicas,
+            Some(3),
+            "what the Deployment achieved stays reported"
+        );
     }
 }

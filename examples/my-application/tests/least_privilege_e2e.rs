@@ -1,0 +1,177 @@
+//! Least privilege, proven from the apiserver's audit log: the operator
+//! runs a workload that takes every path of its reconcile (create, spec
+//! change, drift on both children, a foreign object in the way, a write
+//! refused by a quota and retried, recovery, deletion) and leader election
+//! (acquire, renew, release); the permissions it used — `(verb, group,
+//! resource)` from the audit records of its ServiceAccount — must equal
+//! what the generated ClusterRole grants, and nothing may have been
+//! denied.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::ResourceQuota;
+use k8s_openapi::api::rbac::v1::ClusterRole;
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kubegen::kube;
+use kubegen_testenv::eventually;
+use my_application::api::{MyApplication, MyApplicationSpec};
+use support::Fixture;
+
+const CONVERGE: Duration = Duration::from_secs(120);
+
+fn spec(replicas: i32) -> MyApplicationSpec {
+    MyApplicationSpec {
+        image: "nginx".into(),
+        replicas,
+        port: 80,
+    }
+}
+
+/// Every `(verb, group, resource)` the generated role grants.
+fn granted() -> Result<BTreeSet<(String, String, String)>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/rbac/role.yaml");
+    let value: serde_json::Value = serde_yaml::from_str(&std::fs::read_to_string(path)?)?;
+    let role: ClusterRole = serde_json::from_value(value)?;
+    let mut granted = BTreeSet::new();
+    for rule in role.rules.unwrap_or_default() {
+        for group in rule.api_groups.unwrap_or_default() {
+            for resource in rule.resources.clone().unwrap_or_default() {
+                for verb in &rule.verbs {
+                    granted.insert((verb.clone(), group.clone(), resource.clone()));
+                }
+            }
+        }
+    }
+    Ok(granted)
+}
+
+#[tokio::test]
+async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()> {
+    let mut f = Fixture::start("least-privilege").await?;
+    let apps = f.apps();
+
+    // Create, then change the spec: both children written, status patched.
+    apps.create(&PostParams::default(), &MyApplication::new("web", spec(1)))
+        .await?;
+    f.wait_ready("web", 1).await?;
+    apps.patch(
+        "web",
+        &PatchParams::default(),
+        &Patch::Merge(serde_json::json!({ "spec": { "replicas": 2, "port": 8080 } })),
+    )
+    .await?;
+    f.wait_ready("web", 2).await?;
+
+    // Drift on the Service is reverted.
+    f.services()
+        .patch(
+            "web-service",
+            &PatchParams::default(),
+            &Patch::Merge(
+                serde_json::json!({ "spec": { "ports": [{ "port": 81, "targetPort": 81 }] } }),
+            ),
+        )
+        .await?;
+    eventually(CONVERGE, "the Service port to be reverted", || async {
+        let service = f.services().get("web-service").await?;
+        let port = service.spec.and_then(|s| s.ports).unwrap_or_default()[0].port;
+        Ok((port == 8080).then_some(()))
+    })
+    .await?;
+
+    // A foreign Deployment in the way: a Failed condition and an event.
+    let foreign: Deployment = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": "taken-deployment" },
+        "spec": {
+            "selector": { "matchLabels": { "app": "foreign" } },
+            "template": { "metadata": { "labels": { "app": "foreign" } },
+                          "spec": { "containers": [{ "name": "x", "image": "busybox" }] } },
+        },
+    }))?;
+    f.deployments()
+        .create(&PostParams::default(), &foreign)
+        .await?;
+    apps.create(
+        &PostParams::default(),
+        &MyApplication::new("taken", spec(1)),
+    )
+    .await?;
+    eventually(CONVERGE, "the conflict to be reported", || async {
+        Ok((f.events_with_reason("ErrResourceExists").await? >= 1).then_some(()))
+    })
+    .await?;
+
+    // A refused Service, retried until the quota goes: the repeated
+    // Warning event is patched into a series.
+    let quotas = Api::<ResourceQuota>::namespaced(f.admin.clone(), &f.ns);
+    let quota: ResourceQuota = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": "no-services" },
+        "spec": { "hard": { "services": "0" } },
+    }))?;
+    quotas.create(&PostParams::default(), &quota).await?;
+    eventually(CONVERGE, "the quota to be counted", || async {
+        let quota = quotas.get("no-services").await?;
+        Ok(quota.status.and_then(|s| s.used).map(|_| ()))
+    })
+    .await?;
+    apps.create(
+        &PostParams::default(),
+        &MyApplication::new("capped", spec(1)),
+    )
+    .await?;
+    eventually(CONVERGE, "the refusal event to repeat", || async {
+        let repeated = f
+            .events_total()
+            .await?
+            .into_iter()
+            .any(|(name, count)| name.starts_with("capped.") && count >= 2);
+        Ok(repeated.then_some(()))
+    })
+    .await?;
+    quotas
+        .delete("no-services", &DeleteParams::default())
+        .await?;
+    f.wait_ready("capped", 1).await?;
+
+    // Deletion, then a clean stop: the Lease is released.
+    apps.delete("web", &DeleteParams::default()).await?;
+    f.operator
+        .take()
+        .context("the operator runs")?
+        .shutdown()
+        .await?;
+
+    // Audit records are written before responses; the stop's Lease
+    // release is the last request.
+    let records = eventually(CONVERGE, "the Lease release in the audit log", || async {
+        let records = f.env.audit_records(&f.ns, "operator")?;
+        let released = records
+            .iter()
+            .filter(|r| r.verb == "update" && r.resource == "leases")
+            .count()
+            >= 2;
+        Ok(released.then_some(records))
+    })
+    .await?;
+    let denied: Vec<_> = records.iter().filter(|r| r.code == 403).collect();
+    assert!(denied.is_empty(), "the operator was denied: {denied:#?}");
+    let used: BTreeSet<_> = records
+        .iter()
+        .filter(|r| r.code < 400)
+        .map(|r| r.permission())
+        .collect();
+    let granted = granted()?;
+    let unused: Vec<_> = granted.difference(&used).collect();
+    let ungranted: Vec<_> = used.difference(&granted).collect();
+    assert!(
+        unused.is_empty() && ungranted.is_empty(),
+        "granted but never used: {unused:#?}\nused but not granted: {ungranted:#?}"
+    );
+    Ok(())
+}
