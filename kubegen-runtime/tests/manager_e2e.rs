@@ -97,6 +97,7 @@ struct Running {
     seen: Arc<Seen>,
     state: Option<watch::Receiver<LeaderState>>,
     probe_addr: Option<SocketAddr>,
+    metrics_addr: Option<SocketAddr>,
     stop: CancellationToken,
     task: JoinHandle<Result<(), ManagerError>>,
 }
@@ -146,7 +147,11 @@ async fn spawn_manager(client: Client, ns: &str, options: Options<'_>) -> Result
         });
     }
     if options.serve {
-        builder = builder.health_probe_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+        builder = builder
+            .health_probe_addr(loopback)
+            .metrics_addr(loopback)
+            .insecure_metrics();
     }
     let mut manager = builder.build().await?;
     let seen = Arc::new(Seen::default());
@@ -163,6 +168,7 @@ async fn spawn_manager(client: Client, ns: &str, options: Options<'_>) -> Result
         seen,
         state: manager.leader_state(),
         probe_addr: manager.health_probe_addr(),
+        metrics_addr: manager.metrics_addr(),
         task: tokio::spawn(manager.run_until(stop.clone().cancelled_owned())),
         stop,
     })
@@ -451,7 +457,8 @@ async fn readiness_waits_until_the_informer_caches_synced() -> Result<()> {
         granted_at.elapsed().as_secs_f64()
     );
     wait_for(&manager.seen, "finished present").await?;
-    let (_, metrics) = http_get(addr, "/metrics").await?;
+    let metrics_addr = manager.metrics_addr.context("metrics address")?;
+    let (_, metrics) = http_get(metrics_addr, "/metrics").await?;
     ensure!(
         metrics.contains("kubegen_informer_store_objects{resource=\"v1/ConfigMap\"} 1\n"),
         "{metrics}"

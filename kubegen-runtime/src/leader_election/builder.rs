@@ -10,12 +10,13 @@ use kube::Client;
 use super::config::{ConfigError, LeaderElectionConfig};
 use super::elector::{Callbacks, LeaderElector};
 use super::identity::default_identity;
+use super::lock::{ApiLock, LeaseLock};
 use super::metrics::LeaderElectionMetrics;
 use super::state::Leadership;
 
 /// Builds a [`LeaderElector`]; see [`LeaderElector::builder`].
 pub struct LeaderElectorBuilder {
-    client: Client,
+    lock: Box<dyn LeaseLock>,
     config: LeaderElectionConfig,
     metrics: Option<LeaderElectionMetrics>,
     callbacks: Callbacks,
@@ -44,8 +45,15 @@ impl LeaderElector {
 impl LeaderElectorBuilder {
     /// Starts building an elector configured by `config`.
     pub fn from_config(client: Client, config: LeaderElectionConfig) -> Self {
+        let lock = ApiLock::new(client, &config.namespace, &config.lease_name);
+        Self::with_lock(lock, config)
+    }
+
+    /// Starts building an elector configured by `config` that reaches its
+    /// Lease through `lock` (a fake one in unit tests).
+    pub(super) fn with_lock(lock: impl LeaseLock + 'static, config: LeaderElectionConfig) -> Self {
         LeaderElectorBuilder {
-            client,
+            lock: Box::new(lock),
             config,
             metrics: None,
             callbacks: Callbacks::default(),
@@ -95,9 +103,16 @@ impl LeaderElectorBuilder {
     }
 
     /// Runs `work` at the start of each term of leadership, inside the
-    /// elector's task. The elector waits for it to return after the term
-    /// ends before it campaigns again or releases the Lease; if it returns
-    /// while still leading, the elector releases the Lease and stops.
+    /// elector's task. The term's [`Leadership`] tells the work when the
+    /// term ends; the elector waits for the work to return then, before it
+    /// campaigns again or releases the Lease.
+    ///
+    /// As with client-go's `OnStartedLeading`, the work returning does not
+    /// end the term: the elector goes on renewing the Lease, leading with
+    /// nothing to do, until shutdown or lost leadership. Work that cannot
+    /// go on (a fatal error) should stop the process — resolve the
+    /// shutdown future given to [`LeaderElector::run`] — so that a standby
+    /// takes over.
     pub fn on_started_leading<F, Fut>(mut self, work: F) -> Self
     where
         F: FnMut(Leadership) -> Fut + Send + 'static,
@@ -107,7 +122,11 @@ impl LeaderElectorBuilder {
         self
     }
 
-    /// Called after each term of leadership ends.
+    /// Called after each term of leadership ends (once it stepped down; at
+    /// shutdown after the release).
+    ///
+    /// Unlike client-go's `OnStoppedLeading`, it is not called when the
+    /// elector stops without having led.
     pub fn on_stopped_leading(mut self, callback: impl Fn() + Send + Sync + 'static) -> Self {
         self.callbacks.on_stopped(callback);
         self
@@ -129,7 +148,7 @@ impl LeaderElectorBuilder {
             .clone()
             .unwrap_or_else(default_identity);
         Ok(LeaderElector::new(
-            self.client,
+            self.lock,
             self.config,
             identity,
             self.metrics,

@@ -1,5 +1,6 @@
 //! [`LeaderElector`]: the election loop — campaign, lead while renewing,
-//! step down or release — over the Lease record decided in `record`.
+//! step down or release — deciding by `record` and reaching the Lease
+//! through a `lock`.
 
 use std::fmt;
 use std::future::Future;
@@ -9,13 +10,12 @@ use std::time::Duration;
 
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::jiff::Timestamp;
-use kube::Client;
-use kube::api::{Api, ObjectMeta, PostParams};
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::config::LeaderElectionConfig;
+use super::lock::LeaseLock;
 use super::metrics::LeaderElectionMetrics;
 use super::record::{self, Decision, Observation};
 use super::state::{LeaderState, Leadership};
@@ -61,11 +61,15 @@ impl Callbacks {
     }
 }
 
+/// How many times [`LeaderElector::release`] writes the release before it
+/// gives up on a Lease that keeps changing under it.
+const RELEASE_WRITES: usize = 3;
+
 /// A candidate for leadership of one Lease. Build it with
 /// [`LeaderElector::builder`], take a [`LeaderElector::state`] receiver for
 /// readiness, then [`LeaderElector::run`] it.
 pub struct LeaderElector {
-    api: Api<Lease>,
+    lock: Box<dyn LeaseLock>,
     lease_name: String,
     identity: Arc<str>,
     pub(super) lease_duration: Duration,
@@ -76,8 +80,9 @@ pub struct LeaderElector {
     callbacks: Callbacks,
     state: watch::Sender<LeaderState>,
     /// The record as last seen, and when (local clock).
-    observed: Option<Observation>,
-    /// The Lease object as last read or written (for its resourceVersion).
+    pub(super) observed: Option<Observation>,
+    /// The Lease object as last read or written (for its resourceVersion);
+    /// `None` when unknown, e.g. after a write lost a race.
     lease: Option<Lease>,
     /// The holder last reported to `on_new_leader`.
     reported_leader: Option<String>,
@@ -105,19 +110,31 @@ impl Drop for LeaderElector {
 }
 
 /// The result of one try to acquire or renew.
-enum Attempt {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Attempt {
     /// This candidate holds the Lease; the write was sent at `sent_at`.
     Leading { sent_at: Instant, transitions: i32 },
     /// Another candidate holds it, valid until `until` if known.
     Standby { until: Option<Instant> },
 }
 
+/// What [`LeaderElector::release`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Release {
+    /// The release was written: the Lease names nobody.
+    Released,
+    /// The API server's Lease does not name this candidate (it names
+    /// `holder`, or does not exist): there was nothing to release.
+    NotHeld { holder: Option<String> },
+}
+
 /// How a term of leadership ended.
 enum TermEnd {
     /// Renewal failed or the Lease was taken over: campaign again.
     Lost,
-    /// Shutdown or the work returned: stop.
-    Finished,
+    /// Shutdown: the work has returned and the Lease was released (if so
+    /// configured); stop.
+    ShutDown,
 }
 
 /// The shutdown future, polled from several places and remembered once it
@@ -137,10 +154,19 @@ impl Shutdown {
     }
 }
 
+/// Resolves when the term's work returns; never once it has (`None`).
+async fn work_returned(work: &mut Option<BoxFuture>) {
+    match work {
+        Some(work) => work.await,
+        None => std::future::pending().await,
+    }
+}
+
 impl LeaderElector {
-    /// An elector for `config` (already validated) as `identity`.
+    /// An elector for `config` (already validated) as `identity`, reaching
+    /// its Lease through `lock`.
     pub(super) fn new(
-        client: Client,
+        lock: Box<dyn LeaseLock>,
         config: LeaderElectionConfig,
         identity: String,
         metrics: Option<LeaderElectionMetrics>,
@@ -151,7 +177,7 @@ impl LeaderElector {
             metrics.set_leading(&config.lease_name, false);
         }
         LeaderElector {
-            api: Api::namespaced(client, &config.namespace),
+            lock,
             lease_name: config.lease_name,
             identity: identity.into(),
             lease_duration: config.lease_duration,
@@ -179,8 +205,15 @@ impl LeaderElector {
     }
 
     /// Campaigns, leads, and campaigns again after a lost term, until
-    /// `shutdown` resolves (then releases the Lease if leading and so
-    /// configured) or the `on_started_leading` work returns by itself.
+    /// `shutdown` resolves; a leader then cancels its [`Leadership`], waits
+    /// for the `on_started_leading` work to return (still renewing) and
+    /// releases the Lease if so configured.
+    ///
+    /// As in client-go, a term lasts until shutdown or lost leadership: the
+    /// work returning early does not end it (see
+    /// [`on_started_leading`](super::LeaderElectorBuilder::on_started_leading)).
+    /// Unlike client-go's `Run`, which returns after one term, `run` goes
+    /// on campaigning after a lost term.
     ///
     /// Everything happens inside this future: dropping or aborting it
     /// (a crash, as far as the others can tell) stops the leader's work
@@ -194,7 +227,7 @@ impl LeaderElector {
         while let Some((sent_at, transitions)) = self.campaign(&mut shutdown).await {
             match self.lead(sent_at, transitions, &mut shutdown).await {
                 TermEnd::Lost if !shutdown.requested => {}
-                TermEnd::Lost | TermEnd::Finished => break,
+                TermEnd::Lost | TermEnd::ShutDown => break,
             }
         }
         self.set_state(LeaderState::Stopped);
@@ -234,7 +267,8 @@ impl LeaderElector {
         }
     }
 
-    /// Leads one term, from a successful acquisition sent at `acquired_at`.
+    /// Leads one term, from a successful acquisition sent at `acquired_at`,
+    /// until shutdown (once the work has returned) or lost leadership.
     async fn lead(
         &mut self,
         acquired_at: Instant,
@@ -245,27 +279,33 @@ impl LeaderElector {
         let leadership = Leadership::new(token.clone(), self.identity.clone(), transitions);
         tracing::info!(lease = %self.lease_name, identity = %self.identity, "started leading");
         self.set_state(LeaderState::Leader);
-        let mut work: BoxFuture = match &mut self.callbacks.on_started {
-            Some(start) => start(leadership),
-            None => Box::pin(token.clone().cancelled_owned()),
-        };
+        // The work until it returns; its return does not end the term.
+        let mut work: Option<BoxFuture> = self
+            .callbacks
+            .on_started
+            .as_mut()
+            .map(|start| start(leadership));
         let mut last_renew = acquired_at;
         let mut next = acquired_at + self.retry_period;
-        let mut draining = false;
-        let mut work_done = false;
+        let mut stopping = false;
         let lost = loop {
+            if stopping && work.is_none() {
+                break false;
+            }
             let deadline = last_renew + self.renew_deadline;
             tokio::select! {
                 biased;
-                () = shutdown.requested(), if !draining => {
-                    // Stop the work but keep renewing until it has finished,
+                () = shutdown.requested(), if !stopping => {
+                    // Stop the work but keep renewing until it has returned,
                     // so the Lease is not released under running work.
-                    draining = true;
+                    stopping = true;
                     token.cancel();
                 }
-                () = &mut work => {
-                    work_done = true;
-                    break false;
+                () = work_returned(&mut work) => {
+                    work = None;
+                    if !stopping {
+                        tracing::info!(lease = %self.lease_name, "the leader's work returned; leading until shutdown");
+                    }
                 }
                 () = tokio::time::sleep_until(deadline) => {
                     tracing::warn!(lease = %self.lease_name, "failed to renew the lease within the renew deadline");
@@ -299,7 +339,7 @@ impl LeaderElector {
                     .map(str::to_string),
             });
             self.stopped_leading();
-            if !work_done {
+            if let Some(work) = work {
                 work.await;
             }
             return TermEnd::Lost;
@@ -307,7 +347,14 @@ impl LeaderElector {
         if self.release_on_cancel {
             let release_deadline = last_renew + self.renew_deadline;
             match tokio::time::timeout_at(release_deadline, self.release()).await {
-                Ok(Ok(())) => tracing::info!(lease = %self.lease_name, "released the lease"),
+                Ok(Ok(Release::Released)) => {
+                    tracing::info!(lease = %self.lease_name, "released the lease");
+                }
+                Ok(Ok(Release::NotHeld { holder })) => tracing::info!(
+                    lease = %self.lease_name,
+                    holder = holder.as_deref().unwrap_or(""),
+                    "the lease no longer names this candidate: nothing to release"
+                ),
                 Ok(Err(error)) => {
                     tracing::warn!(lease = %self.lease_name, %error, "failed to release the lease");
                 }
@@ -316,7 +363,7 @@ impl LeaderElector {
         }
         self.set_state(LeaderState::Standby { leader: None });
         self.stopped_leading();
-        TermEnd::Finished
+        TermEnd::ShutDown
     }
 
     fn stopped_leading(&self) {
@@ -337,40 +384,19 @@ impl LeaderElector {
         }
     }
 
-    /// One try: renew directly when the cached record names this candidate,
-    /// else read the Lease, decide, and write.
-    async fn try_acquire_or_renew(&mut self) -> Result<Attempt, kube::Error> {
+    /// One try (client-go's `tryAcquireOrRenew`): renew directly when the
+    /// cached Lease names this candidate, else read the Lease, decide, and
+    /// write.
+    pub(super) async fn try_acquire_or_renew(&mut self) -> Result<Attempt, kube::Error> {
         let sent_at = Instant::now();
-        let holds = self
-            .lease
-            .as_ref()
-            .and_then(|l| l.spec.as_ref())
-            .and_then(record::holder_of)
-            .is_some_and(|h| h == &*self.identity);
+        let holds = self.lease.as_ref().is_some_and(|l| self.names_me(l));
         if holds && let Some(attempt) = self.write(&Decision::Renew, sent_at).await? {
             return Ok(attempt);
         }
-        let current = self.api.get_opt(&self.lease_name).await?;
-        let now = Instant::now();
-        match &current {
-            Some(lease) => {
-                record::observe(
-                    &mut self.observed,
-                    &lease.spec.clone().unwrap_or_default(),
-                    now.into_std(),
-                );
-            }
-            None => self.observed = None,
-        }
-        self.lease = current;
-        self.report_leader();
-        let decision = record::decide(
-            &self.identity,
-            self.observed.as_ref(),
-            self.lease_duration,
-            now.into_std(),
-        );
-        match decision {
+        let current = self.lock.get().await?;
+        let now = Instant::now().into_std();
+        self.remember(current, now);
+        match record::decide(&self.identity, self.observed.as_ref(), now) {
             Decision::Wait { until, .. } => Ok(Attempt::Standby {
                 until: Some(Instant::from_std(until)),
             }),
@@ -398,34 +424,21 @@ impl LeaderElector {
             Timestamp::now(),
         );
         let result = match (decision, &self.lease) {
-            (Decision::Create, _) | (_, None) => {
-                let lease = Lease {
-                    metadata: ObjectMeta {
-                        name: Some(self.lease_name.clone()),
-                        ..ObjectMeta::default()
-                    },
-                    spec: Some(spec),
-                };
-                self.api.create(&PostParams::default(), &lease).await
-            }
+            (Decision::Create, _) | (_, None) => self.lock.create(spec).await,
             (_, Some(current)) => {
                 let mut lease = current.clone();
                 lease.spec = Some(spec);
-                self.api
-                    .replace(&self.lease_name, &PostParams::default(), &lease)
-                    .await
+                self.lock.update(lease).await
             }
         };
         match result {
             Ok(written) => {
-                let spec = written.spec.clone().unwrap_or_default();
-                let transitions = spec.lease_transitions.unwrap_or(0);
-                self.observed = Some(Observation {
-                    spec,
-                    at: Instant::now().into_std(),
-                });
-                self.lease = Some(written);
-                self.report_leader();
+                let transitions = written
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.lease_transitions)
+                    .unwrap_or(0);
+                self.remember_written(written);
                 Ok(Some(Attempt::Leading {
                     sent_at,
                     transitions,
@@ -442,44 +455,102 @@ impl LeaderElector {
         }
     }
 
-    /// Releases the Lease if the cached record still names this candidate.
-    async fn release(&mut self) -> Result<(), kube::Error> {
-        // A renewal cancelled by the shutdown may have been written without
-        // its answer being seen, making the cached record stale: on a
-        // conflict, re-read and release again while the Lease is still ours.
-        for attempt in 0..3 {
-            let current = if attempt == 0 {
-                self.lease.clone()
-            } else {
-                self.api.get_opt(&self.lease_name).await?
-            };
-            let Some(current) = current else {
-                return Ok(());
-            };
-            let Some(spec) = current.spec.as_ref() else {
-                return Ok(());
-            };
-            if record::holder_of(spec) != Some(&*self.identity) {
-                return Ok(());
-            }
-            let mut lease = current.clone();
-            lease.spec = Some(record::released_record(spec, Timestamp::now()));
-            match self
-                .api
-                .replace(&self.lease_name, &PostParams::default(), &lease)
-                .await
-            {
-                Ok(written) => {
-                    self.lease = Some(written);
-                    return Ok(());
+    /// Releases the Lease (client-go's `release`): writes an empty holder
+    /// with a one-second duration if the Lease names this candidate.
+    ///
+    /// It never reports success without having either written the release
+    /// or read from the API server a Lease that does not name this
+    /// candidate. A cached copy naming this candidate is written at once
+    /// (the write is conditioned on its resourceVersion, so a stale copy
+    /// only costs a conflict); without one — e.g. a renewal just lost a
+    /// race and its re-read was cut short by the shutdown — the Lease is
+    /// read first. A conflict means the Lease changed since it was read (a
+    /// renewal written but not seen, another writer): read it again and
+    /// retry, at most [`RELEASE_WRITES`] writes in all.
+    ///
+    /// Unlike client-go, the decision goes by the Lease just read, not by
+    /// the record observed before, so a Lease taken over meanwhile is not
+    /// overwritten.
+    pub(super) async fn release(&mut self) -> Result<Release, kube::Error> {
+        let mut copy = self.lease.clone().filter(|l| self.names_me(l));
+        let mut writes = 0;
+        loop {
+            let lease = match copy.take() {
+                Some(lease) => lease,
+                None => {
+                    let current = self.lock.get().await?;
+                    self.remember(current.clone(), Instant::now().into_std());
+                    match current {
+                        Some(lease) if self.names_me(&lease) => lease,
+                        other => {
+                            let holder = other
+                                .as_ref()
+                                .and_then(|l| l.spec.as_ref())
+                                .and_then(record::holder_of)
+                                .map(str::to_string);
+                            return Ok(Release::NotHeld { holder });
+                        }
+                    }
                 }
-                Err(kube::Error::Api(status)) if is_conflict(&status) && attempt < 2 => {
-                    continue;
+            };
+            let old = lease.spec.clone().unwrap_or_default();
+            let mut released = lease;
+            released.spec = Some(record::released_record(&old, Timestamp::now()));
+            writes += 1;
+            match self.lock.update(released).await {
+                Ok(written) => {
+                    self.remember_written(written);
+                    return Ok(Release::Released);
+                }
+                Err(kube::Error::Api(status)) if is_not_found(&status) => {
+                    self.remember(None, Instant::now().into_std());
+                    return Ok(Release::NotHeld { holder: None });
+                }
+                Err(kube::Error::Api(status))
+                    if is_conflict(&status) && writes < RELEASE_WRITES =>
+                {
+                    tracing::debug!(lease = %self.lease_name, "the lease changed before its release: reading it again");
+                    self.lease = None;
                 }
                 Err(error) => return Err(error),
             }
         }
-        Ok(())
+    }
+
+    /// Whether `lease` names this candidate as its holder.
+    fn names_me(&self, lease: &Lease) -> bool {
+        lease
+            .spec
+            .as_ref()
+            .and_then(record::holder_of)
+            .is_some_and(|holder| holder == &*self.identity)
+    }
+
+    /// Keeps `current` as read at `now` (`None`: no Lease): the object for
+    /// its resourceVersion, the record as observed.
+    fn remember(&mut self, current: Option<Lease>, now: std::time::Instant) {
+        match &current {
+            Some(lease) => {
+                record::observe(
+                    &mut self.observed,
+                    &lease.spec.clone().unwrap_or_default(),
+                    now,
+                );
+            }
+            None => self.observed = None,
+        }
+        self.lease = current;
+        self.report_leader();
+    }
+
+    /// Keeps `written`, just written by this candidate, observed now.
+    fn remember_written(&mut self, written: Lease) {
+        self.observed = Some(Observation {
+            spec: written.spec.clone().unwrap_or_default(),
+            at: Instant::now().into_std(),
+        });
+        self.lease = Some(written);
+        self.report_leader();
     }
 
     /// Calls `on_new_leader` and updates the standby state when the observed

@@ -18,9 +18,16 @@
 //!   successful renewal was *sent*), it cancels its [`Leadership`] token and
 //!   steps down. Since the renew deadline is shorter than the lease
 //!   duration, a standby only takes over after the old leader stopped.
+//! * **A term lasts until shutdown or lost leadership**, as in client-go:
+//!   the `on_started_leading` work returning early does not end it.
 //! * **Release on shutdown**: the leader cancels its token, waits for its
 //!   work to finish (still renewing meanwhile), then writes an empty holder
 //!   with a one-second duration, so a standby takes over at its next try.
+//!   The release is only reported done once written, or once the Lease read
+//!   from the API server no longer names this candidate.
+//! * **A foreign record's duration is taken as is**, as client-go does: a
+//!   Lease whose `leaseDurationSeconds` is missing, zero or negative has
+//!   expired as soon as it is seen.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -52,9 +59,12 @@ mod builder;
 mod config;
 mod elector;
 mod identity;
+mod lock;
 mod metrics;
 mod record;
 mod state;
+#[cfg(test)]
+mod tests;
 
 pub use builder::LeaderElectorBuilder;
 pub use config::{

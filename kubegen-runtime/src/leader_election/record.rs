@@ -8,6 +8,18 @@
 //! record in its present form. The `renewTime` written in the record by the
 //! holder is informational only, so clock skew between machines cannot make
 //! two candidates lead at once.
+//!
+//! The duration is the record's own `leaseDurationSeconds`, taken as is,
+//! as client-go's `LeaderElector.isLeaseValid` does
+//! (`observedTime.Add(LeaseDurationSeconds * time.Second).After(now)`,
+//! `tools/leaderelection/leaderelection.go`; `LeaseSpecToLeaderElectionRecord`
+//! in `resourcelock/leaselock.go` reads a missing field as 0): a record
+//! with a missing, zero or negative duration has expired when it is
+//! observed, and is taken over. Never the observer's configured duration:
+//! that belongs to the records it writes, not to other holders'. (client-go
+//! takes `now` before its read and `observedTime` after it, so a record
+//! first seen without a duration still holds it off for that one try;
+//! kubegen judges at the read, and takes it over at once.)
 
 use std::time::{Duration, Instant};
 
@@ -30,15 +42,12 @@ impl Observation {
         holder_of(&self.spec)
     }
 
-    /// The local instant at which the record expires unless it changes.
-    pub(crate) fn expires_at(&self, default_duration: Duration) -> Instant {
-        let duration = self
-            .spec
-            .lease_duration_seconds
-            .filter(|s| *s > 0)
-            .map(|s| Duration::from_secs(u64::from(s.unsigned_abs())))
-            .unwrap_or(default_duration);
-        self.at + duration
+    /// The local instant at which the record expires unless it changes:
+    /// `at` plus the record's duration, where a missing or negative
+    /// duration counts as zero (see the module docs).
+    pub(crate) fn expires_at(&self) -> Instant {
+        let seconds = self.spec.lease_duration_seconds.unwrap_or(0).max(0);
+        self.at + Duration::from_secs(u64::from(seconds.unsigned_abs()))
     }
 }
 
@@ -88,19 +97,14 @@ pub(crate) enum Decision {
 
 /// Decides what `identity` does with the observed record at `now`.
 /// `None` means the Lease does not exist.
-pub(crate) fn decide(
-    identity: &str,
-    observed: Option<&Observation>,
-    default_duration: Duration,
-    now: Instant,
-) -> Decision {
+pub(crate) fn decide(identity: &str, observed: Option<&Observation>, now: Instant) -> Decision {
     let Some(observed) = observed else {
         return Decision::Create;
     };
     match observed.holder() {
         Some(holder) if holder == identity => Decision::Renew,
         Some(holder) => {
-            let until = observed.expires_at(default_duration);
+            let until = observed.expires_at();
             if now < until {
                 Decision::Wait {
                     holder: holder.to_string(),
@@ -185,7 +189,7 @@ mod tests {
 
     #[test]
     fn missing_lease_is_created() {
-        assert_eq!(decide("a", None, LEASE, Instant::now()), Decision::Create);
+        assert_eq!(decide("a", None, Instant::now()), Decision::Create);
     }
 
     #[test]
@@ -198,12 +202,12 @@ mod tests {
             holder: "b".into(),
             until,
         };
-        assert_eq!(decide("a", seen.as_ref(), LEASE, t0), wait);
+        assert_eq!(decide("a", seen.as_ref(), t0), wait);
         assert_eq!(
-            decide("a", seen.as_ref(), LEASE, until - Duration::from_millis(1)),
+            decide("a", seen.as_ref(), until - Duration::from_millis(1)),
             wait
         );
-        assert_eq!(decide("a", seen.as_ref(), LEASE, until), Decision::TakeOver);
+        assert_eq!(decide("a", seen.as_ref(), until), Decision::TakeOver);
     }
 
     #[test]
@@ -217,20 +221,17 @@ mod tests {
         // The same record read again does not move the observation time...
         assert!(!observe(&mut seen, &held_by("b", 15), later));
         assert_eq!(seen.as_ref().map(|o| o.at), Some(t0));
-        assert_eq!(
-            decide("a", seen.as_ref(), LEASE, t0 + LEASE),
-            Decision::TakeOver
-        );
+        assert_eq!(decide("a", seen.as_ref(), t0 + LEASE), Decision::TakeOver);
         // ...but a renewal (any change of the record) restarts the clock.
         let mut renewed = held_by("b", 15);
         renewed.renew_time = Some(MicroTime(Timestamp::UNIX_EPOCH + Duration::from_secs(1)));
         assert!(observe(&mut seen, &renewed, later));
         assert!(matches!(
-            decide("a", seen.as_ref(), LEASE, t0 + LEASE),
+            decide("a", seen.as_ref(), t0 + LEASE),
             Decision::Wait { .. }
         ));
         assert_eq!(
-            decide("a", seen.as_ref(), LEASE, later + LEASE),
+            decide("a", seen.as_ref(), later + LEASE),
             Decision::TakeOver
         );
     }
@@ -241,9 +242,29 @@ mod tests {
         let mut seen = None;
         observe(&mut seen, &held_by("b", 1), t0);
         assert_eq!(
-            decide("a", seen.as_ref(), LEASE, t0 + Duration::from_secs(1)),
+            decide("a", seen.as_ref(), t0 + Duration::from_secs(1)),
             Decision::TakeOver
         );
+    }
+
+    /// Decision 3 (client-go's `isLeaseValid` takes `LeaseDurationSeconds`
+    /// as is): a foreign record whose duration is missing, zero or negative
+    /// has expired as soon as it is observed; the observer's own configured
+    /// duration plays no part.
+    #[test]
+    fn record_without_a_positive_duration_has_expired_when_observed() {
+        let t0 = Instant::now();
+        for seconds in [None, Some(0), Some(-5)] {
+            let mut record = held_by("b", 0);
+            record.lease_duration_seconds = seconds;
+            let mut seen = None;
+            observe(&mut seen, &record, t0);
+            assert_eq!(
+                decide("a", seen.as_ref(), t0),
+                Decision::TakeOver,
+                "leaseDurationSeconds {seconds:?}"
+            );
+        }
     }
 
     #[test]
@@ -251,16 +272,16 @@ mod tests {
         let t0 = Instant::now();
         let mut seen = None;
         observe(&mut seen, &held_by("a", 15), t0);
-        assert_eq!(decide("a", seen.as_ref(), LEASE, t0), Decision::Renew);
+        assert_eq!(decide("a", seen.as_ref(), t0), Decision::Renew);
         let released = released_record(&held_by("a", 15), Timestamp::UNIX_EPOCH);
         assert_eq!(released.holder_identity, None);
         assert_eq!(released.lease_duration_seconds, Some(1));
         observe(&mut seen, &released, t0);
-        assert_eq!(decide("b", seen.as_ref(), LEASE, t0), Decision::TakeOver);
+        assert_eq!(decide("b", seen.as_ref(), t0), Decision::TakeOver);
         let mut empty = held_by("", 15);
         empty.lease_transitions = Some(4);
         observe(&mut seen, &empty, t0);
-        assert_eq!(decide("b", seen.as_ref(), LEASE, t0), Decision::TakeOver);
+        assert_eq!(decide("b", seen.as_ref(), t0), Decision::TakeOver);
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub enum LeaderState {
         /// The identity of the current leader, if known.
         leader: Option<String>,
     },
-    /// The elector has stopped (shut down, or its work returned).
+    /// The elector has stopped (shut down, or its future was dropped).
     Stopped,
 }
 

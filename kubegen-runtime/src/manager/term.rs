@@ -52,8 +52,8 @@ pub(super) fn leader_work(
         let term = slot.lock().take();
         Box::pin(async move {
             // Only the first term has runnables: its end stops the
-            // elector, so no other follows (one would return at once,
-            // which releases the Lease and stops the elector).
+            // elector, so no other follows (one would lead, idle, until
+            // the manager stops).
             if let Some(term) = term {
                 tracing::info!(
                     identity = leadership.identity(),

@@ -227,11 +227,14 @@ async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
 async fn readiness_and_the_runnables_wait_for_the_warm_ups() {
     let mut manager = Manager::builder(client())
         .health_probe_addr(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .metrics_addr(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .insecure_metrics()
         .build()
         .await
         .unwrap();
     let addr = manager.health_probe_addr().unwrap();
-    assert_eq!(manager.metrics_addr(), None);
+    let metrics_addr = manager.metrics_addr().unwrap();
+    assert_ne!(addr, metrics_addr);
     assert_eq!(manager.controller_metrics().errors("probe"), 0);
     let (warm, warmed) = watch::channel(false);
     let ran = Arc::new(AtomicBool::new(false));
@@ -264,7 +267,8 @@ async fn readiness_and_the_runnables_wait_for_the_warm_ups() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // The controller metrics are in the served registry, with the process's.
-    let (_, metrics) = http_get(addr, "/metrics").await;
+    assert_eq!(http_get(addr, "/metrics").await.0, 404, "probes serve no metrics");
+    let (_, metrics) = http_get(metrics_addr, "/metrics").await;
     for series in [
         "reconcile_errors_total{controller=\"probe\"} 0\n",
         "process_start_time_seconds ",

@@ -241,9 +241,7 @@ impl DelegatedAuth {
     }
 }
 
-async fn within_timeout<T>(
-    review: BoxFuture<'static, Result<T, String>>,
-) -> Result<T, String> {
+async fn within_timeout<T>(review: BoxFuture<'static, Result<T, String>>) -> Result<T, String> {
     tokio::time::timeout(REVIEW_TIMEOUT, review)
         .await
         .unwrap_or_else(|_| Err(format!("no answer within {REVIEW_TIMEOUT:?}")))
@@ -382,7 +380,8 @@ pub(super) mod tests {
             );
         }
         assert_eq!(
-            auth.check(&headers("Bearer forged"), "/metrics", "get").await,
+            auth.check(&headers("Bearer forged"), "/metrics", "get")
+                .await,
             Err(Refusal::Unauthenticated)
         );
         assert!(matches!(
@@ -415,18 +414,28 @@ pub(super) mod tests {
         auth.check(&headers("Bearer good"), "/metrics", "get")
             .await
             .unwrap();
-        assert_eq!(reviews(), 3, "the token is reviewed again, the decision is not");
+        assert_eq!(
+            reviews(),
+            3,
+            "the token is reviewed again, the decision is not"
+        );
         tokio::time::advance(ALLOWED_TTL).await;
         auth.check(&headers("Bearer good"), "/metrics", "get")
             .await
             .unwrap();
         assert_eq!(reviews(), 5);
         // Rejections are cached for shorter.
-        let _ = auth.check(&headers("Bearer forged"), "/metrics", "get").await;
-        let _ = auth.check(&headers("Bearer forged"), "/metrics", "get").await;
+        let _ = auth
+            .check(&headers("Bearer forged"), "/metrics", "get")
+            .await;
+        let _ = auth
+            .check(&headers("Bearer forged"), "/metrics", "get")
+            .await;
         assert_eq!(reviews(), 6);
         tokio::time::advance(REJECTED_TTL).await;
-        let _ = auth.check(&headers("Bearer forged"), "/metrics", "get").await;
+        let _ = auth
+            .check(&headers("Bearer forged"), "/metrics", "get")
+            .await;
         assert_eq!(reviews(), 7);
     }
 

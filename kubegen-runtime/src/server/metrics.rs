@@ -220,13 +220,16 @@ mod tests {
 
     #[tokio::test]
     async fn secure_metrics_refuse_before_routing() {
-        let auth = DelegatedAuth::with_reviewer(Arc::new(
-            crate::server::auth::tests::Fake::default(),
-        ));
+        let auth =
+            DelegatedAuth::with_reviewer(Arc::new(crate::server::auth::tests::Fake::default()));
         let (status, _) = body(respond(&registry(), Some(&auth), &get("/metrics")).await);
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         let (status, _) = body(respond(&registry(), Some(&auth), &get("/nothing")).await);
-        assert_eq!(status, StatusCode::UNAUTHORIZED, "unknown paths reveal nothing");
+        assert_eq!(
+            status,
+            StatusCode::UNAUTHORIZED,
+            "unknown paths reveal nothing"
+        );
         let mut request = get("/metrics");
         request
             .headers_mut()

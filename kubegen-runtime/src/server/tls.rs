@@ -118,8 +118,12 @@ fn self_signed(names: &[String]) -> std::io::Result<CertifiedKey> {
 }
 
 /// Pairs a chain with its signing key, checking that they belong together.
-fn certified(chain: Vec<CertificateDer<'static>>, key: &PrivateKeyDer<'_>) -> std::io::Result<CertifiedKey> {
-    let signer = rustls::crypto::ring::sign::any_supported_type(key).map_err(std::io::Error::other)?;
+fn certified(
+    chain: Vec<CertificateDer<'static>>,
+    key: &PrivateKeyDer<'_>,
+) -> std::io::Result<CertifiedKey> {
+    let signer =
+        rustls::crypto::ring::sign::any_supported_type(key).map_err(std::io::Error::other)?;
     let certified = CertifiedKey::new(chain, signer);
     certified.keys_match().map_err(std::io::Error::other)?;
     Ok(certified)
@@ -255,7 +259,11 @@ mod tests {
         assert!(ServingCert::from_dir(dir.path()).acceptor().is_ok());
         // A key that does not belong to the certificate.
         let other = rcgen::generate_simple_self_signed(vec!["b.example".into()]).unwrap();
-        std::fs::write(dir.path().join("tls.key"), other.signing_key.serialize_pem()).unwrap();
+        std::fs::write(
+            dir.path().join("tls.key"),
+            other.signing_key.serialize_pem(),
+        )
+        .unwrap();
         assert!(ServingCert::from_dir(dir.path()).acceptor().is_err());
     }
 
@@ -268,7 +276,11 @@ mod tests {
         let first = leaf(&resolver);
         assert_eq!(leaf(&resolver), first, "unchanged files");
         // A half-written certificate keeps the old pair in service.
-        std::fs::write(dir.path().join("tls.crt"), "-----BEGIN CERTIFICATE-----\nAAA").unwrap();
+        std::fs::write(
+            dir.path().join("tls.crt"),
+            "-----BEGIN CERTIFICATE-----\nAAA",
+        )
+        .unwrap();
         assert_eq!(leaf(&resolver), first);
         write_pair(dir.path(), "second.example");
         let second = leaf(&resolver);
