@@ -53,6 +53,9 @@ pub struct AuditRecord {
     pub namespace: String,
     /// The HTTP status code of the answer (0 when the log has none).
     pub code: u16,
+    /// Whether authorization (RBAC) allowed the request — a `403` from
+    /// admission (a quota, a webhook) comes after an allowed one.
+    pub authorized: bool,
 }
 
 impl AuditRecord {
@@ -100,6 +103,8 @@ impl TestEnv {
                     .as_u64()
                     .and_then(|c| u16::try_from(c).ok())
                     .unwrap_or(0),
+                authorized: event["annotations"]["authorization.k8s.io/decision"].as_str()
+                    == Some("allow"),
             });
         }
         Ok(records.into_iter().collect())
