@@ -9,6 +9,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Action {
     requeue_after: Option<Duration>,
+    priority: Option<i32>,
 }
 
 impl Action {
@@ -16,6 +17,7 @@ impl Action {
     pub fn done() -> Self {
         Action {
             requeue_after: None,
+            priority: None,
         }
     }
 
@@ -25,11 +27,29 @@ impl Action {
     pub fn requeue_after(delay: Duration) -> Self {
         Action {
             requeue_after: Some(delay),
+            priority: None,
         }
+    }
+
+    /// Requeues at `priority` instead of the priority the key was handed
+    /// out at (controller-runtime's `Result.Priority`): higher priorities
+    /// are reconciled first, [`LOW_PRIORITY`](super::LOW_PRIORITY) is what
+    /// initial lists and resyncs get, 0 what events get. Only a requeue
+    /// ([`requeue_after`](Self::requeue_after)) uses it.
+    #[must_use]
+    pub fn with_priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
     }
 
     /// The delay before the next reconcile asked for, if any.
     pub fn requeue_delay(&self) -> Option<Duration> {
         self.requeue_after
+    }
+
+    /// The priority of the requeue, if one was set with
+    /// [`with_priority`](Self::with_priority).
+    pub fn requeue_priority(&self) -> Option<i32> {
+        self.priority
     }
 }

@@ -16,7 +16,8 @@ use super::metrics::ControllerMetrics;
 use super::predicate::Predicate;
 use super::runner::Controller;
 use super::source::{
-    InformerSource, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
+    InformerSource, InitialState, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler,
+    Source,
 };
 use super::worker::{DeletedFn, ReconcileFn, Worker};
 use crate::informer::Informer;
@@ -107,11 +108,13 @@ where
     {
         let owner = OwnerType::of::<K>();
         self.secondaries.push(Box::new(move |queue: &KeyQueue| {
+            let initial = InitialState::default();
             let handler = OwnedHandler {
                 queue: queue.clone(),
                 owner,
+                initial: initial.clone(),
             };
-            Box::new(InformerSource::new(informer, handler)) as Box<dyn Source>
+            Box::new(InformerSource::new(informer, handler, initial)) as Box<dyn Source>
         }));
         self
     }
@@ -127,11 +130,13 @@ where
     {
         let mapper = Arc::new(mapper);
         self.secondaries.push(Box::new(move |queue: &KeyQueue| {
+            let initial = InitialState::default();
             let handler = MappedHandler {
                 queue: queue.clone(),
                 mapper,
+                initial: initial.clone(),
             };
-            Box::new(InformerSource::new(informer, handler)) as Box<dyn Source>
+            Box::new(InformerSource::new(informer, handler, initial)) as Box<dyn Source>
         }));
         self
     }
@@ -214,7 +219,7 @@ where
             let (reconcile, ctx) = (reconcile.clone(), ctx.clone());
             Box::pin(async move { reconcile(obj, ctx).await.map_err(|e| format!("{e:#}")) })
         });
-        let mut queue = WorkQueue::builder(self.name.clone());
+        let mut queue = WorkQueue::builder(self.name.clone()).priority_aware();
         if let Some(limiter) = self.rate_limiter {
             queue = queue.rate_limiter(limiter);
         }
@@ -222,12 +227,17 @@ where
             queue = queue.metrics(metrics.workqueue());
         }
         let queue = queue.build();
+        let initial = InitialState::default();
         let primary = PrimaryHandler {
             queue: queue.clone(),
             predicate: self.predicate,
+            initial: initial.clone(),
         };
-        let mut sources: Vec<Box<dyn Source>> =
-            vec![Box::new(InformerSource::new(self.primary.clone(), primary))];
+        let mut sources: Vec<Box<dyn Source>> = vec![Box::new(InformerSource::new(
+            self.primary.clone(),
+            primary,
+            initial,
+        ))];
         sources.extend(self.secondaries.into_iter().map(|source| source(&queue)));
         let name: Arc<str> = self.name.into();
         let worker = Worker {

@@ -14,6 +14,12 @@
 //! * **Retries**: an error or a panic requeues the key with per-key
 //!   exponential backoff; success forgets the key's history;
 //!   [`Action::requeue_after`] schedules the next reconcile.
+//! * **Priorities**: the queue is priority-aware, as controller-runtime's
+//!   default: keys from an informer's initial state and from resyncs are
+//!   queued at [`LOW_PRIORITY`], those of other events at 0, so that fresh
+//!   events overtake a large initial list. A requeue keeps the priority the
+//!   key was handed out at unless the [`Action`] sets another
+//!   ([`Action::with_priority`]).
 //! * **Shutdown**: [`Controller::run`] stops taking keys when its shutdown
 //!   future resolves and lets in-flight reconciles finish within a
 //!   deadline.
@@ -112,3 +118,4 @@ pub use metrics::{ControllerMetrics, ReconcileResult};
 pub use predicate::Predicate;
 pub use runner::{Controller, ControllerError};
 pub use signal::shutdown_signal;
+pub use source::LOW_PRIORITY;

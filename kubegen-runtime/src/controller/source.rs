@@ -1,9 +1,10 @@
 //! Event sources: the informers a controller listens to and the handlers
-//! that turn their events into keys of the primary resource on the queue.
+//! that turn their events into keys of the primary resource on the queue,
+//! at low priority for the informer's initial state and its resyncs.
 
 use std::any::TypeId;
 use std::fmt::Debug;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futures::future::BoxFuture;
 use kube::Resource;
@@ -34,15 +35,68 @@ pub(super) trait Source: Send + Sync {
     fn synced(&self) -> BoxFuture<'static, bool>;
 }
 
-/// A [`Source`] made of an informer and a handler.
+/// The priority at which the controller's handlers enqueue the keys of
+/// objects from an informer's initial state and of resyncs (updates that
+/// leave the resource version alone), so that real events overtake them:
+/// controller-runtime's `handler.LowPriority`. Every other event enqueues at
+/// priority 0.
+pub const LOW_PRIORITY: i32 = -100;
+
+/// Whether a handler is still being given its informer's initial state: the
+/// adds up to the end of the initial list, or of the cache's contents when
+/// the handler was registered late.
+///
+/// It reads the handler's registration, whose flag the handler's delivery
+/// task sets between the last initial add and the first later event. Until
+/// the registration is recorded (right after `add_event_handler` returns)
+/// adds count as initial; an event delivered in that instant, after the
+/// whole initial state, would be enqueued at low priority too.
+#[derive(Clone, Default)]
+pub(super) struct InitialState(Arc<OnceLock<HandlerRegistration>>);
+
+impl InitialState {
+    /// Records the registration of the handler this belongs to.
+    fn registered(&self, registration: &HandlerRegistration) {
+        // A source registers its handler once.
+        let _ = self.0.set(registration.clone());
+    }
+
+    /// The priority of an add: [`LOW_PRIORITY`] while the initial state is
+    /// being delivered, 0 after.
+    fn add_priority(&self) -> i32 {
+        match self.0.get() {
+            Some(registration) if registration.has_synced() => 0,
+            _ => LOW_PRIORITY,
+        }
+    }
+}
+
+/// The priority of an update from `old` to `new`: [`LOW_PRIORITY`] for a
+/// resync (the resource version did not change), 0 otherwise.
+fn update_priority<K: Resource>(old: &K, new: &K) -> i32 {
+    if old.meta().resource_version == new.meta().resource_version {
+        LOW_PRIORITY
+    } else {
+        0
+    }
+}
+
+/// A [`Source`] made of an informer and a handler, and what the handler
+/// reads to tell the initial state from later events.
 pub(super) struct InformerSource<S, H> {
     informer: Informer<S>,
     handler: H,
+    initial: InitialState,
 }
 
 impl<S, H> InformerSource<S, H> {
-    pub(super) fn new(informer: Informer<S>, handler: H) -> Self {
-        InformerSource { informer, handler }
+    /// `handler` must read `initial`.
+    pub(super) fn new(informer: Informer<S>, handler: H, initial: InitialState) -> Self {
+        InformerSource {
+            informer,
+            handler,
+            initial,
+        }
     }
 }
 
@@ -60,7 +114,9 @@ where
     }
 
     fn register(&self) -> HandlerRegistration {
-        self.informer.add_event_handler(self.handler.clone())
+        let registration = self.informer.add_event_handler(self.handler.clone());
+        self.initial.registered(&registration);
+        registration
     }
 
     fn unregister(&self, registration: &HandlerRegistration) {
@@ -79,11 +135,13 @@ where
 pub(super) struct PrimaryHandler {
     pub(super) queue: KeyQueue,
     pub(super) predicate: Option<Predicate>,
+    pub(super) initial: InitialState,
 }
 
 impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
     fn on_add(&self, obj: Arc<K>) {
-        self.queue.add(ObjectKey::of(&*obj));
+        self.queue
+            .add_with_priority(ObjectKey::of(&*obj), self.initial.add_priority());
     }
 
     fn on_update(&self, old: Arc<K>, new: Arc<K>) {
@@ -92,7 +150,8 @@ impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
             .as_ref()
             .is_none_or(|p| p.matches(&*old, &*new))
         {
-            self.queue.add(ObjectKey::of(&*new));
+            self.queue
+                .add_with_priority(ObjectKey::of(&*new), update_priority(&*old, &*new));
         }
     }
 
@@ -149,29 +208,31 @@ impl OwnerType {
 pub(super) struct OwnedHandler {
     pub(super) queue: KeyQueue,
     pub(super) owner: OwnerType,
+    pub(super) initial: InitialState,
 }
 
 impl OwnedHandler {
-    fn enqueue<C: Resource>(&self, child: &C) {
+    fn enqueue<C: Resource>(&self, child: &C, priority: i32) {
         if let Some(key) = self.owner.owner_key(child) {
-            self.queue.add(key);
+            self.queue.add_with_priority(key, priority);
         }
     }
 }
 
 impl<C: Resource + Send + Sync + 'static> EventHandler<C> for OwnedHandler {
     fn on_add(&self, obj: Arc<C>) {
-        self.enqueue(&*obj);
+        self.enqueue(&*obj, self.initial.add_priority());
     }
 
     /// Both owners are enqueued when the controller reference changed.
     fn on_update(&self, old: Arc<C>, new: Arc<C>) {
-        self.enqueue(&*old);
-        self.enqueue(&*new);
+        let priority = update_priority(&*old, &*new);
+        self.enqueue(&*old, priority);
+        self.enqueue(&*new, priority);
     }
 
     fn on_delete(&self, obj: DeletedObject<C>) {
-        self.enqueue(&**obj.object());
+        self.enqueue(&**obj.object(), 0);
     }
 }
 
@@ -182,6 +243,7 @@ pub(super) type Mapper<O> = Arc<dyn Fn(&O) -> Vec<ObjectKey> + Send + Sync>;
 pub(super) struct MappedHandler<O> {
     pub(super) queue: KeyQueue,
     pub(super) mapper: Mapper<O>,
+    pub(super) initial: InitialState,
 }
 
 impl<O> Clone for MappedHandler<O> {
@@ -189,30 +251,32 @@ impl<O> Clone for MappedHandler<O> {
         MappedHandler {
             queue: self.queue.clone(),
             mapper: self.mapper.clone(),
+            initial: self.initial.clone(),
         }
     }
 }
 
 impl<O> MappedHandler<O> {
-    fn enqueue(&self, obj: &O) {
+    fn enqueue(&self, obj: &O, priority: i32) {
         for key in (self.mapper)(obj) {
-            self.queue.add(key);
+            self.queue.add_with_priority(key, priority);
         }
     }
 }
 
-impl<O: Send + Sync + 'static> EventHandler<O> for MappedHandler<O> {
+impl<O: Resource + Send + Sync + 'static> EventHandler<O> for MappedHandler<O> {
     fn on_add(&self, obj: Arc<O>) {
-        self.enqueue(&obj);
+        self.enqueue(&obj, self.initial.add_priority());
     }
 
     /// The keys of both the old and the new state are enqueued.
     fn on_update(&self, old: Arc<O>, new: Arc<O>) {
-        self.enqueue(&old);
-        self.enqueue(&new);
+        let priority = update_priority(&*old, &*new);
+        self.enqueue(&old, priority);
+        self.enqueue(&new, priority);
     }
 
     fn on_delete(&self, obj: DeletedObject<O>) {
-        self.enqueue(obj.object());
+        self.enqueue(obj.object(), 0);
     }
 }

@@ -1,5 +1,6 @@
 //! Unit tests of the controller machinery without an API server: handlers,
-//! predicates, workers, retries, panics, drain, spans, metrics and signals.
+//! predicates, priorities, workers, retries, panics, drain, spans, metrics
+//! and signals.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -17,10 +18,12 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::metrics::Series;
-use super::source::{MappedHandler, OwnedHandler, OwnerType, PrimaryHandler};
+use super::source::{
+    InformerSource, InitialState, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
+};
 use super::worker::{Worker, run_workers};
 use super::*;
-use crate::informer::{DeletedObject, EventHandler};
+use crate::informer::{DeletedObject, EventHandler, Informer, InformerConfig};
 use crate::lister::Lister;
 use crate::logging::LogFormat;
 use crate::store::ObjectKey;
@@ -109,6 +112,7 @@ fn primary_handler_filters_updates_only() {
     let handler = PrimaryHandler {
         queue: queue.clone(),
         predicate: Some(Predicate::GenerationChanged),
+        initial: InitialState::default(),
     };
     let a = Arc::new(cm("a"));
     EventHandler::on_add(&handler, a.clone());
@@ -168,6 +172,7 @@ fn owned_handler_enqueues_owners_on_every_event() {
     let handler = OwnedHandler {
         queue: queue.clone(),
         owner: OwnerType::of::<ConfigMap>(),
+        initial: InitialState::default(),
     };
     let first = Arc::new(owned(
         "c",
@@ -199,6 +204,7 @@ fn mapped_handler_enqueues_mapped_keys_of_old_and_new() {
             let name = cm.metadata.name.clone().unwrap_or_default();
             vec![key(&format!("{name}-x")), key(&format!("{name}-y"))]
         }),
+        initial: InitialState::default(),
     };
     handler.on_update(Arc::new(cm("a")), Arc::new(cm("b")));
     assert_eq!(
@@ -207,6 +213,117 @@ fn mapped_handler_enqueues_mapped_keys_of_old_and_new() {
     );
     handler.on_delete(DeletedObject::Known(Arc::new(cm("c"))));
     assert_eq!(drain(&queue), vec![key("c-x"), key("c-y")]);
+}
+
+/// An informer that is never started (its API server does not exist).
+fn idle_informer() -> Informer<ConfigMap> {
+    let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+    let client = kube::Client::try_from(config).unwrap();
+    Informer::new(kube::Api::all(client), InformerConfig::default())
+}
+
+/// `cm(name)` at resource version `rv`.
+fn cm_at(name: &str, rv: &str) -> Arc<ConfigMap> {
+    let mut object = cm(name);
+    object.metadata.resource_version = Some(rv.into());
+    Arc::new(object)
+}
+
+/// Everything ready on `queue` with its priority, in hand-out order.
+async fn take_all(queue: &WorkQueue<ObjectKey>) -> Vec<(ObjectKey, i32)> {
+    let mut taken = Vec::new();
+    while !queue.is_empty() {
+        let (key, priority) = queue.get_with_priority().await.unwrap();
+        queue.done(&key);
+        taken.push((key, priority));
+    }
+    taken
+}
+
+/// controller-runtime's `WithLowPriorityWhenUnchanged`: keys from the
+/// initial state and from resyncs wait behind keys from watch events.
+#[tokio::test]
+async fn watch_events_overtake_the_initial_list_and_resyncs() {
+    let queue: WorkQueue<ObjectKey> = WorkQueue::builder("t").priority_aware().build();
+    let initial = InitialState::default();
+    let handler = PrimaryHandler {
+        queue: queue.clone(),
+        predicate: None,
+        initial: initial.clone(),
+    };
+    let source = InformerSource::new(idle_informer(), handler.clone(), initial);
+    // Initial adds, delivered before and after `register` returns.
+    handler.on_add(cm_at("a", "1"));
+    let registration = source.register();
+    handler.on_add(cm_at("b", "1"));
+    // The handler's delivery task passes the end of the initial state.
+    registration.synced.store(true, Ordering::Release);
+    handler.on_update(cm_at("b", "1"), cm_at("b", "1")); // resync
+    handler.on_update(cm_at("e", "1"), cm_at("e", "1")); // resync
+    handler.on_update(cm_at("c", "1"), cm_at("c", "2")); // watch: changed
+    handler.on_add(cm_at("d", "3")); // watch: created
+    source.unregister(&registration);
+    assert_eq!(
+        take_all(&queue).await,
+        vec![
+            (key("c"), 0),
+            (key("d"), 0),
+            (key("a"), LOW_PRIORITY),
+            (key("b"), LOW_PRIORITY),
+            (key("e"), LOW_PRIORITY),
+        ]
+    );
+    // A watch event raises a key queued by the initial list.
+    handler.on_add(cm_at("x", "1"));
+    handler.on_add(cm_at("y", "1"));
+    handler.on_update(cm_at("x", "1"), cm_at("x", "1"));
+    queue.add(key("x"));
+    assert_eq!(take_all(&queue).await, vec![(key("x"), 0), (key("y"), 0)]);
+}
+
+#[tokio::test]
+async fn secondary_handlers_lower_the_initial_state_and_resyncs() {
+    let queue: WorkQueue<ObjectKey> = WorkQueue::builder("t").priority_aware().build();
+    let owned_by = |owner: &str, rv: &str| {
+        let mut child = owned("c", vec![owner_ref("v1", "ConfigMap", owner, Some(true))]);
+        child.metadata.resource_version = Some(rv.into());
+        Arc::new(child)
+    };
+    let initial = InitialState::default();
+    let owners = OwnedHandler {
+        queue: queue.clone(),
+        owner: OwnerType::of::<ConfigMap>(),
+        initial: initial.clone(),
+    };
+    let source = InformerSource::new(idle_informer(), owners.clone(), initial);
+    owners.on_add(owned_by("listed", "1"));
+    let registration = source.register();
+    registration.synced.store(true, Ordering::Release);
+    owners.on_update(owned_by("resynced", "1"), owned_by("resynced", "1"));
+    owners.on_add(owned_by("created", "2"));
+    let mapped = MappedHandler::<ConfigMap> {
+        queue: queue.clone(),
+        mapper: Arc::new(|cm: &ConfigMap| vec![key(&format!("m-{}", rv_of(cm)))]),
+        initial: InitialState::default(),
+    };
+    // Never registered: every add is still initial.
+    mapped.on_add(cm_at("any", "1"));
+    mapped.on_update(cm_at("any", "2"), cm_at("any", "3"));
+    assert_eq!(
+        take_all(&queue).await,
+        vec![
+            (key("created"), 0),
+            (key("m-2"), 0),
+            (key("m-3"), 0),
+            (key("listed"), LOW_PRIORITY),
+            (key("resynced"), LOW_PRIORITY),
+            (key("m-1"), LOW_PRIORITY),
+        ]
+    );
+}
+
+fn rv_of(cm: &ConfigMap) -> String {
+    cm.metadata.resource_version.clone().unwrap_or_default()
 }
 
 /// A script of reconcile outcomes and a log of the attempts.
@@ -221,6 +338,8 @@ struct Script {
     sleep: Mutex<Duration>,
     /// The action of a successful reconcile.
     requeue: Mutex<Option<Duration>>,
+    /// The priority that action sets.
+    requeue_priority: Mutex<Option<i32>>,
 }
 
 impl Script {
@@ -256,23 +375,29 @@ impl Script {
         if self.failing.lock().contains(&attempt) {
             return Err(format!("scripted failure at attempt {attempt}"));
         }
-        Ok(match *self.requeue.lock() {
+        let action = match *self.requeue.lock() {
             Some(delay) => Action::requeue_after(delay),
             None => Action::done(),
+        };
+        Ok(match *self.requeue_priority.lock() {
+            Some(priority) => action.with_priority(priority),
+            None => action,
         })
     }
 }
 
 const BASE: Duration = Duration::from_millis(100);
 
-/// A worker over ConfigMaps `names` in namespace `ns`, with a backoff
-/// starting at [`BASE`], reconciling through `script`.
+/// A worker over ConfigMaps `names` in namespace `ns`, with a
+/// priority-aware queue (as the builder makes) and a backoff starting at
+/// [`BASE`], reconciling through `script`.
 fn worker(
     names: &[&str],
     script: &Arc<Script>,
     metrics: Option<&ControllerMetrics>,
 ) -> Arc<Worker<ConfigMap>> {
     let mut queue = WorkQueue::builder("demo")
+        .priority_aware()
         .rate_limiter(ItemExponentialFailure::new(BASE, Duration::from_secs(60)));
     if let Some(metrics) = metrics {
         queue = queue.metrics(metrics.workqueue());
@@ -350,6 +475,28 @@ async fn requeue_after_schedules_the_next_reconcile() {
     task.await.unwrap();
 }
 
+/// controller-runtime requeues at the priority the key was handed out at,
+/// unless the result names one.
+#[tokio::test(start_paused = true)]
+async fn requeues_keep_the_key_priority_unless_the_action_names_one() {
+    let script = Arc::new(Script::default());
+    *script.failing.lock() = vec![0];
+    *script.requeue.lock() = Some(Duration::from_secs(1));
+    let worker = worker(&["a", "b"], &script, None);
+    worker.process(&key("a"), LOW_PRIORITY).await; // fails: retried after BASE
+    worker.process(&key("b"), 7).await; // requeued after 1 s
+    tokio::time::advance(Duration::from_secs(1)).await;
+    // Both are due; the key handed out at 7 comes first.
+    assert_eq!(
+        take_all(&worker.queue).await,
+        vec![(key("b"), 7), (key("a"), LOW_PRIORITY)]
+    );
+    *script.requeue_priority.lock() = Some(3);
+    worker.process(&key("a"), LOW_PRIORITY).await;
+    tokio::time::advance(Duration::from_secs(1)).await;
+    assert_eq!(take_all(&worker.queue).await, vec![(key("a"), 3)]);
+}
+
 #[tokio::test(start_paused = true)]
 async fn panics_are_caught_counted_and_retried() {
     let script = Arc::new(Script::default());
@@ -380,8 +527,8 @@ async fn deleted_objects_call_the_hook_instead_of_reconciling() {
         seen.lock().push(key);
         Box::pin(async {})
     }));
-    worker.process(&key("gone")).await;
-    worker.process(&key("a")).await;
+    worker.process(&key("gone"), 0).await;
+    worker.process(&key("a"), 0).await;
     assert_eq!(*deleted.lock(), vec![key("gone")]);
     assert_eq!(script.names(), ["a"]);
 }
@@ -484,7 +631,7 @@ fn reconciles_run_in_a_span_with_key_and_controller() {
             .enable_all()
             .build()
             .unwrap();
-        runtime.block_on(worker(&["a"], &script, None).process(&key("a")));
+        runtime.block_on(worker(&["a"], &script, None).process(&key("a"), 0));
     });
     let failure = text
         .lines()
@@ -507,7 +654,7 @@ async fn metrics_are_encoded_with_the_controller_name() {
     let worker = worker(&["a"], &script, Some(&metrics));
     worker.queue.add(key("a"));
     let taken = worker.queue.get().await.unwrap();
-    worker.process(&taken).await;
+    worker.process(&taken, 0).await;
     worker.queue.done(&taken);
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();

@@ -45,26 +45,28 @@ pub(super) struct Worker<K> {
 impl<K: Resource + Send + Sync + 'static> Worker<K> {
     /// Processes keys until the queue is shut down.
     async fn run(self: Arc<Self>) {
-        while let Some(key) = self.queue.get().await {
+        while let Some((key, priority)) = self.queue.get_with_priority().await {
             if !self.stopping.load(Ordering::Acquire) {
-                self.process(&key).await;
+                self.process(&key, priority).await;
             }
             self.queue.done(&key);
         }
     }
 
     /// Reconciles the object cached under `key` (or calls the deleted hook
-    /// when it is gone) and requeues the key as the outcome asks.
-    pub(super) async fn process(&self, key: &ObjectKey) {
+    /// when it is gone) and requeues the key as the outcome asks: at the
+    /// priority the action names, else at `priority`, the one the key was
+    /// handed out at (as controller-runtime does).
+    pub(super) async fn process(&self, key: &ObjectKey, priority: i32) {
         let span = tracing::info_span!(
             "reconcile",
             object.key = %key,
             controller = %self.name,
         );
-        self.process_in_span(key).instrument(span).await;
+        self.process_in_span(key, priority).instrument(span).await;
     }
 
-    async fn process_in_span(&self, key: &ObjectKey) {
+    async fn process_in_span(&self, key: &ObjectKey, priority: i32) {
         let Ok(obj) = self.lister.get_key(key) else {
             tracing::debug!("object is gone; not reconciled");
             self.queue.forget(key);
@@ -89,7 +91,9 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
                 match action.requeue_delay() {
                     Some(delay) => {
                         tracing::debug!(?delay, "reconciled; requeued");
-                        self.queue.add_after(key.clone(), delay);
+                        let priority = action.requeue_priority().unwrap_or(priority);
+                        self.queue
+                            .add_after_with_priority(key.clone(), delay, priority);
                         ReconcileResult::Requeue
                     }
                     None => {
@@ -105,7 +109,8 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
                     retries = self.queue.num_requeues(key),
                     "reconcile failed; retrying with backoff",
                 );
-                self.queue.add_rate_limited(key.clone());
+                self.queue
+                    .add_rate_limited_with_priority(key.clone(), priority);
                 ReconcileResult::Error
             }
             Err(panic) => {
@@ -115,7 +120,8 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
                     retries = self.queue.num_requeues(key),
                     "reconcile panicked; retrying with backoff",
                 );
-                self.queue.add_rate_limited(key.clone());
+                self.queue
+                    .add_rate_limited_with_priority(key.clone(), priority);
                 ReconcileResult::Panic
             }
         };

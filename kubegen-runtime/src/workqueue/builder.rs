@@ -1,5 +1,5 @@
 //! Construction of a [`WorkQueue`]: [`WorkQueue::new`], and
-//! [`WorkQueue::builder`] with its rate limiter and metrics.
+//! [`WorkQueue::builder`] with its rate limiter, metrics and priorities.
 
 use std::fmt;
 
@@ -14,6 +14,7 @@ pub struct WorkQueueBuilder<T> {
     name: String,
     limiter: Option<Box<dyn RateLimiter<T>>>,
     metrics: Option<WorkQueueMetrics>,
+    prioritized: bool,
 }
 
 impl<T> fmt::Debug for WorkQueueBuilder<T> {
@@ -22,6 +23,7 @@ impl<T> fmt::Debug for WorkQueueBuilder<T> {
             .field("name", &self.name)
             .field("custom_rate_limiter", &self.limiter.is_some())
             .field("metrics", &self.metrics.is_some())
+            .field("priority_aware", &self.prioritized)
             .finish()
     }
 }
@@ -39,6 +41,7 @@ impl<T: QueueItem> WorkQueue<T> {
             name: name.into(),
             limiter: None,
             metrics: None,
+            prioritized: false,
         }
     }
 }
@@ -57,11 +60,32 @@ impl<T: QueueItem> WorkQueueBuilder<T> {
         self
     }
 
+    /// Makes the queue hand out items by priority, as controller-runtime's
+    /// `priorityqueue`: highest priority first, FIFO within a priority (see
+    /// [`WorkQueue::add_with_priority`]). Without it the queue is client-go's
+    /// FIFO and ignores priorities.
+    ///
+    /// Only the order changes: dedup, the processing set, delays and
+    /// shutdown keep client-go's semantics. That differs from
+    /// controller-runtime's queue, which keeps one entry per item: there an
+    /// immediate add cancels the item's pending delay and a delayed add of
+    /// a queued item is dropped, while here a delayed add stays pending on
+    /// its own and is added (again) when due.
+    pub fn priority_aware(mut self) -> Self {
+        self.prioritized = true;
+        self
+    }
+
     /// Creates the queue.
     pub fn build(self) -> WorkQueue<T> {
         let limiter = self
             .limiter
             .unwrap_or_else(|| Box::new(default_controller_rate_limiter()));
-        WorkQueue::from_shared(Shared::new(self.name, limiter, self.metrics.as_ref()))
+        WorkQueue::from_shared(Shared::new(
+            self.name,
+            limiter,
+            self.metrics.as_ref(),
+            self.prioritized,
+        ))
     }
 }

@@ -1,11 +1,13 @@
-//! The queue's bookkeeping: the FIFO of ready items, the dirty set and the processing set.
+//! The queue's bookkeeping: the ready items, the dirty set and the processing set.
 
+use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::time::Duration;
 
 use tokio::time::Instant;
+
+use super::ready::Ready;
 
 /// A timestamp kept only when the queue records metrics.
 pub(super) type Stamp = Option<Instant>;
@@ -13,12 +15,23 @@ pub(super) type Stamp = Option<Instant>;
 /// What [`Core::add`] did with an item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Added {
-    /// The item was already dirty: nothing changed.
+    /// The item was already dirty: nothing changed but, in a priority
+    /// queue, possibly its priority.
     Duplicate,
     /// The item is being processed: it is marked dirty and queued on `done`.
     Deferred,
-    /// The item was appended to the ready FIFO.
+    /// The item was added to the ready items.
     Queued,
+}
+
+/// An item [`Core::pop`] handed out.
+#[derive(Debug)]
+pub(super) struct Popped<T> {
+    pub(super) item: T,
+    /// The priority it was queued at (0 in a FIFO queue).
+    pub(super) priority: i32,
+    /// Time between its add and now, when both are stamped.
+    pub(super) waited: Option<Duration>,
 }
 
 /// What [`Core::done`] did with an item that was being processed.
@@ -30,27 +43,25 @@ pub(super) struct Finished {
     pub(super) worked: Option<Duration>,
 }
 
-/// Dirty set + processing set + FIFO, exactly as client-go keeps them.
-///
-/// Invariants: every item in `ready` is in `dirty` and not in `processing`, and
-/// appears in `ready` once.
-#[derive(Debug)]
-pub(super) struct Core<T> {
-    ready: VecDeque<T>,
-    /// Items waiting to be handed out, with the time they were first added.
-    dirty: HashMap<T, Stamp>,
-    /// Items handed out and not yet done, with the time they were handed out.
-    processing: HashMap<T, Stamp>,
+/// A dirty item: when it was first added and the highest priority it was
+/// added with since.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    added: Stamp,
+    priority: i32,
 }
 
-impl<T> Default for Core<T> {
-    fn default() -> Self {
-        Self {
-            ready: VecDeque::new(),
-            dirty: HashMap::new(),
-            processing: HashMap::new(),
-        }
-    }
+/// Dirty set + processing set + ready items, exactly as client-go keeps them.
+///
+/// Invariants: every ready item is in `dirty` (at the same priority) and not
+/// in `processing`, and is ready once.
+#[derive(Debug)]
+pub(super) struct Core<T> {
+    ready: Ready<T>,
+    /// Items waiting to be handed out.
+    dirty: HashMap<T, Pending>,
+    /// Items handed out and not yet done, with the time they were handed out.
+    processing: HashMap<T, Stamp>,
 }
 
 /// Time elapsed from `from` to `to`, when both are known.
@@ -59,42 +70,67 @@ fn elapsed(from: Stamp, to: Stamp) -> Option<Duration> {
 }
 
 impl<T: Clone + Eq + Hash> Core<T> {
-    /// Marks `item` dirty and queues it unless it is queued or processed already.
-    pub(super) fn add(&mut self, item: T, now: Stamp) -> Added {
+    /// An empty core handing items out in FIFO order, or by priority when
+    /// `prioritized`.
+    pub(super) fn new(prioritized: bool) -> Self {
+        Self {
+            ready: Ready::new(prioritized),
+            dirty: HashMap::new(),
+            processing: HashMap::new(),
+        }
+    }
+
+    /// Marks `item` dirty and queues it unless it is queued or processed
+    /// already. A dirty item keeps the highest priority it was added with.
+    pub(super) fn add(&mut self, item: T, priority: i32, now: Stamp) -> Added {
+        let priority = self.ready.effective(priority);
         match self.dirty.entry(item) {
-            Entry::Occupied(_) => Added::Duplicate,
+            Entry::Occupied(mut slot) => {
+                if priority > slot.get().priority {
+                    if !self.processing.contains_key(slot.key()) {
+                        self.ready.raise(slot.key(), priority);
+                    }
+                    slot.get_mut().priority = priority;
+                }
+                Added::Duplicate
+            }
             Entry::Vacant(slot) => {
                 let outcome = if self.processing.contains_key(slot.key()) {
                     Added::Deferred
                 } else {
-                    self.ready.push_back(slot.key().clone());
+                    self.ready.push(slot.key().clone(), priority);
                     Added::Queued
                 };
-                slot.insert(now);
+                slot.insert(Pending {
+                    added: now,
+                    priority,
+                });
                 outcome
             }
         }
     }
 
-    /// Hands out the oldest ready item, moving it from dirty to processing.
-    ///
-    /// Returns the item and how long it waited since it was added.
-    pub(super) fn pop(&mut self, now: Stamp) -> Option<(T, Option<Duration>)> {
-        let item = self.ready.pop_front()?;
-        let added = self.dirty.remove(&item).flatten();
+    /// Hands out the next ready item, moving it from dirty to processing.
+    pub(super) fn pop(&mut self, now: Stamp) -> Option<Popped<T>> {
+        let item = self.ready.pop()?;
+        let pending = self.dirty.remove(&item);
         self.processing.insert(item.clone(), now);
-        Some((item, elapsed(added, now)))
+        Some(Popped {
+            item,
+            priority: pending.map_or(0, |p| p.priority),
+            waited: elapsed(pending.and_then(|p| p.added), now),
+        })
     }
 
     /// Ends the processing of `item`; `None` when it was not being processed.
     pub(super) fn done(&mut self, item: &T, now: Stamp) -> Option<Finished> {
         let started = self.processing.remove(item)?;
-        let requeued = self.dirty.contains_key(item);
-        if requeued {
-            self.ready.push_back(item.clone());
+        let requeue = self.dirty.get(item).map(|pending| pending.priority);
+        if let Some(priority) = requeue {
+            self.ready.push(item.clone(), priority);
         }
         Some(Finished {
-            requeued,
+            requeued: requeue.is_some(),
             worked: elapsed(started, now),
         })
     }

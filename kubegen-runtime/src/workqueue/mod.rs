@@ -11,8 +11,21 @@
 //!   item wins), and [`WorkQueue::add_rate_limited`] asks the queue's
 //!   [`RateLimiter`] how long to wait, [`default_controller_rate_limiter`] being
 //!   client-go's `DefaultControllerRateLimiter`;
+//! * [`WorkQueue::shutdown`] stops new adds and lets workers take what is
+//!   queued before [`WorkQueue::get`] returns `None`;
+//!   [`WorkQueue::shutdown_with_drain`] also waits for the items in flight;
 //! * [`WorkQueueMetrics`] exports client-go's `workqueue_*` metric families
 //!   through `prometheus-client`.
+//!
+//! A queue built [`priority_aware`](WorkQueueBuilder::priority_aware) hands
+//! items out as controller-runtime's `priorityqueue` does: highest priority
+//! first ([`WorkQueue::add_with_priority`]), FIFO within a priority.
+//!
+//! **Time.** Delays (and the metrics' durations) run on Tokio's clock: tests
+//! pause it (`#[tokio::test(start_paused = true)]`) and move it with
+//! `tokio::time::advance`, where client-go's tests inject a fake clock. Rate
+//! limiters that read the time take a [`Clock`] instead (see
+//! [`Bucket::with_clock`]); the default, [`TokioClock`], follows paused time.
 //!
 //! ```no_run
 //! use kubegen::workqueue::{WorkQueue, default_controller_rate_limiter};
@@ -41,6 +54,7 @@ mod item;
 mod metrics;
 mod queue;
 mod rate_limit;
+mod ready;
 mod shared;
 mod timer;
 
@@ -53,5 +67,5 @@ pub use metrics::WorkQueueMetrics;
 pub use queue::WorkQueue;
 pub use rate_limit::{
     Bucket, Clock, ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, TokioClock,
-    default_controller_rate_limiter,
+    WithMaxWait, default_controller_rate_limiter,
 };

@@ -14,25 +14,28 @@ use super::metrics::{InFlight, InFlightSource, QueueMetrics, WorkQueueMetrics};
 use super::rate_limit::RateLimiter;
 use super::timer::{self, ReleaseDue, TimerStep};
 
-/// Where a queue is in its life.
+/// Where a queue is in its life: client-go's `shuttingDown` and `drain`
+/// flags as one value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Lifecycle {
     /// Accepting and handing out items.
     Running,
-    /// `shutdown_with_drain`: refusing adds, still handing out queued items.
+    /// `shutdown`: refusing adds, handing out what is queued until empty.
+    ShuttingDown,
+    /// `shutdown_with_drain`: as `ShuttingDown`, and a drain waits for the
+    /// items in flight.
     Draining,
-    /// `shutdown`: refusing adds, handing out nothing.
-    Stopped,
 }
 
 /// What a non-blocking `get` found.
 #[derive(Debug)]
 pub(super) enum Polled<T> {
-    /// An item, now being processed by the caller.
-    Item(T),
+    /// An item and its priority, now being processed by the caller.
+    Item(T, i32),
     /// Nothing is ready yet.
     Empty,
-    /// The queue is shut down (and drained, when draining).
+    /// Nothing is ready and the queue is shutting down: nothing ever will be
+    /// (but for items re-added during their processing, queued on `done`).
     Closed,
 }
 
@@ -68,6 +71,7 @@ impl<T: QueueItem> Shared<T> {
         name: String,
         limiter: Box<dyn RateLimiter<T>>,
         metrics: Option<&WorkQueueMetrics>,
+        prioritized: bool,
     ) -> Arc<Self> {
         Arc::<Self>::new_cyclic(|weak: &Weak<Self>| {
             let source: Weak<dyn InFlightSource> = weak.clone();
@@ -75,7 +79,7 @@ impl<T: QueueItem> Shared<T> {
                 metrics: metrics.map(|m| m.for_queue(&name, source)),
                 name,
                 state: Mutex::new(State {
-                    core: Core::default(),
+                    core: Core::new(prioritized),
                     delayed: Delayed::default(),
                     lifecycle: Lifecycle::Running,
                     timer_started: false,
@@ -104,11 +108,11 @@ impl<T: QueueItem> Shared<T> {
     }
 
     /// Adds `item` to a locked state; returns whether a getter should be woken.
-    fn add_locked(&self, state: &mut State<T>, item: T) -> bool {
+    fn add_locked(&self, state: &mut State<T>, item: T, priority: i32) -> bool {
         if state.lifecycle != Lifecycle::Running {
             return false;
         }
-        let added = state.core.add(item, self.stamp());
+        let added = state.core.add(item, priority, self.stamp());
         if added != Added::Duplicate
             && let Some(metrics) = &self.metrics
         {
@@ -118,18 +122,18 @@ impl<T: QueueItem> Shared<T> {
         added == Added::Queued
     }
 
-    /// `WorkQueue::add`.
-    pub(super) fn add(&self, item: T) {
-        let queued = self.add_locked(&mut self.lock(), item);
+    /// `WorkQueue::add_with_priority`.
+    pub(super) fn add(&self, item: T, priority: i32) {
+        let queued = self.add_locked(&mut self.lock(), item, priority);
         if queued {
             self.item_ready.notify_one();
         }
     }
 
-    /// `WorkQueue::add_after`.
-    pub(super) fn add_after(self: &Arc<Self>, item: T, delay: Duration) {
+    /// `WorkQueue::add_after_with_priority`.
+    pub(super) fn add_after(self: &Arc<Self>, item: T, delay: Duration, priority: i32) {
         if delay.is_zero() {
-            self.add(item);
+            self.add(item, priority);
             return;
         }
         let now = Instant::now();
@@ -139,7 +143,7 @@ impl<T: QueueItem> Shared<T> {
             if state.lifecycle != Lifecycle::Running {
                 return;
             }
-            let moved = state.delayed.schedule(item, at);
+            let moved = state.delayed.schedule(item, at, priority);
             let start_timer = !std::mem::replace(&mut state.timer_started, true);
             (start_timer, moved)
         };
@@ -150,8 +154,8 @@ impl<T: QueueItem> Shared<T> {
         }
     }
 
-    /// `WorkQueue::add_rate_limited`.
-    pub(super) fn add_rate_limited(self: &Arc<Self>, item: T) {
+    /// `WorkQueue::add_rate_limited_with_priority`.
+    pub(super) fn add_rate_limited(self: &Arc<Self>, item: T, priority: i32) {
         if self.lock().lifecycle != Lifecycle::Running {
             return;
         }
@@ -159,7 +163,7 @@ impl<T: QueueItem> Shared<T> {
             metrics.retries.inc();
         }
         let delay = self.limiter.when(&item);
-        self.add_after(item, delay);
+        self.add_after(item, delay, priority);
     }
 
     /// The queue's rate limiter.
@@ -170,23 +174,20 @@ impl<T: QueueItem> Shared<T> {
     /// Takes the next ready item, if any, without waiting.
     pub(super) fn poll(&self) -> Polled<T> {
         let mut state = self.lock();
-        if state.lifecycle == Lifecycle::Stopped {
-            return Polled::Closed;
-        }
         let now = self.stamp();
         match state.core.pop(now) {
-            Some((item, waited)) => {
+            Some(popped) => {
                 drop(state);
                 if let Some(metrics) = &self.metrics {
                     metrics.depth.dec();
-                    if let Some(waited) = waited {
+                    if let Some(waited) = popped.waited {
                         metrics.queue_duration.observe(waited.as_secs_f64());
                     }
                 }
-                Polled::Item(item)
+                Polled::Item(popped.item, popped.priority)
             }
-            None if state.lifecycle == Lifecycle::Draining => Polled::Closed,
-            None => Polled::Empty,
+            None if state.lifecycle == Lifecycle::Running => Polled::Empty,
+            None => Polled::Closed,
         }
     }
 
@@ -202,7 +203,7 @@ impl<T: QueueItem> Shared<T> {
             let Some(finished) = state.core.done(item, self.stamp()) else {
                 return;
             };
-            let wake_drain = state.lifecycle != Lifecycle::Running && state.core.idle();
+            let wake_drain = state.lifecycle == Lifecycle::Draining && state.core.idle();
             (finished, wake_drain)
         };
         if let (Some(metrics), Some(worked)) = (&self.metrics, finished.worked) {
@@ -216,14 +217,11 @@ impl<T: QueueItem> Shared<T> {
         }
     }
 
-    /// Moves to `to` unless already at or past it, dropping delayed items and
+    /// Moves to `to` (a shutting-down state), dropping delayed items and
     /// waking everyone who waits.
     fn close(&self, to: Lifecycle) {
         {
             let mut state = self.lock();
-            if state.lifecycle == Lifecycle::Stopped || state.lifecycle == to {
-                return;
-            }
             state.lifecycle = to;
             state.delayed.clear();
         }
@@ -232,12 +230,14 @@ impl<T: QueueItem> Shared<T> {
         self.timer_wake.notify_one();
     }
 
-    /// `WorkQueue::shutdown`.
+    /// `WorkQueue::shutdown`: also ends a drain under way, as client-go's
+    /// `ShutDown` clears `drain`.
     pub(super) fn shutdown(&self) {
-        self.close(Lifecycle::Stopped);
+        self.close(Lifecycle::ShuttingDown);
     }
 
-    /// First half of `WorkQueue::shutdown_with_drain`: stop accepting items.
+    /// First half of `WorkQueue::shutdown_with_drain`: stop accepting items
+    /// and ask for a drain (even after `shutdown`, as client-go does).
     pub(super) fn begin_drain(&self) {
         self.close(Lifecycle::Draining);
     }
@@ -246,7 +246,7 @@ impl<T: QueueItem> Shared<T> {
     /// or `shutdown` cut the drain short.
     pub(super) fn drain_finished(&self) -> bool {
         let state = self.lock();
-        state.lifecycle == Lifecycle::Stopped || state.core.idle()
+        state.lifecycle != Lifecycle::Draining || state.core.idle()
     }
 
     /// The notification `shutdown_with_drain` waits on.
@@ -270,8 +270,8 @@ impl<T: QueueItem> ReleaseDue for Shared<T> {
                 state.delayed.clear();
                 return TimerStep::Stop;
             }
-            while let Some(item) = state.delayed.pop_due(now) {
-                if self.add_locked(&mut state, item) {
+            while let Some((item, priority)) = state.delayed.pop_due(now) {
+                if self.add_locked(&mut state, item, priority) {
                     woken += 1;
                 }
             }

@@ -1,7 +1,10 @@
 //! The background task that moves delayed items into the queue when due.
 //!
 //! It knows the queue only through [`ReleaseDue`], the one operation it
-//! calls.
+//! calls. It sleeps with Tokio's timers rather than through a
+//! [`Clock`](super::Clock): with Tokio's time paused, tests move every
+//! deadline with `tokio::time::advance`, as client-go's tests step a fake
+//! clock.
 
 use std::sync::{Arc, Weak};
 

@@ -7,6 +7,7 @@ mod exponential;
 mod fast_slow;
 mod limiter;
 mod max_of;
+mod max_wait;
 
 pub use bucket::Bucket;
 pub use clock::{Clock, TokioClock};
@@ -15,3 +16,4 @@ pub use exponential::ItemExponentialFailure;
 pub use fast_slow::ItemFastSlow;
 pub use limiter::RateLimiter;
 pub use max_of::MaxOf;
+pub use max_wait::WithMaxWait;

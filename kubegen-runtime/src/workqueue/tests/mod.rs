@@ -1,8 +1,11 @@
-//! Tests of the work queue: semantics, delays, rate limits, metrics and a model check.
+//! Tests of the work queue: semantics, delays, rate limits, priorities,
+//! shutdown, metrics, a model check, and ports of client-go's own tests.
 
+mod client_go;
 mod delay;
 mod metrics;
 mod model;
+mod priority;
 mod queue;
 mod rate_limit;
 mod shutdown;
@@ -11,14 +14,16 @@ use std::time::Duration;
 
 use super::{ItemExponentialFailure, WorkQueue};
 
-/// A queue of small integers whose rate limiter is a plain exponential backoff
-/// (1 ms doubling up to 8 ms), so delays are easy to predict.
+/// A plain exponential backoff (1 ms doubling up to 8 ms), so delays are easy
+/// to predict.
+fn small_limiter<T>() -> ItemExponentialFailure<T> {
+    ItemExponentialFailure::new(Duration::from_millis(1), Duration::from_millis(8))
+}
+
+/// A FIFO queue of small integers rate limited by [`small_limiter`].
 fn small_queue() -> WorkQueue<u32> {
     WorkQueue::builder("test")
-        .rate_limiter(ItemExponentialFailure::new(
-            Duration::from_millis(1),
-            Duration::from_millis(8),
-        ))
+        .rate_limiter(small_limiter())
         .build()
 }
 

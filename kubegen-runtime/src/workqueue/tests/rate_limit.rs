@@ -7,7 +7,7 @@ use parking_lot::Mutex;
 
 use super::{settle, small_queue};
 use crate::workqueue::{
-    Bucket, Clock, ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter,
+    Bucket, Clock, ItemExponentialFailure, ItemFastSlow, MaxOf, RateLimiter, WithMaxWait,
     default_controller_rate_limiter,
 };
 
@@ -179,6 +179,25 @@ fn max_of_takes_the_longest_delay_and_forwards() {
     let empty: MaxOf<&str> = MaxOf::new(Vec::new());
     assert_eq!(empty.when(&"a"), Duration::ZERO);
     assert_eq!(empty.num_requeues(&"a"), 0);
+}
+
+#[test]
+fn max_wait_caps_delays_and_forwards_the_history() {
+    let limiter = WithMaxWait::new(
+        ItemExponentialFailure::new(5 * MS, Duration::from_secs(1000)),
+        12 * MS,
+    );
+    assert_eq!(
+        whens(&limiter, "a", 4),
+        vec![5 * MS, 10 * MS, 12 * MS, 12 * MS]
+    );
+    assert_eq!(limiter.num_requeues(&"a"), 4);
+    limiter.forget(&"a");
+    assert_eq!(limiter.num_requeues(&"a"), 0);
+    assert_eq!(limiter.when(&"a"), 5 * MS);
+    // A bucket that ran dry (on a clock that does not move) is capped too.
+    let dry = WithMaxWait::new(Bucket::with_clock(1.0, 1, ManualClock::new()), 12 * MS);
+    assert_eq!(whens(&dry, "a", 3), vec![Duration::ZERO, 12 * MS, 12 * MS]);
 }
 
 #[tokio::test(start_paused = true)]
