@@ -573,8 +573,7 @@ async fn server_reports_leadership_metrics_and_readiness() -> Result<()> {
     let metrics_addr = metrics_server.local_addr()?;
     let stop_server = CancellationToken::new();
     let serving = tokio::spawn(probes.serve(stop_server.clone().cancelled_owned()));
-    let serving_metrics =
-        tokio::spawn(metrics_server.serve(stop_server.clone().cancelled_owned()));
+    let serving_metrics = tokio::spawn(metrics_server.serve(stop_server.clone().cancelled_owned()));
 
     assert_eq!(http_get(addr, "/healthz").await?, (200, "ok".into()));
     let (status, body) = http_get(addr, "/readyz").await?;

@@ -34,6 +34,7 @@ pub struct ManagerBuilder {
     /// `None`: plain HTTP without authentication.
     metrics_cert: Option<ServingCert>,
     drain_timeout: Duration,
+    warm_standby: bool,
     configure_factory: Option<ConfigureFactory>,
 }
 
@@ -45,6 +46,7 @@ impl fmt::Debug for ManagerBuilder {
             .field("metrics_addr", &self.metrics_addr)
             .field("metrics_cert", &self.metrics_cert)
             .field("drain_timeout", &self.drain_timeout)
+            .field("warm_standby", &self.warm_standby)
             .finish_non_exhaustive()
     }
 }
@@ -61,6 +63,7 @@ impl Manager {
             metrics_addr: None,
             metrics_cert: Some(ServingCert::self_signed(["localhost"])),
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
+            warm_standby: true,
             configure_factory: None,
         }
     }
@@ -125,6 +128,22 @@ impl ManagerBuilder {
         self
     }
 
+    /// Whether a standby replica starts its informers and syncs their
+    /// caches before it leads (default `true`: a *warm standby*, like
+    /// controller-runtime's `EnableWarmup`; a new leader reconciles as soon
+    /// as it holds the Lease). With `false` (a *cold standby*) the
+    /// informers start only once this replica leads, so a standby holds no
+    /// caches and costs the apiserver no watches — at the price of a full
+    /// list before the new leader acts; `/readyz` then reports
+    /// `caches-synced` as passing while standing by and as the real state
+    /// once leading. Runnables that do not need leader election start at
+    /// once in that mode. Without leader election this has no effect.
+    #[must_use]
+    pub fn warm_standby(mut self, warm: bool) -> Self {
+        self.warm_standby = warm;
+        self
+    }
+
     /// Adjusts the shared informer factory's options (namespace,
     /// selectors, resync, transforms); its metrics are the manager's.
     #[must_use]
@@ -161,8 +180,18 @@ impl ManagerBuilder {
         let caches_synced = ReadyFlag::default();
         let probes = match self.health_probe_addr {
             Some(addr) => {
-                let mut probes =
-                    ProbeServer::builder().readiness_flag(CACHES_SYNCED, &caches_synced);
+                let mut probes = ProbeServer::builder();
+                probes = match &elector {
+                    Some((elector, _)) if !self.warm_standby => {
+                        // A cold standby has no caches, and needs none.
+                        let state = elector.state();
+                        let synced = caches_synced.clone();
+                        probes.readiness_check(CACHES_SYNCED, move || {
+                            synced.get() || !state.borrow().is_leader()
+                        })
+                    }
+                    _ => probes.readiness_flag(CACHES_SYNCED, &caches_synced),
+                };
                 if let Some((elector, _)) = &elector {
                     probes = probes.leader_state(elector.state());
                 }
@@ -205,6 +234,7 @@ impl ManagerBuilder {
             caches_synced,
             elector,
             drain_timeout: self.drain_timeout,
+            warm_standby: self.warm_standby,
             runnables: Vec::new(),
         })
     }

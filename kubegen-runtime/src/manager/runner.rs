@@ -40,7 +40,10 @@ pub(super) const CACHES_SYNCED: &str = "caches-synced";
 ///    step 2 is done, and while leader election has stopped;
 /// 2. starts the shared informers and every runnable's
 ///    [warm-up](super::Runnable::warm_up), whether or not this replica
-///    leads, and waits until all caches have synced;
+///    leads (a *warm standby*, controller-runtime's `EnableWarmup`: a new
+///    leader acts at once), and waits until all caches have synced — with
+///    [`warm_standby(false)`](super::ManagerBuilder::warm_standby), only
+///    once this replica leads;
 /// 3. starts the runnables that do not need leader election; starts the
 ///    leader-only ones (controllers) at once without leader election, else
 ///    campaigns for the Lease and starts them once this replica leads;
@@ -76,6 +79,9 @@ pub struct Manager {
     /// leader-only runnables.
     pub(super) elector: Option<(LeaderElector, TermSlot)>,
     pub(super) drain_timeout: Duration,
+    /// Whether informers sync before this replica leads (else once it
+    /// leads).
+    pub(super) warm_standby: bool,
     pub(super) runnables: Vec<Box<dyn Runnable>>,
 }
 
@@ -178,6 +184,7 @@ impl Manager {
             caches_synced,
             elector,
             drain_timeout,
+            warm_standby,
             runnables,
             ..
         } = self;
@@ -188,17 +195,35 @@ impl Manager {
             metrics.map(|metrics| tokio::spawn(metrics.serve(stopped()))),
         ];
         let mut shutdown = pin!(shutdown);
-        let warm_ups = runnables
-            .iter()
-            .map(|runnable| (runnable.name().to_owned(), runnable.warm_up()))
-            .collect();
-        let result = match warm_up(&factory, warm_ups, shutdown.as_mut()).await {
-            Ok(true) => {
-                caches_synced.set(true);
-                run_synced(runnables, elector, drain_timeout, shutdown).await
+        let result = if warm_standby || elector.is_none() {
+            // Warming up a runnable starts its informers: only here.
+            let warm_ups = runnables
+                .iter()
+                .map(|runnable| (runnable.name().to_owned(), runnable.warm_up()))
+                .collect();
+            match warm_up(&factory, warm_ups, shutdown.as_mut()).await {
+                Ok(true) => {
+                    caches_synced.set(true);
+                    run_synced(runnables, elector, drain_timeout, shutdown, None).await
+                }
+                Ok(false) => Ok(()),
+                Err(error) => Err(error),
             }
-            Ok(false) => Ok(()),
-            Err(error) => Err(error),
+        } else {
+            let synced = caches_synced.clone();
+            let factory = factory.clone();
+            // Controllers start and sync their own sources when they run.
+            let warm_up = Box::pin(async move {
+                sync_caches(&factory, Vec::new())
+                    .await
+                    .map_err(|resources| Failure {
+                        name: "informers".into(),
+                        error: Box::new(ManagerError::CacheSyncFailed { resources }),
+                    })?;
+                synced.set(true);
+                Ok(())
+            });
+            run_synced(runnables, elector, drain_timeout, shutdown, Some(warm_up)).await
         };
         caches_synced.set(false);
         factory.shutdown().await;
@@ -226,19 +251,30 @@ async fn warm_up(
     warm_ups: Vec<(String, BoxFuture<'static, bool>)>,
     shutdown: Pin<&mut impl Future<Output = ()>>,
 ) -> Result<bool, ManagerError> {
+    tokio::select! {
+        () = shutdown => {
+            tracing::info!("shut down before the caches synced");
+            Ok(false)
+        }
+        synced = sync_caches(factory, warm_ups) => match synced {
+            Ok(()) => Ok(true),
+            Err(resources) => Err(ManagerError::CacheSyncFailed { resources }),
+        },
+    }
+}
+
+/// Starts the informers and waits for them and the runnables' warm-ups;
+/// the names of those that did not sync, if any.
+async fn sync_caches(
+    factory: &SharedInformerFactory,
+    warm_ups: Vec<(String, BoxFuture<'static, bool>)>,
+) -> Result<(), Vec<String>> {
     factory.start();
     let warm_ups = warm_ups
         .into_iter()
         .map(|(name, synced)| async move { (name, synced.await) });
     tracing::info!("waiting for the informer caches to sync");
-    let synced = join(factory.wait_for_cache_sync(), join_all(warm_ups));
-    let (informers, runnables) = tokio::select! {
-        () = shutdown => {
-            tracing::info!("shut down before the caches synced");
-            return Ok(false);
-        }
-        synced = synced => synced,
-    };
+    let (informers, runnables) = join(factory.wait_for_cache_sync(), join_all(warm_ups)).await;
     let resources: Vec<String> = informers
         .into_iter()
         .chain(runnables)
@@ -246,13 +282,14 @@ async fn warm_up(
         .map(|(name, _)| name)
         .collect();
     if !resources.is_empty() {
-        return Err(ManagerError::CacheSyncFailed { resources });
+        return Err(resources);
     }
     tracing::info!("caches synced");
-    Ok(true)
+    Ok(())
 }
 
-/// Once the caches synced: starts the runnables (the leader-only ones
+/// Once the caches synced (with a cold standby: the leader-only runnables
+/// wait for `warm_up`, run when leading): starts the runnables (the leader-only ones
 /// through the elector, with leader election), waits for a reason to stop,
 /// and stops them within `drain_timeout` (at once on lost leadership).
 async fn run_synced(
@@ -260,6 +297,7 @@ async fn run_synced(
     leader_election: Option<(LeaderElector, TermSlot)>,
     drain_timeout: Duration,
     shutdown: Pin<&mut impl Future<Output = ()>>,
+    warm_up: Option<BoxFuture<'static, Result<(), Failure>>>,
 ) -> Result<(), ManagerError> {
     // Cancelled when the manager stops, or by the term when leadership is
     // lost; the elector stops on it.
@@ -273,14 +311,15 @@ async fn run_synced(
         stop: stop.clone(),
         drain_timeout,
         reports: reports_tx,
+        warm_up,
     };
-    let leading: JoinHandle<()> = match leader_election {
+    let mut leading = AbortOnDrop(match leader_election {
         Some((elector, slot)) => {
             *slot.lock() = Some(term);
             tokio::spawn(elector.run(stop.clone().cancelled_owned()))
         }
         None => tokio::spawn(term::run(term, stop.clone().cancelled_owned())),
-    };
+    });
     let mut others = Group::start(others);
     let cause = first_cause(shutdown, &mut others, &mut reports).await;
     tracing::info!("stopping: draining the runnables");
@@ -294,7 +333,7 @@ async fn run_synced(
     };
     // The elector returns after the leader-only runnables returned and the
     // Lease was released; the term has sent everything by then.
-    if let Err(error) = leading.await {
+    if let Err(error) = (&mut leading.0).await {
         tracing::error!(%error, "the leader election task failed");
     }
     while let Ok(report) = reports.try_recv() {
@@ -318,6 +357,18 @@ async fn run_synced(
             timeout: drain_timeout,
             runnables: aborted,
         }),
+    }
+}
+
+/// The elector's (or the term's) task, aborted when dropped: if the
+/// manager's `run` future is dropped instead of being driven to its end,
+/// the elector must not go on renewing a Lease for controllers that no
+/// longer run — the Lease then expires and a standby takes over.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

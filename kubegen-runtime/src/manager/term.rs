@@ -38,6 +38,9 @@ pub(super) struct Term {
     pub(super) stop: CancellationToken,
     pub(super) drain_timeout: Duration,
     pub(super) reports: UnboundedSender<Report>,
+    /// With a cold standby: starting the informers and waiting for their
+    /// caches, done once leading, before the runnables start.
+    pub(super) warm_up: Option<BoxFuture<'static, Result<(), Failure>>>,
 }
 
 /// Where the term waits for the elector's first term of leadership.
@@ -75,12 +78,30 @@ pub(super) async fn run(term: Term, end: impl Future<Output = ()>) {
         stop,
         drain_timeout,
         reports,
+        warm_up,
     } = term;
-    let mut group = Group::start(runnables);
     let mut end = pin!(end);
-    loop {
+    let mut ended = false;
+    let runnables = match warm_up {
+        None => runnables,
+        Some(warm_up) => tokio::select! {
+            () = &mut end => {
+                ended = true;
+                Vec::new()
+            }
+            synced = warm_up => match synced {
+                Ok(()) => runnables,
+                Err(failure) => {
+                    let _ = reports.send(Report::Failed(failure));
+                    Vec::new()
+                }
+            },
+        },
+    };
+    let mut group = Group::start(runnables);
+    while !ended {
         tokio::select! {
-            () = &mut end => break,
+            () = &mut end => ended = true,
             failure = group.failure() => {
                 let _ = reports.send(Report::Failed(failure));
             }
