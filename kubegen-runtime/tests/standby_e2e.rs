@@ -24,7 +24,10 @@ use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(60);
 
-async fn reconcile(cm: Arc<ConfigMap>, seen: Arc<Mutex<BTreeSet<String>>>) -> Result<Action, Infallible> {
+async fn reconcile(
+    cm: Arc<ConfigMap>,
+    seen: Arc<Mutex<BTreeSet<String>>>,
+) -> Result<Action, Infallible> {
     seen.lock().insert(cm.name_any());
     Ok(Action::done())
 }
@@ -150,15 +153,28 @@ async fn scenario(warm: bool) -> Result<()> {
         configmaps.create(&PostParams::default(), &cm).await?;
     }
 
-    let leader = Replica::start(env.client_for_service_account(&ns, "leader").await?, &ns, "lock", warm)
-        .await?;
+    let leader = Replica::start(
+        env.client_for_service_account(&ns, "leader").await?,
+        &ns,
+        "lock",
+        warm,
+    )
+    .await?;
     let mut state = leader.state.clone();
     tokio::time::timeout(WAIT, state.wait_for(LeaderState::is_leader)).await??;
-    let standby = Replica::start(env.client_for_service_account(&ns, "standby").await?, &ns, "lock", warm)
-        .await?;
+    let standby = Replica::start(
+        env.client_for_service_account(&ns, "standby").await?,
+        &ns,
+        "lock",
+        warm,
+    )
+    .await?;
     let mut state = standby.state.clone();
-    tokio::time::timeout(WAIT, state.wait_for(|s| matches!(s, LeaderState::Standby { .. })))
-        .await??;
+    tokio::time::timeout(
+        WAIT,
+        state.wait_for(|s| matches!(s, LeaderState::Standby { .. })),
+    )
+    .await??;
     if warm {
         eventually(WAIT, "the warm standby to list and watch", || async {
             Ok(read_configmaps(env, &ns, "standby")?.then_some(()))
@@ -215,7 +231,11 @@ async fn a_dropped_manager_lets_its_lease_expire() -> Result<()> {
         .await
         .context("the dropped manager kept the Lease")??;
     eventually(WAIT, "the new leader to reconcile", || async {
-        Ok(standby.seen.lock().contains("kube-root-ca.crt").then_some(()))
+        Ok(standby
+            .seen
+            .lock()
+            .contains("kube-root-ca.crt")
+            .then_some(()))
     })
     .await?;
     standby.stop().await

@@ -68,7 +68,10 @@
 //! leadership stops reconciling (in-flight reconciles finish within the
 //! shutdown deadline, which should stay below the elector's renew
 //! deadline) before the elector campaigns again. A fresh controller is
-//! built for each term, sharing the factory's informers:
+//! built for each term, sharing the factory's informers. The replica keeps
+//! leading after the work returns (client-go's semantics): if the
+//! controller fails, stop the process (resolve the elector's shutdown
+//! future) so that a standby takes over:
 //!
 //! ```no_run
 //! use std::sync::Arc;

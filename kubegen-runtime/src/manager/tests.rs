@@ -267,7 +267,11 @@ async fn readiness_and_the_runnables_wait_for_the_warm_ups() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     // The controller metrics are in the served registry, with the process's.
-    assert_eq!(http_get(addr, "/metrics").await.0, 404, "probes serve no metrics");
+    assert_eq!(
+        http_get(addr, "/metrics").await.0,
+        404,
+        "probes serve no metrics"
+    );
     let (_, metrics) = http_get(metrics_addr, "/metrics").await;
     for series in [
         "reconcile_errors_total{controller=\"probe\"} 0\n",
