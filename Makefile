@@ -60,8 +60,20 @@ cycles:
 
 ## Every published crate packages (manifest metadata, versions on path
 ## dependencies, files included) and builds from its package.
+## Cargo extracts each packaged crate from its temporary local registry
+## into $CARGO_HOME/registry/src/-<hash>/ once, and treats registry
+## builds as immutable, so a later change to a crate would be verified
+## against its stale copy: those extractions of our own crates, and their
+## build artifacts in the verification's own target directory, are removed
+## first. Dependencies stay cached there.
+PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime kubegen-testenv
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+PACKAGE_TARGET = target/package-verify
 package:
-	$(CARGO) package --workspace --exclude my-application --allow-dirty
+	for c in $(PUBLISHED); do rm -rf "$${CARGO_HOME:-$$HOME/.cargo}"/registry/src/-*/$$c-$(VERSION); done
+	rm -rf $(PACKAGE_TARGET)/debug/.fingerprint/kubegen-* $(PACKAGE_TARGET)/debug/deps/*kubegen_* \
+		$(PACKAGE_TARGET)/debug/build/kubegen-*
+	$(CARGO) package --workspace --exclude my-application --allow-dirty --target-dir $(PACKAGE_TARGET)
 
 fmt:
 	$(CARGO) fmt --all

@@ -16,8 +16,7 @@ use super::metrics::ControllerMetrics;
 use super::predicate::Predicate;
 use super::runner::Controller;
 use super::source::{
-    InformerSource, InitialState, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler,
-    Source,
+    InformerSource, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
 };
 use super::worker::{DeletedFn, ReconcileFn, Worker};
 use crate::informer::Informer;
@@ -108,13 +107,11 @@ where
     {
         let owner = OwnerType::of::<K>();
         self.secondaries.push(Box::new(move |queue: &KeyQueue| {
-            let initial = InitialState::default();
             let handler = OwnedHandler {
                 queue: queue.clone(),
                 owner,
-                initial: initial.clone(),
             };
-            Box::new(InformerSource::new(informer, handler, initial)) as Box<dyn Source>
+            Box::new(InformerSource::new(informer, handler)) as Box<dyn Source>
         }));
         self
     }
@@ -130,13 +127,11 @@ where
     {
         let mapper = Arc::new(mapper);
         self.secondaries.push(Box::new(move |queue: &KeyQueue| {
-            let initial = InitialState::default();
             let handler = MappedHandler {
                 queue: queue.clone(),
                 mapper,
-                initial: initial.clone(),
             };
-            Box::new(InformerSource::new(informer, handler, initial)) as Box<dyn Source>
+            Box::new(InformerSource::new(informer, handler)) as Box<dyn Source>
         }));
         self
     }
@@ -227,17 +222,12 @@ where
             queue = queue.metrics(metrics.workqueue());
         }
         let queue = queue.build();
-        let initial = InitialState::default();
         let primary = PrimaryHandler {
             queue: queue.clone(),
             predicate: self.predicate,
-            initial: initial.clone(),
         };
-        let mut sources: Vec<Box<dyn Source>> = vec![Box::new(InformerSource::new(
-            self.primary.clone(),
-            primary,
-            initial,
-        ))];
+        let mut sources: Vec<Box<dyn Source>> =
+            vec![Box::new(InformerSource::new(self.primary.clone(), primary))];
         sources.extend(self.secondaries.into_iter().map(|source| source(&queue)));
         let name: Arc<str> = self.name.into();
         let worker = Worker {

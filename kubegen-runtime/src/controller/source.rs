@@ -4,7 +4,7 @@
 
 use std::any::TypeId;
 use std::fmt::Debug;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use kube::Resource;
@@ -42,35 +42,6 @@ pub(super) trait Source: Send + Sync {
 /// priority 0.
 pub const LOW_PRIORITY: i32 = -100;
 
-/// Whether a handler is still being given its informer's initial state: the
-/// adds up to the end of the initial list, or of the cache's contents when
-/// the handler was registered late.
-///
-/// It reads the handler's registration, whose flag the handler's delivery
-/// task sets between the last initial add and the first later event. Until
-/// the registration is recorded (right after `add_event_handler` returns)
-/// adds count as initial; an event delivered in that instant, after the
-/// whole initial state, would be enqueued at low priority too.
-#[derive(Clone, Default)]
-pub(super) struct InitialState(Arc<OnceLock<HandlerRegistration>>);
-
-impl InitialState {
-    /// Records the registration of the handler this belongs to.
-    fn registered(&self, registration: &HandlerRegistration) {
-        // A source registers its handler once.
-        let _ = self.0.set(registration.clone());
-    }
-
-    /// The priority of an add: [`LOW_PRIORITY`] while the initial state is
-    /// being delivered, 0 after.
-    fn add_priority(&self) -> i32 {
-        match self.0.get() {
-            Some(registration) if registration.has_synced() => 0,
-            _ => LOW_PRIORITY,
-        }
-    }
-}
-
 /// The priority of an update from `old` to `new`: [`LOW_PRIORITY`] for a
 /// resync (the resource version did not change), 0 otherwise.
 fn update_priority<K: Resource>(old: &K, new: &K) -> i32 {
@@ -81,22 +52,15 @@ fn update_priority<K: Resource>(old: &K, new: &K) -> i32 {
     }
 }
 
-/// A [`Source`] made of an informer and a handler, and what the handler
-/// reads to tell the initial state from later events.
+/// A [`Source`] made of an informer and a handler.
 pub(super) struct InformerSource<S, H> {
     informer: Informer<S>,
     handler: H,
-    initial: InitialState,
 }
 
 impl<S, H> InformerSource<S, H> {
-    /// `handler` must read `initial`.
-    pub(super) fn new(informer: Informer<S>, handler: H, initial: InitialState) -> Self {
-        InformerSource {
-            informer,
-            handler,
-            initial,
-        }
+    pub(super) fn new(informer: Informer<S>, handler: H) -> Self {
+        InformerSource { informer, handler }
     }
 }
 
@@ -114,9 +78,7 @@ where
     }
 
     fn register(&self) -> HandlerRegistration {
-        let registration = self.informer.add_event_handler(self.handler.clone());
-        self.initial.registered(&registration);
-        registration
+        self.informer.add_event_handler(self.handler.clone())
     }
 
     fn unregister(&self, registration: &HandlerRegistration) {
@@ -135,13 +97,16 @@ where
 pub(super) struct PrimaryHandler {
     pub(super) queue: KeyQueue,
     pub(super) predicate: Option<Predicate>,
-    pub(super) initial: InitialState,
 }
 
 impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
     fn on_add(&self, obj: Arc<K>) {
+        self.queue.add(ObjectKey::of(&*obj));
+    }
+
+    fn on_initial_add(&self, obj: Arc<K>) {
         self.queue
-            .add_with_priority(ObjectKey::of(&*obj), self.initial.add_priority());
+            .add_with_priority(ObjectKey::of(&*obj), LOW_PRIORITY);
     }
 
     fn on_update(&self, old: Arc<K>, new: Arc<K>) {
@@ -208,7 +173,6 @@ impl OwnerType {
 pub(super) struct OwnedHandler {
     pub(super) queue: KeyQueue,
     pub(super) owner: OwnerType,
-    pub(super) initial: InitialState,
 }
 
 impl OwnedHandler {
@@ -221,7 +185,11 @@ impl OwnedHandler {
 
 impl<C: Resource + Send + Sync + 'static> EventHandler<C> for OwnedHandler {
     fn on_add(&self, obj: Arc<C>) {
-        self.enqueue(&*obj, self.initial.add_priority());
+        self.enqueue(&*obj, 0);
+    }
+
+    fn on_initial_add(&self, obj: Arc<C>) {
+        self.enqueue(&*obj, LOW_PRIORITY);
     }
 
     /// Both owners are enqueued when the controller reference changed.
@@ -243,7 +211,6 @@ pub(super) type Mapper<O> = Arc<dyn Fn(&O) -> Vec<ObjectKey> + Send + Sync>;
 pub(super) struct MappedHandler<O> {
     pub(super) queue: KeyQueue,
     pub(super) mapper: Mapper<O>,
-    pub(super) initial: InitialState,
 }
 
 impl<O> Clone for MappedHandler<O> {
@@ -251,7 +218,6 @@ impl<O> Clone for MappedHandler<O> {
         MappedHandler {
             queue: self.queue.clone(),
             mapper: self.mapper.clone(),
-            initial: self.initial.clone(),
         }
     }
 }
@@ -266,7 +232,11 @@ impl<O> MappedHandler<O> {
 
 impl<O: Resource + Send + Sync + 'static> EventHandler<O> for MappedHandler<O> {
     fn on_add(&self, obj: Arc<O>) {
-        self.enqueue(&obj, self.initial.add_priority());
+        self.enqueue(&obj, 0);
+    }
+
+    fn on_initial_add(&self, obj: Arc<O>) {
+        self.enqueue(&obj, LOW_PRIORITY);
     }
 
     /// The keys of both the old and the new state are enqueued.

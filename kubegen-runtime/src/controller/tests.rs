@@ -18,12 +18,10 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::metrics::Series;
-use super::source::{
-    InformerSource, InitialState, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
-};
+use super::source::{MappedHandler, OwnedHandler, OwnerType, PrimaryHandler};
 use super::worker::{Worker, run_workers};
 use super::*;
-use crate::informer::{DeletedObject, EventHandler, Informer, InformerConfig};
+use crate::informer::{DeletedObject, EventHandler};
 use crate::lister::Lister;
 use crate::logging::LogFormat;
 use crate::store::ObjectKey;
@@ -112,7 +110,6 @@ fn primary_handler_filters_updates_only() {
     let handler = PrimaryHandler {
         queue: queue.clone(),
         predicate: Some(Predicate::GenerationChanged),
-        initial: InitialState::default(),
     };
     let a = Arc::new(cm("a"));
     EventHandler::on_add(&handler, a.clone());
@@ -172,7 +169,6 @@ fn owned_handler_enqueues_owners_on_every_event() {
     let handler = OwnedHandler {
         queue: queue.clone(),
         owner: OwnerType::of::<ConfigMap>(),
-        initial: InitialState::default(),
     };
     let first = Arc::new(owned(
         "c",
@@ -204,7 +200,6 @@ fn mapped_handler_enqueues_mapped_keys_of_old_and_new() {
             let name = cm.metadata.name.clone().unwrap_or_default();
             vec![key(&format!("{name}-x")), key(&format!("{name}-y"))]
         }),
-        initial: InitialState::default(),
     };
     handler.on_update(Arc::new(cm("a")), Arc::new(cm("b")));
     assert_eq!(
@@ -213,13 +208,6 @@ fn mapped_handler_enqueues_mapped_keys_of_old_and_new() {
     );
     handler.on_delete(DeletedObject::Known(Arc::new(cm("c"))));
     assert_eq!(drain(&queue), vec![key("c-x"), key("c-y")]);
-}
-
-/// An informer that is never started (its API server does not exist).
-fn idle_informer() -> Informer<ConfigMap> {
-    let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
-    let client = kube::Client::try_from(config).unwrap();
-    Informer::new(kube::Api::all(client), InformerConfig::default())
 }
 
 /// `cm(name)` at resource version `rv`.
@@ -245,24 +233,16 @@ async fn take_all(queue: &WorkQueue<ObjectKey>) -> Vec<(ObjectKey, i32)> {
 #[tokio::test]
 async fn watch_events_overtake_the_initial_list_and_resyncs() {
     let queue: WorkQueue<ObjectKey> = WorkQueue::builder("t").priority_aware().build();
-    let initial = InitialState::default();
     let handler = PrimaryHandler {
         queue: queue.clone(),
         predicate: None,
-        initial: initial.clone(),
     };
-    let source = InformerSource::new(idle_informer(), handler.clone(), initial);
-    // Initial adds, delivered before and after `register` returns.
-    handler.on_add(cm_at("a", "1"));
-    let registration = source.register();
-    handler.on_add(cm_at("b", "1"));
-    // The handler's delivery task passes the end of the initial state.
-    registration.synced.store(true, Ordering::Release);
+    handler.on_initial_add(cm_at("a", "1"));
+    handler.on_initial_add(cm_at("b", "1"));
     handler.on_update(cm_at("b", "1"), cm_at("b", "1")); // resync
     handler.on_update(cm_at("e", "1"), cm_at("e", "1")); // resync
     handler.on_update(cm_at("c", "1"), cm_at("c", "2")); // watch: changed
     handler.on_add(cm_at("d", "3")); // watch: created
-    source.unregister(&registration);
     assert_eq!(
         take_all(&queue).await,
         vec![
@@ -274,11 +254,14 @@ async fn watch_events_overtake_the_initial_list_and_resyncs() {
         ]
     );
     // A watch event raises a key queued by the initial list.
-    handler.on_add(cm_at("x", "1"));
-    handler.on_add(cm_at("y", "1"));
+    handler.on_initial_add(cm_at("x", "1"));
+    handler.on_initial_add(cm_at("y", "1"));
     handler.on_update(cm_at("x", "1"), cm_at("x", "1"));
     queue.add(key("x"));
-    assert_eq!(take_all(&queue).await, vec![(key("x"), 0), (key("y"), 0)]);
+    assert_eq!(
+        take_all(&queue).await,
+        vec![(key("x"), 0), (key("y"), LOW_PRIORITY)]
+    );
 }
 
 #[tokio::test]
@@ -289,25 +272,18 @@ async fn secondary_handlers_lower_the_initial_state_and_resyncs() {
         child.metadata.resource_version = Some(rv.into());
         Arc::new(child)
     };
-    let initial = InitialState::default();
     let owners = OwnedHandler {
         queue: queue.clone(),
         owner: OwnerType::of::<ConfigMap>(),
-        initial: initial.clone(),
     };
-    let source = InformerSource::new(idle_informer(), owners.clone(), initial);
-    owners.on_add(owned_by("listed", "1"));
-    let registration = source.register();
-    registration.synced.store(true, Ordering::Release);
+    owners.on_initial_add(owned_by("listed", "1"));
     owners.on_update(owned_by("resynced", "1"), owned_by("resynced", "1"));
     owners.on_add(owned_by("created", "2"));
     let mapped = MappedHandler::<ConfigMap> {
         queue: queue.clone(),
         mapper: Arc::new(|cm: &ConfigMap| vec![key(&format!("m-{}", rv_of(cm)))]),
-        initial: InitialState::default(),
     };
-    // Never registered: every add is still initial.
-    mapped.on_add(cm_at("any", "1"));
+    mapped.on_initial_add(cm_at("any", "1"));
     mapped.on_update(cm_at("any", "2"), cm_at("any", "3"));
     assert_eq!(
         take_all(&queue).await,

@@ -12,9 +12,19 @@ use crate::store::{DeletedObject, Notification};
 /// a Tokio worker thread. A panic in a handler is caught and logged.
 pub trait EventHandler<K>: Send + Sync + 'static {
     /// An object was added (or was already cached when the handler was
-    /// registered).
+    /// registered; see [`on_initial_add`](Self::on_initial_add)).
     fn on_add(&self, obj: Arc<K>) {
         let _ = obj;
+    }
+
+    /// An object of the informer's initial state: its first list, or the
+    /// cache's contents replayed to a handler registered late — client-go's
+    /// `OnAdd(obj, isInInitialList = true)`. Every such add comes before
+    /// the handler's registration [has synced](HandlerRegistration::has_synced),
+    /// every later one goes to [`on_add`](Self::on_add). Calls `on_add`
+    /// unless overridden.
+    fn on_initial_add(&self, obj: Arc<K>) {
+        self.on_add(obj);
     }
 
     /// An object changed from `old` to `new`. Resyncs deliver
@@ -103,9 +113,15 @@ impl<K: Send + Sync + 'static> EventHandler<K> for HandlerFns<K> {
     }
 }
 
-/// Hands `change` to `handler`.
-pub(super) fn deliver<K: 'static>(change: Notification<K>, handler: &dyn EventHandler<K>) {
+/// Hands `change` to `handler`; `initial` while the handler is being given
+/// the informer's initial state.
+pub(super) fn deliver<K: 'static>(
+    change: Notification<K>,
+    handler: &dyn EventHandler<K>,
+    initial: bool,
+) {
     match change {
+        Notification::Add(obj) if initial => handler.on_initial_add(obj),
         Notification::Add(obj) => handler.on_add(obj),
         Notification::Update(old, new) => handler.on_update(old, new),
         Notification::Delete(obj) => handler.on_delete(obj),

@@ -157,17 +157,23 @@ async fn run_listener<K: 'static>(parked: Parked<K>) {
         handler,
         synced,
     } = parked;
+    // Everything before the `Synced` message is the initial state.
+    let mut initial = true;
     while let Some(message) = rx.recv().await {
         match message {
             Message::Notify(change) => {
-                let delivered = catch_unwind(AssertUnwindSafe(|| deliver(change, &*handler)));
+                let delivered =
+                    catch_unwind(AssertUnwindSafe(|| deliver(change, &*handler, initial)));
                 if delivered.is_err() {
                     tracing::error!(
                         "an informer event handler panicked; continuing with the next event"
                     );
                 }
             }
-            Message::Synced => synced.store(true, Ordering::Release),
+            Message::Synced => {
+                initial = false;
+                synced.store(true, Ordering::Release);
+            }
         }
     }
 }

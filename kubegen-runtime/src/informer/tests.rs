@@ -391,3 +391,52 @@ fn resource_names() {
         "v1/ConfigMap#metadata"
     );
 }
+
+/// Tells initial adds (`*`) from later ones (`+`).
+#[derive(Clone, Default)]
+struct InitialRecorder(Arc<Mutex<Vec<String>>>);
+
+impl EventHandler<ConfigMap> for InitialRecorder {
+    fn on_add(&self, obj: Arc<ConfigMap>) {
+        self.0.lock().push(format!("+{}@{}", name(&obj), rv(&obj)));
+    }
+    fn on_initial_add(&self, obj: Arc<ConfigMap>) {
+        self.0.lock().push(format!("*{}@{}", name(&obj), rv(&obj)));
+    }
+}
+
+/// client-go's `isInInitialList`: the first list's adds, and the cache
+/// replayed to a handler registered late, are initial; watch events and
+/// the adds of a later relist are not.
+#[tokio::test]
+async fn initial_adds_are_told_from_later_ones() {
+    let informer = informer(InformerConfig::default());
+    let early = InitialRecorder::default();
+    informer.add_event_handler(early.clone());
+    let mut relist = Relist::default();
+    feed(&informer, &mut relist, list(&[cm("a", "1"), cm("b", "1")]));
+    feed(&informer, &mut relist, vec![Event::Apply(cm("c", "2"))]);
+    let late = InitialRecorder::default();
+    informer.add_event_handler(late.clone());
+    feed(&informer, &mut relist, vec![Event::Apply(cm("d", "3"))]);
+    // The watch broke; the relist finds `e` created meanwhile.
+    feed(
+        &informer,
+        &mut relist,
+        list(&[
+            cm("a", "1"),
+            cm("b", "1"),
+            cm("c", "2"),
+            cm("d", "3"),
+            cm("e", "4"),
+        ]),
+    );
+    informer.shutdown().await;
+    assert_eq!(
+        std::mem::take(&mut *early.0.lock()),
+        ["*a@1", "*b@1", "+c@2", "+d@3", "+e@4"]
+    );
+    let mut replayed = std::mem::take(&mut *late.0.lock());
+    replayed[..3].sort();
+    assert_eq!(replayed, ["*a@1", "*b@1", "*c@2", "+d@3", "+e@4"]);
+}

@@ -133,8 +133,20 @@ impl Reviewer for ApiReviewer {
     }
 }
 
-/// Authentication and authorization of scrapers by the apiserver; see the
-/// [module documentation](self).
+/// Authentication and authorization of metrics scrapers by the apiserver:
+/// the bearer token is authenticated by a `TokenReview`, and the user it
+/// names authorized by a `SubjectAccessReview` for the non-resource URL and
+/// verb (`get` on `/metrics`), as controller-runtime's
+/// `filters.WithAuthenticationAndAuthorization` does. No token → `401`, not
+/// allowed → `403`, the apiserver unreachable → `503` (never cached).
+///
+/// Answers are cached (controller-runtime's TTLs): a token's review for
+/// one minute (a rejected token for ten seconds), an allowed decision for
+/// five minutes, a denied one for thirty seconds — so revoking access takes
+/// up to five minutes to reach a scraper that was allowed. Tokens are kept
+/// only as SHA-256 digests. The client's identity needs `create` on
+/// `tokenreviews` and `subjectaccessreviews`: the `system:auth-delegator`
+/// ClusterRole.
 #[derive(Clone)]
 pub struct DelegatedAuth {
     reviewer: Arc<dyn Reviewer>,

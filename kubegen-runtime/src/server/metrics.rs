@@ -72,7 +72,11 @@ impl MetricsServerBuilder {
     }
 }
 
-/// The metrics server; see the [module documentation](self).
+/// The metrics server: `/metrics` over HTTPS to callers [`DelegatedAuth`]
+/// admits, or (opted into with [`MetricsServer::insecure`], for local
+/// development) over plain HTTP to anyone. Anything but `GET`/`HEAD` is
+/// `405`; credentials are checked before the path, so unknown paths reveal
+/// nothing to the unauthenticated.
 ///
 /// ```no_run
 /// use kubegen::server::{DelegatedAuth, MetricsServer, ServingCert, SharedRegistry};

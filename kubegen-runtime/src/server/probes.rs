@@ -92,7 +92,10 @@ impl ProbeServerBuilder {
     }
 }
 
-/// The health probe server; see the [module documentation](self).
+/// The health probe server: `/healthz` and `/livez` answer `ok`; `/readyz`
+/// runs the readiness checks (`200 ok`, or `503` listing each check, all of
+/// them with `?verbose`). Plain HTTP without credentials, as the kubelet's
+/// probes need; it serves nothing else.
 ///
 /// ```no_run
 /// use kubegen::server::{ProbeServer, ReadyFlag};
