@@ -163,7 +163,9 @@ async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()
     let denied: Vec<_> = records.iter().filter(|r| !r.authorized).collect();
     assert!(denied.is_empty(), "the operator was denied: {denied:#?}");
     assert!(
-        records.iter().any(|r| r.code == 403 && r.resource == "services"),
+        records
+            .iter()
+            .any(|r| r.code == 403 && r.resource == "services"),
         "the quota never refused a Service: the workload missed a path"
     );
     let used: BTreeSet<_> = records.iter().map(|r| r.permission()).collect();
