@@ -15,9 +15,8 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::ResourceQuota;
 use k8s_openapi::api::rbac::v1::ClusterRole;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kubegen::kube;
 use kubegen_testenv::eventually;
 use my_application::api::{MyApplication, MyApplicationSpec};
@@ -109,17 +108,7 @@ async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()
 
     // A refused Service, retried until the quota goes: the repeated
     // Warning event is patched into a series.
-    let quotas = Api::<ResourceQuota>::namespaced(f.admin.clone(), &f.ns);
-    let quota: ResourceQuota = serde_json::from_value(serde_json::json!({
-        "metadata": { "name": "no-services" },
-        "spec": { "hard": { "services": "0" } },
-    }))?;
-    quotas.create(&PostParams::default(), &quota).await?;
-    eventually(CONVERGE, "the quota to be counted", || async {
-        let quota = quotas.get("no-services").await?;
-        Ok(quota.status.and_then(|s| s.used).map(|_| ()))
-    })
-    .await?;
+    let quotas = f.forbid_services().await?;
     apps.create(
         &PostParams::default(),
         &MyApplication::new("capped", spec(1)),

@@ -369,20 +369,8 @@ async fn the_generated_role_is_enough_and_needed() -> Result<()> {
 /// is gone.
 #[tokio::test]
 async fn refused_children_are_reported_and_retried() -> Result<()> {
-    use k8s_openapi::api::core::v1::ResourceQuota;
     let f = Fixture::start("op-refused").await?;
-    let quotas = Api::<ResourceQuota>::namespaced(f.admin.clone(), &f.ns);
-    let quota: ResourceQuota = serde_json::from_value(serde_json::json!({
-        "metadata": { "name": "no-services" },
-        "spec": { "hard": { "services": "0" } },
-    }))?;
-    quotas.create(&PostParams::default(), &quota).await?;
-    // Quota admission enforces once the quota controller has counted.
-    eventually(CONVERGE, "the quota to be counted", || async {
-        let quota = quotas.get("no-services").await?;
-        Ok(quota.status.and_then(|s| s.used).map(|_| ()))
-    })
-    .await?;
+    let quotas = f.forbid_services().await?;
     f.apps()
         .create(
             &PostParams::default(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::{Pod, Service};
+use k8s_openapi::api::core::v1::{Pod, ResourceQuota, Service};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -179,6 +179,28 @@ impl Fixture {
                         .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
             })
             .count())
+    }
+
+    /// Creates the ResourceQuota `no-services` (no Service may be created
+    /// in the namespace) and waits until the quota controller has counted,
+    /// from when quota admission enforces it. Delete it to lift it.
+    pub async fn forbid_services(&self) -> Result<Api<ResourceQuota>> {
+        let quotas = Api::<ResourceQuota>::namespaced(self.admin.clone(), &self.ns);
+        let quota: ResourceQuota = serde_json::from_value(serde_json::json!({
+            "metadata": { "name": "no-services" },
+            "spec": { "hard": { "services": "0" } },
+        }))?;
+        quotas.create(&PostParams::default(), &quota).await?;
+        eventually(
+            Duration::from_secs(120),
+            "the quota to be counted",
+            || async {
+                let quota = quotas.get("no-services").await?;
+                Ok(quota.status.and_then(|s| s.used).map(|_| ()))
+            },
+        )
+        .await?;
+        Ok(quotas)
     }
 
     pub async fn events_with_reason(&self, reason: &str) -> Result<usize> {
