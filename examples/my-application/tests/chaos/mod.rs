@@ -1,0 +1,550 @@
+//! A chaos soak of the MyApplication operator on a private control plane
+//! (etcd, kube-apiserver, controller-manager, scheduler, kwok nodes): two
+//! operator replicas with leader election, a churn of MyApplications
+//! (create, update, delete, re-create), and faults every few seconds —
+//! kill -9 of the apiserver, of etcd, of the leading replica — with the
+//! invariants checked while it runs and at the end:
+//!
+//! - never two leaders acting: writes of different processes never
+//!   overlap and are separated by a quiet gap, every write is fenced by its
+//!   process's own Lease renewals, the Lease changes hands only after it
+//!   expired (`audit.rs`, from the apiserver's audit log);
+//! - no duplicate children, no child without a controller, at every poll
+//!   (`cluster.rs`);
+//! - every object converged within a bound (120 s) after the last fault:
+//!   its last spec change reflected by exactly one Deployment and one
+//!   Service, `status.observedGeneration` current, the status agreeing
+//!   with the Deployment (`Ready=True` once its rollout completed); no
+//!   children left of deleted applications (`cluster.rs`); after that, no
+//!   status left behind its Deployment for more than [`STATUS_LAG`];
+//!   whether every application also became Ready within [`READY_GRACE`]
+//!   is reported, not failed (that is the controller-manager's and
+//!   kwok's work, and they lag after faults);
+//! - no panic in any operator process (its log, its exit code).
+//!
+//! `tests/chaos_e2e.rs` runs it for 60 s; `benches/chaos.rs` for 10
+//! minutes. `KUBEGEN_CHAOS_SEED` replays a run's decisions;
+//! `KUBEGEN_CHAOS_DURATION` (seconds) and `KUBEGEN_CHAOS_APPS` override the
+//! size.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+pub mod audit;
+mod churn;
+mod cluster;
+mod faults;
+mod replicas;
+mod rng;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+use kube::api::{Api, PostParams};
+use kubegen::kube;
+use kubegen_testenv::{TestEnv, eventually};
+use tokio_util::sync::CancellationToken;
+
+use audit::AuditFigures;
+use churn::SharedBook;
+use cluster::{Cluster, POLL};
+use faults::{FaultKind, FaultStats};
+use replicas::{ReplicaStats, Replicas};
+
+/// How long, once everything reflects its last intent, the soak waits
+/// for every application to be Ready as well. Readiness needs the
+/// controller-manager and kwok to bring pods up, and after etcd and
+/// apiserver kills the controller-manager's ReplicaSet controller can lag
+/// for minutes (a stale pod informer, then per-key exponential backoff):
+/// not the operator's doing, so it is reported, not failed.
+const READY_GRACE: Duration = Duration::from_secs(30);
+
+/// How long, once everything converged, an application may go on not
+/// reflecting its Deployment (whose status the controller-manager keeps
+/// changing as pods come up) before the soak fails: the operator watches
+/// its Deployments and follows within a reconcile.
+const STATUS_LAG: Duration = Duration::from_secs(10);
+
+/// The size of one soak.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// How long the churn and the faults go on.
+    pub duration: Duration,
+    /// How many application names the churn uses.
+    pub apps: usize,
+    /// How long everything may take to converge after the last fault (or
+    /// the last change, if later) before the soak fails.
+    pub convergence_bound: Duration,
+    /// The seed of every random decision.
+    pub seed: u64,
+}
+
+impl Config {
+    /// `duration` and `apps` unless `KUBEGEN_CHAOS_DURATION` (seconds) or
+    /// `KUBEGEN_CHAOS_APPS` say otherwise; the seed from
+    /// `KUBEGEN_CHAOS_SEED` or the clock; a 120 s convergence bound.
+    pub fn from_env(duration: Duration, apps: usize) -> Config {
+        let number = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse().ok());
+        Config {
+            duration: number("KUBEGEN_CHAOS_DURATION").map_or(duration, Duration::from_secs),
+            apps: number("KUBEGEN_CHAOS_APPS").map_or(apps, |n: u64| n.max(1) as usize),
+            convergence_bound: Duration::from_secs(120),
+            seed: rng::seed_from_env(),
+        }
+    }
+}
+
+/// What the soak measured, and the invariants it found broken.
+#[derive(Debug)]
+pub struct Report {
+    config: Config,
+    faults: FaultStats,
+    replicas: ReplicaStats,
+    changes: BTreeMap<&'static str, usize>,
+    retries: usize,
+    objects: usize,
+    audit: AuditFigures,
+    /// Per change: from its confirmation until the object was seen
+    /// reflecting it, and Ready.
+    samples: cluster::Samples,
+    /// From the end of the last fault until everything reflected its
+    /// last intent.
+    settled: Option<Duration>,
+    /// From the end of the last fault until every application was also
+    /// Ready, if it happened within [`READY_GRACE`] after `settled`.
+    all_ready: Option<Duration>,
+    /// Applications not Ready when the soak stopped waiting.
+    not_ready: usize,
+    /// Broken invariants; empty when the soak passed.
+    pub violations: Vec<String>,
+    /// Where the logs were kept (when there are violations, or not every
+    /// application became Ready); else the removed plane's directory.
+    pub dir: std::path::PathBuf,
+}
+
+/// The `q` quantile (nearest rank) of sorted `samples`.
+fn quantile(samples: &[Duration], q: f64) -> Option<Duration> {
+    let last = samples.len().checked_sub(1)?;
+    let rank = ((q * samples.len() as f64).ceil() as usize).saturating_sub(1);
+    Some(samples[rank.min(last)])
+}
+
+fn secs(d: Option<Duration>) -> String {
+    d.map_or_else(|| "-".into(), |d| format!("{:.2} s", d.as_secs_f64()))
+}
+
+fn micros(m: Option<i64>) -> String {
+    m.map_or_else(|| "-".into(), |m| format!("{:.3} s", m as f64 / 1e6))
+}
+
+impl Report {
+    /// The figures as one table.
+    pub fn table(&self) -> String {
+        let mut t = String::new();
+        let mut row = |k: &str, v: String| {
+            let _ = writeln!(t, "  {k:<34} {v}");
+        };
+        let total: usize = self.faults.injected.values().sum();
+        let kinds = [FaultKind::ApiServer, FaultKind::Etcd, FaultKind::Leader]
+            .iter()
+            .map(|k| {
+                format!(
+                    "{} {} ({:.1} s)",
+                    k.label(),
+                    self.faults.injected.get(k).copied().unwrap_or(0),
+                    self.faults
+                        .downtime
+                        .get(k)
+                        .copied()
+                        .unwrap_or_default()
+                        .as_secs_f64()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let exits = self.replicas.exits.values().sum::<usize>();
+        let writes = self.audit.total_writes();
+        let mut reflected = self.samples.reflected.clone();
+        reflected.sort();
+        let mut ready = self.samples.ready.clone();
+        ready.sort();
+        let spread = |samples: &[Duration]| {
+            format!(
+                "p50 {}, p99 {}, max {} (n = {})",
+                secs(quantile(samples, 0.5)),
+                secs(quantile(samples, 0.99)),
+                secs(samples.last().copied()),
+                samples.len()
+            )
+        };
+        row("seed", format!("{} (KUBEGEN_CHAOS_SEED)", self.config.seed));
+        row(
+            "duration, applications",
+            format!(
+                "{:.0} s of churn and faults, {} names",
+                self.config.duration.as_secs_f64(),
+                self.config.apps
+            ),
+        );
+        row(
+            "faults injected",
+            format!(
+                "{total}: {kinds}; leader kills skipped {}",
+                self.faults.skipped
+            ),
+        );
+        row(
+            "operator processes",
+            format!(
+                "{} started: {} leaders killed, {} exited on their own {:?} (code: count)",
+                self.replicas.starts, self.replicas.killed, exits, self.replicas.exits
+            ),
+        );
+        row(
+            "changes confirmed",
+            format!("{:?}, {} requests retried", self.changes, self.retries),
+        );
+        row("objects ever created", self.objects.to_string());
+        row(
+            "operator writes (2xx)",
+            format!(
+                "{writes} {:?}; {} failed",
+                self.audit.writes, self.audit.failed_writes
+            ),
+        );
+        row(
+            "writes per object",
+            format!("{:.2}", writes as f64 / self.objects.max(1) as f64),
+        );
+        row(
+            "writers, write handovers",
+            format!(
+                "{} processes wrote, {} handovers, min gap {}{}",
+                self.audit.writers,
+                self.audit.handovers.len(),
+                micros(self.audit.min_gap().map(|h| h.gap)),
+                self.audit
+                    .min_gap()
+                    .map_or_else(String::new, |h| format!(" ({} → {})", h.from, h.to))
+            ),
+        );
+        row(
+            "Lease",
+            format!(
+                "{} writes, {} changes of holder (min {} after the last renewal), writes at most {} after a renewal",
+                self.audit.lease_writes,
+                self.audit.lease_handovers,
+                micros(self.audit.min_lease_handover),
+                micros(self.audit.max_since_renew)
+            ),
+        );
+        row("change reflected (children, status)", spread(&reflected));
+        row("change Ready (or gone)", spread(&ready));
+        row(
+            "converged after the last fault",
+            format!(
+                "{} (bound {:.0} s); all Ready after {}{}",
+                secs(self.settled),
+                self.config.convergence_bound.as_secs_f64(),
+                secs(self.all_ready),
+                match self.not_ready {
+                    0 => String::new(),
+                    n => format!(" ({n} not Ready {READY_GRACE:?} later: control-plane lag)"),
+                }
+            ),
+        );
+        row("violations", self.violations.len().to_string());
+        t
+    }
+}
+
+/// Copies the plane's logs (audit log included) and the operators' logs
+/// out of `dir` — which `TestEnv` start-ups of other test processes
+/// delete once this process is gone — into `$TMPDIR/kubegen-chaos-<pid>`.
+fn keep_logs(dir: &std::path::Path) -> std::path::PathBuf {
+    let kept = std::env::temp_dir().join(format!("kubegen-chaos-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&kept);
+    for from in [dir.to_path_buf(), dir.join("logs")] {
+        for entry in std::fs::read_dir(&from).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "log") {
+                let _ = std::fs::copy(&path, kept.join(entry.file_name()));
+            }
+        }
+    }
+    kept
+}
+
+/// What kubectl shows of the namespace (pods, ReplicaSets, Deployments,
+/// applications, then the pods in full), to explain a failure to converge.
+fn cluster_state(env: &TestEnv, ns: &str) -> String {
+    let mut out = String::new();
+    for args in [
+        &[
+            "get",
+            "pods,replicasets,deployments,myapplications",
+            "-o",
+            "wide",
+        ][..],
+        &["get", "myapplications,deployments,pods", "-o", "yaml"][..],
+    ] {
+        match env.kubectl().args(["-n", ns]).args(args).output() {
+            Ok(o) => {
+                out.push_str(&String::from_utf8_lossy(&o.stdout));
+                out.push_str(&String::from_utf8_lossy(&o.stderr));
+            }
+            Err(e) => out.push_str(&format!("kubectl: {e}\n")),
+        }
+    }
+    out
+}
+
+/// What the observer saw during the soak.
+#[derive(Default)]
+struct Observations {
+    samples: cluster::Samples,
+    /// Distinct always-invariant violations, with how often each was seen.
+    violations: BTreeMap<String, usize>,
+}
+
+fn observe(book: &SharedBook, snapshot: &cluster::Snapshot, seen: &Mutex<Observations>) {
+    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+    cluster::record_convergence(book, snapshot, &mut seen.samples);
+    for v in snapshot.always_violations() {
+        *seen.violations.entry(v).or_default() += 1;
+    }
+}
+
+/// Runs one soak and returns its report; the caller fails on
+/// [`Report::violations`]. An `Err` is a failure of the harness or the
+/// control plane (a component that could not be restarted).
+pub async fn soak(config: Config) -> Result<Report> {
+    println!(
+        "chaos soak: seed {} (set KUBEGEN_CHAOS_SEED to replay), {:?}, {} applications",
+        config.seed, config.duration, config.apps
+    );
+    let mut rng = rng::Rng::new(config.seed);
+    let env = Arc::new(TestEnv::start().await?);
+    println!(
+        "control plane up in {:.1} s at {}",
+        env.startup_time().as_secs_f64(),
+        env.dir().display()
+    );
+    let admin = env.client().await?;
+    support::install(&admin).await?;
+    let ns = env.namespace("chaos").await?;
+    let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": format!("{ns}-operators") },
+        "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "my-application-controller" },
+        "subjects": [{ "kind": "Group", "name": format!("system:serviceaccounts:{ns}"), "apiGroup": "rbac.authorization.k8s.io" }],
+    }))?;
+    Api::<ClusterRoleBinding>::all(admin.clone())
+        .create(&PostParams::default(), &binding)
+        .await?;
+
+    // The replicas, supervised until the end.
+    let replicas = Arc::new(Replicas::new(env.clone(), &ns));
+    let supervising = CancellationToken::new();
+    let supervisor = {
+        let (replicas, stop) = (replicas.clone(), supervising.clone());
+        tokio::spawn(async move {
+            while !stop.is_cancelled() {
+                replicas.tick().await;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
+    let leases = Api::<Lease>::namespaced(admin.clone(), &ns);
+    let leader = eventually(Duration::from_secs(90), "a replica to lead", || async {
+        Ok(leases
+            .get_opt("my-application-controller")
+            .await?
+            .and_then(|l| l.spec?.holder_identity)
+            .filter(|h| !h.is_empty()))
+    })
+    .await?;
+    println!("{leader} leads; churn and faults for {:?}", config.duration);
+
+    // Churn, observation and faults.
+    let names = churn::names(config.apps);
+    let book = churn::new_book(&names);
+    let cluster = Cluster::new(admin.clone(), &ns);
+    let seen = Arc::new(Mutex::new(Observations::default()));
+    let observing = CancellationToken::new();
+    let observer = {
+        let (cluster, book, seen, stop) = (
+            cluster.clone(),
+            book.clone(),
+            seen.clone(),
+            observing.clone(),
+        );
+        tokio::spawn(async move {
+            while !stop.is_cancelled() {
+                if let Some(snapshot) = cluster.snapshot().await {
+                    observe(&book, &snapshot, &seen);
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        })
+    };
+    let begun = Instant::now();
+    let until = begun + config.duration;
+    let churning = tokio::spawn(churn::churn(
+        Api::namespaced(admin.clone(), &ns),
+        book.clone(),
+        rng.fork(),
+        until,
+    ));
+    let faults = faults::inject(&env, &ns, &replicas, rng.fork(), until).await;
+    let churned = churning.await.context("the churn task panicked")?;
+    observing.cancel();
+    observer.await.context("the observer panicked")?;
+    let faults = faults?;
+    churned?;
+
+    // Everything must converge within the bound after the last fault (or
+    // change, if later).
+    let last_fault = faults.last_restored.unwrap_or(begun);
+    let quiet_from = churn::lock(&book)
+        .last_change
+        .map_or(last_fault, |c| c.max(last_fault));
+    let deadline = quiet_from + config.convergence_bound;
+    let mut violations = Vec::new();
+    let mut state = String::new();
+    let mut settled = None;
+    let mut all_ready = None;
+    let mut not_ready = 0;
+    // Once settled: since when each name no longer reflects its Deployment.
+    let mut lagging: BTreeMap<String, (Instant, String)> = BTreeMap::new();
+    let mut last_seen = Instant::now();
+    let mut next_progress = Instant::now();
+    loop {
+        let snapshot = cluster.snapshot().await;
+        let now = Instant::now();
+        if let Some(snapshot) = snapshot.as_ref().filter(|s| s.taken_at > quiet_from) {
+            observe(&book, snapshot, &seen);
+            let (unconverged, waiting) = cluster::unconverged(&book, snapshot);
+            let orphans = snapshot.orphans();
+            not_ready = waiting;
+            if settled.is_none() && unconverged.is_empty() && orphans.is_empty() {
+                settled = Some(snapshot.done_at - last_fault);
+            }
+            if now >= next_progress {
+                next_progress = now + Duration::from_secs(10);
+                println!(
+                    "chaos: +{:.0?} after the last fault: {} not converged {:?}, {} children to collect, {waiting} not Ready",
+                    now - last_fault,
+                    unconverged.len(),
+                    unconverged.first(),
+                    orphans.len()
+                );
+            }
+            if settled.is_some() {
+                last_seen = snapshot.taken_at;
+                lagging.retain(|name, _| unconverged.iter().any(|(n, _)| n == name));
+                for (name, why) in &unconverged {
+                    let entry = lagging
+                        .entry(name.clone())
+                        .or_insert((snapshot.taken_at, String::new()));
+                    entry.1.clone_from(why);
+                }
+            }
+            if settled.is_some() && not_ready == 0 && unconverged.is_empty() {
+                all_ready = Some(snapshot.done_at - last_fault);
+                break;
+            }
+            if settled.is_none() && now > deadline {
+                violations.push(format!(
+                    "not converged {:?} after the last fault: {unconverged:?}; children of no live application: {orphans:?}",
+                    config.convergence_bound
+                ));
+                state = cluster_state(&env, &ns);
+                break;
+            }
+        } else if settled.is_none() && now > deadline {
+            violations.push("the apiserver did not answer after the last fault".into());
+            break;
+        }
+        if settled.is_some_and(|s| now > last_fault + s + READY_GRACE) {
+            state = cluster_state(&env, &ns);
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    for (name, (since, why)) in lagging {
+        let lag = last_seen.duration_since(since);
+        if lag >= STATUS_LAG {
+            violations.push(format!(
+                "{name} stopped reflecting its last intent after converging, for {lag:.1?}: {why}"
+            ));
+        }
+    }
+    supervising.cancel();
+    supervisor.await.context("the supervisor panicked")?;
+    replicas.kill_all();
+
+    // The leader invariants, from the audit log.
+    let audit = audit::analyze(&env.audit_log(), &ns)?;
+    violations.extend(audit.violations.iter().cloned());
+    let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
+    for (violation, polls) in seen.violations {
+        violations.push(format!("{violation} (seen in {polls} polls)"));
+    }
+
+    // No panic: not in any log, not as an exit code (101).
+    let stats = replicas.stats();
+    for log in &stats.logs {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(line) = text.lines().find(|l| l.contains("panicked")) {
+            violations.push(format!("{}: {line}", log.display()));
+        }
+    }
+    for (code, count) in &stats.exits {
+        if *code != 1 {
+            violations.push(format!(
+                "{count} operator processes exited with code {code} (expected 1: lost leadership)"
+            ));
+        }
+    }
+
+    let book = churn::lock(&book);
+    let mut report = Report {
+        config,
+        faults,
+        replicas: stats,
+        changes: book.changes.clone(),
+        retries: book.retries,
+        objects: book.uids.len(),
+        audit,
+        samples: seen.samples,
+        settled,
+        all_ready,
+        not_ready,
+        violations,
+        dir: env.dir().to_path_buf(),
+    };
+    drop(book);
+    println!("chaos soak figures:\n{}", report.table());
+    for v in &report.violations {
+        println!("VIOLATION: {v}");
+    }
+    if report.violations.is_empty() && state.is_empty() {
+        drop(replicas);
+        drop(env);
+    } else {
+        // Keep the logs (the plane's, the audit log, every operator's)
+        // where the next control plane's start-up does not clean them up;
+        // also when only the control plane lagged, to show how.
+        report.dir = keep_logs(env.dir());
+        if !state.is_empty() {
+            let _ = std::fs::write(report.dir.join("cluster-state.txt"), &state);
+        }
+        println!("logs kept in {}", report.dir.display());
+    }
+    Ok(report)
+}
