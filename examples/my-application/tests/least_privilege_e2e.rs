@@ -1,7 +1,8 @@
 //! Least privilege, proven from the apiserver's audit log: the operator
 //! runs a workload that takes every path of its reconcile (create, spec
 //! change, drift on both children, a foreign object in the way, a write
-//! refused by a quota and retried, recovery, deletion) and leader election
+//! refused by a quota and retried, recovery, children of an earlier
+//! incarnation replaced, deletion) and leader election
 //! (acquire, renew, release); the permissions it used — `(verb, group,
 //! resource)` from the audit records of its ServiceAccount — must equal
 //! what the generated ClusterRole grants, and nothing may have been
@@ -16,6 +17,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::rbac::v1::ClusterRole;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use kubegen::kube;
 use kubegen_testenv::eventually;
@@ -127,6 +129,40 @@ async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()
         .delete("no-services", &DeleteParams::default())
         .await?;
     f.wait_ready("capped", 1).await?;
+
+    // Deleted and re-created while the garbage collector is down: the
+    // children of the earlier incarnation are replaced, not a conflict.
+    let earlier = apps.get("web").await?.metadata.uid;
+    f.env.stop_controller_manager();
+    apps.delete("web", &DeleteParams::default()).await?;
+    eventually(CONVERGE, "web to be gone", || async {
+        Ok(apps.get_opt("web").await?.is_none().then_some(()))
+    })
+    .await?;
+    let reborn = apps
+        .create(&PostParams::default(), &MyApplication::new("web", spec(1)))
+        .await?
+        .metadata
+        .uid;
+    assert_ne!(reborn, earlier);
+    let controlled_by_reborn = |owners: Option<Vec<OwnerReference>>| {
+        owners
+            .unwrap_or_default()
+            .iter()
+            .any(|o| o.controller == Some(true) && Some(&o.uid) == reborn.as_ref())
+    };
+    eventually(CONVERGE, "the children to be replaced", || async {
+        let deployment = f.deployments().get_opt("web-deployment").await?;
+        let service = f.services().get_opt("web-service").await?;
+        Ok(
+            (deployment.is_some_and(|d| controlled_by_reborn(d.metadata.owner_references))
+                && service.is_some_and(|s| controlled_by_reborn(s.metadata.owner_references)))
+            .then_some(()),
+        )
+    })
+    .await?;
+    f.env.start_controller_manager()?;
+    assert!(f.events_with_reason("Replaced").await? >= 1);
 
     // Deletion, then a clean stop: the Lease is released.
     apps.delete("web", &DeleteParams::default()).await?;

@@ -487,6 +487,19 @@ impl TestEnv {
             .await
     }
 
+    /// Stops kube-controller-manager (SIGTERM, then SIGKILL after a grace
+    /// period): no garbage collection, quota counting or ReplicaSets until
+    /// [`TestEnv::start_controller_manager`] — e.g. to hold the children of
+    /// a deleted object in place.
+    pub fn stop_controller_manager(&self) {
+        self.component(Part::ControllerManager).stop(STOP_GRACE);
+    }
+
+    /// Starts kube-controller-manager again.
+    pub fn start_controller_manager(&self) -> Result<()> {
+        self.component(Part::ControllerManager).start()
+    }
+
     /// Stops etcd (SIGTERM, then SIGKILL after a grace period). Its data is
     /// kept, so [`TestEnv::start_etcd`] resumes with the same contents.
     pub fn stop_etcd(&self) {

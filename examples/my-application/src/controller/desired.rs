@@ -17,6 +17,25 @@ pub const MANAGER: &str = "my-application-controller";
 /// The container's name in the Deployment's pod template.
 pub const CONTAINER: &str = "my-application";
 
+/// Whether `child` is controlled by an earlier MyApplication of the same
+/// name — one that was deleted (and maybe re-created) while the garbage
+/// collector has not yet removed its children. The reconcile replaces
+/// such a child instead of reporting a conflict; the garbage collector
+/// would delete it anyway, its owner being gone.
+pub fn from_earlier_incarnation<C: kubegen::kube::Resource>(
+    child: &C,
+    app: &MyApplication,
+) -> bool {
+    let Some(reference) = kubegen::ownership::controller_of(child) else {
+        return false;
+    };
+    let group = reference.api_version.split('/').next().unwrap_or_default();
+    reference.kind == "MyApplication"
+        && group == "stable.example.com"
+        && app.metadata.name.as_deref() == Some(reference.name.as_str())
+        && app.metadata.uid.as_deref() != Some(reference.uid.as_str())
+}
+
 /// `<name>-deployment`.
 pub fn deployment_name(app_name: &str) -> String {
     format!("{app_name}-deployment")
@@ -251,6 +270,34 @@ mod tests {
             uid: "uid-1".into(),
             controller: Some(true),
             ..OwnerReference::default()
+        }
+    }
+
+    #[test]
+    fn children_of_an_earlier_incarnation_are_recognised() {
+        let current = app("nginx", 1, 80);
+        let controlled_by = |api_version: &str, kind: &str, name: &str, uid: &str| {
+            let mut child = Deployment::default();
+            child.metadata.owner_references = Some(vec![OwnerReference {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                name: name.into(),
+                uid: uid.into(),
+                controller: Some(true),
+                ..OwnerReference::default()
+            }]);
+            child
+        };
+        let earlier = controlled_by("stable.example.com/v1", "MyApplication", "web", "uid-0");
+        assert!(from_earlier_incarnation(&earlier, &current));
+        for other in [
+            controlled_by("stable.example.com/v1", "MyApplication", "web", "uid-1"),
+            controlled_by("stable.example.com/v1", "MyApplication", "api", "uid-0"),
+            controlled_by("other.example.com/v1", "MyApplication", "web", "uid-0"),
+            controlled_by("apps/v1", "ReplicaSet", "web", "uid-0"),
+            Deployment::default(),
+        ] {
+            assert!(!from_earlier_incarnation(&other, &current), "{other:?}");
         }
     }
 

@@ -5,6 +5,11 @@
 //! listers, writes go through the generated clientset, and nothing is
 //! written when nothing changed.
 //!
+//! A child still controlled by an earlier MyApplication of the same name
+//! (deleted and re-created while the garbage collector lags) is deleted —
+//! by uid, so nothing newer is touched — and recreated, instead of being
+//! reported as a conflict.
+//!
 //! A write the apiserver refuses for good (invalid, forbidden, over quota:
 //! [`kubegen::client::Error::is_refused`]) is reported on the application —
 //! `Failed=True` with the apiserver's message, a Warning event (repeats
@@ -22,7 +27,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::Patch;
+use kube::api::{DeleteParams, Patch, Preconditions};
 use kubegen::events::{EventRecorder, EventType, object_reference};
 use kubegen::k8s_openapi::jiff::Timestamp;
 use kubegen::kube;
@@ -80,12 +85,13 @@ pub enum Next {
 // Exactly what the operator uses — `tests/least_privilege_e2e.rs` derives
 // the used set from the apiserver's audit log and compares: reads come
 // from informers (list, watch), children are created and corrected with
-// update, the status is merge-patched, repeated events are patched into a
-// series, leader election reads, creates and renews its Lease.
+// update (and deleted when an earlier incarnation left them), the status
+// is merge-patched, repeated events are patched into a series, leader
+// election reads, creates and renews its Lease.
 #[rbac(groups = ["stable.example.com"], resources = ["myapplications"], verbs = ["list", "watch"])]
 #[rbac(groups = ["stable.example.com"], resources = ["myapplications/status"], verbs = ["patch"])]
-#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["list", "watch", "create", "update"])]
-#[rbac(groups = [""], resources = ["services"], verbs = ["list", "watch", "create", "update"])]
+#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["list", "watch", "create", "update", "delete"])]
+#[rbac(groups = [""], resources = ["services"], verbs = ["list", "watch", "create", "update", "delete"])]
 #[rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"])]
 #[rbac(groups = ["coordination.k8s.io"], resources = ["leases"], verbs = ["get", "create", "update"])]
 pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error> {
@@ -121,6 +127,31 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
             )
             .await;
             Some(created)
+        }
+        Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
+            let earlier = uid_precondition(existing.as_ref());
+            child_write(
+                ctx,
+                app,
+                Write::Delete("Deployment", &deployment_name),
+                deployments.delete(&deployment_name, &earlier),
+            )
+            .await?;
+            ctx.writes.inc();
+            // Its deletion event brings the application back here, to
+            // create its own.
+            note(
+                ctx,
+                app,
+                EventType::Normal,
+                "Replaced",
+                "Delete",
+                format!(
+                    "deleted Deployment {deployment_name} of an earlier MyApplication of this name"
+                ),
+            )
+            .await;
+            None
         }
         Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
             conflict = Some(("Deployment", deployment_name.clone()));
@@ -170,6 +201,28 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 "Created",
                 "Create",
                 format!("created Service {service_name}"),
+            )
+            .await;
+        }
+        Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
+            let earlier = uid_precondition(existing.as_ref());
+            child_write(
+                ctx,
+                app,
+                Write::Delete("Service", &service_name),
+                services.delete(&service_name, &earlier),
+            )
+            .await?;
+            ctx.writes.inc();
+            // Its deletion event brings the application back here, to
+            // create its own.
+            note(
+                ctx,
+                app,
+                EventType::Normal,
+                "Replaced",
+                "Delete",
+                format!("deleted Service {service_name} of an earlier MyApplication of this name"),
             )
             .await;
         }
@@ -251,6 +304,18 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
 enum Write<'a> {
     Create(&'a str, &'a str),
     Update(&'a str, &'a str),
+    Delete(&'a str, &'a str),
+}
+
+/// Delete only this very object (by uid), never a successor of its name.
+fn uid_precondition<C: kube::Resource>(child: &C) -> DeleteParams {
+    DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: child.meta().uid.clone(),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    }
 }
 
 /// Awaits the write `request`. A refusal is reported on the application
@@ -283,6 +348,7 @@ async fn report_refusal(
     let (reason, action, verb, kind, name) = match write {
         Write::Create(kind, name) => ("FailedCreate", "Create", "creating", kind, name),
         Write::Update(kind, name) => ("FailedUpdate", "Update", "updating", kind, name),
+        Write::Delete(kind, name) => ("FailedDelete", "Delete", "deleting", kind, name),
     };
     let why = error
         .status()
