@@ -130,27 +130,8 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         }
         Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
             let earlier = uid_precondition(existing.as_ref());
-            child_write(
-                ctx,
-                app,
-                Write::Delete("Deployment", &deployment_name),
-                deployments.delete(&deployment_name, &earlier),
-            )
-            .await?;
-            ctx.writes.inc();
-            // Its deletion event brings the application back here, to
-            // create its own.
-            note(
-                ctx,
-                app,
-                EventType::Normal,
-                "Replaced",
-                "Delete",
-                format!(
-                    "deleted Deployment {deployment_name} of an earlier MyApplication of this name"
-                ),
-            )
-            .await;
+            let deleted = deployments.delete(&deployment_name, &earlier);
+            replace_earlier(ctx, app, "Deployment", &deployment_name, deleted).await?;
             None
         }
         Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
@@ -206,25 +187,8 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         }
         Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
             let earlier = uid_precondition(existing.as_ref());
-            child_write(
-                ctx,
-                app,
-                Write::Delete("Service", &service_name),
-                services.delete(&service_name, &earlier),
-            )
-            .await?;
-            ctx.writes.inc();
-            // Its deletion event brings the application back here, to
-            // create its own.
-            note(
-                ctx,
-                app,
-                EventType::Normal,
-                "Replaced",
-                "Delete",
-                format!("deleted Service {service_name} of an earlier MyApplication of this name"),
-            )
-            .await;
+            let deleted = services.delete(&service_name, &earlier);
+            replace_earlier(ctx, app, "Service", &service_name, deleted).await?;
         }
         Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
             conflict.get_or_insert(("Service", service_name.clone()));
@@ -305,6 +269,23 @@ enum Write<'a> {
     Create(&'a str, &'a str),
     Update(&'a str, &'a str),
     Delete(&'a str, &'a str),
+}
+
+/// Deletes a child an earlier incarnation of `app` left behind (`delete`
+/// is that request) and says so in an event; its deletion event brings
+/// the application back to the reconcile, which then creates its own.
+async fn replace_earlier(
+    ctx: &Context,
+    app: &MyApplication,
+    kind: &str,
+    name: &str,
+    delete: impl Future<Output = Result<(), kubegen::client::Error>>,
+) -> Result<(), Error> {
+    child_write(ctx, app, Write::Delete(kind, name), delete).await?;
+    ctx.writes.inc();
+    let message = format!("deleted {kind} {name} of an earlier MyApplication of this name");
+    note(ctx, app, EventType::Normal, "Replaced", "Delete", message).await;
+    Ok(())
 }
 
 /// Delete only this very object (by uid), never a successor of its name.
