@@ -58,7 +58,8 @@ contexts: [{name: local, context: {cluster: local, user: operator, namespace: my
 current-context: local
 KUBECONFIG
 KUBECONFIG="$work/operator.kubeconfig" POD_NAME=demo-operator \
-  "$repo/target/debug/my-application-controller" --metrics-addr 127.0.0.1:0 \
+  "$repo/target/debug/my-application-controller" \
+  --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
   --lease-namespace my-application-system >"$work/operator.log" 2>&1 &
 pids+=($!)
 

@@ -213,7 +213,7 @@ impl Manager {
             let synced = caches_synced.clone();
             let factory = factory.clone();
             // Controllers start and sync their own sources when they run.
-            let warm_up = Box::pin(async move {
+            let sync_when_leading = Box::pin(async move {
                 sync_caches(&factory, Vec::new())
                     .await
                     .map_err(|resources| Failure {
@@ -223,7 +223,14 @@ impl Manager {
                 synced.set(true);
                 Ok(())
             });
-            run_synced(runnables, elector, drain_timeout, shutdown, Some(warm_up)).await
+            run_synced(
+                runnables,
+                elector,
+                drain_timeout,
+                shutdown,
+                Some(sync_when_leading),
+            )
+            .await
         };
         caches_synced.set(false);
         factory.shutdown().await;
