@@ -61,6 +61,7 @@ keys! {
     MAX_NAME_LENGTH = "max_name_length" in [Resource];
     NAME_PATTERN = "name_pattern" in [Resource];
     DERIVE = "derive" in [Resource];
+    CONVERSION = "conversion" in [Resource];
     CRATE = "crate" in [Resource, Type];
     MINIMUM = "minimum" in [Field, Items];
     MAXIMUM = "maximum" in [Field, Items];

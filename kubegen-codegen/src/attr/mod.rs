@@ -6,6 +6,7 @@ pub mod keys;
 pub mod resource;
 pub mod serde_attr;
 pub mod value;
+pub mod webhook;
 
 use std::collections::BTreeMap;
 

@@ -8,7 +8,7 @@ use syn::meta::ParseNestedMeta;
 use super::keys;
 use super::value;
 use crate::ctxt::Ctxt;
-use kubegen_core::model::{PrinterColumn, Scale, Verb, Verbs};
+use kubegen_core::model::{Conversion, PrinterColumn, Scale, Verb, Verbs};
 
 /// Resource keys as written, before defaults are applied.
 #[derive(Default)]
@@ -59,6 +59,8 @@ pub struct ResourceAttrs {
     pub name_pattern: Option<String>,
     /// `derive = "PartialEq"` (repeatable): extra derives on the root type.
     pub derives: Vec<syn::Path>,
+    /// `conversion(...)`.
+    pub conversion: Option<Conversion>,
 }
 
 /// The longest object name the apiserver accepts (a DNS subdomain).
@@ -339,6 +341,7 @@ impl ResourceAttrs {
                 }
                 self.name_pattern = Some(pattern);
             }
+            keys::CONVERSION => self.conversion = super::webhook::conversion(cx, meta)?,
             keys::DERIVE => {
                 let (s, span) = value::string(meta, key)?;
                 match syn::parse_str::<syn::Path>(&s) {

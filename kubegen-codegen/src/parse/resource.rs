@@ -33,6 +33,7 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         max_name_length,
         name_pattern,
         derives: _,
+        conversion,
     } = &c.resource;
     let (group, version, kind) = (group.clone()?, version.clone()?, kind.clone()?);
     Some(ResourceModel {
@@ -60,5 +61,6 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         max_description_len: *max_description_len,
         max_name_length: *max_name_length,
         name_pattern: name_pattern.clone(),
+        conversion: conversion.clone(),
     })
 }

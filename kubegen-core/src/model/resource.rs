@@ -67,6 +67,58 @@ pub struct ResourceModel {
     /// admission (a CEL rule at the schema's root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name_pattern: Option<String>,
+    /// `conversion(...)`: the kind's versions convert through a webhook.
+    /// Written on one version of a kind; the merged CRD carries it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<Conversion>,
+}
+
+/// How the apiserver converts objects between the versions of a kind.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Conversion {
+    /// The version every other version converts through; `None` means the
+    /// storage version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hub: Option<String>,
+    /// Where the apiserver sends `ConversionReview`s.
+    pub webhook: WebhookTarget,
+}
+
+/// Where the apiserver reaches a webhook (`clientConfig`).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum WebhookTarget {
+    /// An in-cluster Service.
+    Service {
+        /// The Service's name.
+        name: String,
+        /// The Service's namespace.
+        namespace: String,
+        /// The URL path on the Service.
+        path: String,
+        /// The Service port.
+        port: u16,
+    },
+    /// A fixed `https://` URL (a webhook outside the cluster).
+    Url(String),
+}
+
+impl WebhookTarget {
+    /// The `clientConfig` object of a CRD conversion or an admission
+    /// webhook configuration (without `caBundle`, which is injected).
+    pub fn client_config(&self) -> serde_json::Value {
+        match self {
+            WebhookTarget::Service {
+                name,
+                namespace,
+                path,
+                port,
+            } => serde_json::json!({"service": {
+                "name": name, "namespace": namespace, "path": path, "port": port,
+            }}),
+            WebhookTarget::Url(url) => serde_json::json!({ "url": url }),
+        }
+    }
 }
 
 /// The scale subresource paths.

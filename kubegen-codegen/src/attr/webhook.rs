@@ -1,0 +1,128 @@
+//! Parsing `conversion(...)`: where the apiserver reaches the kind's
+//! conversion webhook and which version is the hub.
+
+use syn::meta::ParseNestedMeta;
+
+use super::value;
+use crate::ctxt::Ctxt;
+use kubegen_core::model::{Conversion, WebhookTarget};
+
+/// The keys `conversion(...)` accepts.
+const CONVERSION_KEYS: &[&str] = &["service", "namespace", "path", "port", "url", "hub"];
+
+/// The path kubebuilder projects serve conversions on.
+pub const DEFAULT_CONVERSION_PATH: &str = "/convert";
+
+/// The Service port webhooks are reached on by default.
+pub const DEFAULT_WEBHOOK_PORT: u16 = 443;
+
+/// Whether `s` is a DNS-1123 label (Service names must also start with a
+/// letter; namespaces may start with a digit).
+fn dns_label(s: &str, letter_first: bool) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+        && (!letter_first || s.as_bytes()[0].is_ascii_lowercase())
+}
+
+/// Parses `conversion(service = "...", namespace = "...", hub = "v2")`.
+pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Conversion>> {
+    let mut service = None;
+    let mut namespace = None;
+    let mut path = None;
+    let mut port = None;
+    let mut url = None;
+    let mut hub = None;
+    meta.parse_nested_meta(|inner| {
+        let key = super::path_name(&inner.path);
+        match key.as_str() {
+            "service" => {
+                let (s, span) = value::string(&inner, "service")?;
+                if !dns_label(&s, true) {
+                    cx.error_at(span, "`service` must be a Service name: lower-case letters, digits and `-`, starting with a letter, at most 63 characters");
+                }
+                service = Some(s);
+            }
+            "namespace" => {
+                let (s, span) = value::string(&inner, "namespace")?;
+                if !dns_label(&s, false) {
+                    cx.error_at(span, "`namespace` must be a namespace name: lower-case letters, digits and `-`, at most 63 characters");
+                }
+                namespace = Some(s);
+            }
+            "path" => {
+                let (s, span) = value::string(&inner, "path")?;
+                if !s.starts_with('/') || s.contains(['?', '#', ' ']) {
+                    cx.error_at(span, "`path` must be a URL path starting with `/`, without query or fragment");
+                }
+                path = Some(s);
+            }
+            "port" => {
+                let p = value::unsigned(&inner, "port")?;
+                match u16::try_from(p) {
+                    Ok(p) if p > 0 => port = Some(p),
+                    _ => cx.error_spanned_by(&inner.path, "`port` must be between 1 and 65535"),
+                }
+            }
+            "url" => {
+                let (s, span) = value::string(&inner, "url")?;
+                if !s.starts_with("https://") || s.contains(['?', '#']) {
+                    cx.error_at(span, "`url` must be an `https://` URL without query or fragment: the apiserver calls webhooks over TLS only");
+                }
+                url = Some(s);
+            }
+            "hub" => {
+                let (s, span) = value::string(&inner, "hub")?;
+                if !dns_label(&s, true) {
+                    cx.error_at(span, "`hub` must name a version of this kind, e.g. \"v2\"");
+                }
+                hub = Some(s);
+            }
+            other => {
+                let hint = kubegen_core::suggest::suggest(other, CONVERSION_KEYS.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!("unknown key `{other}` in `conversion(...)`{hint}"),
+                );
+                value::skip(&inner)?;
+            }
+        }
+        Ok(())
+    })?;
+    let webhook = match (service, namespace, url) {
+        (Some(name), Some(namespace), None) => WebhookTarget::Service {
+            name,
+            namespace,
+            path: path.unwrap_or_else(|| DEFAULT_CONVERSION_PATH.to_owned()),
+            port: port.unwrap_or(DEFAULT_WEBHOOK_PORT),
+        },
+        (None, None, Some(url)) if path.is_none() && port.is_none() => WebhookTarget::Url(url),
+        (None, None, Some(_)) => {
+            cx.error_spanned_by(
+                &meta.path,
+                "`url` already holds the port and path: leave out `path` and `port`",
+            );
+            return Ok(None);
+        }
+        (_, _, Some(_)) => {
+            cx.error_spanned_by(
+                &meta.path,
+                "`conversion(...)` takes either `service` and `namespace` (in-cluster) or `url`, not both",
+            );
+            return Ok(None);
+        }
+        _ => {
+            cx.error_spanned_by(
+                &meta.path,
+                "`conversion(...)` needs where the apiserver reaches the webhook: `service = \"...\"` and `namespace = \"...\"` (or `url = \"https://...\"`)",
+            );
+            return Ok(None);
+        }
+    };
+    Ok(Some(Conversion { hub, webhook }))
+}

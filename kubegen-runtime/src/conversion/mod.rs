@@ -1,0 +1,419 @@
+//! Conversion between the versions of a kind, hub and spoke.
+//!
+//! One version of a kind is the **hub** (the storage version unless
+//! `conversion(hub = "...")` says otherwise); every other version is a
+//! **spoke** that converts to and from the hub with plain Rust conversions
+//! the operator author writes — `From` (or `TryFrom`, when a conversion can
+//! fail) in both directions between the spoke's and the hub's root types:
+//!
+//! ```ignore
+//! impl From<v1::Cart> for v2::Cart {
+//!     fn from(old: v1::Cart) -> Self {
+//!         let lines = old.spec.items.into_iter().map(|sku| v2::Line { sku, quantity: 1 }).collect();
+//!         v2::Cart { metadata: old.metadata, spec: v2::CartSpec { lines }, status: old.status.map(Into::into) }
+//!     }
+//! }
+//! impl From<v2::Cart> for v1::Cart { /* ... */ }
+//! ```
+//!
+//! `kubegen generate` writes the [`Converter`] of the crate (every pair
+//! goes spoke → hub → spoke) and a property test per kind; the
+//! [`WebhookServer`](crate::webhook::WebhookServer) serves it to the
+//! apiserver as `ConversionReview`s.
+//!
+//! **Nothing is lost.** When a spoke cannot hold everything the hub holds
+//! (a list where the spoke has one value, a field it lacks), the hub's data
+//! is kept in the annotation [`STASH_ANNOTATION`] of the spoke object and
+//! restored when the object comes back, so a client that reads at v1 and
+//! writes the object back does not erase what only v2 can express. Changes
+//! made through the spoke win over the stash, field by field (a three-way
+//! merge, lists whole), so an edit is never undone by the restore.
+//!
+//! **Metadata is not converted**: the apiserver forbids a conversion to
+//! change anything in `metadata` but labels and annotations, so the
+//! converted object always carries the original metadata (plus or minus the
+//! stash annotation), whatever the user conversion put there.
+
+mod stash;
+pub mod testing;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use kube::core::Status;
+use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::CustomResourceExt;
+pub use stash::STASH_ANNOTATION;
+
+/// Why an object could not be converted; the apiserver shows the message
+/// to the client whose request needed the conversion.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConversionError(pub String);
+
+/// A JSON-level conversion of one object (erased generics).
+type JsonFn = fn(Value) -> Result<Value, String>;
+
+/// The erased functions of one version of a kind.
+#[derive(Clone, Copy)]
+struct VersionFns {
+    /// Object at this version → object at the hub (`None` for the hub).
+    to_hub: Option<JsonFn>,
+    /// Object at the hub → object at this version (`None` for the hub).
+    from_hub: Option<JsonFn>,
+    /// Object at this version → the same through its Rust type (serde's
+    /// canonical form: defaults filled, unknown fields gone).
+    canonical: JsonFn,
+    /// The version's CRD (for the property test).
+    crd: fn() -> Result<Value, crate::CrdError>,
+}
+
+/// Every version of one kind.
+#[derive(Clone)]
+struct KindConversion {
+    hub: String,
+    versions: BTreeMap<String, VersionFns>,
+}
+
+/// Converts objects between the versions of the kinds registered with it,
+/// through each kind's hub; answers `ConversionReview`s.
+#[derive(Clone, Default)]
+pub struct Converter {
+    kinds: BTreeMap<(String, String), KindConversion>,
+}
+
+impl fmt::Debug for Converter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut list = f.debug_map();
+        for ((group, kind), k) in &self.kinds {
+            list.entry(
+                &format!("{kind}.{group}"),
+                &(&k.hub, k.versions.keys().collect::<Vec<_>>()),
+            );
+        }
+        list.finish()
+    }
+}
+
+fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+fn read<T: DeserializeOwned + k8s_openapi::Resource>(v: Value) -> Result<T, String> {
+    serde_json::from_value(v)
+        .map_err(|e| format!("cannot read the object as {}: {e}", T::API_VERSION))
+}
+
+fn write<T: Serialize>(t: T) -> Result<Value, String> {
+    serde_json::to_value(t).map_err(|e| format!("cannot serialize the converted object: {e}"))
+}
+
+fn canonical<T>(v: Value) -> Result<Value, String>
+where
+    T: DeserializeOwned + Serialize + k8s_openapi::Resource,
+{
+    write(read::<T>(v)?)
+}
+
+fn to_hub<S, H>(v: Value) -> Result<Value, String>
+where
+    S: DeserializeOwned + k8s_openapi::Resource,
+    H: TryFrom<S> + Serialize,
+    <H as TryFrom<S>>::Error: fmt::Display,
+{
+    let spoke = read::<S>(v)?;
+    write(H::try_from(spoke).map_err(|e| e.to_string())?)
+}
+
+fn from_hub<S, H>(v: Value) -> Result<Value, String>
+where
+    H: DeserializeOwned + k8s_openapi::Resource,
+    S: TryFrom<H> + Serialize,
+    <S as TryFrom<H>>::Error: fmt::Display,
+{
+    let hub = read::<H>(v)?;
+    write(S::try_from(hub).map_err(|e| e.to_string())?)
+}
+
+impl Converter {
+    /// A converter that knows no kind yet.
+    pub fn new() -> Self {
+        Converter::default()
+    }
+
+    fn kind_mut<H: k8s_openapi::Resource>(&mut self) -> &mut KindConversion {
+        let entry = self
+            .kinds
+            .entry((H::GROUP.to_owned(), H::KIND.to_owned()))
+            .or_insert_with(|| KindConversion {
+                hub: H::API_VERSION.to_owned(),
+                versions: BTreeMap::new(),
+            });
+        assert_eq!(
+            entry.hub,
+            H::API_VERSION,
+            "{} has two hubs: {} and {}",
+            H::KIND,
+            entry.hub,
+            H::API_VERSION
+        );
+        entry
+    }
+
+    /// Declares `H` the hub of its kind.
+    ///
+    /// # Panics
+    /// When another version of the kind was declared the hub before.
+    #[must_use]
+    pub fn hub<H>(mut self) -> Self
+    where
+        H: k8s_openapi::Resource + CustomResourceExt + Serialize + DeserializeOwned,
+    {
+        self.kind_mut::<H>().versions.insert(
+            H::API_VERSION.to_owned(),
+            VersionFns {
+                to_hub: None,
+                from_hub: None,
+                canonical: canonical::<H>,
+                crd: H::crd_json,
+            },
+        );
+        self
+    }
+
+    /// Declares `S` a spoke of hub `H` (also declaring `H` the hub): `S`
+    /// converts to `H` and back through `TryFrom` (`From` implies it).
+    ///
+    /// # Panics
+    /// When the kind already has another hub, or `S` and `H` are different
+    /// kinds.
+    #[must_use]
+    pub fn spoke<S, H>(self) -> Self
+    where
+        S: k8s_openapi::Resource + CustomResourceExt + Serialize + DeserializeOwned,
+        H: k8s_openapi::Resource + CustomResourceExt + Serialize + DeserializeOwned,
+        H: TryFrom<S>,
+        S: TryFrom<H>,
+        <H as TryFrom<S>>::Error: fmt::Display,
+        <S as TryFrom<H>>::Error: fmt::Display,
+    {
+        assert!(
+            S::GROUP == H::GROUP && S::KIND == H::KIND,
+            "{} cannot be a spoke of {}: they are different kinds",
+            S::API_VERSION,
+            H::API_VERSION
+        );
+        let mut this = self.hub::<H>();
+        this.kind_mut::<H>().versions.insert(
+            S::API_VERSION.to_owned(),
+            VersionFns {
+                to_hub: Some(to_hub::<S, H>),
+                from_hub: Some(from_hub::<S, H>),
+                canonical: canonical::<S>,
+                crd: S::crd_json,
+            },
+        );
+        this
+    }
+
+    /// The registered kinds as `(group, kind, hub apiVersion, every
+    /// apiVersion)`.
+    pub fn kinds(&self) -> impl Iterator<Item = (&str, &str, &str, Vec<&str>)> {
+        self.kinds.iter().map(|((group, kind), k)| {
+            (
+                group.as_str(),
+                kind.as_str(),
+                k.hub.as_str(),
+                k.versions.keys().map(String::as_str).collect(),
+            )
+        })
+    }
+
+    fn kind_of(&self, object: &Value) -> Result<(&KindConversion, String), ConversionError> {
+        let api_version = object
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ConversionError("the object has no apiVersion".into()))?;
+        let kind = object
+            .get("kind")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ConversionError("the object has no kind".into()))?;
+        let k = self
+            .kinds
+            .get(&(group_of(api_version).to_owned(), kind.to_owned()))
+            .ok_or_else(|| {
+                ConversionError(format!(
+                    "this webhook does not convert {kind} ({api_version})"
+                ))
+            })?;
+        Ok((k, api_version.to_owned()))
+    }
+
+    /// Converts one object to `desired_api_version` (spoke → hub → spoke),
+    /// keeping what the target cannot hold in [`STASH_ANNOTATION`].
+    pub fn convert(
+        &self,
+        object: Value,
+        desired_api_version: &str,
+    ) -> Result<Value, ConversionError> {
+        let (k, source) = self.kind_of(&object)?;
+        if source == desired_api_version {
+            return Ok(object);
+        }
+        let fns = |v: &str| {
+            k.versions.get(v).copied().ok_or_else(|| {
+                ConversionError(format!("this webhook does not convert to or from {v}"))
+            })
+        };
+        let (source_fns, target_fns) = (fns(&source)?, fns(desired_api_version)?);
+        let metadata = object.get("metadata").cloned();
+        let hub = match source_fns.to_hub {
+            None => object,
+            Some(to_hub) => spoke_to_hub(object, &k.hub, to_hub, source_fns.from_hub)
+                .map_err(|e| ConversionError(format!("converting {source} to {}: {e}", k.hub)))?,
+        };
+        let mut out = match target_fns.from_hub {
+            None => hub,
+            Some(from_hub) => hub_to_spoke(
+                hub,
+                &k.hub,
+                from_hub,
+                target_fns.to_hub,
+                fns(&k.hub)?.canonical,
+            )
+            .map_err(|e| {
+                ConversionError(format!(
+                    "converting {} to {desired_api_version}: {e}",
+                    k.hub
+                ))
+            })?,
+        };
+        restore_metadata(&mut out, metadata, desired_api_version);
+        Ok(out)
+    }
+
+    /// Answers a `ConversionReview`: every object converted (same order,
+    /// same `uid`), or a failure `Status` naming the first object that
+    /// could not be.
+    pub fn review(&self, review: ConversionReview) -> ConversionReview {
+        let request = match ConversionRequest::from_review(review) {
+            Ok(r) => r,
+            Err(_) => {
+                return ConversionResponse::invalid(failure("the review carries no request"))
+                    .into_review();
+            }
+        };
+        let desired = request.desired_api_version.clone();
+        let mut converted = Vec::with_capacity(request.objects.len());
+        let mut error = None;
+        for object in &request.objects {
+            let name = object
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            match self.convert(object.clone(), &desired) {
+                Ok(v) => converted.push(v),
+                Err(e) => {
+                    error = Some(format!("{name}: {e}"));
+                    break;
+                }
+            }
+        }
+        let response = ConversionResponse::for_request(request);
+        match error {
+            None => response.success(converted),
+            Some(message) => response.failure(failure(&message)),
+        }
+        .into_review()
+    }
+}
+
+fn failure(message: &str) -> Status {
+    let mut status = Status::failure(message, "BadRequest");
+    status.code = 400;
+    status
+}
+
+/// The original metadata on the converted object (the stash annotation of
+/// the conversion kept), and the desired apiVersion.
+fn restore_metadata(out: &mut Value, original: Option<Value>, api_version: &str) {
+    let stash = out
+        .pointer(&format!(
+            "/metadata/annotations/{}",
+            STASH_ANNOTATION.replace('/', "~1")
+        ))
+        .cloned();
+    let Some(root) = out.as_object_mut() else {
+        return;
+    };
+    root.insert("apiVersion".into(), api_version.into());
+    let mut metadata = original.unwrap_or_else(|| Value::Object(Default::default()));
+    if let Some(annotations) = metadata
+        .get_mut("annotations")
+        .and_then(Value::as_object_mut)
+    {
+        annotations.remove(STASH_ANNOTATION);
+    }
+    if metadata
+        .get("annotations")
+        .and_then(Value::as_object)
+        .is_some_and(serde_json::Map::is_empty)
+    {
+        metadata.as_object_mut().map(|m| m.remove("annotations"));
+    }
+    root.insert("metadata".into(), metadata);
+    if let Some(Value::String(stash)) = stash {
+        let hub_and_data: Value = serde_json::from_str(&stash).unwrap_or(Value::Null);
+        if let (Some(hub), Some(Value::Object(data))) = (
+            hub_and_data.get("apiVersion").and_then(Value::as_str),
+            hub_and_data.get("data"),
+        ) {
+            stash::put(out, hub, data.clone());
+        }
+    }
+}
+
+/// A spoke object → the hub, restoring what an earlier hub → spoke
+/// conversion stashed.
+fn spoke_to_hub(
+    mut object: Value,
+    hub: &str,
+    to_hub: JsonFn,
+    from_hub: Option<JsonFn>,
+) -> Result<Value, String> {
+    let stashed = stash::take(&mut object, hub);
+    let ours = to_hub(object.clone())?;
+    let (Some(theirs), Some(from_hub)) = (stashed, from_hub) else {
+        return Ok(ours);
+    };
+    let stashed_hub = stash::with_data(&ours, theirs.clone());
+    let base = to_hub(from_hub(stashed_hub)?)?;
+    let merged = stash::merge_maps(&stash::data(&base), &stash::data(&ours), &theirs);
+    Ok(stash::with_data(&ours, merged))
+}
+
+/// A hub object → a spoke, stashing the hub's data when the spoke cannot
+/// hold all of it (hub → spoke → hub differs from the hub object as its
+/// Rust type reads it).
+fn hub_to_spoke(
+    hub_object: Value,
+    hub: &str,
+    from_hub: JsonFn,
+    to_hub: Option<JsonFn>,
+    hub_canonical: JsonFn,
+) -> Result<Value, String> {
+    let mut spoke = from_hub(hub_object.clone())?;
+    let Some(to_hub) = to_hub else {
+        return Ok(spoke);
+    };
+    let back = to_hub(spoke.clone())?;
+    if stash::data(&back) != stash::data(&hub_canonical(hub_object.clone())?) {
+        stash::put(&mut spoke, hub, stash::data(&hub_object));
+    }
+    Ok(spoke)
+}
