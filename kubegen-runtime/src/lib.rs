@@ -10,13 +10,16 @@
 //! - acting: [`workqueue`], [`controller`], [`leader_election`], [`events`],
 //!   [`ownership`], [`finalizer`], [`conditions`];
 //! - operating: [`manager`] (one object wiring all of the above into a
-//!   process), [`server`] (/healthz, /readyz, /metrics), [`logging`];
+//!   process), [`server`] (/healthz, /readyz, /metrics, webhooks),
+//!   [`logging`];
+//! - evolving an API: [`conversion`] (hub and spoke versions, lossless);
 //! - ground floor: [`api_errors`] (the apiserver's failure predicates).
 
 pub mod api_errors;
 pub mod client;
 pub mod conditions;
 pub mod controller;
+pub mod conversion;
 pub mod events;
 pub mod factory;
 pub mod finalizer;

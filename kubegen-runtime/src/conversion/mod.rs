@@ -18,7 +18,7 @@
 //!
 //! `kubegen generate` writes the [`Converter`] of the crate (every pair
 //! goes spoke → hub → spoke) and a property test per kind; the
-//! [`WebhookServer`](crate::webhook::WebhookServer) serves it to the
+//! [`WebhookServer`](crate::server::WebhookServer) serves it to the
 //! apiserver as `ConversionReview`s.
 //!
 //! **Nothing is lost.** When a spoke cannot hold everything the hub holds
@@ -34,6 +34,7 @@
 //! converted object always carries the original metadata (plus or minus the
 //! stash annotation), whatever the user conversion put there.
 
+mod install;
 mod stash;
 pub mod testing;
 
@@ -47,6 +48,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::CustomResourceExt;
+pub use install::{WebhookEndpoint, inject_ca_bundle};
 pub use stash::STASH_ANNOTATION;
 
 /// Why an object could not be converted; the apiserver shows the message

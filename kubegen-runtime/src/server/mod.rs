@@ -11,23 +11,31 @@
 //!   unauthenticated metrics exist for local development
 //!   ([`MetricsServer::insecure`]).
 //!
-//! Both stop gracefully. The [`Manager`](crate::manager::Manager) runs
+//! * [`WebhookServer`] — conversion (`/convert`) and admission webhooks
+//!   over HTTPS, certificate reloaded on change ([`DevCa`] issues one for
+//!   development and tests).
+//!
+//! All stop gracefully. The [`Manager`](crate::manager::Manager) runs
 //! them; use them directly only in a process without one.
 
 mod auth;
+mod dev_ca;
 mod metrics;
 mod probes;
 mod process;
 mod registry;
 mod serve;
 mod tls;
+mod webhook;
 
 pub use auth::DelegatedAuth;
+pub use dev_ca::DevCa;
 pub use metrics::{MetricsServer, MetricsServerBuilder};
 pub use probes::{ProbeServer, ProbeServerBuilder, ReadyFlag};
 pub use process::ProcessCollector;
 pub use registry::SharedRegistry;
 pub use tls::ServingCert;
+pub use webhook::{CONVERT_PATH, ReviewHandler, WebhookServer, WebhookServerBuilder};
 
 #[cfg(test)]
 mod test_support {

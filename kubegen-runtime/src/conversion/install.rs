@@ -1,0 +1,55 @@
+//! Pointing an installed CRD's conversion webhook at a running server:
+//! the `caBundle` (what cert-manager's CA injector does in a cluster) and,
+//! for a webhook running outside the cluster, its URL.
+
+use k8s_openapi::ByteString;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+
+/// Where the apiserver reaches the conversion webhook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WebhookEndpoint {
+    /// Keep the CRD's in-cluster Service reference.
+    Service,
+    /// An `https://` URL (a webhook outside the cluster, e.g. `make demo`).
+    Url(String),
+}
+
+/// Sets the conversion webhook's `caBundle` (PEM) on the CRD `crd_name`
+/// and, with [`WebhookEndpoint::Url`], replaces its Service reference by
+/// the URL. A JSON merge patch: nothing else in the CRD changes.
+///
+/// ```no_run
+/// use kubegen::conversion::{WebhookEndpoint, inject_ca_bundle};
+/// use kubegen::server::DevCa;
+///
+/// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// let ca = DevCa::new("dev-ca")?;
+/// ca.issue("/tmp/certs", &["127.0.0.1"])?;
+/// let url = WebhookEndpoint::Url("https://127.0.0.1:9443/convert".into());
+/// inject_ca_bundle(&client, "carts.shop.example.com", &ca.pem(), &url).await?;
+/// # Ok(()) }
+/// ```
+pub async fn inject_ca_bundle(
+    client: &kube::Client,
+    crd_name: &str,
+    ca_pem: &str,
+    endpoint: &WebhookEndpoint,
+) -> Result<CustomResourceDefinition, kube::Error> {
+    // ByteString serializes as Kubernetes' base64 `[]byte`.
+    let bundle = serde_json::to_value(ByteString(ca_pem.as_bytes().to_vec()))
+        .map_err(kube::Error::SerdeError)?;
+    let client_config = match endpoint {
+        WebhookEndpoint::Service => json!({"caBundle": bundle}),
+        WebhookEndpoint::Url(url) => json!({"caBundle": bundle, "url": url, "service": null}),
+    };
+    let patch = json!({"spec": {"conversion": {
+        "strategy": "Webhook",
+        "webhook": {"clientConfig": client_config, "conversionReviewVersions": ["v1"]},
+    }}});
+    Api::<CustomResourceDefinition>::all(client.clone())
+        .patch(crd_name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+}

@@ -1,0 +1,306 @@
+//! [`WebhookServer`]: the operator's webhooks over HTTPS — conversion
+//! (`/convert`, `ConversionReview` v1) and admission routes — with the
+//! serving certificate reloaded from disk on change and per-webhook
+//! request metrics.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures::FutureExt;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio_rustls::TlsAcceptor;
+
+use super::serve::{Handler, Reply, serve, text};
+use super::{ServingCert, SharedRegistry};
+use crate::conversion::Converter;
+
+/// The largest review body accepted (the apiserver's own request limit is
+/// 3 MiB per object; a conversion review may carry a list page).
+const MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// The path conversions are served on (kubebuilder's).
+pub const CONVERT_PATH: &str = "/convert";
+
+/// Answers one review: request body in, response body out.
+pub type ReviewHandler = Arc<dyn Fn(Bytes) -> Result<Vec<u8>, String> + Send + Sync>;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct WebhookLabels {
+    webhook: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    webhook: String,
+    code: String,
+}
+
+/// controller-runtime's webhook metrics, under `kubegen_webhook_*`.
+#[derive(Clone)]
+struct Metrics {
+    latency: Family<WebhookLabels, Histogram>,
+    requests: Family<RequestLabels, Counter>,
+    in_flight: Family<WebhookLabels, Gauge>,
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        Metrics {
+            latency: Family::new_with_constructor(|| {
+                Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+            }),
+            requests: Family::default(),
+            in_flight: Family::default(),
+        }
+    }
+
+    fn register(&self, registry: &SharedRegistry) {
+        registry.register(|r| {
+            r.register(
+                "kubegen_webhook_latency_seconds",
+                "Time to answer a webhook request, by webhook path",
+                self.latency.clone(),
+            );
+            r.register(
+                "kubegen_webhook_requests",
+                "Webhook requests by path and HTTP status code",
+                self.requests.clone(),
+            );
+            r.register(
+                "kubegen_webhook_requests_in_flight",
+                "Webhook requests being answered, by path",
+                self.in_flight.clone(),
+            );
+        });
+    }
+}
+
+/// Collects the webhooks to serve.
+pub struct WebhookServerBuilder {
+    cert: ServingCert,
+    routes: BTreeMap<String, ReviewHandler>,
+    registry: Option<SharedRegistry>,
+}
+
+impl fmt::Debug for WebhookServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookServerBuilder")
+            .field("cert", &self.cert)
+            .field("routes", &self.routes.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebhookServerBuilder {
+    /// Serves `converter` on [`CONVERT_PATH`].
+    #[must_use]
+    pub fn conversion(self, converter: Converter) -> Self {
+        let converter = Arc::new(converter);
+        self.route(CONVERT_PATH, move |body: Bytes| {
+            let review = serde_json::from_slice(&body)
+                .map_err(|e| format!("not a ConversionReview: {e}"))?;
+            serde_json::to_vec(&converter.review(review)).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Serves `handler` on `path` (POST, JSON in and out): the building
+    /// block of the conversion and admission webhooks.
+    ///
+    /// # Panics
+    /// When `path` is taken or does not start with `/`.
+    #[must_use]
+    pub fn route(
+        mut self,
+        path: &str,
+        handler: impl Fn(Bytes) -> Result<Vec<u8>, String> + Send + Sync + 'static,
+    ) -> Self {
+        assert!(
+            path.starts_with('/'),
+            "webhook path {path:?} must start with `/`"
+        );
+        let old = self.routes.insert(path.to_owned(), Arc::new(handler));
+        assert!(old.is_none(), "webhook path {path} is served twice");
+        self
+    }
+
+    /// Records request counts and latencies into `registry`.
+    #[must_use]
+    pub fn metrics(mut self, registry: SharedRegistry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// The paths served so far.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.routes.keys().map(String::as_str)
+    }
+
+    /// Binds the listening socket (port 0 picks a free one) and loads the
+    /// certificate — an unusable one fails here.
+    pub async fn bind(self, addr: impl ToSocketAddrs) -> std::io::Result<WebhookServer> {
+        let tls = self.cert.acceptor()?;
+        let listener = TcpListener::bind(addr).await?;
+        let metrics = Metrics::new();
+        if let Some(registry) = &self.registry {
+            metrics.register(registry);
+        }
+        Ok(WebhookServer {
+            listener,
+            tls,
+            routes: Arc::new(self.routes),
+            metrics,
+        })
+    }
+}
+
+/// The webhook server: HTTPS only (the apiserver calls webhooks over TLS
+/// and verifies the certificate against the `caBundle`), `POST` of JSON
+/// reviews on the registered paths; anything else is `404`/`405`/`415`.
+///
+/// The apiserver authenticates to webhooks only if configured to; like
+/// controller-runtime, the server does not ask for a client certificate.
+/// Reviews reveal nothing but what the caller sent, so an open port leaks
+/// no data; keep it reachable only from the apiserver with a
+/// NetworkPolicy where that matters.
+///
+/// ```no_run
+/// use kubegen::conversion::Converter;
+/// use kubegen::server::{ServingCert, WebhookServer};
+///
+/// # async fn demo(converter: Converter) -> std::io::Result<()> {
+/// let server = WebhookServer::builder(ServingCert::from_dir("/tmp/k8s-webhook-server/serving-certs"))
+///     .conversion(converter)
+///     .bind("0.0.0.0:9443")
+///     .await?;
+/// server.serve(std::future::pending()).await
+/// # }
+/// ```
+pub struct WebhookServer {
+    listener: TcpListener,
+    tls: TlsAcceptor,
+    routes: Arc<BTreeMap<String, ReviewHandler>>,
+    metrics: Metrics,
+}
+
+impl fmt::Debug for WebhookServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookServer")
+            .field("local_addr", &self.listener.local_addr().ok())
+            .field("routes", &self.routes.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebhookServer {
+    /// A server presenting `cert`.
+    pub fn builder(cert: ServingCert) -> WebhookServerBuilder {
+        WebhookServerBuilder {
+            cert,
+            routes: BTreeMap::new(),
+            registry: None,
+        }
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until `shutdown` resolves, then stops accepting, lets
+    /// requests in progress finish (for at most five seconds) and returns.
+    pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> std::io::Result<()> {
+        let routes = self.routes;
+        let metrics = self.metrics;
+        let handler: Handler = Arc::new(move |request| {
+            let routes = routes.clone();
+            let metrics = metrics.clone();
+            async move { respond(&routes, &metrics, request).await }.boxed()
+        });
+        serve(self.listener, Some(self.tls), handler, shutdown).await
+    }
+}
+
+async fn respond(
+    routes: &BTreeMap<String, ReviewHandler>,
+    metrics: &Metrics,
+    request: Request<Incoming>,
+) -> Reply {
+    let path = request.uri().path().to_owned();
+    let Some(handler) = routes.get(&path) else {
+        return text(StatusCode::NOT_FOUND, "no webhook here\n");
+    };
+    let labels = WebhookLabels {
+        webhook: path.clone(),
+    };
+    let started = Instant::now();
+    let in_flight = metrics.in_flight.get_or_create(&labels).clone();
+    in_flight.inc();
+    let reply = answer(handler, request).await;
+    in_flight.dec();
+    metrics
+        .latency
+        .get_or_create(&labels)
+        .observe(started.elapsed().as_secs_f64());
+    metrics
+        .requests
+        .get_or_create(&RequestLabels {
+            webhook: path,
+            code: reply.status().as_u16().to_string(),
+        })
+        .inc();
+    reply
+}
+
+async fn answer(handler: &ReviewHandler, request: Request<Incoming>) -> Reply {
+    if request.method() != Method::POST {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "webhooks take POST\n");
+    }
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !json {
+        return text(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "expected application/json\n",
+        );
+    }
+    let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(e) => {
+            return text(
+                StatusCode::BAD_REQUEST,
+                format!("cannot read the body: {e}\n"),
+            );
+        }
+    };
+    let handler = handler.clone();
+    // Conversions run user code on possibly large lists: off the reactor.
+    let answered = tokio::task::spawn_blocking(move || handler(body)).await;
+    match answered {
+        Ok(Ok(bytes)) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(bytes)))
+            .unwrap_or_default(),
+        Ok(Err(message)) => text(StatusCode::BAD_REQUEST, format!("{message}\n")),
+        Err(panic) => {
+            tracing::error!(error = %panic, "a webhook handler panicked");
+            text(StatusCode::INTERNAL_SERVER_ERROR, "the webhook failed\n")
+        }
+    }
+}
