@@ -36,7 +36,7 @@ fn golden_outputs_are_up_to_date() {
         text(&out.stderr)
     );
     assert!(
-        text(&out.stdout).contains("19 generated files are up to date"),
+        text(&out.stdout).contains("20 generated files are up to date"),
         "{}",
         text(&out.stdout)
     );
@@ -93,7 +93,7 @@ fn generate_writes_only_what_changed_and_removes_stale_files() {
     assert!(first.status.success(), "{}", text(&first.stderr));
     assert_eq!(
         text(&first.stdout).trim(),
-        "kubegen: 19 written, 0 unchanged, 0 removed"
+        "kubegen: 20 written, 0 unchanged, 0 removed"
     );
     for (a, b) in [
         (
@@ -128,7 +128,7 @@ fn generate_writes_only_what_changed_and_removes_stale_files() {
     let second = kubegen(&["generate", "--manifest-path", &manifest(dir.path())]);
     assert_eq!(
         text(&second.stdout).trim(),
-        "kubegen: 0 written, 19 unchanged, 1 removed"
+        "kubegen: 0 written, 20 unchanged, 1 removed"
     );
     assert!(!stale.exists());
     assert!(mine.exists(), "hand-written files are never removed");
@@ -502,4 +502,83 @@ pub struct Inner {
         "{}",
         text(&out.stdout)
     );
+}
+
+/// Copies the shop fixture, rewrites its v2 Cart attribute line with
+/// `edit`, and runs `generate` in the copy.
+fn shop_with_v2(edit: impl Fn(&str) -> String) -> (tempfile::TempDir, std::process::Output) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(Path::new(FIXTURE), dir.path());
+    let v2 = dir.path().join("src/api/v2.rs");
+    let source = std::fs::read_to_string(&v2).unwrap();
+    std::fs::write(&v2, edit(&source)).unwrap();
+    let out = kubegen_in(dir.path(), &["generate", "--manifest-path", "Cargo.toml"]);
+    (dir, out)
+}
+
+#[test]
+fn versions_with_different_fields_and_no_conversion_are_refused() {
+    let before =
+        std::fs::read_to_string(Path::new(FIXTURE).join("config/crd/shop.example.com_carts.yaml"))
+            .unwrap();
+    let (dir, out) = shop_with_v2(|s| {
+        s.replace(
+            ",\n          conversion(service = \"shop-webhook\", namespace = \"shop-system\"))]",
+            ")]",
+        )
+    });
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    for part in [
+        "src/api/v1.rs:",
+        "kind Cart serves versions v2 and v1 with different fields",
+        "v2 has `spec.lines`, v1 does not",
+        "v1 has `spec.items`, v2 does not",
+        "declares no conversion",
+        "conversion(service = \"...\", namespace = \"...\")",
+        "nothing was written",
+    ] {
+        assert!(err.contains(part), "missing {part:?} in:\n{err}");
+    }
+    // The trap is refused before anything is touched: the CRD on disk is
+    // the one with the conversion, the conversion module still there.
+    let after =
+        std::fs::read_to_string(dir.path().join("config/crd/shop.example.com_carts.yaml")).unwrap();
+    assert_eq!(after, before);
+    assert!(dir.path().join("src/generated/conversion.rs").exists());
+}
+
+#[test]
+fn conversion_attribute_misuse_is_located() {
+    let (_dir, out) = shop_with_v2(|s| {
+        s.replace(
+            "namespace = \"shop-system\")",
+            "namespace = \"shop-system\", hub = \"v9\")",
+        )
+    });
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("src/api/v2.rs:")
+            && err.contains("`conversion(hub = \"v9\")`: Cart.shop.example.com has no such version (it has v1, v2)"),
+        "{err}"
+    );
+    let (_dir, out) =
+        shop_with_v2(|s| s.replace("service = \"shop-webhook\"", "servce = \"shop-webhook\""));
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("src/api/v2.rs:10:")
+            && err.contains("unknown key `servce` in `conversion(...)`; did you mean `service`?"),
+        "{err}"
+    );
+    let (_dir, out) = shop_with_v2(|s| {
+        s.replace(
+            "service = \"shop-webhook\", namespace = \"shop-system\"",
+            "url = \"http://127.0.0.1/convert\"",
+        )
+    });
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("`url` must be an `https://` URL"), "{err}");
 }

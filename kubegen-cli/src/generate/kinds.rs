@@ -1,28 +1,97 @@
 //! The kinds a crate's generated modules cover: its own resources plus the
-//! built-ins listed under `builtins` in `[package.metadata.kubegen]`.
+//! built-ins listed under `builtins` in `[package.metadata.kubegen]`; and the
+//! kinds whose versions convert through a hub.
 
 use std::path::Path;
 
 use quote::format_ident;
 
-use super::Api;
+use std::collections::BTreeMap;
+
+use super::{Analyzed, Api};
 use crate::source::Diagnostic;
-use kubegen_codegen::emit::{Kind, builtins};
+use kubegen_codegen::emit::{ConversionKind, Kind, builtins};
+use kubegen_core::model::ResourceModel;
+
+/// The Rust path of a resource's root type (`crate::api::v1::Cart`).
+fn type_path(t: &Analyzed, model: &ResourceModel) -> syn::Path {
+    let mut segments: Vec<syn::Ident> = vec![format_ident!("crate")];
+    segments.extend(t.input.module.iter().map(|m| format_ident!("{m}")));
+    segments.push(format_ident!("{}", model.kind));
+    syn::parse_quote!(#(#segments)::*)
+}
+
+/// The kinds that declare `conversion(...)`, each with its hub (the
+/// storage version unless `hub = "..."` names another) and spokes; a hub
+/// that names no version of the kind is an error at the kind.
+pub fn conversions(api: &Api) -> Result<Vec<ConversionKind>, Vec<Diagnostic>> {
+    let mut by_kind: BTreeMap<(String, String), Vec<(&Analyzed, &ResourceModel)>> = BTreeMap::new();
+    for (t, model) in api.resources() {
+        by_kind
+            .entry((model.group.clone(), model.kind.clone()))
+            .or_default()
+            .push((t, model));
+    }
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for ((group, kind), versions) in by_kind {
+        let Some((declared_at, conversion)) = versions
+            .iter()
+            .find_map(|(t, m)| m.conversion.as_ref().map(|c| (*t, c)))
+        else {
+            continue;
+        };
+        let hub_version = match &conversion.hub {
+            Some(hub) => Some(hub.clone()),
+            None => versions
+                .iter()
+                .find(|(_, m)| m.storage)
+                .map(|(_, m)| m.version.clone()),
+        };
+        let Some(hub) = versions
+            .iter()
+            .find(|(_, m)| Some(&m.version) == hub_version.as_ref())
+        else {
+            let known: Vec<&str> = versions.iter().map(|(_, m)| m.version.as_str()).collect();
+            errors.push(super::type_error(
+                declared_at,
+                format!(
+                    "`conversion(hub = {:?})`: {kind}.{group} has no such version (it has {}); name one of them or leave `hub` out to use the storage version",
+                    hub_version.unwrap_or_default(),
+                    known.join(", ")
+                ),
+            ));
+            continue;
+        };
+        out.push(ConversionKind {
+            kind: kind.clone(),
+            group: group.clone(),
+            hub: type_path(hub.0, hub.1),
+            spokes: versions
+                .iter()
+                .filter(|(_, m)| m.version != hub.1.version)
+                .map(|(t, m)| type_path(t, m))
+                .collect(),
+        });
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}
 
 /// The kinds of `api` plus the configured built-ins, or an error per
 /// unknown built-in.
 pub fn kinds(api: &Api) -> Result<Vec<Kind>, Vec<Diagnostic>> {
     let mut kinds = Vec::new();
     for (t, model) in api.resources() {
-        let mut segments: Vec<syn::Ident> = vec![format_ident!("crate")];
-        segments.extend(t.input.module.iter().map(|m| format_ident!("{m}")));
-        segments.push(format_ident!("{}", model.kind));
         kinds.push(Kind {
             group: model.group.clone(),
             version: model.version.clone(),
             kind: model.kind.clone(),
             namespaced: model.namespaced,
-            path: syn::parse_quote!(#(#segments)::*),
+            path: type_path(t, model),
             verbs: model.verbs.effective(model.has_status),
             status: model.has_status,
         });

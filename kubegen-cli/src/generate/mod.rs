@@ -301,12 +301,14 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
         );
     }
     let header = header_text(&api.root, settings).map_err(|d| vec![d])?;
-    let modules = emit::modules(kinds::kinds(api)?, header.as_deref()).map_err(|errors| {
-        errors
-            .into_iter()
-            .map(|e| Diagnostic::file(Path::new("Cargo.toml"), e))
-            .collect::<Vec<_>>()
-    })?;
+    let conversions = kinds::conversions(api)?;
+    let modules =
+        emit::modules(kinds::kinds(api)?, &conversions, header.as_deref()).map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|e| Diagnostic::file(Path::new("Cargo.toml"), e))
+                .collect::<Vec<_>>()
+        })?;
     for (path, contents) in modules {
         files.insert(settings.rust_out.join(path), contents);
     }
