@@ -195,3 +195,28 @@ fn the_property_test_catches_a_lossy_conversion() {
     );
     assert!(failure.input["spec"].get("note").is_some(), "{failure}");
 }
+
+#[test]
+fn a_spoke_richer_than_the_hub_loses_nothing_either() {
+    // Before storage moves to the new version, the old one is the hub and
+    // the new one holds more: its data rides on the hub object.
+    let c = Converter::new().spoke::<v2::Cart, v1::Cart>();
+    let stored = c.convert(hub_cart(), "shop.example.com/v1").unwrap();
+    assert_eq!(stored["spec"]["items"], json!(["a", "b"]));
+    let stash = stored["metadata"]["annotations"][STASH_ANNOTATION]
+        .as_str()
+        .unwrap();
+    let stash: Value = serde_json::from_str(stash).unwrap();
+    assert_eq!(stash["apiVersion"], "shop.example.com/v2");
+    assert_eq!(
+        c.convert(stored.clone(), "shop.example.com/v2").unwrap(),
+        hub_cart()
+    );
+    // An edit at the hub of a field both hold keeps the quantities.
+    let mut edited = stored;
+    edited["spec"]["note"] = json!("from v1");
+    let mut want = hub_cart();
+    want["spec"]["note"] = json!("from v1");
+    assert_eq!(c.convert(edited, "shop.example.com/v2").unwrap(), want);
+    check_round_trips(&c, 200, 7).unwrap();
+}

@@ -59,7 +59,7 @@ pub fn module(kinds: &[ConversionKind]) -> TokenStream {
         /// Converts between the versions of every kind of this crate that
         /// declares `conversion(...)`, through each kind's hub. Serve it with
         /// `kubegen::server::WebhookServer::builder(cert).conversion(converter())`
-        /// (or `Manager::builder(..).webhook_server(..)`).
+        /// (or `Manager::builder(client).webhook_server(addr, ..)`).
         pub fn converter() -> ::kubegen::conversion::Converter {
             ::kubegen::conversion::Converter::new() #(#all)*
         }

@@ -256,10 +256,11 @@ impl Converter {
     }
 
     /// Converts one object to `desired_api_version` (spoke → hub → spoke),
-    /// keeping what the target cannot hold in [`STASH_ANNOTATION`].
+    /// keeping what the target cannot hold in [`STASH_ANNOTATION`] and
+    /// restoring what an earlier conversion kept there.
     pub fn convert(
         &self,
-        object: Value,
+        mut object: Value,
         desired_api_version: &str,
     ) -> Result<Value, ConversionError> {
         let (k, source) = self.kind_of(&object)?;
@@ -271,30 +272,59 @@ impl Converter {
                 ConversionError(format!("this webhook does not convert to or from {v}"))
             })
         };
-        let (source_fns, target_fns) = (fns(&source)?, fns(desired_api_version)?);
+        let (source_fns, target_fns, hub_fns) =
+            (fns(&source)?, fns(desired_api_version)?, fns(&k.hub)?);
         let metadata = object.get("metadata").cloned();
-        let hub = match source_fns.to_hub {
-            None => object,
-            Some(to_hub) => spoke_to_hub(object, &k.hub, to_hub, source_fns.from_hub)
-                .map_err(|e| ConversionError(format!("converting {source} to {}: {e}", k.hub)))?,
+        // At most one stash travels with the object: the data of the
+        // richest version it passed through that a later one could not hold.
+        let mut carried = stash::take(&mut object);
+        let hub = match (source_fns.to_hub, source_fns.from_hub) {
+            (Some(to_hub), Some(from_hub)) => {
+                let step =
+                    |e: String| ConversionError(format!("converting {source} to {}: {e}", k.hub));
+                let mut hub = to_hub(object.clone()).map_err(step)?;
+                if let Some((_, data)) = carried.take_if(|(v, _)| *v == k.hub) {
+                    hub = restore(hub, data, |x| to_hub(from_hub(x)?)).map_err(step)?;
+                }
+                let canonical = (source_fns.canonical)(object.clone()).map_err(step)?;
+                if stash::data(&from_hub(hub.clone()).map_err(step)?) != stash::data(&canonical) {
+                    carried = Some((source.clone(), stash::data(&object)));
+                }
+                hub
+            }
+            _ => object,
         };
-        let mut out = match target_fns.from_hub {
-            None => hub,
-            Some(from_hub) => hub_to_spoke(
-                hub,
-                &k.hub,
-                from_hub,
-                target_fns.to_hub,
-                fns(&k.hub)?.canonical,
-            )
-            .map_err(|e| {
-                ConversionError(format!(
-                    "converting {} to {desired_api_version}: {e}",
-                    k.hub
-                ))
-            })?,
+        let mut out = match (target_fns.to_hub, target_fns.from_hub) {
+            (Some(to_hub), Some(from_hub)) => {
+                let step = |e: String| {
+                    ConversionError(format!(
+                        "converting {} to {desired_api_version}: {e}",
+                        k.hub
+                    ))
+                };
+                let mut out = from_hub(hub.clone()).map_err(step)?;
+                if let Some((_, data)) = carried.take_if(|(v, _)| v == desired_api_version) {
+                    out = restore(out, data, |x| from_hub(to_hub(x)?)).map_err(step)?;
+                }
+                let canonical = (hub_fns.canonical)(hub.clone()).map_err(step)?;
+                if stash::data(&to_hub(out.clone()).map_err(step)?) != stash::data(&canonical) {
+                    carried = Some((k.hub.clone(), stash::data(&hub)));
+                }
+                out
+            }
+            _ => hub,
         };
-        restore_metadata(&mut out, metadata, desired_api_version);
+        // The apiserver allows a conversion to change nothing in metadata
+        // but labels and annotations: the original metadata goes out.
+        if let Some(root) = out.as_object_mut() {
+            root.insert("apiVersion".into(), desired_api_version.into());
+            let mut metadata = metadata.unwrap_or_else(|| Value::Object(Default::default()));
+            stash::remove(&mut metadata);
+            root.insert("metadata".into(), metadata);
+        }
+        if let Some((version, data)) = carried {
+            stash::put(&mut out, &version, data);
+        }
         Ok(out)
     }
 
@@ -341,81 +371,16 @@ fn failure(message: &str) -> Status {
     status
 }
 
-/// The original metadata on the converted object (the stash annotation of
-/// the conversion kept), and the desired apiVersion.
-fn restore_metadata(out: &mut Value, original: Option<Value>, api_version: &str) {
-    let stash = out
-        .pointer(&format!(
-            "/metadata/annotations/{}",
-            STASH_ANNOTATION.replace('/', "~1")
-        ))
-        .cloned();
-    let Some(root) = out.as_object_mut() else {
-        return;
-    };
-    root.insert("apiVersion".into(), api_version.into());
-    let mut metadata = original.unwrap_or_else(|| Value::Object(Default::default()));
-    if let Some(annotations) = metadata
-        .get_mut("annotations")
-        .and_then(Value::as_object_mut)
-    {
-        annotations.remove(STASH_ANNOTATION);
-    }
-    if metadata
-        .get("annotations")
-        .and_then(Value::as_object)
-        .is_some_and(serde_json::Map::is_empty)
-    {
-        metadata.as_object_mut().map(|m| m.remove("annotations"));
-    }
-    root.insert("metadata".into(), metadata);
-    if let Some(Value::String(stash)) = stash {
-        let hub_and_data: Value = serde_json::from_str(&stash).unwrap_or(Value::Null);
-        if let (Some(hub), Some(Value::Object(data))) = (
-            hub_and_data.get("apiVersion").and_then(Value::as_str),
-            hub_and_data.get("data"),
-        ) {
-            stash::put(out, hub, data.clone());
-        }
-    }
-}
-
-/// A spoke object → the hub, restoring what an earlier hub → spoke
-/// conversion stashed.
-fn spoke_to_hub(
-    mut object: Value,
-    hub: &str,
-    to_hub: JsonFn,
-    from_hub: Option<JsonFn>,
+/// `ours` (an object just converted) with the fields the conversion did
+/// not change taken from the stashed `data` of the same version;
+/// `round_trip` is the lossy way there and back, which tells the fields
+/// the conversion changed from those it merely could not carry.
+fn restore(
+    ours: Value,
+    data: serde_json::Map<String, Value>,
+    round_trip: impl Fn(Value) -> Result<Value, String>,
 ) -> Result<Value, String> {
-    let stashed = stash::take(&mut object, hub);
-    let ours = to_hub(object.clone())?;
-    let (Some(theirs), Some(from_hub)) = (stashed, from_hub) else {
-        return Ok(ours);
-    };
-    let stashed_hub = stash::with_data(&ours, theirs.clone());
-    let base = to_hub(from_hub(stashed_hub)?)?;
-    let merged = stash::merge_maps(&stash::data(&base), &stash::data(&ours), &theirs);
+    let base = round_trip(stash::with_data(&ours, data.clone()))?;
+    let merged = stash::merge_maps(&stash::data(&base), &stash::data(&ours), &data);
     Ok(stash::with_data(&ours, merged))
-}
-
-/// A hub object → a spoke, stashing the hub's data when the spoke cannot
-/// hold all of it (hub → spoke → hub differs from the hub object as its
-/// Rust type reads it).
-fn hub_to_spoke(
-    hub_object: Value,
-    hub: &str,
-    from_hub: JsonFn,
-    to_hub: Option<JsonFn>,
-    hub_canonical: JsonFn,
-) -> Result<Value, String> {
-    let mut spoke = from_hub(hub_object.clone())?;
-    let Some(to_hub) = to_hub else {
-        return Ok(spoke);
-    };
-    let back = to_hub(spoke.clone())?;
-    if stash::data(&back) != stash::data(&hub_canonical(hub_object.clone())?) {
-        stash::put(&mut spoke, hub, stash::data(&hub_object));
-    }
-    Ok(spoke)
 }

@@ -8,8 +8,10 @@
 
 use serde_json::{Map, Value};
 
-/// The annotation holding the hub's data that a spoke version could not
-/// hold (`{"apiVersion": <hub>, "data": {...}}`, compact JSON).
+/// The annotation holding the data of a version that the object's current
+/// version could not hold (`{"apiVersion": "<that version>", "data":
+/// {...}}`, compact JSON): the hub's on a spoke that holds less, a spoke's
+/// on the hub when the spoke holds more.
 pub const STASH_ANNOTATION: &str = "conversion.kubegen.dev/hub-data";
 
 /// The data fields of an object (all but `apiVersion`, `kind`, `metadata`).
@@ -35,37 +37,38 @@ pub(crate) fn with_data(object: &Value, data: Map<String, Value>) -> Value {
     Value::Object(out)
 }
 
-/// Removes the stash annotation from `object`, returning the stashed hub
-/// data when it was written for `hub_api_version` (a stash for another hub
-/// — the hub changed since — cannot be interpreted and is dropped).
-pub(crate) fn take(object: &mut Value, hub_api_version: &str) -> Option<Map<String, Value>> {
-    let annotations = object
-        .pointer_mut("/metadata/annotations")
-        .and_then(Value::as_object_mut)?;
-    let raw = annotations.remove(STASH_ANNOTATION)?;
-    if annotations.is_empty() {
-        if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.remove("annotations");
+/// Removes the stash annotation from `object`, returning the version it
+/// was written for and the data of that version it holds (an unreadable
+/// stash is dropped).
+pub(crate) fn take(object: &mut Value) -> Option<(String, Map<String, Value>)> {
+    let raw = remove(object.get_mut("metadata")?)?;
+    let stash: Value = serde_json::from_str(&raw).ok()?;
+    match (stash.get("apiVersion"), stash.get("data")) {
+        (Some(Value::String(version)), Some(Value::Object(data))) => {
+            Some((version.clone(), data.clone()))
         }
-    }
-    let stash: Value = serde_json::from_str(raw.as_str()?).ok()?;
-    if stash.get("apiVersion").and_then(Value::as_str) != Some(hub_api_version) {
-        tracing::debug!(
-            stashed = ?stash.get("apiVersion"),
-            hub = hub_api_version,
-            "dropping a conversion stash written for another hub version"
-        );
-        return None;
-    }
-    match stash.get("data") {
-        Some(Value::Object(data)) => Some(data.clone()),
-        _ => None,
+        _ => {
+            tracing::debug!("dropping an unreadable conversion stash");
+            None
+        }
     }
 }
 
-/// Writes `hub_data` into `object`'s stash annotation.
-pub(crate) fn put(object: &mut Value, hub_api_version: &str, hub_data: Map<String, Value>) {
-    let stash = serde_json::json!({"apiVersion": hub_api_version, "data": hub_data});
+/// Removes the stash annotation from `metadata` (and `annotations` when it
+/// was the only one), returning its text.
+pub(crate) fn remove(metadata: &mut Value) -> Option<String> {
+    let meta = metadata.as_object_mut()?;
+    let annotations = meta.get_mut("annotations")?.as_object_mut()?;
+    let raw = annotations.remove(STASH_ANNOTATION)?;
+    if annotations.is_empty() {
+        meta.remove("annotations");
+    }
+    raw.as_str().map(str::to_owned)
+}
+
+/// Writes `data` of `api_version` into `object`'s stash annotation.
+pub(crate) fn put(object: &mut Value, api_version: &str, data: Map<String, Value>) {
+    let stash = serde_json::json!({"apiVersion": api_version, "data": data});
     let text = serde_json::to_string(&stash).unwrap_or_default();
     let Some(root) = object.as_object_mut() else {
         return;
@@ -165,29 +168,27 @@ mod tests {
     }
 
     #[test]
-    fn stash_round_trips_and_ignores_other_hubs() {
+    fn stash_round_trips_and_leaves_other_annotations() {
         let mut object =
             json!({"apiVersion": "a/v1", "metadata": {"name": "n", "annotations": {"keep": "me"}}});
         put(&mut object, "a/v2", map(json!({"spec": {"x": 1}})));
-        let mut copy = object.clone();
         assert_eq!(
-            take(&mut object, "a/v2"),
-            Some(map(json!({"spec": {"x": 1}})))
+            take(&mut object),
+            Some(("a/v2".to_owned(), map(json!({"spec": {"x": 1}}))))
         );
         assert_eq!(object["metadata"]["annotations"], json!({"keep": "me"}));
-        assert_eq!(take(&mut copy, "a/v3"), None);
-        assert!(
-            copy["metadata"]["annotations"]
-                .get(STASH_ANNOTATION)
-                .is_none()
-        );
+        assert_eq!(take(&mut object), None);
 
         let mut bare = json!({"apiVersion": "a/v1", "metadata": {"name": "n"}});
         put(&mut bare, "a/v2", Map::new());
-        take(&mut bare, "a/v2");
+        assert!(take(&mut bare).is_some());
         assert_eq!(
             bare,
             json!({"apiVersion": "a/v1", "metadata": {"name": "n"}})
         );
+
+        let mut garbage = json!({"metadata": {"annotations": {STASH_ANNOTATION: "{not json"}}});
+        assert_eq!(take(&mut garbage), None);
+        assert_eq!(garbage, json!({"metadata": {}}));
     }
 }

@@ -17,6 +17,7 @@ use crate::informer::InformerMetrics;
 use crate::leader_election::{LeaderElectionConfig, LeaderElectionMetrics, LeaderElectorBuilder};
 use crate::server::{
     DelegatedAuth, MetricsServer, ProbeServer, ReadyFlag, ServingCert, SharedRegistry,
+    WebhookServerBuilder,
 };
 
 /// How long runnables get to return at shutdown by default
@@ -36,6 +37,7 @@ pub struct ManagerBuilder {
     drain_timeout: Duration,
     warm_standby: bool,
     configure_factory: Option<ConfigureFactory>,
+    webhooks: Option<(SocketAddr, WebhookServerBuilder)>,
 }
 
 impl fmt::Debug for ManagerBuilder {
@@ -47,6 +49,7 @@ impl fmt::Debug for ManagerBuilder {
             .field("metrics_cert", &self.metrics_cert)
             .field("drain_timeout", &self.drain_timeout)
             .field("warm_standby", &self.warm_standby)
+            .field("webhooks", &self.webhooks)
             .finish_non_exhaustive()
     }
 }
@@ -65,6 +68,7 @@ impl Manager {
             drain_timeout: DEFAULT_DRAIN_TIMEOUT,
             warm_standby: true,
             configure_factory: None,
+            webhooks: None,
         }
     }
 }
@@ -115,6 +119,18 @@ impl ManagerBuilder {
     #[must_use]
     pub fn insecure_metrics(mut self) -> Self {
         self.metrics_cert = None;
+        self
+    }
+
+    /// Serves the webhooks of `server` (conversion, admission) on `addr`
+    /// (port 0 picks a free one; see [`Manager::webhook_addr`]), with
+    /// request metrics in the manager's registry. Every replica serves
+    /// them from the start, leader or not and before caches sync — the
+    /// apiserver needs conversions to serve the informers' own lists.
+    /// kubebuilder's port is 9443.
+    #[must_use]
+    pub fn webhook_server(mut self, addr: SocketAddr, server: WebhookServerBuilder) -> Self {
+        self.webhooks = Some((addr, server));
         self
     }
 
@@ -222,8 +238,22 @@ impl ManagerBuilder {
             }
             None => None,
         };
+        let webhooks = match self.webhooks {
+            Some((addr, server)) => {
+                let server = server
+                    .metrics(registry.clone())
+                    .bind(addr)
+                    .await
+                    .map_err(|source| ManagerError::Bind { addr, source })?;
+                let bound = server.local_addr().map_err(ManagerError::Server)?;
+                Some((server, bound))
+            }
+            None => None,
+        };
         Ok(Manager {
             client: self.client,
+            webhook_addr: webhooks.as_ref().map(|(_, addr)| *addr),
+            webhooks: webhooks.map(|(server, _)| server),
             factory: factory.build(),
             registry,
             controller_metrics,

@@ -23,7 +23,7 @@ use super::term::{self, Report, Term, TermSlot};
 use crate::controller::{ControllerMetrics, shutdown_signal};
 use crate::factory::SharedInformerFactory;
 use crate::leader_election::{LeaderElector, LeaderState};
-use crate::server::{MetricsServer, ProbeServer, ReadyFlag, SharedRegistry};
+use crate::server::{MetricsServer, ProbeServer, ReadyFlag, SharedRegistry, WebhookServer};
 
 /// The name of the readiness check that passes once the caches synced.
 pub(super) const CACHES_SYNCED: &str = "caches-synced";
@@ -35,7 +35,7 @@ pub(super) const CACHES_SYNCED: &str = "caches-synced";
 ///
 /// [`run`](Manager::run) goes through these steps:
 ///
-/// 1. serves the probes and `/metrics` (where addresses were given; see
+/// 1. serves the probes, `/metrics` and the webhooks (where addresses were given; see
 ///    [`ManagerBuilder`](super::ManagerBuilder)); `/readyz` fails until
 ///    step 2 is done, and while leader election has stopped;
 /// 2. starts the shared informers and every runnable's
@@ -74,6 +74,8 @@ pub struct Manager {
     pub(super) health_probe_addr: Option<SocketAddr>,
     pub(super) metrics: Option<MetricsServer>,
     pub(super) metrics_addr: Option<SocketAddr>,
+    pub(super) webhooks: Option<WebhookServer>,
+    pub(super) webhook_addr: Option<SocketAddr>,
     pub(super) caches_synced: ReadyFlag,
     /// The elector, and where its first term of leadership finds the
     /// leader-only runnables.
@@ -90,6 +92,7 @@ impl fmt::Debug for Manager {
         f.debug_struct("Manager")
             .field("health_probe_addr", &self.health_probe_addr)
             .field("metrics_addr", &self.metrics_addr)
+            .field("webhook_addr", &self.webhook_addr)
             .field(
                 "elector",
                 &self.elector.as_ref().map(|(elector, _)| elector),
@@ -141,6 +144,11 @@ impl Manager {
         self.health_probe_addr
     }
 
+    /// Where the webhooks are served, if anywhere.
+    pub fn webhook_addr(&self) -> Option<SocketAddr> {
+        self.webhook_addr
+    }
+
     /// Where `/metrics` is served, if anywhere.
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
         self.metrics_addr
@@ -181,6 +189,7 @@ impl Manager {
             factory,
             probes,
             metrics,
+            webhooks,
             caches_synced,
             elector,
             drain_timeout,
@@ -193,6 +202,7 @@ impl Manager {
         let serving = [
             probes.map(|probes| tokio::spawn(probes.serve(stopped()))),
             metrics.map(|metrics| tokio::spawn(metrics.serve(stopped()))),
+            webhooks.map(|webhooks| tokio::spawn(webhooks.serve(stopped()))),
         ];
         let mut shutdown = pin!(shutdown);
         let result = if warm_standby || elector.is_none() {
