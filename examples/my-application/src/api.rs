@@ -1,5 +1,9 @@
-//! The `MyApplication` API, `stable.example.com/v1`: an application that the
-//! operator runs as a Deployment and exposes through a Service.
+//! The `MyApplication` API: an application that the operator runs as a
+//! Deployment and exposes through a Service. `stable.example.com/v1` (here)
+//! is the storage version and the hub the controller works with; [`v2`]
+//! adds named ports and converts through the webhook.
+
+pub mod v2;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kubegen::{CustomResource, KubeSchema};
@@ -21,6 +25,9 @@ use serde::{Deserialize, Serialize};
     // admission.
     max_name_length = 55,
     name_pattern = "^[a-z]([-a-z0-9]*[a-z0-9])?$",
+    // v1 and v2 convert through the operator's webhook (v1, the storage
+    // version, is the hub); `deploy/` creates the Service.
+    conversion(service = "my-application-webhook", namespace = "my-application-system"),
     scale(
         spec_replicas_path = ".spec.replicas",
         status_replicas_path = ".status.availableReplicas",

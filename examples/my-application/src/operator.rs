@@ -1,6 +1,7 @@
 //! The operator process: a [`Manager`] running the MyApplication controller
 //! (only while this instance holds the leader Lease), serving /healthz,
-//! /readyz on a plain port and /metrics over HTTPS to authorized callers.
+//! /readyz on a plain port, /metrics over HTTPS to authorized callers and,
+//! given a certificate, the v1 ↔ v2 conversion webhook.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use kubegen::controller::{Action, Controller};
 use kubegen::events::EventRecorder;
 use kubegen::leader_election::{LeaderElectionConfig, default_identity};
 use kubegen::manager::Manager;
-use kubegen::server::ServingCert;
+use kubegen::server::{ServingCert, WebhookServer};
 use prometheus_client::metrics::counter::Counter;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -20,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use crate::api::MyApplication;
 use crate::controller::{Context, FIELD_MANAGER, Next, reconcile};
 use crate::generated::clientset::Clientset;
+use crate::generated::conversion::converter;
 use crate::generated::informers::SharedInformerFactory;
 
 /// How the operator runs.
@@ -50,6 +52,13 @@ pub struct Options {
     /// Serve /metrics over plain HTTP without authentication (local
     /// development only).
     pub insecure_metrics: bool,
+    /// Serve the conversion webhook (v1 ↔ v2) over HTTPS on
+    /// [`webhook_addr`](Self::webhook_addr) with the certificate in this
+    /// directory (`tls.crt`/`tls.key`, reloaded when it changes); no
+    /// webhook server when `None`.
+    pub webhook_cert_dir: Option<PathBuf>,
+    /// Address of the webhook server (kubebuilder's 9443).
+    pub webhook_addr: SocketAddr,
     /// Concurrent reconciles.
     pub workers: usize,
 }
@@ -67,6 +76,8 @@ impl Default for Options {
             metrics_addr: SocketAddr::from(([0, 0, 0, 0], 8443)),
             metrics_cert_dir: None,
             insecure_metrics: false,
+            webhook_cert_dir: None,
+            webhook_addr: SocketAddr::from(([0, 0, 0, 0], 9443)),
             workers: 2,
         }
     }
@@ -82,6 +93,7 @@ impl Options {
             lease_namespace: namespace.into(),
             health_probe_addr: loopback,
             metrics_addr: loopback,
+            webhook_addr: loopback,
             ..Options::default()
         }
     }
@@ -100,6 +112,10 @@ pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager
     }
     if options.insecure_metrics {
         builder = builder.insecure_metrics();
+    }
+    if let Some(dir) = &options.webhook_cert_dir {
+        let webhooks = WebhookServer::builder(ServingCert::from_dir(dir)).conversion(converter());
+        builder = builder.webhook_server(options.webhook_addr, webhooks);
     }
     if let Some(namespace) = options.namespace.clone() {
         builder = builder.informer_factory(|factory| factory.namespace(namespace));
@@ -163,6 +179,7 @@ pub struct RunningOperator {
     stop: CancellationToken,
     task: JoinHandle<Result<()>>,
     health_probe_addr: SocketAddr,
+    webhook_addr: Option<SocketAddr>,
     writes: Counter,
 }
 
@@ -170,6 +187,11 @@ impl RunningOperator {
     /// Where /healthz and /readyz are served.
     pub fn health_probe_addr(&self) -> SocketAddr {
         self.health_probe_addr
+    }
+
+    /// Where the conversion webhook is served, when it is.
+    pub fn webhook_addr(&self) -> Option<SocketAddr> {
+        self.webhook_addr
     }
 
     /// Write requests (create, update, patch) made by reconciles so far.
@@ -192,6 +214,7 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
     let health_probe_addr = manager
         .health_probe_addr()
         .context("the manager serves probes")?;
+    let webhook_addr = manager.webhook_addr();
     let stop = CancellationToken::new();
     let run = manager.run_until(stop.clone().cancelled_owned());
     let task = tokio::spawn(async move { Ok(run.await?) });
@@ -199,6 +222,7 @@ pub async fn start(client: kube::Client, options: Options) -> Result<RunningOper
         stop,
         task,
         health_probe_addr,
+        webhook_addr,
         writes,
     })
 }

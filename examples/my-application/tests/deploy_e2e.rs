@@ -45,7 +45,8 @@ async fn deployment_passes_pod_security_restricted() -> Result<()> {
 /// CRD and role included) passes the apiserver's validation with a
 /// server-side dry run, and the metrics objects are there: the Service on
 /// the `https` port, the metrics-reader ClusterRole (`get` on `/metrics`
-/// and nothing else) and the auth-delegator binding.
+/// and nothing else) and the auth-delegator binding, and the conversion
+/// webhook's Service.
 #[tokio::test]
 async fn deploy_manifests_are_accepted_by_the_apiserver() -> Result<()> {
     use k8s_openapi::api::core::v1::Namespace;
@@ -85,6 +86,7 @@ async fn deploy_manifests_are_accepted_by_the_apiserver() -> Result<()> {
         "clusterrolebinding.rbac.authorization.k8s.io/my-application-controller-auth-delegator",
         "clusterrole.rbac.authorization.k8s.io/my-application-metrics-reader",
         "service/my-application-controller-metrics",
+        "service/my-application-webhook",
         "deployment.apps/my-application-controller",
     ] {
         assert!(

@@ -6,6 +6,8 @@
 //!     [--metrics-bind-address ADDR]        (default 0.0.0.0:8443, HTTPS + TokenReview/SubjectAccessReview)
 //!     [--metrics-cert-dir DIR]             (tls.crt/tls.key, reloaded on change; default self-signed)
 //!     [--insecure-metrics]                 (plain HTTP, no authentication: local development only)
+//!     [--webhook-cert-dir DIR]             (serve the conversion webhook with tls.crt/tls.key from DIR)
+//!     [--webhook-bind-address ADDR]        (default 0.0.0.0:9443)
 //!     [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]
 //! ```
 //! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
@@ -19,7 +21,7 @@ use my_application::operator::{Options, manager};
 
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--namespace NS] [--workers N] \
 [--health-probe-bind-address ADDR] [--metrics-bind-address ADDR] [--metrics-cert-dir DIR] \
-[--insecure-metrics] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]";
+[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]";
 
 fn parse(args: &[String]) -> Result<(Options, bool)> {
     let mut options = Options::default();
@@ -48,6 +50,10 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
                 options.metrics_addr = value()?.parse().context("--metrics-bind-address")?
             }
             "--metrics-cert-dir" => options.metrics_cert_dir = Some(value()?.into()),
+            "--webhook-cert-dir" => options.webhook_cert_dir = Some(value()?.into()),
+            "--webhook-bind-address" => {
+                options.webhook_addr = value()?.parse().context("--webhook-bind-address")?
+            }
             "--namespace" => options.namespace = Some(value()?),
             "--lease-namespace" => options.lease_namespace = value()?,
             "--workers" => options.workers = value()?.parse().context("--workers")?,
@@ -77,6 +83,7 @@ async fn main() -> Result<()> {
     tracing::info!(
         probes = ?manager.health_probe_addr(),
         metrics = ?manager.metrics_addr(),
+        webhooks = ?manager.webhook_addr(),
         "my-application-controller started"
     );
     manager.run().await?;

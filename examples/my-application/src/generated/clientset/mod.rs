@@ -5,6 +5,7 @@
 pub mod apps_v1;
 pub mod core_v1;
 pub mod stable_v1;
+pub mod stable_v2;
 /// Typed clients for every API group version this crate uses.
 #[derive(Clone)]
 pub struct Clientset {
@@ -35,5 +36,9 @@ impl Clientset {
     /// Typed clients for `stable.example.com/v1`.
     pub fn stable_v1(&self) -> stable_v1::StableV1Client {
         stable_v1::StableV1Client::new(self.client.clone(), &self.field_manager)
+    }
+    /// Typed clients for `stable.example.com/v2`.
+    pub fn stable_v2(&self) -> stable_v2::StableV2Client {
+        stable_v2::StableV2Client::new(self.client.clone(), &self.field_manager)
     }
 }

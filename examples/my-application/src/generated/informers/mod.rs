@@ -5,6 +5,7 @@
 pub mod apps_v1;
 pub mod core_v1;
 pub mod stable_v1;
+pub mod stable_v2;
 /// One watch and one cache per kind, shared by every controller of
 /// the process (client-go's `SharedInformerFactory`), with typed accessors.
 #[derive(Clone, Debug)]
@@ -75,5 +76,9 @@ impl<'a> StableGroup<'a> {
     /// Informers of `stable.example.com/v1`.
     pub fn v1(&self) -> stable_v1::Interface<'a> {
         stable_v1::Interface::new(self.0)
+    }
+    /// Informers of `stable.example.com/v2`.
+    pub fn v2(&self) -> stable_v2::Interface<'a> {
+        stable_v2::Interface::new(self.0)
     }
 }

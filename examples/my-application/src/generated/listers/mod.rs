@@ -5,3 +5,4 @@
 pub mod apps_v1;
 pub mod core_v1;
 pub mod stable_v1;
+pub mod stable_v2;
