@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo`: a local control plane (from tests/), the example's generated
 # CRD and RBAC, the operator running under that RBAC as a ServiceAccount, and
-# two sample MyApplications — then it waits for Ctrl-C and stops everything.
+# two sample MyApplications, and a third written at v2 to show conversion
+# between the API versions — then it waits for Ctrl-C and stops everything.
 #
 # DEMO_EXIT_WHEN_READY=1 stops right after both samples are Ready (for CI-less
 # smoke runs of this script).
@@ -45,6 +46,11 @@ kubectl wait --for=condition=Established crd/myapplications.stable.example.com -
 kubectl apply -f "$example/deploy/namespace.yaml" -f "$example/deploy/service_account.yaml" \
   -f "$example/config/rbac/role.yaml" -f "$example/deploy/role_binding.yaml"
 
+echo "== conversion webhook: a development CA's certificate, the CRD pointed at 127.0.0.1"
+webhook_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$repo/target/debug/dev-webhook-cert" --dir "$work/webhook-certs" \
+  --url "https://127.0.0.1:$webhook_port/convert"
+
 echo "== running the operator as system:serviceaccount:my-application-system:my-application-controller"
 token="$(kubectl -n my-application-system create token my-application-controller --duration=24h)"
 server="$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')"
@@ -60,6 +66,7 @@ KUBECONFIG
 KUBECONFIG="$work/operator.kubeconfig" POD_NAME=demo-operator \
   "$repo/target/debug/my-application-controller" \
   --health-probe-bind-address 127.0.0.1:0 --metrics-bind-address 127.0.0.1:0 \
+  --webhook-cert-dir "$work/webhook-certs" --webhook-bind-address "127.0.0.1:$webhook_port" \
   --lease-namespace my-application-system >"$work/operator.log" 2>&1 &
 pids+=($!)
 
@@ -68,6 +75,13 @@ kubectl apply -f "$example/config/samples/my-first-app.yaml" -f "$example/config
 ready='jsonpath={.status.conditions[?(@.type=="Ready")].status}=True'
 kubectl wait --for="$ready" -n default ma/my-first-app --timeout=180s
 kubectl wait --for="$ready" -n my-dev-namespace ma/another-app --timeout=180s
+
+echo "== one API, two versions: an application written at v2 with two ports"
+kubectl apply -f "$example/config/samples/two-ports-app.yaml"
+kubectl wait --for="$ready" -n default ma/two-ports-app --timeout=180s
+echo "   read at v1 (what the controller sees):  port=$(kubectl get myapplications.v1.stable.example.com two-ports-app -o jsonpath='{.spec.port}')"
+echo "   read at v2 (nothing lost):              ports=$(kubectl get myapplications.v2.stable.example.com two-ports-app -o jsonpath='{.spec.ports}')"
+echo "   my-first-app (written at v1) read at v2: ports=$(kubectl get myapplications.v2.stable.example.com my-first-app -o jsonpath='{.spec.ports}')"
 
 echo
 kubectl get ma -A
