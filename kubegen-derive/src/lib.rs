@@ -110,7 +110,8 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Repeatable; the field must be a string, integer or boolean.
 /// ## `#[kubegen(storage = false)]`, `served = false`, `deprecated`, `deprecation_warning = "..."`
 /// Version flags; `kubegen::merge_crds` merges versions and demands exactly
-/// one storage version.
+/// one storage version (and a `conversion` when served versions hold
+/// different fields).
 /// ## `#[kubegen(crd_label(key = "k", value = "v"))]`, `crd_annotation(key = "k", value = "v")`
 /// Labels and annotations on the CRD object. Repeatable.
 /// ## `#[kubegen(verbs(only = ["get", "list", "watch"]))]`, `verbs(skip = ["delete"])`, `no_status`
@@ -126,6 +127,40 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// be at most 55 characters long", and `self.metadata.name.matches('…')`
 /// with "metadata.name must match …". `max_name_length` is between 1 and
 /// 253; `name_pattern` is an RE2 pattern (checked at compile time).
+/// ## `#[kubegen(conversion(service = "shop-webhook", namespace = "shop-system", path = "/convert", port = 443, hub = "v2"))]`
+/// The kind's versions convert through a webhook: the CRD gets
+/// `spec.conversion.strategy: Webhook` with this Service (`path` defaults to
+/// `/convert`, `port` to 443; `url = "https://..."` instead of
+/// `service`/`namespace` for a webhook outside the cluster) and
+/// `conversionReviewVersions: [v1]`; the `caBundle` is injected at deploy
+/// time (cert-manager, or `kubegen::conversion::inject_ca_bundle`). Write it
+/// on one version of the kind. The hub — the version every other converts
+/// through — is the storage version unless `hub` names another. Each other
+/// version implements `From` (or `TryFrom`) to and from the hub's root type;
+/// `kubegen generate` writes the `converter()` that serves them
+/// (`kubegen::server::WebhookServer`) and a round-trip property test. What a
+/// version cannot hold is kept in an annotation and restored, so nothing is
+/// lost; see `kubegen::conversion`.
+///
+/// Without `conversion`, versions whose fields differ are refused by
+/// `kubegen::merge_crds` and `kubegen generate`: the apiserver would
+/// convert by rewriting `apiVersion` and drop what the other version lacks.
+///
+/// ```ignore
+/// // v2.rs (the storage version, so the hub)
+/// #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+/// #[kubegen(group = "shop.example.com", version = "v2", kind = "Cart", namespaced,
+///           conversion(service = "shop-webhook", namespace = "shop-system"))]
+/// pub struct CartSpec { pub lines: Vec<Line> }
+///
+/// // v1.rs
+/// #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+/// #[kubegen(group = "shop.example.com", version = "v1", kind = "Cart", namespaced, storage = false)]
+/// pub struct CartSpec { pub items: Vec<String> }
+///
+/// impl From<v1::Cart> for v2::Cart { /* items → lines of quantity 1 */ }
+/// impl From<v2::Cart> for v1::Cart { /* lines → their SKUs */ }
+/// ```
 /// ## `#[kubegen(derive = "PartialEq")]`
 /// Extra derives on the generated root type (repeatable).
 /// ## `#[kubegen(crate = "::kubegen")]`
