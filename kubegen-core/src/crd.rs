@@ -772,6 +772,7 @@ mod tests {
             max_name_length: None,
             name_pattern: None,
             conversion: None,
+            admission: None,
         }
     }
 

@@ -9,11 +9,13 @@
 //! - [`schema`]: the one schema builder (model → structural OpenAPI v3), the
 //!   structural checker, schemars conversion and CEL helpers;
 //! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
+//! - [`admission`]: admission webhook paths and configurations;
 //! - [`output`]: canonical JSON/YAML with the `@generated` header;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
 
+pub mod admission;
 pub mod crd;
 pub mod model;
 pub mod output;

@@ -161,6 +161,35 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// impl From<v1::Cart> for v2::Cart { /* items → lines of quantity 1 */ }
 /// impl From<v2::Cart> for v1::Cart { /* lines → their SKUs */ }
 /// ```
+/// ## `#[kubegen(admission(validate, default, service = "shop-webhook", namespace = "shop-system", port = 443, failure_policy = "Fail", timeout_seconds = 10, operations = ["CREATE", "UPDATE"]))]`
+/// Admission webhooks for this version: `validate` registers a
+/// `ValidatingWebhookConfiguration` entry on `/validate-<group>-<version>-<kind>`,
+/// `default` a `MutatingWebhookConfiguration` entry on `/mutate-…`, both
+/// written by `kubegen generate` to `config/webhook/manifests.yaml` (set
+/// `webhook-dir` to move it) with `sideEffects: None`,
+/// `admissionReviewVersions: [v1]`, `matchPolicy: Equivalent` (requests at
+/// other versions are converted and checked too) and the defaults
+/// `failurePolicy: Fail` (nothing unchecked is stored while the webhook is
+/// down; only this kind is affected) and `timeoutSeconds: 10`.
+/// `url = "https://host:port"` replaces `service`/`namespace` for a webhook
+/// outside the cluster (paths are appended). Serve them with
+/// `kubegen::server::WebhookServer::builder(cert).validate::<Cart>(f)` and
+/// `.default::<Cart>(f)`: a validator returns `Ok(warnings)` or
+/// `Err(message)` (403 with the message), a defaulter edits the typed
+/// object and the webhook answers with the JSON patch of its edits only.
+///
+/// ```ignore
+/// #[kubegen(group = "shop.example.com", version = "v2", kind = "Cart", namespaced,
+///           admission(validate, default, service = "shop-webhook", namespace = "shop-system"))]
+/// pub struct CartSpec { pub lines: Vec<Line>, pub note: Option<String> }
+///
+/// let server = WebhookServer::builder(ServingCert::from_dir(dir))
+///     .validate::<Cart>(|r| match &r.object {
+///         Some(c) if c.spec.lines.is_empty() => Err("a cart needs a line".into()),
+///         _ => Ok(vec![]),
+///     })
+///     .default::<Cart>(|c| { c.spec.note.get_or_insert_with(|| "new".into()); });
+/// ```
 /// ## `#[kubegen(derive = "PartialEq")]`
 /// Extra derives on the generated root type (repeatable).
 /// ## `#[kubegen(crate = "::kubegen")]`

@@ -19,6 +19,7 @@ use crate::files::FileSet;
 use crate::source::{CrateSource, Diagnostic, Settings};
 use kubegen_codegen::rbac::{self, RbacRule};
 use kubegen_codegen::{Analysis, analyze, emit};
+use kubegen_core::admission;
 use kubegen_core::crd::{self, CrdError};
 use kubegen_core::model::ResourceModel;
 use kubegen_core::output;
@@ -290,6 +291,7 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
     }
     files.own_dir(&settings.crd_dir);
     files.own_dir(&settings.rbac_dir);
+    files.own_dir(&settings.webhook_dir);
     files.own_dir(&settings.rust_out);
     for (name, crd) in api.crds()? {
         files.insert(settings.crd_dir.join(name), crd_yaml(&crd));
@@ -298,6 +300,25 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
         files.insert(
             settings.rbac_dir.join("role.yaml"),
             rbac::role_yaml(&api.rbac, &role_name(api)),
+        );
+    }
+    let configurations: Vec<String> =
+        admission::configurations(&api.package, api.resources().map(|(_, m)| m))
+            .into_iter()
+            .flatten()
+            .map(|c| output::to_yaml(&c))
+            .collect();
+    if !configurations.is_empty() {
+        files.insert(
+            settings.webhook_dir.join("manifests.yaml"),
+            configurations
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match i {
+                    0 => c.clone(),
+                    _ => format!("---\n{}", c.trim_start_matches(output::YAML_HEADER)),
+                })
+                .collect::<String>(),
         );
     }
     let header = header_text(&api.root, settings).map_err(|d| vec![d])?;

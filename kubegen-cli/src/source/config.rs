@@ -33,6 +33,8 @@ pub struct Settings {
     pub crd_dir: PathBuf,
     /// Directory of the RBAC YAML file.
     pub rbac_dir: PathBuf,
+    /// Directory of the admission webhook configurations.
+    pub webhook_dir: PathBuf,
     /// Directory of the generated Rust modules.
     pub rust_out: PathBuf,
     /// A file whose text is put, as comments, under the `@generated` line
@@ -58,6 +60,7 @@ impl Default for Settings {
             modules: Vec::new(),
             crd_dir: PathBuf::from("config/crd"),
             rbac_dir: PathBuf::from("config/rbac"),
+            webhook_dir: PathBuf::from("config/webhook"),
             rust_out: PathBuf::from("src/generated"),
             header_file: None,
             max_description_len: None,

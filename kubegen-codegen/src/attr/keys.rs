@@ -62,6 +62,7 @@ keys! {
     NAME_PATTERN = "name_pattern" in [Resource];
     DERIVE = "derive" in [Resource];
     CONVERSION = "conversion" in [Resource];
+    ADMISSION = "admission" in [Resource];
     CRATE = "crate" in [Resource, Type];
     MINIMUM = "minimum" in [Field, Items];
     MAXIMUM = "maximum" in [Field, Items];

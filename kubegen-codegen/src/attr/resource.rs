@@ -8,7 +8,7 @@ use syn::meta::ParseNestedMeta;
 use super::keys;
 use super::value;
 use crate::ctxt::Ctxt;
-use kubegen_core::model::{Conversion, PrinterColumn, Scale, Verb, Verbs};
+use kubegen_core::model::{Admission, Conversion, PrinterColumn, Scale, Verb, Verbs};
 
 /// Resource keys as written, before defaults are applied.
 #[derive(Default)]
@@ -61,6 +61,8 @@ pub struct ResourceAttrs {
     pub derives: Vec<syn::Path>,
     /// `conversion(...)`.
     pub conversion: Option<Conversion>,
+    /// `admission(...)`.
+    pub admission: Option<Admission>,
 }
 
 /// The longest object name the apiserver accepts (a DNS subdomain).
@@ -342,6 +344,7 @@ impl ResourceAttrs {
                 self.name_pattern = Some(pattern);
             }
             keys::CONVERSION => self.conversion = super::webhook::conversion(cx, meta)?,
+            keys::ADMISSION => self.admission = super::webhook::admission(cx, meta)?,
             keys::DERIVE => {
                 let (s, span) = value::string(meta, key)?;
                 match syn::parse_str::<syn::Path>(&s) {

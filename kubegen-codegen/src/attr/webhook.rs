@@ -1,11 +1,12 @@
-//! Parsing `conversion(...)`: where the apiserver reaches the kind's
-//! conversion webhook and which version is the hub.
+//! Parsing `conversion(...)` (where the apiserver reaches the kind's
+//! conversion webhook, which version is the hub) and `admission(...)`
+//! (validating and defaulting webhooks of one version).
 
 use syn::meta::ParseNestedMeta;
 
 use super::value;
 use crate::ctxt::Ctxt;
-use kubegen_core::model::{Conversion, WebhookTarget};
+use kubegen_core::model::{Admission, Conversion, WebhookTarget};
 
 /// The keys `conversion(...)` accepts.
 const CONVERSION_KEYS: &[&str] = &["service", "namespace", "path", "port", "url", "hub"];
@@ -125,4 +126,136 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
         }
     };
     Ok(Some(Conversion { hub, webhook }))
+}
+
+/// The keys `admission(...)` accepts.
+const ADMISSION_KEYS: &[&str] = &[
+    "validate",
+    "default",
+    "service",
+    "namespace",
+    "port",
+    "url",
+    "failure_policy",
+    "timeout_seconds",
+    "operations",
+];
+
+/// The operations an admission webhook may intercept.
+const OPERATIONS: &[&str] = &["CREATE", "UPDATE", "DELETE", "CONNECT"];
+
+/// Parses `admission(validate, default, service = "...", namespace = "...")`.
+pub fn admission(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Admission>> {
+    let mut validate = false;
+    let mut default = false;
+    let mut service = None;
+    let mut namespace = None;
+    let mut port = None;
+    let mut url = None;
+    let mut failure_policy = "Fail".to_owned();
+    let mut timeout_seconds = 10u8;
+    let mut operations = vec!["CREATE".to_owned(), "UPDATE".to_owned()];
+    meta.parse_nested_meta(|inner| {
+        let key = super::path_name(&inner.path);
+        match key.as_str() {
+            "validate" => validate = value::flag(&inner, "validate")?,
+            "default" => default = value::flag(&inner, "default")?,
+            "service" => {
+                let (s, span) = value::string(&inner, "service")?;
+                if !dns_label(&s, true) {
+                    cx.error_at(span, "`service` must be a Service name: lower-case letters, digits and `-`, starting with a letter, at most 63 characters");
+                }
+                service = Some(s);
+            }
+            "namespace" => {
+                let (s, span) = value::string(&inner, "namespace")?;
+                if !dns_label(&s, false) {
+                    cx.error_at(span, "`namespace` must be a namespace name: lower-case letters, digits and `-`, at most 63 characters");
+                }
+                namespace = Some(s);
+            }
+            "port" => {
+                let p = value::unsigned(&inner, "port")?;
+                match u16::try_from(p) {
+                    Ok(p) if p > 0 => port = Some(p),
+                    _ => cx.error_spanned_by(&inner.path, "`port` must be between 1 and 65535"),
+                }
+            }
+            "url" => {
+                let (s, span) = value::string(&inner, "url")?;
+                if !s.starts_with("https://") || s.contains(['?', '#']) {
+                    cx.error_at(span, "`url` must be an `https://` base URL without query or fragment (the webhook paths are appended)");
+                }
+                url = Some(s);
+            }
+            "failure_policy" => {
+                let (s, span) = value::string(&inner, "failure_policy")?;
+                if s != "Fail" && s != "Ignore" {
+                    cx.error_at(span, "`failure_policy` is \"Fail\" (refuse the request when the webhook is unreachable) or \"Ignore\"");
+                }
+                failure_policy = s;
+            }
+            "timeout_seconds" => {
+                let t = value::unsigned(&inner, "timeout_seconds")?;
+                match u8::try_from(t) {
+                    Ok(t @ 1..=30) => timeout_seconds = t,
+                    _ => cx.error_spanned_by(&inner.path, "`timeout_seconds` must be between 1 and 30 (the apiserver's limits)"),
+                }
+            }
+            "operations" => {
+                let list = value::string_list(&inner, "operations")?;
+                for op in &list {
+                    if !OPERATIONS.contains(&op.as_str()) {
+                        cx.error_spanned_by(&inner.path, format!("unknown operation {op:?}; expected some of {}", OPERATIONS.join(", ")));
+                    }
+                }
+                if list.is_empty() {
+                    cx.error_spanned_by(&inner.path, "`operations` needs at least one operation");
+                }
+                operations = list;
+            }
+            other => {
+                let hint = kubegen_core::suggest::suggest(other, ADMISSION_KEYS.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!("unknown key `{other}` in `admission(...)`{hint}"),
+                );
+                value::skip(&inner)?;
+            }
+        }
+        Ok(())
+    })?;
+    if !validate && !default {
+        cx.error_spanned_by(
+            &meta.path,
+            "`admission(...)` needs `validate`, `default` or both: which webhooks to register",
+        );
+        return Ok(None);
+    }
+    let webhook = match (service, namespace, url) {
+        (Some(name), Some(namespace), None) => WebhookTarget::Service {
+            name,
+            namespace,
+            path: String::new(),
+            port: port.unwrap_or(DEFAULT_WEBHOOK_PORT),
+        },
+        (None, None, Some(url)) if port.is_none() => WebhookTarget::Url(url),
+        _ => {
+            cx.error_spanned_by(
+                &meta.path,
+                "`admission(...)` needs where the apiserver reaches the webhook server: `service = \"...\"` and `namespace = \"...\"` (optionally `port`), or `url = \"https://...\"`",
+            );
+            return Ok(None);
+        }
+    };
+    Ok(Some(Admission {
+        validate,
+        default,
+        webhook,
+        failure_policy,
+        timeout_seconds,
+        operations,
+    }))
 }

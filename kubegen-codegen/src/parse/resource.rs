@@ -34,6 +34,7 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         name_pattern,
         derives: _,
         conversion,
+        admission,
     } = &c.resource;
     let (group, version, kind) = (group.clone()?, version.clone()?, kind.clone()?);
     Some(ResourceModel {
@@ -62,5 +63,6 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         max_name_length: *max_name_length,
         name_pattern: name_pattern.clone(),
         conversion: conversion.clone(),
+        admission: admission.clone(),
     })
 }

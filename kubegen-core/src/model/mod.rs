@@ -8,7 +8,9 @@ pub mod ty;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use resource::{Conversion, PrinterColumn, ResourceModel, Scale, Verb, Verbs, WebhookTarget};
+pub use resource::{
+    Admission, Conversion, PrinterColumn, ResourceModel, Scale, Verb, Verbs, WebhookTarget,
+};
 pub use ty::Ty;
 
 /// A struct or enum as the schema builder sees it.

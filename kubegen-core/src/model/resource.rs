@@ -71,6 +71,28 @@ pub struct ResourceModel {
     /// Written on one version of a kind; the merged CRD carries it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversion: Option<Conversion>,
+    /// `admission(...)`: validating and/or defaulting webhooks for this
+    /// version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admission: Option<Admission>,
+}
+
+/// Admission webhooks for one version of a kind.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Admission {
+    /// A validating webhook (`/validate-…`).
+    pub validate: bool,
+    /// A defaulting (mutating) webhook (`/mutate-…`).
+    pub default: bool,
+    /// Where the apiserver reaches the webhook server (the `path` of a
+    /// Service target, or the path of a URL, is per webhook and ignored).
+    pub webhook: WebhookTarget,
+    /// `Fail` (the default) or `Ignore` when the webhook cannot be reached.
+    pub failure_policy: String,
+    /// Seconds the apiserver waits for an answer (1–30; default 10).
+    pub timeout_seconds: u8,
+    /// The operations intercepted (default CREATE and UPDATE).
+    pub operations: Vec<String>,
 }
 
 /// How the apiserver converts objects between the versions of a kind.

@@ -371,6 +371,14 @@ fn failure(message: &str) -> Status {
     status
 }
 
+/// The three-way merge of a typed edit onto the raw object it was read
+/// from: where `after` equals `before` (the edit left a field alone) the
+/// raw value stays — fields the Rust type does not know included; where
+/// the edit changed something, the edit wins.
+pub(crate) fn merge_fields(before: &Value, after: &Value, raw: &Value) -> Value {
+    stash::merge3(Some(before), Some(after), Some(raw)).unwrap_or(Value::Null)
+}
+
 /// `ours` (an object just converted) with the fields the conversion did
 /// not change taken from the stashed `data` of the same version;
 /// `round_trip` is the lossy way there and back, which tells the fields

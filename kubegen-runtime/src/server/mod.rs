@@ -18,6 +18,7 @@
 //! All stop gracefully. The [`Manager`](crate::manager::Manager) runs
 //! them; use them directly only in a process without one.
 
+mod admission;
 mod auth;
 mod dev_ca;
 mod metrics;
@@ -28,6 +29,7 @@ mod serve;
 mod tls;
 mod webhook;
 
+pub use admission::{AdmissionRequest, Operation, paths as admission_paths};
 pub use auth::DelegatedAuth;
 pub use dev_ca::DevCa;
 pub use metrics::{MetricsServer, MetricsServerBuilder};
