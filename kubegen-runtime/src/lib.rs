@@ -13,6 +13,8 @@
 //!   process), [`server`] (/healthz, /readyz, /metrics, webhooks),
 //!   [`logging`];
 //! - evolving an API: [`conversion`] (hub and spoke versions, lossless);
+//! - maintaining: [`storage_migration`] (rewrite a CRD's objects at its
+//!   storage version, then trim `status.storedVersions`);
 //! - ground floor: [`api_errors`] (the apiserver's failure predicates).
 
 pub mod api_errors;
@@ -31,6 +33,7 @@ pub mod logging;
 pub mod manager;
 pub mod ownership;
 pub mod server;
+pub mod storage_migration;
 pub mod store;
 pub mod workqueue;
 

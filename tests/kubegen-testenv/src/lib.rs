@@ -15,6 +15,7 @@
 
 mod audit;
 mod binaries;
+mod etcd;
 mod kubeconfig;
 mod nodes;
 mod pki;
@@ -35,6 +36,7 @@ use k8s_openapi::api::core::v1::{Namespace, Node, ServiceAccount};
 use kube::api::{Api, ListParams, PostParams};
 
 pub use binaries::{CONTROL_PLANE_DIR_ENV, ControlPlaneDir, build_script};
+pub use etcd::EtcdEntry;
 pub use nodes::FAKE_NODE_ANNOTATION;
 pub use pki::CertFiles;
 
