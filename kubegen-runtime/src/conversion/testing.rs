@@ -83,12 +83,7 @@ pub fn check_round_trips(
             };
             let plain_out = |o: Value| from_hub(to_hub(o)?);
             let plain_back = |o: Value| to_hub(from_hub(o)?);
-            let directions: [(
-                &str,
-                VersionFns,
-                &str,
-                &dyn Fn(Value) -> Result<Value, String>,
-            ); 2] = [
+            let directions: [Direction<'_>; 2] = [
                 (version.as_str(), *fns, k.hub.as_str(), &plain_out),
                 (k.hub.as_str(), hub_fns, version.as_str(), &plain_back),
             ];
@@ -157,6 +152,15 @@ pub fn check_round_trips(
     Ok(report)
 }
 
+/// One direction of a round trip: from a version (and its functions) to
+/// another and back, and the same through the user conversions alone.
+type Direction<'a> = (
+    &'a str,
+    VersionFns,
+    &'a str,
+    &'a dyn Fn(Value) -> Result<Value, String>,
+);
+
 fn schema_of(fns: &VersionFns) -> Result<Value, String> {
     let crd = (fns.crd)().map_err(|e| e.to_string())?;
     crd.pointer("/spec/versions/0/schema/openAPIV3Schema")
@@ -212,10 +216,10 @@ const MAX_DEPTH: u32 = 6;
 /// An arbitrary value valid under `schema` (as far as types, enums, bounds
 /// and list keys go; patterns and CEL rules are not followed).
 fn arbitrary(schema: &Value, rng: &mut Rng, depth: u32) -> Value {
-    if let Some(Value::Array(options)) = schema.get("enum") {
-        if !options.is_empty() {
-            return options[rng.below(options.len() as u64) as usize].clone();
-        }
+    if let Some(Value::Array(options)) = schema.get("enum")
+        && !options.is_empty()
+    {
+        return options[rng.below(options.len() as u64) as usize].clone();
     }
     if schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
         return if rng.chance(1, 2) {
