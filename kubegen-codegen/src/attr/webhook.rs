@@ -29,51 +29,79 @@ fn dns_label(s: &str, letter_first: bool) -> bool {
         && (!letter_first || s.as_bytes()[0].is_ascii_lowercase())
 }
 
-/// Parses `conversion(service = "...", namespace = "...", hub = "v2")`.
-pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Conversion>> {
-    let mut service = None;
-    let mut namespace = None;
-    let mut path = None;
-    let mut port = None;
-    let mut url = None;
-    let mut hub = None;
-    meta.parse_nested_meta(|inner| {
-        let key = super::path_name(&inner.path);
-        match key.as_str() {
+/// The keys naming where the apiserver reaches a webhook, as written.
+#[derive(Default)]
+struct Target {
+    service: Option<String>,
+    namespace: Option<String>,
+    port: Option<u16>,
+    url: Option<String>,
+}
+
+impl Target {
+    /// Parses `key` when it is one of `service`, `namespace`, `port`,
+    /// `url`; `Ok(false)` for any other key.
+    fn parse_key(
+        &mut self,
+        cx: &Ctxt,
+        key: &str,
+        inner: &ParseNestedMeta<'_>,
+    ) -> syn::Result<bool> {
+        match key {
             "service" => {
-                let (s, span) = value::string(&inner, "service")?;
+                let (s, span) = value::string(inner, "service")?;
                 if !dns_label(&s, true) {
                     cx.error_at(span, "`service` must be a Service name: lower-case letters, digits and `-`, starting with a letter, at most 63 characters");
                 }
-                service = Some(s);
+                self.service = Some(s);
             }
             "namespace" => {
-                let (s, span) = value::string(&inner, "namespace")?;
+                let (s, span) = value::string(inner, "namespace")?;
                 if !dns_label(&s, false) {
                     cx.error_at(span, "`namespace` must be a namespace name: lower-case letters, digits and `-`, at most 63 characters");
                 }
-                namespace = Some(s);
-            }
-            "path" => {
-                let (s, span) = value::string(&inner, "path")?;
-                if !s.starts_with('/') || s.contains(['?', '#', ' ']) {
-                    cx.error_at(span, "`path` must be a URL path starting with `/`, without query or fragment");
-                }
-                path = Some(s);
+                self.namespace = Some(s);
             }
             "port" => {
-                let p = value::unsigned(&inner, "port")?;
+                let p = value::unsigned(inner, "port")?;
                 match u16::try_from(p) {
-                    Ok(p) if p > 0 => port = Some(p),
+                    Ok(p) if p > 0 => self.port = Some(p),
                     _ => cx.error_spanned_by(&inner.path, "`port` must be between 1 and 65535"),
                 }
             }
             "url" => {
-                let (s, span) = value::string(&inner, "url")?;
+                let (s, span) = value::string(inner, "url")?;
                 if !s.starts_with("https://") || s.contains(['?', '#']) {
                     cx.error_at(span, "`url` must be an `https://` URL without query or fragment: the apiserver calls webhooks over TLS only");
                 }
-                url = Some(s);
+                self.url = Some(s);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Parses `conversion(service = "...", namespace = "...", hub = "v2")`.
+pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Conversion>> {
+    let mut target = Target::default();
+    let mut path = None;
+    let mut hub = None;
+    meta.parse_nested_meta(|inner| {
+        let key = super::path_name(&inner.path);
+        if target.parse_key(cx, &key, &inner)? {
+            return Ok(());
+        }
+        match key.as_str() {
+            "path" => {
+                let (s, span) = value::string(&inner, "path")?;
+                if !s.starts_with('/') || s.contains(['?', '#', ' ']) {
+                    cx.error_at(
+                        span,
+                        "`path` must be a URL path starting with `/`, without query or fragment",
+                    );
+                }
+                path = Some(s);
             }
             "hub" => {
                 let (s, span) = value::string(&inner, "hub")?;
@@ -95,6 +123,12 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
         }
         Ok(())
     })?;
+    let Target {
+        service,
+        namespace,
+        port,
+        url,
+    } = target;
     let webhook = match (service, namespace, url) {
         (Some(name), Some(namespace), None) => WebhookTarget::Service {
             name,
@@ -148,46 +182,18 @@ const OPERATIONS: &[&str] = &["CREATE", "UPDATE", "DELETE", "CONNECT"];
 pub fn admission(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Admission>> {
     let mut validate = false;
     let mut default = false;
-    let mut service = None;
-    let mut namespace = None;
-    let mut port = None;
-    let mut url = None;
+    let mut target = Target::default();
     let mut failure_policy = "Fail".to_owned();
     let mut timeout_seconds = 10u8;
     let mut operations = vec!["CREATE".to_owned(), "UPDATE".to_owned()];
     meta.parse_nested_meta(|inner| {
         let key = super::path_name(&inner.path);
+        if target.parse_key(cx, &key, &inner)? {
+            return Ok(());
+        }
         match key.as_str() {
             "validate" => validate = value::flag(&inner, "validate")?,
             "default" => default = value::flag(&inner, "default")?,
-            "service" => {
-                let (s, span) = value::string(&inner, "service")?;
-                if !dns_label(&s, true) {
-                    cx.error_at(span, "`service` must be a Service name: lower-case letters, digits and `-`, starting with a letter, at most 63 characters");
-                }
-                service = Some(s);
-            }
-            "namespace" => {
-                let (s, span) = value::string(&inner, "namespace")?;
-                if !dns_label(&s, false) {
-                    cx.error_at(span, "`namespace` must be a namespace name: lower-case letters, digits and `-`, at most 63 characters");
-                }
-                namespace = Some(s);
-            }
-            "port" => {
-                let p = value::unsigned(&inner, "port")?;
-                match u16::try_from(p) {
-                    Ok(p) if p > 0 => port = Some(p),
-                    _ => cx.error_spanned_by(&inner.path, "`port` must be between 1 and 65535"),
-                }
-            }
-            "url" => {
-                let (s, span) = value::string(&inner, "url")?;
-                if !s.starts_with("https://") || s.contains(['?', '#']) {
-                    cx.error_at(span, "`url` must be an `https://` base URL without query or fragment (the webhook paths are appended)");
-                }
-                url = Some(s);
-            }
             "failure_policy" => {
                 let (s, span) = value::string(&inner, "failure_policy")?;
                 if s != "Fail" && s != "Ignore" {
@@ -234,6 +240,12 @@ pub fn admission(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Ad
         );
         return Ok(None);
     }
+    let Target {
+        service,
+        namespace,
+        port,
+        url,
+    } = target;
     let webhook = match (service, namespace, url) {
         (Some(name), Some(namespace), None) => WebhookTarget::Service {
             name,
