@@ -12,8 +12,8 @@
 //! time. `cargo bench -p kubegen-runtime --bench conversion`
 //! (`CONVERSION_BENCH_REQUESTS`, default 2000).
 
-#[path = "../tests/carts/mod.rs"]
-mod carts;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,16 +21,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use kube::api::{Api, PostParams};
 use kubegen::conversion::{WebhookEndpoint, inject_ca_bundle};
-use kubegen::server::{DevCa, ServingCert, WebhookServer};
 use kubegen::{CustomResourceExt, merge_crds};
 use kubegen_testenv::{TestEnv, eventually, install_crd};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio_util::sync::CancellationToken;
 
-use carts::{converter, v1, v2};
+use support::carts::{converter, v1, v2};
 
 /// A v2 Cart whose JSON is about 1 KB.
 fn cart(name: &str) -> v2::Cart {
@@ -150,17 +148,8 @@ async fn main() -> Result<()> {
     let (anchor_p50, anchor_p99) = summary(anchor);
 
     // 2. Over HTTPS.
-    let certs = tempfile::tempdir()?;
-    let ca = DevCa::new("bench-ca")?;
-    ca.issue(certs.path(), &["127.0.0.1"])?;
-    let server = WebhookServer::builder(ServingCert::from_dir(certs.path()))
-        .conversion(converter())
-        .bind("127.0.0.1:0")
-        .await?;
-    let addr = server.local_addr()?;
-    let stop = CancellationToken::new();
-    let token = stop.clone();
-    let serving = tokio::spawn(server.serve(async move { token.cancelled().await }));
+    let webhooks = support::serve(|s| s.conversion(converter())).await?;
+    let (addr, ca) = (webhooks.running.addr, &webhooks.ca);
     let mut connection = Connection::open(addr, &ca.pem()).await?;
     let answer: Value = serde_json::from_slice(&connection.post(&body).await?)?;
     if answer["response"]["result"]["status"] != "Success" {
@@ -226,8 +215,7 @@ async fn main() -> Result<()> {
     }
     let (stored_p50, stored_p99) = summary(stored);
     let (converted_p50, converted_p99) = summary(converted);
-    stop.cancel();
-    serving.await??;
+    webhooks.running.shut().await?;
 
     println!(
         "conversion of one {object_bytes}-byte Cart (v2 → v1, lossy: the stash is written), {requests} requests"

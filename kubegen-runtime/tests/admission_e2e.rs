@@ -13,13 +13,14 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::discovery::ApiResource;
-use kubegen::server::{DevCa, Operation, ServingCert, WebhookServer};
+use kubegen::server::Operation;
 use kubegen::{CustomResource, CustomResourceExt};
 use kubegen_core::model::WebhookTarget;
 use kubegen_testenv::{TestEnv, eventually, install_crd};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
+
+mod support;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -69,37 +70,32 @@ async fn validating_and_defaulting_webhooks_on_the_real_apiserver() -> Result<()
     let env = TestEnv::shared().await?;
     let client = env.client().await?;
     let ns = env.namespace("admission").await?;
-    let certs = tempfile::tempdir()?;
-    let ca = DevCa::new("kubegen-admission-ca")?;
-    ca.issue(certs.path(), &["127.0.0.1"])?;
-    let server = WebhookServer::builder(ServingCert::from_dir(certs.path()))
-        .validate::<Order>(|request| {
-            let Some(order) = &request.object else {
-                return Ok(vec![]);
-            };
-            if order.spec.item == "forbidden" {
-                return Err(format!("item {:?} is not sold here", order.spec.item));
-            }
-            if request.operation == Operation::Update && order.spec.quantity.is_none() {
-                return Ok(vec!["an update without a quantity orders one".into()]);
-            }
-            Ok(if order.spec.quantity == Some(0) {
-                vec!["an order of 0 items does nothing".into()]
-            } else {
-                vec![]
+    let webhooks = support::serve(|server| {
+        server
+            .validate::<Order>(|request| {
+                let Some(order) = &request.object else {
+                    return Ok(vec![]);
+                };
+                if order.spec.item == "forbidden" {
+                    return Err(format!("item {:?} is not sold here", order.spec.item));
+                }
+                if request.operation == Operation::Update && order.spec.quantity.is_none() {
+                    return Ok(vec!["an update without a quantity orders one".into()]);
+                }
+                Ok(if order.spec.quantity == Some(0) {
+                    vec!["an order of 0 items does nothing".into()]
+                } else {
+                    vec![]
+                })
             })
-        })
-        .default::<Order>(|order| {
-            if order.spec.payer.is_none() {
-                order.spec.payer = Some("the-house".into());
-            }
-        })
-        .bind("127.0.0.1:0")
-        .await?;
-    let addr = server.local_addr()?;
-    let stop = CancellationToken::new();
-    let token = stop.clone();
-    let serving = tokio::spawn(server.serve(async move { token.cancelled().await }));
+            .default::<Order>(|order| {
+                if order.spec.payer.is_none() {
+                    order.spec.payer = Some("the-house".into());
+                }
+            })
+    })
+    .await?;
+    let (addr, ca) = (webhooks.running.addr, &webhooks.ca);
 
     let crd: CustomResourceDefinition = serde_json::from_value(Order::crd_json()?)?;
     install_crd(&client, &crd).await?;
@@ -218,7 +214,5 @@ async fn validating_and_defaulting_webhooks_on_the_real_apiserver() -> Result<()
         "{stderr}"
     );
 
-    stop.cancel();
-    serving.await??;
-    Ok(())
+    webhooks.running.shut().await
 }

@@ -6,9 +6,9 @@ use kubegen::conversion::{Converter, STASH_ANNOTATION, testing::check_round_trip
 use kubegen::kube::core::conversion::{ConversionRequest, ConversionReview};
 use serde_json::{Value, json};
 
-mod carts;
+mod support;
 
-use carts::{converter, v1, v2};
+use support::carts::{converter, v1, v2};
 
 fn hub_cart() -> Value {
     json!({

@@ -6,52 +6,22 @@
 //! is lost once it is back), a rotated certificate is served without a
 //! restart, and each version's schema still validates.
 
-mod carts;
+mod support;
 
-use std::net::SocketAddr;
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
 use kubegen::conversion::{STASH_ANNOTATION, WebhookEndpoint, inject_ca_bundle};
-use kubegen::server::{DevCa, ServingCert, WebhookServer};
 use kubegen::{CustomResourceExt, merge_crds};
 use kubegen_testenv::{TestEnv, eventually, https_get, install_crd};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use carts::{converter, v1, v2};
+use support::carts::{converter, v1, v2};
+use support::serve_at;
 
 const WAIT: Duration = Duration::from_secs(30);
-
-/// A running webhook server and the means to stop it.
-struct Running {
-    addr: SocketAddr,
-    stop: CancellationToken,
-    done: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Running {
-    async fn shut(self) -> Result<()> {
-        self.stop.cancel();
-        self.done.await??;
-        Ok(())
-    }
-}
-
-async fn start(addr: SocketAddr, certs: &Path) -> Result<Running> {
-    let server = WebhookServer::builder(ServingCert::from_dir(certs))
-        .conversion(converter())
-        .bind(addr)
-        .await?;
-    let addr = server.local_addr()?;
-    let stop = CancellationToken::new();
-    let token = stop.clone();
-    let done = tokio::spawn(server.serve(async move { token.cancelled().await }));
-    Ok(Running { addr, stop, done })
-}
 
 fn cart_v1(name: &str, items: &[&str]) -> v1::Cart {
     v1::Cart::new(
@@ -78,10 +48,8 @@ async fn versions_convert_through_the_webhook_without_loss() -> Result<()> {
     let env = TestEnv::shared().await?;
     let client = env.client().await?;
     let ns = env.namespace("convert").await?;
-    let certs = tempfile::tempdir()?;
-    let ca = DevCa::new("kubegen-test-ca")?;
-    ca.issue(certs.path(), &["127.0.0.1", "localhost"])?;
-    let running = start("127.0.0.1:0".parse()?, certs.path()).await?;
+    let support::Webhooks { ca, certs, running } =
+        support::serve(|s| s.conversion(converter())).await?;
     let addr = running.addr;
 
     // The CRD as generated (Service reference), then pointed at this
@@ -239,7 +207,7 @@ async fn versions_convert_through_the_webhook_without_loss() -> Result<()> {
         other => anyhow::bail!("read at v1 with the webhook down: {other:?}"),
     }
     // …and once it is back nothing is lost.
-    let running = start(addr, certs.path()).await?;
+    let running = serve_at(addr, certs.path(), |s| s.conversion(converter())).await?;
     let again = eventually(WAIT, "reads at v1 after the webhook is back", || async {
         Ok(old.get("c").await.ok())
     })

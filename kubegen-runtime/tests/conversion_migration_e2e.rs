@@ -5,7 +5,7 @@
 //! quantities written at v2 back in their fields (from the stash), and
 //! `status.storedVersions` is trimmed to v2.
 
-mod carts;
+mod support;
 
 use std::time::Duration;
 
@@ -13,14 +13,12 @@ use anyhow::{Context, Result};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use kubegen::conversion::{STASH_ANNOTATION, WebhookEndpoint, inject_ca_bundle};
-use kubegen::server::{DevCa, ServingCert, WebhookServer};
 use kubegen::storage_migration::StorageMigration;
 use kubegen::{CustomResourceExt, merge_crds};
 use kubegen_testenv::{TestEnv, eventually, install_crd};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use carts::{converter, v1, v2};
+use support::carts::{converter, v1, v2};
 
 const CRD: &str = "carts.shop.example.com";
 
@@ -41,17 +39,8 @@ async fn storage_moves_to_the_richer_version_without_loss() -> Result<()> {
     let env = TestEnv::shared().await?;
     let client = env.client().await?;
     let ns = env.namespace("migrate").await?;
-    let certs = tempfile::tempdir()?;
-    let ca = DevCa::new("kubegen-migration-ca")?;
-    ca.issue(certs.path(), &["127.0.0.1"])?;
-    let server = WebhookServer::builder(ServingCert::from_dir(certs.path()))
-        .conversion(converter())
-        .bind("127.0.0.1:0")
-        .await?;
-    let addr = server.local_addr()?;
-    let stop = CancellationToken::new();
-    let token = stop.clone();
-    let serving = tokio::spawn(server.serve(async move { token.cancelled().await }));
+    let webhooks = support::serve(|s| s.conversion(converter())).await?;
+    let (addr, ca) = (webhooks.running.addr, &webhooks.ca);
 
     // Storage at v1 for now (the hub in code stays v2).
     let mut merged = merge_crds(&[v1::Cart::crd_json()?, v2::Cart::crd_json()?])?;
@@ -154,7 +143,5 @@ async fn storage_moves_to_the_richer_version_without_loss() -> Result<()> {
     );
     assert_eq!(at_v2.get("rich").await?.spec, rich.spec);
 
-    stop.cancel();
-    serving.await??;
-    Ok(())
+    webhooks.running.shut().await
 }

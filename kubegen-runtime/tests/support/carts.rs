@@ -2,8 +2,6 @@
 //! v2 (the hub) lines with quantities; `From` both ways (v2 → v1 loses the
 //! quantities, which the stash keeps).
 
-#![allow(dead_code)]
-
 use kubegen::conversion::Converter;
 
 pub mod v1 {
