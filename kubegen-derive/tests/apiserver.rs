@@ -249,7 +249,9 @@ pub struct AtLeastOne {
     pub b: Option<String>,
 }
 
-/// Two versions of one kind, merged with `kubegen::merge_crds`.
+/// Two versions of one kind, merged with `kubegen::merge_crds`. They hold
+/// the same fields: served versions whose fields differ need a conversion,
+/// which `merge_crds` insists on.
 mod gadget_v1 {
     use kubegen::CustomResource;
     use serde::{Deserialize, Serialize};
@@ -268,6 +270,8 @@ mod gadget_v1 {
     pub struct GadgetSpec {
         #[kubegen(minimum = 1)]
         pub size: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub color: Option<String>,
     }
 }
 
@@ -352,6 +356,7 @@ fn shape_spec() -> Value {
         "tagged_units": {"mode": "On"},
         "strategy": "RollingUpdate",
         "maxSurge": 1,
+        "targetName": "t",
     })
 }
 
@@ -510,7 +515,13 @@ async fn merged_versions_are_established_and_convert() -> Result<()> {
     .await?;
     v1.create(
         &PostParams::default(),
-        &gadget_v1::Gadget::new("g", gadget_v1::GadgetSpec { size: 2 }),
+        &gadget_v1::Gadget::new(
+            "g",
+            gadget_v1::GadgetSpec {
+                size: 2,
+                color: None,
+            },
+        ),
     )
     .await?;
     let read = v2.get("g").await?;
@@ -519,7 +530,13 @@ async fn merged_versions_are_established_and_convert() -> Result<()> {
     let bad = v1
         .create(
             &PostParams::default(),
-            &gadget_v1::Gadget::new("bad", gadget_v1::GadgetSpec { size: 0 }),
+            &gadget_v1::Gadget::new(
+                "bad",
+                gadget_v1::GadgetSpec {
+                    size: 0,
+                    color: None,
+                },
+            ),
         )
         .await;
     check_rejection(bad, &["spec.size", "should be greater than or equal to 1"])
@@ -562,6 +579,8 @@ struct Row {
     valid: Value,
     invalid: Option<Value>,
     expect: Vec<&'static str>,
+    /// Words the rejection must not contain (a wrong diagnosis).
+    unexpected: Vec<&'static str>,
     /// JSON pointers into the stored valid object, with the value expected
     /// there (`None`: absent) — defaults, pruning, preserved fields.
     stored: Vec<(&'static str, Option<Value>)>,
@@ -588,6 +607,10 @@ impl Row {
         self.stored.push((pointer, None));
         self
     }
+    fn not_saying(mut self, words: &'static str) -> Self {
+        self.unexpected.push(words);
+        self
+    }
 }
 
 /// A `Probe` row: `valid` and `invalid` are specs.
@@ -604,6 +627,7 @@ fn row(
         valid,
         invalid,
         expect: expect.to_vec(),
+        unexpected: Vec::new(),
         stored: Vec::new(),
     }
 }
@@ -1077,7 +1101,11 @@ fn rows() -> Vec<Row> {
             &["spec.ports[0].protocol", "Unsupported value: \"ICMP\""],
         )
         .stored("/spec/ports/0/protocol", json!("TCP")),
-        // Enum representations (the corpus `Shape`).
+        // Enum representations (the corpus `Shape`): each variant's object
+        // is accepted; one mixing two variants' fields is refused naming
+        // the variant and the stray field (serde would read it as one
+        // variant and drop the other's fields on the next typed update);
+        // a missing field is reported as that field, never as the tag.
         row(
             "externally tagged enum: two variants",
             shape(json!({"external": {"square": {"side": 2}}})),
@@ -1086,7 +1114,7 @@ fn rows() -> Vec<Row> {
             )),
             &[
                 "spec.external",
-                "must validate one and only one schema (oneOf)",
+                "variant circle does not allow field square",
             ],
         )
         .shape(),
@@ -1096,7 +1124,7 @@ fn rows() -> Vec<Row> {
             Some(shape(json!({"external": {}}))),
             &[
                 "spec.external",
-                "must validate one and only one schema (oneOf)",
+                "exactly one of the variants circle, square must be set",
             ],
         )
         .shape(),
@@ -1111,14 +1139,21 @@ fn rows() -> Vec<Row> {
         )
         .shape(),
         row(
-            "internally tagged enum: variant fields required",
+            "internally tagged enum: a field of another variant",
             shape(json!({"internal": {"type": "Square", "side": 3}})),
-            Some(shape(json!({"internal": {"type": "Circle", "side": 3}}))),
-            &[
-                "spec.internal",
-                "must validate one and only one schema (oneOf)",
-            ],
+            Some(shape(
+                json!({"internal": {"type": "Circle", "radiusSize": 2, "side": 3}}),
+            )),
+            &["spec.internal", "variant Circle does not allow field side"],
         )
+        .shape(),
+        row(
+            "internally tagged enum: a missing field",
+            shape(json!({"internal": {"type": "Circle", "radiusSize": 1}})),
+            Some(shape(json!({"internal": {"type": "Square"}}))),
+            &["spec.internal", "variant Square requires field side"],
+        )
+        .not_saying("Unsupported value")
         .shape(),
         row(
             "internally tagged enum: unknown tag",
@@ -1135,13 +1170,41 @@ fn rows() -> Vec<Row> {
         )
         .shape(),
         row(
+            "internally tagged enum: mixing Git and S3 fields",
+            shape(json!({"source": {"type": "Git", "url": "u", "branch": "main"}})),
+            Some(shape(
+                json!({"source": {"type": "Git", "url": "u", "bucket": "b"}}),
+            )),
+            &["spec.source", "variant Git does not allow field bucket"],
+        )
+        .shape(),
+        row(
+            "internally tagged enum: the missing field, not the tag",
+            shape(json!({"source": {"type": "S3", "bucket": "b", "region": "eu"}})),
+            Some(shape(json!({"source": {"type": "S3", "url": "u"}}))),
+            &[
+                "spec.source",
+                "variant S3 requires field bucket",
+                "variant S3 does not allow field url",
+            ],
+        )
+        .not_saying("Unsupported value")
+        .shape()
+        // Git's `#[serde(default)] depth` is not added to S3 objects.
+        .absent("/spec/source/depth"),
+        row(
             "adjacently tagged enum: content required",
             shape(json!({"adjacent": {"kind": "Empty"}})),
             Some(shape(json!({"adjacent": {"kind": "Text"}}))),
-            &[
-                "spec.adjacent",
-                "must validate one and only one schema (oneOf)",
-            ],
+            &["spec.adjacent", "variant Text requires field value"],
+        )
+        .not_saying("Unsupported value")
+        .shape(),
+        row(
+            "adjacently tagged enum: a unit variant has no content",
+            shape(json!({"adjacent": {"kind": "Other", "value": "v"}})),
+            Some(shape(json!({"adjacent": {"kind": "Empty", "value": "x"}}))),
+            &["spec.adjacent", "variant Empty does not allow field value"],
         )
         .shape(),
         row(
@@ -1152,10 +1215,41 @@ fn rows() -> Vec<Row> {
         )
         .shape(),
         row(
-            "untagged enum of objects",
+            "adjacently tagged enum: a content field of another variant",
+            shape(json!({"fetch": {"kind": "Git", "spec": {"url": "u"}}})),
+            Some(shape(
+                json!({"fetch": {"kind": "Git", "spec": {"url": "u", "bucket": "b"}}}),
+            )),
+            &["spec.fetch", "variant Git does not allow field spec.bucket"],
+        )
+        .shape(),
+        row(
+            "adjacently tagged enum: the missing content field",
+            shape(json!({"fetch": {"kind": "S3", "spec": {"bucket": "b"}}})),
+            Some(shape(json!({"fetch": {"kind": "S3", "spec": {"url": "u"}}}))),
+            &[
+                "spec.fetch",
+                "variant S3 requires field spec.bucket",
+                "variant S3 does not allow field spec.url",
+            ],
+        )
+        .not_saying("Unsupported value")
+        .shape(),
+        row(
+            "untagged enum of objects: no variant",
             shape(json!({"untagged": {"id": 5}})),
             Some(shape(json!({"untagged": {}}))),
-            &["spec.untagged", "must validate at least one schema (anyOf)"],
+            &[
+                "spec.untagged",
+                "no variant matches: variant ByName requires field name; variant ById requires field id",
+            ],
+        )
+        .shape(),
+        row(
+            "untagged enum of objects: fields of two variants",
+            shape(json!({"untagged": {"name": "n"}})),
+            Some(shape(json!({"untagged": {"name": "n", "id": 5}}))),
+            &["spec.untagged", "variant ByName does not allow field id"],
         )
         .shape(),
         row(
@@ -1184,12 +1278,55 @@ fn rows() -> Vec<Row> {
         )
         .shape(),
         row(
-            "flattened internally tagged enum",
+            "flattened internally tagged enum: a missing field",
             shape(json!({"strategy": "Recreate", "maxSurge": null})),
             Some(shape(
                 json!({"strategy": "RollingUpdate", "maxSurge": null}),
             )),
-            &["spec", "must validate one and only one schema (oneOf)"],
+            &[
+                "spec: Invalid value",
+                "variant RollingUpdate requires field maxSurge",
+            ],
+        )
+        .not_saying("Unsupported value")
+        .shape(),
+        row(
+            "flattened internally tagged enum: a field of another variant",
+            shape(json!({})),
+            Some(shape(json!({"strategy": "Recreate"}))),
+            &[
+                "spec: Invalid value",
+                "variant Recreate does not allow field maxSurge",
+            ],
+        )
+        .shape(),
+        row(
+            "flattened untagged enum: fields of two variants",
+            shape(json!({"targetName": null, "targetUid": "u"})),
+            Some(shape(json!({"targetUid": "u"}))),
+            &[
+                "spec: Invalid value",
+                "variant ByName does not allow field targetUid",
+            ],
+        )
+        .shape(),
+        row(
+            "flattened untagged enum: the missing field",
+            shape(json!({"targetNamespace": "ns"})),
+            Some(shape(json!({"targetName": null, "targetNamespace": "ns"}))),
+            &[
+                "spec: Invalid value",
+                "variant ByName requires field targetName",
+            ],
+        )
+        .shape(),
+        row(
+            "enums in a list without a size limit",
+            shape(json!({"sources": [{"type": "Git", "url": "u"}, {"type": "S3", "bucket": "b"}]})),
+            Some(shape(
+                json!({"sources": [{"type": "S3", "bucket": "b"}, {"type": "Git", "url": "u", "bucket": "b"}]}),
+            )),
+            &["spec.sources[1]", "variant Git does not allow field bucket"],
         )
         .shape(),
         row(
@@ -1355,6 +1492,15 @@ struct Targets {
     everything: (ApiResource, Api<DynamicObject>),
 }
 
+/// The words of a rejection that the row says would be a wrong diagnosis.
+fn misdiagnosed(row: &Row, message: &str) -> Vec<String> {
+    row.unexpected
+        .iter()
+        .filter(|w| message.contains(**w))
+        .map(|w| format!("the rejection says {w:?}: {message}"))
+        .collect()
+}
+
 /// Runs one row; returns its problems (empty when it behaves).
 async fn run_row(targets: &Targets, index: usize, row: &Row) -> Vec<String> {
     let (resource, api) = match row.target {
@@ -1374,7 +1520,10 @@ async fn run_row(targets: &Targets, index: usize, row: &Row) -> Vec<String> {
                     .create(&pp, &object(resource, &format!("r{index}-bad"), invalid))
                     .await;
                 match check_rejection(rejected, &row.expect) {
-                    Ok(message) => println!("  rejected as expected: {message}"),
+                    Ok(message) => {
+                        println!("  rejected as expected: {message}");
+                        problems.extend(misdiagnosed(row, &message));
+                    }
                     Err(p) => problems.push(format!("invalid object: {p}")),
                 }
             }
@@ -1393,7 +1542,10 @@ async fn run_row(targets: &Targets, index: usize, row: &Row) -> Vec<String> {
                         changed.data["spec"] = invalid.clone();
                         match check_rejection(api.replace(&name, &pp, &changed).await, &row.expect)
                         {
-                            Ok(message) => println!("  rejected as expected: {message}"),
+                            Ok(message) => {
+                                println!("  rejected as expected: {message}");
+                                problems.extend(misdiagnosed(row, &message));
+                            }
                             Err(p) => problems.push(format!("invalid update: {p}")),
                         }
                     }
@@ -1686,6 +1838,299 @@ async fn object_names_are_restricted_at_admission() -> Result<()> {
             .expect_err(&name);
         assert!(error.to_string().contains(message), "{name}: {error}");
     }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------
+// 7. Enum rules and the apiserver's CEL cost budget.
+// ---------------------------------------------------------------------------
+
+mod costs {
+    use kubegen_core::model::{
+        Constraints, Field, Repr, Shape as TypeShape, Ty, TypeModel, Variant, VariantData,
+    };
+    use kubegen_core::schema::{SchemaError, cel, merge, schema_for};
+    use serde_json::{Value, json};
+
+    /// An enum whose variants have `(required, optional)` string fields.
+    pub fn enum_model(repr: Repr, variants: &[(usize, usize)]) -> TypeModel {
+        let field = |name: String, required: bool| Field {
+            name,
+            description: None,
+            ty: if required {
+                Ty::String { char: false }
+            } else {
+                Ty::Option(Box::new(Ty::String { char: false }))
+            },
+            required,
+            flatten: false,
+            constraints: Constraints::default(),
+            default_from_type: false,
+        };
+        let variants = variants
+            .iter()
+            .enumerate()
+            .map(|(i, (r, o))| Variant {
+                name: format!("V{i}"),
+                description: None,
+                default: false,
+                data: VariantData::Struct(
+                    (0..*r)
+                        .map(|j| field(format!("r{i}x{j}"), true))
+                        .chain((0..*o).map(|j| field(format!("o{i}x{j}"), false)))
+                        .collect(),
+                ),
+            })
+            .collect();
+        TypeModel {
+            name: "Costly".into(),
+            description: None,
+            shape: TypeShape::Enum { repr, variants },
+            constraints: Constraints::default(),
+        }
+    }
+
+    fn no_nested(_: usize) -> Result<Value, SchemaError> {
+        unreachable!("no nested types")
+    }
+
+    /// The enum's schema with its rule as generated (not settled), and what
+    /// kubegen estimates that rule costs in a list without a size limit.
+    pub fn unsettled(model: &TypeModel) -> Option<(Value, u64)> {
+        let mut s = schema_for(model, &no_nested).ok()?;
+        let cost = s[merge::UNION_RULES_KEY][0]["cost"].as_u64()?;
+        let runs = cel::unbounded_cardinality(s.as_object()?);
+        s.as_object_mut()?.remove(merge::UNION_RULES_KEY);
+        Some((s, cost * runs))
+    }
+
+    /// Every enum of 2 or 3 variants with 0 to 2 required and optional
+    /// fields each, and of 4 to 9 variants alike.
+    pub fn family(repr: &Repr) -> Vec<TypeModel> {
+        let shapes: Vec<(usize, usize)> =
+            (0..3).flat_map(|r| (0..3).map(move |o| (r, o))).collect();
+        let mut lists: Vec<Vec<(usize, usize)>> = vec![Vec::new()];
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            lists = lists
+                .iter()
+                .flat_map(|l| {
+                    shapes.iter().map(move |s| {
+                        let mut l = l.clone();
+                        l.push(*s);
+                        l
+                    })
+                })
+                .collect();
+            out.extend(
+                lists
+                    .iter()
+                    .filter(|l| l.len() >= 2)
+                    .map(|l| enum_model(repr.clone(), l)),
+            );
+        }
+        for n in 4..10 {
+            out.extend(
+                shapes
+                    .iter()
+                    .map(|s| enum_model(repr.clone(), &vec![*s; n])),
+            );
+        }
+        out
+    }
+
+    /// The family member costing the most within the apiserver's per-rule
+    /// limit and the one costing the least beyond it.
+    pub fn around_the_limit(repr: &Repr) -> ((Value, u64), (Value, u64)) {
+        let mut below: Option<(Value, u64)> = None;
+        let mut above: Option<(Value, u64)> = None;
+        for m in family(repr) {
+            let Some((s, cost)) = unsettled(&m) else {
+                continue;
+            };
+            if cost <= cel::RULE_COST_LIMIT {
+                if below.as_ref().is_none_or(|b| cost > b.1) {
+                    below = Some((s, cost));
+                }
+            } else if above.as_ref().is_none_or(|a| cost < a.1) {
+                above = Some((s, cost));
+            }
+        }
+        (
+            below.expect("no rule within the limit"),
+            above.expect("no rule beyond it"),
+        )
+    }
+
+    /// A namespaced CRD whose spec holds a list of `items` without a limit.
+    pub fn crd(kind: &str, items: Value) -> Value {
+        let plural = format!("{}s", kind.to_lowercase());
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("{plural}.accept.kubegen.dev")},
+            "spec": {
+                "group": "accept.kubegen.dev",
+                "scope": "Namespaced",
+                "names": {"kind": kind, "listKind": format!("{kind}List"), "plural": plural, "singular": kind.to_lowercase()},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {"spec": {"type": "object", "properties": {
+                        "items": {"type": "array", "items": items},
+                    }}},
+                }}}],
+            },
+        })
+    }
+}
+
+/// kubegen's estimate of an enum rule's cost is the apiserver's: for each
+/// representation, of the generated enums whose rule sits in a list without
+/// a size limit, the one kubegen prices just within the apiserver's
+/// per-rule limit is accepted and the one just beyond it refused. (kubegen
+/// never emits the latter: [`kubegen_core::schema::merge::settle`] turns it
+/// into junctors.)
+#[tokio::test]
+async fn enum_rule_costs_are_estimated_as_the_apiserver_does() -> Result<()> {
+    use kubegen_core::model::Repr;
+    let (_env, _ns, client) = setup("accept-enum-costs").await?;
+    let mut failures = Vec::new();
+    for (name, repr) in [
+        ("Internal", Repr::Internal { tag: "type".into() }),
+        (
+            "Adjacent",
+            Repr::Adjacent {
+                tag: "kind".into(),
+                content: "spec".into(),
+            },
+        ),
+        ("External", Repr::External),
+        ("Untagged", Repr::Untagged),
+    ] {
+        let ((within, low), (beyond, high)) = costs::around_the_limit(&repr);
+        println!(
+            "{name}: estimated {low} and {high} for a limit of {}",
+            10_000_000
+        );
+        let ok: CustomResourceDefinition =
+            serde_json::from_value(costs::crd(&format!("CostWithin{name}"), within))?;
+        if let Err(e) = install_crd(&client, &ok).await {
+            failures.push(format!("{name}: estimated {low}, refused: {e:#}"));
+        }
+        let bad: CustomResourceDefinition =
+            serde_json::from_value(costs::crd(&format!("CostBeyond{name}"), beyond))?;
+        match install_crd(&client, &bad).await {
+            Ok(_) => failures.push(format!("{name}: estimated {high}, accepted")),
+            Err(e) if format!("{e:#}").contains("estimated rule cost exceeds budget") => {}
+            Err(e) => failures.push(format!(
+                "{name}: estimated {high}, refused otherwise: {e:#}"
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    Ok(())
+}
+
+/// The longest and deepest enum rules kubegen emits (its limits on rule
+/// length and nesting, beyond which it uses junctors) are within what the
+/// apiserver's CEL parser takes.
+#[tokio::test]
+async fn the_largest_enum_rules_kubegen_emits_are_accepted() -> Result<()> {
+    use kubegen_core::model::Repr;
+    let (_env, _ns, client) = setup("accept-enum-largest").await?;
+    let mut failures = Vec::new();
+    for (name, repr) in [
+        ("Internal", Repr::Internal { tag: "type".into() }),
+        ("Untagged", Repr::Untagged),
+    ] {
+        // Two variants of n required fields each: the message grows with n.
+        let mut largest = None;
+        for n in 1..200 {
+            let m = costs::enum_model(repr.clone(), &[(n, 0), (n, 0)]);
+            let s = kubegen_core::schema::schema_for(&m, &|_| unreachable!())?;
+            if s.get(kubegen_core::schema::merge::UNION_RULES_KEY)
+                .is_none()
+            {
+                break;
+            }
+            largest = Some((n, s));
+        }
+        let (n, mut items) = largest.context("no rule at all")?;
+        let rule = &items["x-kubernetes-validations"][0];
+        println!(
+            "{name}: {n} fields a variant, a rule of {} and a message of {} characters",
+            rule["rule"].as_str().unwrap_or("").len(),
+            rule["messageExpression"].as_str().unwrap_or("").len(),
+        );
+        if let Some(m) = items.as_object_mut() {
+            m.remove(kubegen_core::schema::merge::UNION_RULES_KEY);
+        }
+        // At the top of the spec: a cost of one evaluation.
+        let mut crd = costs::crd(&format!("Largest{name}"), json!({"type": "string"}));
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = items;
+        let crd: CustomResourceDefinition = serde_json::from_value(crd)?;
+        if let Err(e) = install_crd(&client, &crd).await {
+            failures.push(format!("{name}: {e:#}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    Ok(())
+}
+
+/// An enum whose rule would exceed the budget in a list without a size
+/// limit is emitted with its junctors instead: the CRD is installable and
+/// still refuses an object mixing two variants.
+#[tokio::test]
+async fn costly_enum_rules_fall_back_to_junctors() -> Result<()> {
+    use kubegen_core::model::Repr;
+    let (_env, ns, client) = setup("accept-enum-fallback").await?;
+    let wide = costs::enum_model(Repr::Internal { tag: "type".into() }, &[(2, 2); 6]);
+    let (_, cost) = costs::unsettled(&wide).context("no rule")?;
+    assert!(
+        cost > kubegen_core::schema::merge::UNION_RULE_BUDGET,
+        "{cost}"
+    );
+    let items = kubegen_core::schema::schema_for(&wide, &|_| unreachable!())?;
+    // Settled as kubegen settles a spec: here, inside an unbounded list.
+    let spec = kubegen_core::schema::strip_marker(
+        json!({"type": "object", "properties": {"items": {"type": "array", "items": items}}}),
+    );
+    let items = spec["properties"]["items"]["items"].clone();
+    assert!(items.get("x-kubernetes-validations").is_none(), "{items:#}");
+    assert!(items.get("allOf").is_some(), "{items:#}");
+    let crd: CustomResourceDefinition = serde_json::from_value(costs::crd("CostFallback", items))?;
+    install_crd(&client, &crd).await?;
+    let resource = ApiResource {
+        group: "accept.kubegen.dev".into(),
+        version: "v1".into(),
+        api_version: "accept.kubegen.dev/v1".into(),
+        kind: "CostFallback".into(),
+        plural: "costfallbacks".into(),
+    };
+    let api = dynamic_api(&client, &resource, Some(&ns));
+    wait_served(&api).await?;
+    let pp = PostParams::default();
+    api.create(
+        &pp,
+        &object(
+            &resource,
+            "ok",
+            &json!({"items": [{"type": "V0", "r0x0": "a", "r0x1": "b"}, {"type": "V1", "r1x0": "a", "r1x1": "b", "o1x0": "c"}]}),
+        ),
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!("valid object refused: {}", describe(&e)))?;
+    let mixed = api
+        .create(
+            &pp,
+            &object(
+                &resource,
+                "mixed",
+                &json!({"items": [{"type": "V0", "r0x0": "a", "r0x1": "b", "r1x0": "c"}]}),
+            ),
+        )
+        .await;
+    check_rejection(mixed, &["spec.items[0]"]).map_err(anyhow::Error::msg)?;
     Ok(())
 }
 

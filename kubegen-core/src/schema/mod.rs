@@ -34,11 +34,17 @@ impl std::error::Error for SchemaError {}
 /// emitted: stripped wherever a schema is embedded or becomes a CRD's.
 pub const SERDE_DEFAULT_KEY: &str = "x-kubegen-serde-default";
 
-/// `schema` without the [`SERDE_DEFAULT_KEY`] marker at its top level.
+/// `schema`, finished to become a CRD version's spec or status schema:
+/// without the [`SERDE_DEFAULT_KEY`] marker at its top level, and with the
+/// enum rules recorded under [`merge::UNION_RULES_KEY`] settled (kept as CEL
+/// rules where the apiserver's cost budget allows, their structural
+/// equivalents elsewhere; only the whole schema tells how often each can
+/// run) and their markers removed.
 pub fn strip_marker(mut schema: Value) -> Value {
     if let Value::Object(m) = &mut schema {
         m.remove(SERDE_DEFAULT_KEY);
     }
+    merge::settle(&mut schema);
     schema
 }
 
@@ -355,15 +361,21 @@ impl Builder<'_> {
         let mut required = Vec::new();
         let mut rules = Vec::new();
         let mut junctors: Vec<Value> = Vec::new();
+        let mut union_rules: Vec<Value> = Vec::new();
         let mut preserve = false;
         for f in fields {
             if f.flatten {
                 let b = self.at(&format!("<flatten {}>", f.ty.json_kind()));
-                let sub = b.ty(&f.ty, &f.constraints)?;
+                let mut sub = b.ty(&f.ty, &f.constraints)?;
                 if sub.contains_key("additionalProperties")
                     || sub.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
                 {
                     preserve = true;
+                }
+                // A flattened `Option` of an enum is `None` when none of its
+                // properties is there: its checks hold only when one is.
+                if f.ty.is_option() && merge::has_checks(&sub) {
+                    merge::guard_optional(&mut sub);
                 }
                 if let Some(Value::Object(p)) = sub.get("properties") {
                     for (k, v) in p {
@@ -383,6 +395,9 @@ impl Builder<'_> {
                 }
                 if let Some(Value::Array(r)) = sub.get("x-kubernetes-validations") {
                     rules.extend(r.iter().cloned());
+                }
+                if let Some(Value::Array(r)) = sub.get(merge::UNION_RULES_KEY) {
+                    union_rules.extend(r.iter().cloned());
                 }
                 for j in ["oneOf", "anyOf", "allOf"] {
                     if let Some(v) = sub.get(j) {
@@ -431,6 +446,7 @@ impl Builder<'_> {
             }
         }
         push_rules(&mut m, rules);
+        merge::push_entries(&mut m, union_rules);
         Ok(m)
     }
 
@@ -444,6 +460,23 @@ impl Builder<'_> {
         })
     }
 
+    /// A variant as the enum builders see it.
+    fn part(&self, v: &Variant) -> Result<merge::Part, SchemaError> {
+        Ok(merge::Part {
+            name: v.name.clone(),
+            description: v.description.clone(),
+            data: self.variant_data(v)?,
+            data_required: match &v.data {
+                VariantData::Unit => false,
+                VariantData::Newtype(f) => f.required,
+                VariantData::Struct(_) => true,
+            },
+        })
+    }
+
+    /// Enums: a string `enum` when every variant is a unit one (externally
+    /// tagged); otherwise an object (or scalar) schema of every variant's
+    /// data with the check that keeps the variants apart (see [`merge`]).
     fn enumeration(
         &self,
         repr: &Repr,
@@ -451,6 +484,9 @@ impl Builder<'_> {
     ) -> Result<Map<String, Value>, SchemaError> {
         let names: Vec<Value> = variants.iter().map(|v| v.name.clone().into()).collect();
         let all_unit = variants.iter().all(|v| matches!(v.data, VariantData::Unit));
+        let parts = || -> Result<Vec<merge::Part>, SchemaError> {
+            variants.iter().map(|v| self.part(v)).collect()
+        };
         match repr {
             Repr::External if all_unit => {
                 let mut m = obj(json!({"type": "string", "enum": names}));
@@ -459,55 +495,24 @@ impl Builder<'_> {
                 }
                 Ok(m)
             }
-            Repr::External => {
-                let mut props = Map::new();
-                let mut branches = Vec::new();
-                for v in variants {
-                    let mut s = self.variant_data(v)?.unwrap_or_default();
-                    if let Some(d) = &v.description {
-                        s.entry("description").or_insert_with(|| d.clone().into());
-                    }
-                    props.insert(v.name.clone(), Value::Object(s));
-                    branches.push(json!({"required": [v.name]}));
-                }
-                let mut m = obj(json!({"type": "object", "properties": props}));
-                if branches.len() == 1 {
-                    m.insert("required".into(), json!([variants[0].name]));
-                } else {
-                    m.insert("oneOf".into(), Value::Array(branches));
-                }
-                Ok(m)
-            }
+            Repr::External => Ok(merge::external_union(parts()?)),
             Repr::Internal { tag } => {
-                let mut parts = Vec::new();
-                for v in variants {
-                    let data = self
-                        .variant_data(v)?
-                        .unwrap_or_else(|| obj(json!({"type": "object"})));
+                let mut parts = parts()?;
+                for p in &mut parts {
+                    let data = p.data.get_or_insert_with(|| obj(json!({"type": "object"})));
                     if data.get("type") != Some(&Value::from("object")) {
                         return Err(err(
-                            &format!("{}.{}", self.path, v.name),
+                            &format!("{}.{}", self.path, p.name),
                             "an internally tagged variant must hold an object",
                         ));
                     }
-                    parts.push((v.name.clone(), data));
                 }
                 merge::tagged_union(&self.path, tag, None, parts)
             }
             Repr::Adjacent { tag, content } => {
-                let mut parts = Vec::new();
-                for v in variants {
-                    parts.push((v.name.clone(), self.variant_data(v)?.unwrap_or_default()));
-                }
-                merge::tagged_union(&self.path, tag, Some(content), parts)
+                merge::tagged_union(&self.path, tag, Some(content), parts()?)
             }
-            Repr::Untagged => {
-                let mut parts = Vec::new();
-                for v in variants {
-                    parts.push(self.variant_data(v)?.unwrap_or_default());
-                }
-                merge::untagged_union(&self.path, parts)
-            }
+            Repr::Untagged => merge::untagged_union(&self.path, parts()?),
         }
     }
 }

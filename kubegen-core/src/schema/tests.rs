@@ -171,7 +171,7 @@ fn enum_representations() {
             repr: repr.clone(),
             variants: variants.clone(),
         });
-        let s = schema_for(&m, &no_nested).unwrap();
+        let s = strip_marker(schema_for(&m, &no_nested).unwrap());
         structural::check(&s).unwrap_or_else(|e| panic!("{repr:?}: {e:?}\n{s:#}"));
         assert_eq!(s["type"], "object", "{repr:?}");
     }
@@ -181,10 +181,10 @@ fn enum_representations() {
     });
     let s = schema_for(&internal, &no_nested).unwrap();
     assert_eq!(s["properties"]["kind"]["enum"], json!(["A", "B"]));
-    assert_eq!(
-        s["oneOf"][0],
-        json!({"properties": {"kind": {"enum": ["A"]}}, "required": ["x"]})
-    );
+    // Exclusivity is a rule, not `oneOf` branches (whose errors named the
+    // tag when a field was missing).
+    assert!(s.get("oneOf").is_none(), "{s:#}");
+    assert_eq!(s["required"], json!(["kind"]));
 }
 
 #[test]
@@ -346,4 +346,858 @@ fn serde_defaults_of_nested_enums_come_from_their_default_variant() {
     let nested = |_: usize| schema_for(&plain, &no_nested);
     let e = schema_for(&parent, &nested).unwrap_err();
     assert!(e.to_string().contains("serde(default)"), "{e}");
+}
+
+// ---------------------------------------------------------------------------
+// Enums with data: the exclusivity checks, measured against serde itself.
+//
+// Each test pairs a serde enum with the model the derive would build for it
+// and runs every object over the enum's fields through both: serde's
+// *lossless* reading (it reads the object and writing it back keeps every
+// field) and the apiserver's verdict on the finished schema (its defaults,
+// `required`, `enum`, junctors and the emitted CEL rules, parsed and
+// evaluated as text). The verdicts must agree, once with the CEL rules and
+// once with the structural junctors they fall back to.
+// ---------------------------------------------------------------------------
+
+mod enums {
+    use std::collections::BTreeMap;
+
+    use serde::de::DeserializeOwned;
+    use serde::{Deserialize, Serialize};
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+    use crate::schema::cel::eval::{Val, eval, parse};
+    use crate::schema::merge::{self, UNION_RULES_KEY};
+
+    fn string() -> Ty {
+        Ty::String { char: false }
+    }
+
+    fn int() -> Ty {
+        Ty::Int {
+            bits: 64,
+            signed: true,
+        }
+    }
+
+    fn opt(name: &str, ty: Ty) -> Field {
+        field(name, Ty::Option(Box::new(ty)))
+    }
+
+    fn newtype(name: &str, ty: Ty) -> Variant {
+        Variant {
+            default: false,
+            name: name.into(),
+            description: None,
+            data: VariantData::Newtype(Box::new(field("", ty))),
+        }
+    }
+
+    fn named(resolver: usize) -> Ty {
+        Ty::Named {
+            name: format!("N{resolver}"),
+            resolver,
+        }
+    }
+
+    fn enum_model(name: &str, repr: Repr, variants: Vec<Variant>) -> TypeModel {
+        TypeModel {
+            name: name.into(),
+            description: None,
+            shape: Shape::Enum { repr, variants },
+            constraints: Constraints::default(),
+        }
+    }
+
+    /// The schema a CRD would carry: markers settled, structural.
+    fn finished(m: &TypeModel, resolve: Resolve<'_>) -> Value {
+        let s = strip_marker(schema_for(m, resolve).unwrap());
+        structural::check(&s).unwrap_or_else(|e| panic!("{e:?}\n{s:#}"));
+        assert!(!s.to_string().contains(UNION_RULES_KEY), "{s:#}");
+        s
+    }
+
+    /// The same, with every enum rule priced out of the budget: the
+    /// structural junctors instead.
+    fn junctors_only(m: &TypeModel, resolve: Resolve<'_>) -> Value {
+        fn price_out(v: &mut Value) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::Array(es)) = m.get_mut(UNION_RULES_KEY) {
+                        for e in es {
+                            e["cost"] = u64::MAX.into();
+                        }
+                    }
+                    m.values_mut().for_each(price_out);
+                }
+                Value::Array(a) => a.iter_mut().for_each(price_out),
+                _ => {}
+            }
+        }
+        let mut s = schema_for(m, resolve).unwrap();
+        price_out(&mut s);
+        let s = strip_marker(s);
+        structural::check(&s).unwrap_or_else(|e| panic!("{e:?}\n{s:#}"));
+        assert!(!s.to_string().contains("x-kubernetes-validations"), "{s:#}");
+        s
+    }
+
+    /// Every object over `fields`: each absent or one of its values.
+    fn objects(fields: &[(&str, Vec<Value>)]) -> Vec<Value> {
+        let mut out = vec![Map::new()];
+        for (name, values) in fields {
+            let mut next = Vec::new();
+            for o in &out {
+                next.push(o.clone());
+                for v in values {
+                    let mut o = o.clone();
+                    o.insert((*name).into(), v.clone());
+                    next.push(o);
+                }
+            }
+            out = next;
+        }
+        out.into_iter().map(Value::Object).collect()
+    }
+
+    fn strings(vs: &[&str]) -> Vec<Value> {
+        vs.iter().map(|v| json!(v)).collect()
+    }
+
+    /// Whether `big` holds everything `small` does.
+    fn keeps(big: &Value, small: &Value) -> bool {
+        match (big, small) {
+            (Value::Object(b), Value::Object(s)) => s
+                .iter()
+                .all(|(k, v)| b.get(k).is_some_and(|bv| keeps(bv, v))),
+            (b, s) => b == s,
+        }
+    }
+
+    /// serde reads `obj` and writes back every field it had.
+    fn serde_keeps<T: DeserializeOwned + Serialize>(obj: &Value) -> bool {
+        serde_json::from_value::<T>(obj.clone())
+            .is_ok_and(|t| keeps(&serde_json::to_value(t).unwrap(), obj))
+    }
+
+    /// The object as the apiserver stores it: top-level defaults filled in.
+    fn defaulted(s: &Value, obj: &Value) -> Value {
+        let mut obj = obj.clone();
+        if let (Some(Value::Object(props)), Value::Object(o)) = (s.get("properties"), &mut obj) {
+            for (k, p) in props {
+                if let Some(d) = p.get("default") {
+                    o.entry(k.clone()).or_insert_with(|| d.clone());
+                }
+            }
+        }
+        obj
+    }
+
+    /// The apiserver's verdict on a (defaulted) object: the presence
+    /// keywords and junctors, then every rule at the top, as emitted.
+    fn apiserver(s: &Value, obj: &Value) -> Result<(), Vec<String>> {
+        let mut errors = Vec::new();
+        if !merge::eval::validates(s, obj) {
+            errors.push("<structural>".to_owned());
+        }
+        for r in s["x-kubernetes-validations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let rule = parse(r["rule"].as_str().unwrap()).unwrap_or_else(|e| panic!("{e}: {r}"));
+            match eval(&rule, obj) {
+                Ok(Val::Bool(true)) => {}
+                Ok(Val::Bool(false)) => {
+                    let message = match r.get("messageExpression") {
+                        Some(m) => {
+                            let m = parse(m.as_str().unwrap()).unwrap();
+                            match eval(&m, obj) {
+                                Ok(Val::Str(text)) => text,
+                                other => panic!("message of {r} on {obj}: {other:?}"),
+                            }
+                        }
+                        None => r["message"].as_str().unwrap().to_owned(),
+                    };
+                    assert!(!message.trim().is_empty(), "{r} on {obj}");
+                    errors.push(message);
+                }
+                other => panic!("rule {r} on {obj}: {other:?}"),
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// Runs every object through serde and the schema (with rules, then
+    /// junctors only); returns the rules' messages for each object refused.
+    fn agree<T: DeserializeOwned + Serialize>(
+        m: &TypeModel,
+        resolve: Resolve<'_>,
+        objs: &[Value],
+    ) -> BTreeMap<String, String> {
+        let with_rules = finished(m, resolve);
+        let with_junctors = junctors_only(m, resolve);
+        let mut messages = BTreeMap::new();
+        for obj in objs {
+            let obj = defaulted(&with_rules, obj);
+            let serde = serde_keeps::<T>(&obj);
+            let ours = apiserver(&with_rules, &obj);
+            assert_eq!(
+                serde,
+                ours.is_ok(),
+                "{obj}: serde {}, the rules say {ours:?}\n{with_rules:#}",
+                if serde { "reads it" } else { "does not" }
+            );
+            let structural = apiserver(&with_junctors, &obj);
+            assert_eq!(
+                serde,
+                structural.is_ok(),
+                "{obj}: serde {}, the junctors say {structural:?}\n{with_junctors:#}",
+                if serde { "reads it" } else { "does not" }
+            );
+            if let Err(e) = ours {
+                messages.insert(obj.to_string(), e.join(" | "));
+            }
+        }
+        messages
+    }
+
+    fn said(messages: &BTreeMap<String, String>, obj: Value) -> &str {
+        messages
+            .get(&obj.to_string())
+            .unwrap_or_else(|| panic!("{obj} was accepted"))
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "type")]
+    enum Source {
+        Git {
+            url: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            branch: Option<String>,
+        },
+        S3 {
+            bucket: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            region: Option<String>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            url: Option<String>,
+        },
+        Empty,
+    }
+
+    fn source() -> TypeModel {
+        enum_model(
+            "Source",
+            Repr::Internal { tag: "type".into() },
+            vec![
+                data("Git", vec![field("url", string()), opt("branch", string())]),
+                data(
+                    "S3",
+                    vec![
+                        field("bucket", string()),
+                        opt("region", string()),
+                        opt("url", string()),
+                    ],
+                ),
+                unit("Empty"),
+            ],
+        )
+    }
+
+    #[test]
+    fn internally_tagged_variants_are_exclusive() {
+        let objs = objects(&[
+            ("type", strings(&["Git", "S3", "Empty", "Bogus"])),
+            ("url", strings(&["u"])),
+            ("branch", strings(&["b"])),
+            ("bucket", strings(&["k"])),
+            ("region", strings(&["r"])),
+        ]);
+        let said_for = agree::<Source>(&source(), &no_nested, &objs);
+        let says = |o| said(&said_for, o).to_owned();
+        // The measured data loss: another variant's field is refused.
+        assert_eq!(
+            says(json!({"type": "Git", "url": "u", "bucket": "k"})),
+            "variant Git does not allow field bucket"
+        );
+        // The missing field is what is reported, not the tag.
+        assert_eq!(
+            says(json!({"type": "S3", "url": "u"})),
+            "variant S3 requires field bucket"
+        );
+        assert_eq!(
+            says(json!({"type": "S3", "branch": "b"})),
+            "variant S3 requires field bucket; variant S3 does not allow field branch"
+        );
+        assert_eq!(
+            says(json!({"type": "Empty", "url": "u"})),
+            "variant Empty does not allow field url"
+        );
+        // A field both variants have is nobody's stray.
+        assert!(
+            !said_for.contains_key(&json!({"type": "S3", "bucket": "k", "url": "u"}).to_string())
+        );
+        // An absent or unknown tag is the structural schema's to report.
+        assert_eq!(says(json!({"url": "u"})), "<structural>");
+        assert_eq!(says(json!({"type": "Bogus"})), "<structural>");
+
+        let s = finished(&source(), &no_nested);
+        assert_eq!(s["required"], json!(["type"]));
+        let rules = s["x-kubernetes-validations"].as_array().unwrap();
+        assert_eq!(rules.len(), 1, "one rule per enum: {s:#}");
+        assert_eq!(
+            rules[0]["rule"],
+            "!has(self.type) || (self.type == 'Git' ? has(self.url) && !has(self.bucket) && !has(self.region) : self.type == 'S3' ? has(self.bucket) && !has(self.branch) : self.type != 'Empty' || (!has(self.branch) && !has(self.url) && !has(self.bucket) && !has(self.region)))"
+        );
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "kind", content = "spec")]
+    enum Step {
+        Git {
+            url: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            branch: Option<String>,
+        },
+        S3 {
+            bucket: String,
+        },
+        Pause,
+    }
+
+    #[test]
+    fn adjacently_tagged_variants_are_exclusive() {
+        let m = enum_model(
+            "Step",
+            Repr::Adjacent {
+                tag: "kind".into(),
+                content: "spec".into(),
+            },
+            vec![
+                data("Git", vec![field("url", string()), opt("branch", string())]),
+                data("S3", vec![field("bucket", string())]),
+                unit("Pause"),
+            ],
+        );
+        let specs = objects(&[
+            ("url", strings(&["u"])),
+            ("branch", strings(&["b"])),
+            ("bucket", strings(&["k"])),
+        ]);
+        let objs = objects(&[
+            ("kind", strings(&["Git", "S3", "Pause", "Bogus"])),
+            ("spec", specs),
+        ]);
+        let said_for = agree::<Step>(&m, &no_nested, &objs);
+        let says = |o| said(&said_for, o).to_owned();
+        assert_eq!(
+            says(json!({"kind": "Git", "spec": {"url": "u", "bucket": "k"}})),
+            "variant Git does not allow field spec.bucket"
+        );
+        assert_eq!(
+            says(json!({"kind": "S3", "spec": {"url": "u"}})),
+            "variant S3 requires field spec.bucket; variant S3 does not allow field spec.url"
+        );
+        assert_eq!(
+            says(json!({"kind": "S3"})),
+            "variant S3 requires field spec"
+        );
+        assert_eq!(
+            says(json!({"kind": "Pause", "spec": {}})),
+            "variant Pause does not allow field spec"
+        );
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "kind", content = "value")]
+    enum Note {
+        Text(String),
+        Maybe(Option<String>),
+        Blank,
+    }
+
+    #[test]
+    fn adjacently_tagged_scalars_need_their_content() {
+        let m = enum_model(
+            "Note",
+            Repr::Adjacent {
+                tag: "kind".into(),
+                content: "value".into(),
+            },
+            vec![
+                newtype("Text", string()),
+                newtype("Maybe", Ty::Option(Box::new(string()))),
+                unit("Blank"),
+            ],
+        );
+        let objs = objects(&[
+            ("kind", strings(&["Text", "Maybe", "Blank"])),
+            ("value", strings(&["v"])),
+        ]);
+        let said_for = agree::<Note>(&m, &no_nested, &objs);
+        assert_eq!(
+            said(&said_for, json!({"kind": "Text"})),
+            "variant Text requires field value"
+        );
+        assert_eq!(
+            said(&said_for, json!({"kind": "Blank", "value": "v"})),
+            "variant Blank does not allow field value"
+        );
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    enum Figure {
+        Circle { radius: i64 },
+        Square { side: i64 },
+        Dot {},
+    }
+
+    #[test]
+    fn externally_tagged_variants_are_exclusive() {
+        let m = enum_model(
+            "Figure",
+            Repr::External,
+            vec![
+                data("circle", vec![field("radius", int())]),
+                data("square", vec![field("side", int())]),
+                data("dot", vec![]),
+            ],
+        );
+        let objs = objects(&[
+            ("circle", vec![json!({"radius": 1})]),
+            ("square", vec![json!({"side": 2})]),
+            ("dot", vec![json!({})]),
+        ]);
+        let said_for = agree::<Figure>(&m, &no_nested, &objs);
+        assert_eq!(
+            said(
+                &said_for,
+                json!({"circle": {"radius": 1}, "square": {"side": 2}})
+            ),
+            "variant circle does not allow field square"
+        );
+        assert_eq!(
+            said(
+                &said_for,
+                json!({"circle": {"radius": 1}, "square": {"side": 2}, "dot": {}})
+            ),
+            "variant circle does not allow field square; variant circle does not allow field dot"
+        );
+        assert_eq!(
+            said(&said_for, json!({"square": {"side": 2}, "dot": {}})),
+            "variant square does not allow field dot"
+        );
+        assert_eq!(
+            said(&said_for, json!({})),
+            "exactly one of the variants circle, square, dot must be set"
+        );
+        // The old `oneOf` of `required` is the junctor form.
+        let s = junctors_only(&m, &no_nested);
+        assert_eq!(
+            s["allOf"],
+            json!([{"oneOf": [{"required": ["circle"]}, {"required": ["square"]}, {"required": ["dot"]}]}])
+        );
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Who {
+        ByName {
+            name: String,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            namespace: Option<String>,
+        },
+        ById {
+            id: String,
+        },
+        Both {
+            name: String,
+            id: String,
+            extra: String,
+        },
+    }
+
+    fn who() -> TypeModel {
+        enum_model(
+            "Who",
+            Repr::Untagged,
+            vec![
+                data(
+                    "ByName",
+                    vec![field("name", string()), opt("namespace", string())],
+                ),
+                data("ById", vec![field("id", string())]),
+                data(
+                    "Both",
+                    vec![
+                        field("name", string()),
+                        field("id", string()),
+                        field("extra", string()),
+                    ],
+                ),
+            ],
+        )
+    }
+
+    #[test]
+    fn untagged_objects_match_the_variant_serde_picks() {
+        let objs = objects(&[
+            ("name", strings(&["n"])),
+            ("namespace", strings(&["s"])),
+            ("id", strings(&["i"])),
+            ("extra", strings(&["e"])),
+        ]);
+        let said_for = agree::<Who>(&who(), &no_nested, &objs);
+        let says = |o| said(&said_for, o).to_owned();
+        // serde picks ByName for anything with a name and drops the rest:
+        // `Both` can never be read, and the schema says why.
+        assert_eq!(
+            says(json!({"name": "n", "id": "i"})),
+            "variant ByName does not allow field id"
+        );
+        assert_eq!(
+            says(json!({"name": "n", "id": "i", "extra": "e"})),
+            "variant ByName does not allow field id; variant ByName does not allow field extra"
+        );
+        // No variant's required fields: the variant the fields point to.
+        assert_eq!(
+            says(json!({"namespace": "s"})),
+            "variant ByName requires field name"
+        );
+        assert_eq!(
+            says(json!({"extra": "e"})),
+            "variant Both requires field name; variant Both requires field id"
+        );
+        assert_eq!(
+            says(json!({})),
+            "no variant matches: variant ByName requires field name; variant ById requires field id; variant Both requires fields name, id, extra"
+        );
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Key {
+        Named { key: String },
+        Numbered { key: i64, count: i64 },
+    }
+
+    #[test]
+    fn untagged_variants_sharing_a_field_of_another_type_never_refuse_serde() {
+        let m = enum_model(
+            "Key",
+            Repr::Untagged,
+            vec![
+                data("Named", vec![field("key", string())]),
+                data("Numbered", vec![field("key", int()), field("count", int())]),
+            ],
+        );
+        let s = finished(&m, &no_nested);
+        let mut lenient = Vec::new();
+        for obj in objects(&[
+            ("key", vec![json!("s"), json!(5)]),
+            ("count", vec![json!(7)]),
+        ]) {
+            let serde = serde_keeps::<Key>(&obj);
+            let ours = apiserver(&s, &obj).is_ok();
+            assert!(ours || !serde, "{obj} is read by serde but refused: {s:#}");
+            if ours && !serde {
+                lenient.push(obj);
+            }
+        }
+        // Presence cannot tell `"s"` from `5`: what the rule lets through.
+        assert_eq!(
+            lenient,
+            [json!({"key": "s", "count": 7}), json!({"key": 5})]
+        );
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Holder {
+        own: String,
+        #[serde(flatten)]
+        pick: Pick,
+        #[serde(flatten)]
+        mode: Option<Mode>,
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Pick {
+        ByName { name: String },
+        ById { id: String },
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "mode")]
+    enum Mode {
+        Fast { speed: String },
+        Slow,
+    }
+
+    #[test]
+    fn flattened_enums_are_exclusive_and_an_absent_option_is_fine() {
+        let pick = enum_model(
+            "Pick",
+            Repr::Untagged,
+            vec![
+                data("ByName", vec![field("name", string())]),
+                data("ById", vec![field("id", string())]),
+            ],
+        );
+        let mode = enum_model(
+            "Mode",
+            Repr::Internal { tag: "mode".into() },
+            vec![data("Fast", vec![field("speed", string())]), unit("Slow")],
+        );
+        let resolve = |i: usize| schema_for(if i == 0 { &pick } else { &mode }, &no_nested);
+        let mut flat_pick = field("", named(0));
+        flat_pick.flatten = true;
+        flat_pick.required = false;
+        let mut flat_mode = field("", Ty::Option(Box::new(named(1))));
+        flat_mode.flatten = true;
+        let holder = model(Shape::Struct {
+            fields: vec![field("own", string()), flat_pick, flat_mode],
+        });
+        let objs = objects(&[
+            ("own", strings(&["o"])),
+            ("name", strings(&["n"])),
+            ("id", strings(&["i"])),
+            ("mode", strings(&["Fast", "Slow"])),
+            ("speed", strings(&["v"])),
+        ]);
+        let said_for = agree::<Holder>(&holder, &resolve, &objs);
+        let says = |o| said(&said_for, o).to_owned();
+        assert_eq!(
+            says(json!({"own": "o", "name": "n", "id": "i"})),
+            "variant ByName does not allow field id"
+        );
+        assert_eq!(
+            says(json!({"own": "o", "name": "n", "mode": "Fast"})),
+            "variant Fast requires field speed"
+        );
+        // serde would read `None` and drop `speed`.
+        assert_eq!(
+            says(json!({"own": "o", "name": "n", "speed": "v"})),
+            "field mode is required"
+        );
+        assert!(!said_for.contains_key(&json!({"own": "o", "id": "i"}).to_string()));
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(tag = "type")]
+    enum Tuned {
+        Git {
+            url: String,
+            #[serde(default = "one")]
+            depth: i64,
+            #[serde(default = "three")]
+            retries: i64,
+        },
+        S3 {
+            bucket: String,
+            #[serde(default = "three")]
+            retries: i64,
+        },
+    }
+
+    fn one() -> i64 {
+        1
+    }
+
+    fn three() -> i64 {
+        3
+    }
+
+    #[test]
+    fn defaults_of_one_variants_fields_are_not_added_to_the_others() {
+        let defaulted = |name: &str, v: i64| {
+            let mut f = field(name, int());
+            f.required = false;
+            f.constraints.default = Some(v.into());
+            f
+        };
+        let m = enum_model(
+            "Tuned",
+            Repr::Internal { tag: "type".into() },
+            vec![
+                data(
+                    "Git",
+                    vec![
+                        field("url", string()),
+                        defaulted("depth", 1),
+                        defaulted("retries", 3),
+                    ],
+                ),
+                data(
+                    "S3",
+                    vec![field("bucket", string()), defaulted("retries", 3)],
+                ),
+            ],
+        );
+        let s = finished(&m, &no_nested);
+        // The apiserver would add `depth` to every S3 object.
+        assert!(s["properties"]["depth"].get("default").is_none(), "{s:#}");
+        assert_eq!(s["properties"]["retries"]["default"], 3);
+        let objs = objects(&[
+            ("type", strings(&["Git", "S3"])),
+            ("url", strings(&["u"])),
+            ("bucket", strings(&["k"])),
+            ("depth", vec![json!(2)]),
+        ]);
+        let said_for = agree::<Tuned>(&m, &no_nested, &objs);
+        assert!(
+            !said_for.contains_key(&json!({"type": "S3", "bucket": "k", "retries": 3}).to_string())
+        );
+    }
+
+    #[test]
+    fn a_variants_own_rules_apply_only_to_it() {
+        let sized = |_: usize| {
+            Ok(
+                json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"],
+                "x-kubernetes-validations": [{"rule": "self.n > 0"}]}),
+            )
+        };
+        let m = enum_model(
+            "E",
+            Repr::Internal { tag: "type".into() },
+            vec![newtype("Sized", named(0)), unit("Other")],
+        );
+        let s = finished(&m, &sized);
+        let rules: Vec<&str> = s["x-kubernetes-validations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["rule"].as_str().unwrap())
+            .collect();
+        assert!(
+            rules.contains(&"!has(self.type) || self.type != 'Sized' || (self.n > 0)"),
+            "{rules:?}"
+        );
+    }
+
+    #[test]
+    fn properties_cel_cannot_name_use_junctors() {
+        let m = enum_model(
+            "E",
+            Repr::Internal { tag: "type".into() },
+            vec![
+                data("A", vec![field("a b", string())]),
+                data("B", vec![field("c", string())]),
+            ],
+        );
+        let s = finished(&m, &no_nested);
+        assert!(s.get("x-kubernetes-validations").is_none(), "{s:#}");
+        for (obj, ok) in [
+            (json!({"type": "A", "a b": "x"}), true),
+            (json!({"type": "A", "a b": "x", "c": "y"}), false),
+            (json!({"type": "B", "a b": "x", "c": "y"}), false),
+            (json!({"type": "B"}), false),
+        ] {
+            assert_eq!(apiserver(&s, &obj).is_ok(), ok, "{obj}: {s:#}");
+        }
+        // A `serde_json::Value` field has no CEL type either.
+        let m = enum_model(
+            "E",
+            Repr::Internal { tag: "type".into() },
+            vec![
+                data("A", vec![field("raw", Ty::Json)]),
+                data("B", vec![field("c", string())]),
+            ],
+        );
+        let s = finished(&m, &no_nested);
+        assert!(s.get("x-kubernetes-validations").is_none(), "{s:#}");
+        assert!(s.get("allOf").is_some(), "{s:#}");
+    }
+
+    /// An enum of `n` variants with three fields each: a rule that costs
+    /// more the larger `n` is.
+    fn wide(n: usize) -> TypeModel {
+        let variants = (0..n)
+            .map(|i| {
+                data(
+                    &format!("V{i}"),
+                    (0..3)
+                        .map(|j| field(&format!("f{i}x{j}"), string()))
+                        .collect(),
+                )
+            })
+            .collect();
+        enum_model("Wide", Repr::Internal { tag: "type".into() }, variants)
+    }
+
+    fn in_lists(max_items: Option<u64>) -> TypeModel {
+        let list = |name: &str, max: Option<u64>| {
+            let mut f = field(
+                name,
+                Ty::List {
+                    item: Box::new(named(0)),
+                    set: false,
+                    len: None,
+                },
+            );
+            f.constraints.max_items = max;
+            f
+        };
+        model(Shape::Struct {
+            fields: vec![field("one", named(0)), list("many", max_items)],
+        })
+    }
+
+    fn rules_at(s: &Value, pointer: &str) -> bool {
+        s.pointer(pointer)
+            .and_then(|n| n.get("x-kubernetes-validations"))
+            .is_some()
+    }
+
+    #[test]
+    fn enum_rules_stay_within_the_apiservers_cost_budget() {
+        // A small enum in a list without a limit keeps its rule: one
+        // evaluation costs 19, and an object of at least 12 bytes repeats
+        // at most 3145728 / 13 times.
+        let small = source();
+        let s = finished(&in_lists(None), &|_| schema_for(&small, &no_nested));
+        assert!(rules_at(&s, "/properties/one"), "{s:#}");
+        assert!(rules_at(&s, "/properties/many/items"), "{s:#}");
+
+        // A wide one costs too much there and uses its junctors; at the top
+        // level, or with `max_items`, it keeps its rule.
+        let wide = wide(12);
+        let resolve = |_: usize| schema_for(&wide, &no_nested);
+        let s = finished(&in_lists(None), &resolve);
+        assert!(rules_at(&s, "/properties/one"), "{s:#}");
+        assert!(!rules_at(&s, "/properties/many/items"));
+        assert!(s.pointer("/properties/many/items/allOf").is_some());
+        let s = finished(&in_lists(Some(100)), &resolve);
+        assert!(rules_at(&s, "/properties/many/items"), "{s:#}");
+    }
+
+    #[test]
+    fn a_rules_recorded_cost_is_the_estimate_of_its_text() {
+        let s = schema_for(&wide(12), &no_nested).unwrap();
+        let entry = &s[UNION_RULES_KEY][0];
+        let text = entry["rule"]["rule"].as_str().unwrap();
+        let cost = entry["cost"].as_u64().unwrap();
+        // Parsed back, the text has the same estimate (tag sizes aside,
+        // which the parser cannot know: each `==` costs 1 either way here).
+        let parsed = parse(text).unwrap();
+        assert_eq!(
+            parsed.render(),
+            text,
+            "the text round-trips through the test parser"
+        );
+        assert!(cost > 30, "{cost}");
+        let small = schema_for(&source(), &no_nested).unwrap();
+        assert_eq!(small[UNION_RULES_KEY][0]["cost"], 19);
+        let runs = cel::unbounded_cardinality(s.as_object().unwrap());
+        assert!(cost * runs > merge::UNION_RULE_BUDGET, "{cost} x {runs}");
+    }
 }

@@ -217,6 +217,15 @@ pub struct ShapeSpec {
     pub tagged_units: TaggedUnits,
     #[serde(flatten)]
     pub flat: FlatUnion,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch: Option<Fetch>,
+    /// Enums in a list without a size limit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<Source>,
+    #[serde(flatten)]
+    pub target: FlatTarget,
 }
 
 /// Externally tagged: `{"circle": {...}}`.
@@ -290,5 +299,47 @@ pub enum FlatUnion {
     RollingUpdate {
         #[serde(rename = "maxSurge")]
         max_surge: i32,
+    },
+}
+
+/// Internally tagged, with optional and defaulted fields: `{"type": "Git",
+/// "url": "..."}`.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(tag = "type", rename_all_fields = "camelCase")]
+pub enum Source {
+    Git {
+        url: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch: Option<String>,
+        #[serde(default)]
+        depth: i32,
+    },
+    S3 {
+        bucket: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        region: Option<String>,
+    },
+}
+
+/// Adjacently tagged with object contents: `{"kind": "Git", "spec": {...}}`.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(tag = "kind", content = "spec")]
+pub enum Fetch {
+    Git { url: String },
+    S3 { bucket: String },
+    Skip,
+}
+
+/// Flattened untagged enum: `{"targetName": ...}` or `{"targetUid": ...}`.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+pub enum FlatTarget {
+    ByName {
+        target_name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_namespace: Option<String>,
+    },
+    ByUid {
+        target_uid: String,
     },
 }
