@@ -5,6 +5,7 @@ pub mod cel;
 pub mod merge;
 pub mod schemars_conv;
 pub mod structural;
+pub mod union;
 
 use serde_json::{Map, Value, json};
 
@@ -36,7 +37,7 @@ pub const SERDE_DEFAULT_KEY: &str = "x-kubegen-serde-default";
 
 /// `schema`, finished to become a CRD version's spec or status schema:
 /// without the [`SERDE_DEFAULT_KEY`] marker at its top level, and with the
-/// enum rules recorded under [`merge::UNION_RULES_KEY`] settled (kept as CEL
+/// enum rules recorded under [`union::UNION_RULES_KEY`] settled (kept as CEL
 /// rules where the apiserver's cost budget allows, their structural
 /// equivalents elsewhere; only the whole schema tells how often each can
 /// run) and their markers removed.
@@ -44,7 +45,7 @@ pub fn strip_marker(mut schema: Value) -> Value {
     if let Value::Object(m) = &mut schema {
         m.remove(SERDE_DEFAULT_KEY);
     }
-    merge::settle(&mut schema);
+    union::settle(&mut schema);
     schema
 }
 
@@ -374,8 +375,8 @@ impl Builder<'_> {
                 }
                 // A flattened `Option` of an enum is `None` when none of its
                 // properties is there: its checks hold only when one is.
-                if f.ty.is_option() && merge::has_checks(&sub) {
-                    merge::guard_optional(&mut sub);
+                if f.ty.is_option() && union::has_checks(&sub) {
+                    union::guard_optional(&mut sub);
                 }
                 if let Some(Value::Object(p)) = sub.get("properties") {
                     for (k, v) in p {
@@ -396,7 +397,7 @@ impl Builder<'_> {
                 if let Some(Value::Array(r)) = sub.get("x-kubernetes-validations") {
                     rules.extend(r.iter().cloned());
                 }
-                if let Some(Value::Array(r)) = sub.get(merge::UNION_RULES_KEY) {
+                if let Some(Value::Array(r)) = sub.get(union::UNION_RULES_KEY) {
                     union_rules.extend(r.iter().cloned());
                 }
                 for j in ["oneOf", "anyOf", "allOf"] {
@@ -446,7 +447,7 @@ impl Builder<'_> {
             }
         }
         push_rules(&mut m, rules);
-        merge::push_entries(&mut m, union_rules);
+        union::push_entries(&mut m, union_rules);
         Ok(m)
     }
 
@@ -461,8 +462,8 @@ impl Builder<'_> {
     }
 
     /// A variant as the enum builders see it.
-    fn part(&self, v: &Variant) -> Result<merge::Part, SchemaError> {
-        Ok(merge::Part {
+    fn part(&self, v: &Variant) -> Result<union::Part, SchemaError> {
+        Ok(union::Part {
             name: v.name.clone(),
             description: v.description.clone(),
             data: self.variant_data(v)?,
@@ -484,7 +485,7 @@ impl Builder<'_> {
     ) -> Result<Map<String, Value>, SchemaError> {
         let names: Vec<Value> = variants.iter().map(|v| v.name.clone().into()).collect();
         let all_unit = variants.iter().all(|v| matches!(v.data, VariantData::Unit));
-        let parts = || -> Result<Vec<merge::Part>, SchemaError> {
+        let parts = || -> Result<Vec<union::Part>, SchemaError> {
             variants.iter().map(|v| self.part(v)).collect()
         };
         match repr {
@@ -495,7 +496,7 @@ impl Builder<'_> {
                 }
                 Ok(m)
             }
-            Repr::External => Ok(merge::external_union(parts()?)),
+            Repr::External => Ok(union::external_union(parts()?)),
             Repr::Internal { tag } => {
                 let mut parts = parts()?;
                 for p in &mut parts {
@@ -507,12 +508,12 @@ impl Builder<'_> {
                         ));
                     }
                 }
-                merge::tagged_union(&self.path, tag, None, parts)
+                union::tagged_union(&self.path, tag, None, parts)
             }
             Repr::Adjacent { tag, content } => {
-                merge::tagged_union(&self.path, tag, Some(content), parts()?)
+                union::tagged_union(&self.path, tag, Some(content), parts()?)
             }
-            Repr::Untagged => merge::untagged_union(&self.path, parts()?),
+            Repr::Untagged => union::untagged_union(&self.path, parts()?),
         }
     }
 }

@@ -369,7 +369,7 @@ mod enums {
 
     use super::*;
     use crate::schema::cel::eval::{Val, eval, parse};
-    use crate::schema::merge::{self, UNION_RULES_KEY};
+    use crate::schema::union::{self, UNION_RULES_KEY};
 
     fn string() -> Ty {
         Ty::String { char: false }
@@ -499,7 +499,7 @@ mod enums {
     /// keywords and junctors, then every rule at the top, as emitted.
     fn apiserver(s: &Value, obj: &Value) -> Result<(), Vec<String>> {
         let mut errors = Vec::new();
-        if !merge::eval::validates(s, obj) {
+        if !union::eval::validates(s, obj) {
             errors.push("<structural>".to_owned());
         }
         for r in s["x-kubernetes-validations"]
@@ -1198,6 +1198,6 @@ mod enums {
         let small = schema_for(&source(), &no_nested).unwrap();
         assert_eq!(small[UNION_RULES_KEY][0]["cost"], 19);
         let runs = cel::unbounded_cardinality(s.as_object().unwrap());
-        assert!(cost * runs > merge::UNION_RULE_BUDGET, "{cost} x {runs}");
+        assert!(cost * runs > union::UNION_RULE_BUDGET, "{cost} x {runs}");
     }
 }
