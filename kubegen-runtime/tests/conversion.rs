@@ -54,12 +54,14 @@ fn edits_through_the_spoke_win_and_the_rest_is_restored() {
     let back = c.convert(old.clone(), "shop.example.com/v2").unwrap();
     assert_eq!(back["spec"]["note"], "edited");
     assert_eq!(back["spec"]["lines"], hub_cart()["spec"]["lines"]);
-    // The items change through v1: the list is the spoke's, whole.
-    old["spec"]["items"] = json!(["a", "b", "c"]);
+    // An item added and one removed through v1: lines are a keyed list
+    // (by sku), so the quantity of the line that stays comes back, the
+    // removed line stays removed, the new one has v1's default.
+    old["spec"]["items"] = json!(["a", "c"]);
     let back = c.convert(old, "shop.example.com/v2").unwrap();
     assert_eq!(
         back["spec"]["lines"],
-        json!([{"sku": "a", "quantity": 1}, {"sku": "b", "quantity": 1}, {"sku": "c", "quantity": 1}])
+        json!([{"sku": "a", "quantity": 3}, {"sku": "c", "quantity": 1}])
     );
     assert!(back["metadata"].get("annotations").is_none());
 }

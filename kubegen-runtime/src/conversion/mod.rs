@@ -27,7 +27,8 @@
 //! restored when the object comes back, so a client that reads at v1 and
 //! writes the object back does not erase what only v2 can express. Changes
 //! made through the spoke win over the stash, field by field (a three-way
-//! merge, lists whole), so an edit is never undone by the restore.
+//! merge; keyed lists item by item, other lists whole), so an edit is never
+//! undone by the restore.
 //!
 //! **Metadata is not converted**: the apiserver forbids a conversion to
 //! change anything in `metadata` but labels and annotations, so the
@@ -40,6 +41,7 @@ pub mod testing;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use kube::core::Status;
 use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
@@ -61,7 +63,7 @@ pub struct ConversionError(pub String);
 type JsonFn = fn(Value) -> Result<Value, String>;
 
 /// The erased functions of one version of a kind.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct VersionFns {
     /// Object at this version → object at the hub (`None` for the hub).
     to_hub: Option<JsonFn>,
@@ -72,6 +74,17 @@ struct VersionFns {
     canonical: JsonFn,
     /// The version's CRD (for the property test).
     crd: fn() -> Result<Value, crate::CrdError>,
+    /// The version's keyed lists, merged item by item on restore.
+    list_keys: Arc<stash::ListKeys>,
+}
+
+/// The keyed lists of `K`'s schema (none when its CRD cannot be built).
+fn list_keys_of<K: CustomResourceExt>() -> Arc<stash::ListKeys> {
+    Arc::new(
+        K::crd_json()
+            .map(|crd| stash::list_keys(&crd))
+            .unwrap_or_default(),
+    )
 }
 
 /// Every version of one kind.
@@ -182,6 +195,7 @@ impl Converter {
                 from_hub: None,
                 canonical: canonical::<H>,
                 crd: H::crd_json,
+                list_keys: list_keys_of::<H>(),
             },
         );
         self
@@ -217,6 +231,7 @@ impl Converter {
                 from_hub: Some(from_hub::<S, H>),
                 canonical: canonical::<S>,
                 crd: S::crd_json,
+                list_keys: list_keys_of::<S>(),
             },
         );
         this
@@ -268,7 +283,7 @@ impl Converter {
             return Ok(object);
         }
         let fns = |v: &str| {
-            k.versions.get(v).copied().ok_or_else(|| {
+            k.versions.get(v).cloned().ok_or_else(|| {
                 ConversionError(format!("this webhook does not convert to or from {v}"))
             })
         };
@@ -284,7 +299,8 @@ impl Converter {
                     |e: String| ConversionError(format!("converting {source} to {}: {e}", k.hub));
                 let mut hub = to_hub(object.clone()).map_err(step)?;
                 if let Some((_, data)) = carried.take_if(|(v, _)| *v == k.hub) {
-                    hub = restore(hub, data, |x| to_hub(from_hub(x)?)).map_err(step)?;
+                    hub = restore(hub, data, &hub_fns.list_keys, |x| to_hub(from_hub(x)?))
+                        .map_err(step)?;
                 }
                 let canonical = (source_fns.canonical)(object.clone()).map_err(step)?;
                 if stash::data(&from_hub(hub.clone()).map_err(step)?) != stash::data(&canonical) {
@@ -304,7 +320,8 @@ impl Converter {
                 };
                 let mut out = from_hub(hub.clone()).map_err(step)?;
                 if let Some((_, data)) = carried.take_if(|(v, _)| v == desired_api_version) {
-                    out = restore(out, data, |x| from_hub(to_hub(x)?)).map_err(step)?;
+                    out = restore(out, data, &target_fns.list_keys, |x| from_hub(to_hub(x)?))
+                        .map_err(step)?;
                 }
                 let canonical = (hub_fns.canonical)(hub.clone()).map_err(step)?;
                 if stash::data(&to_hub(out.clone()).map_err(step)?) != stash::data(&canonical) {
@@ -376,7 +393,14 @@ fn failure(message: &str) -> Status {
 /// raw value stays — fields the Rust type does not know included; where
 /// the edit changed something, the edit wins.
 pub(crate) fn merge_fields(before: &Value, after: &Value, raw: &Value) -> Value {
-    stash::merge3(Some(before), Some(after), Some(raw)).unwrap_or(Value::Null)
+    stash::merge3(
+        Some(before),
+        Some(after),
+        Some(raw),
+        "",
+        &stash::ListKeys::new(),
+    )
+    .unwrap_or(Value::Null)
 }
 
 /// `ours` (an object just converted) with the fields the conversion did
@@ -386,9 +410,10 @@ pub(crate) fn merge_fields(before: &Value, after: &Value, raw: &Value) -> Value 
 fn restore(
     ours: Value,
     data: serde_json::Map<String, Value>,
+    keys: &stash::ListKeys,
     round_trip: impl Fn(Value) -> Result<Value, String>,
 ) -> Result<Value, String> {
     let base = round_trip(stash::with_data(&ours, data.clone()))?;
-    let merged = stash::merge_maps(&stash::data(&base), &stash::data(&ours), &data);
+    let merged = stash::merge_maps(&stash::data(&base), &stash::data(&ours), &data, "", keys);
     Ok(stash::with_data(&ours, merged))
 }

@@ -76,7 +76,7 @@ pub fn check_round_trips(
 ) -> Result<RoundTripReport, RoundTripFailure> {
     let mut report = RoundTripReport::default();
     for ((_, kind), k) in &converter.kinds {
-        let hub_fns = k.versions[&k.hub];
+        let hub_fns = k.versions[&k.hub].clone();
         for (version, fns) in k.versions.iter().filter(|(v, _)| **v != k.hub) {
             let (Some(to_hub), Some(from_hub)) = (fns.to_hub, fns.from_hub) else {
                 continue;
@@ -84,8 +84,8 @@ pub fn check_round_trips(
             let plain_out = |o: Value| from_hub(to_hub(o)?);
             let plain_back = |o: Value| to_hub(from_hub(o)?);
             let directions: [Direction<'_>; 2] = [
-                (version.as_str(), *fns, k.hub.as_str(), &plain_out),
-                (k.hub.as_str(), hub_fns, version.as_str(), &plain_back),
+                (version.as_str(), fns.clone(), k.hub.as_str(), &plain_out),
+                (k.hub.as_str(), hub_fns.clone(), version.as_str(), &plain_back),
             ];
             let mut plain_failures = Vec::new();
             for (from, from_fns, to, plain) in directions {

@@ -139,7 +139,7 @@ pub fn take_checks(from: &mut Map<String, Value>, to: &mut Map<String, Value>) {
 }
 
 /// Adds an enum's check to its schema: a CEL rule (recorded for
-/// [`settle`]) when CEL can express it, its junctors otherwise.
+/// [`settle`](super::settle())) when CEL can express it, its junctors otherwise.
 pub fn attach(m: &mut Map<String, Value>, check: Check) {
     let valid = check.valid;
     if valid == Pred::True {
