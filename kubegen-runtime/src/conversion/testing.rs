@@ -85,7 +85,12 @@ pub fn check_round_trips(
             let plain_back = |o: Value| to_hub(from_hub(o)?);
             let directions: [Direction<'_>; 2] = [
                 (version.as_str(), fns.clone(), k.hub.as_str(), &plain_out),
-                (k.hub.as_str(), hub_fns.clone(), version.as_str(), &plain_back),
+                (
+                    k.hub.as_str(),
+                    hub_fns.clone(),
+                    version.as_str(),
+                    &plain_back,
+                ),
             ];
             let mut plain_failures = Vec::new();
             for (from, from_fns, to, plain) in directions {
