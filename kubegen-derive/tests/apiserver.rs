@@ -1849,7 +1849,7 @@ mod costs {
     use kubegen_core::model::{
         Constraints, Field, Repr, Shape as TypeShape, Ty, TypeModel, Variant, VariantData,
     };
-    use kubegen_core::schema::{SchemaError, cel, merge, schema_for};
+    use kubegen_core::schema::{SchemaError, cel, schema_for, union};
     use serde_json::{Value, json};
 
     /// An enum whose variants have `(required, optional)` string fields.
@@ -1898,9 +1898,9 @@ mod costs {
     /// kubegen estimates that rule costs in a list without a size limit.
     pub fn unsettled(model: &TypeModel) -> Option<(Value, u64)> {
         let mut s = schema_for(model, &no_nested).ok()?;
-        let cost = s[merge::UNION_RULES_KEY][0]["cost"].as_u64()?;
+        let cost = s[union::UNION_RULES_KEY][0]["cost"].as_u64()?;
         let runs = cel::unbounded_cardinality(s.as_object()?);
-        s.as_object_mut()?.remove(merge::UNION_RULES_KEY);
+        s.as_object_mut()?.remove(union::UNION_RULES_KEY);
         Some((s, cost * runs))
     }
 
@@ -1988,7 +1988,7 @@ mod costs {
 /// representation, of the generated enums whose rule sits in a list without
 /// a size limit, the one kubegen prices just within the apiserver's
 /// per-rule limit is accepted and the one just beyond it refused. (kubegen
-/// never emits the latter: [`kubegen_core::schema::merge::settle`] turns it
+/// never emits the latter: [`kubegen_core::schema::union::settle`] turns it
 /// into junctors.)
 #[tokio::test]
 async fn enum_rule_costs_are_estimated_as_the_apiserver_does() -> Result<()> {
@@ -2048,7 +2048,7 @@ async fn the_largest_enum_rules_kubegen_emits_are_accepted() -> Result<()> {
         for n in 1..200 {
             let m = costs::enum_model(repr.clone(), &[(n, 0), (n, 0)]);
             let s = kubegen_core::schema::schema_for(&m, &|_| unreachable!())?;
-            if s.get(kubegen_core::schema::merge::UNION_RULES_KEY)
+            if s.get(kubegen_core::schema::union::UNION_RULES_KEY)
                 .is_none()
             {
                 break;
@@ -2063,7 +2063,7 @@ async fn the_largest_enum_rules_kubegen_emits_are_accepted() -> Result<()> {
             rule["messageExpression"].as_str().unwrap_or("").len(),
         );
         if let Some(m) = items.as_object_mut() {
-            m.remove(kubegen_core::schema::merge::UNION_RULES_KEY);
+            m.remove(kubegen_core::schema::union::UNION_RULES_KEY);
         }
         // At the top of the spec: a cost of one evaluation.
         let mut crd = costs::crd(&format!("Largest{name}"), json!({"type": "string"}));
@@ -2087,7 +2087,7 @@ async fn costly_enum_rules_fall_back_to_junctors() -> Result<()> {
     let wide = costs::enum_model(Repr::Internal { tag: "type".into() }, &[(2, 2); 6]);
     let (_, cost) = costs::unsettled(&wide).context("no rule")?;
     assert!(
-        cost > kubegen_core::schema::merge::UNION_RULE_BUDGET,
+        cost > kubegen_core::schema::union::UNION_RULE_BUDGET,
         "{cost}"
     );
     let items = kubegen_core::schema::schema_for(&wide, &|_| unreachable!())?;
