@@ -48,9 +48,13 @@ fn cli_crd_is_byte_identical_to_the_derive() {
     let api = example_api();
     let crds = api.crds().unwrap_or_else(|e| panic!("{e:#?}"));
     let from_cli = generate::crd_yaml(&crds["stable.example.com_myapplications.yaml"]);
-    let from_derive = kubegen_core::output::to_yaml(
-        &<MyApplication as kubegen::CustomResourceExt>::crd_json().unwrap(),
-    );
+    // Both versions, merged as an operator without the CLI would.
+    let merged = kubegen::merge_crds(&[
+        <MyApplication as kubegen::CustomResourceExt>::crd_json().unwrap(),
+        <my_application::api::v2::MyApplication as kubegen::CustomResourceExt>::crd_json().unwrap(),
+    ])
+    .unwrap();
+    let from_derive = kubegen_core::output::to_yaml(&merged);
     assert_eq!(from_cli, from_derive);
 }
 
