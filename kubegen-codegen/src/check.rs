@@ -145,6 +145,75 @@ pub fn value_errors(v: &Value, ty: &Ty, c: &Constraints) -> Vec<String> {
     errs
 }
 
+/// The formats the apiserver knows, by the JSON type they describe
+/// (`k8s.io/kube-openapi` strfmt plus the numeric OpenAPI formats).
+const INTEGER_FORMATS: &[&str] = &["int32", "int64"];
+const NUMBER_FORMATS: &[&str] = &["float", "double"];
+const STRING_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "duration",
+    "byte",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "uri",
+    "uuid",
+    "mac",
+    "password",
+    "datetime",
+    "bsonobjectid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+];
+
+/// Why `format` does not fit a field of type `target` (a known format of
+/// another JSON type, or any format on a boolean), if it does not. Formats
+/// the apiserver does not know are left to it.
+fn format_mismatch(format: &str, target: &Ty) -> Option<String> {
+    let kind = target.json_kind();
+    let belongs = [
+        (INTEGER_FORMATS, "integer"),
+        (NUMBER_FORMATS, "number"),
+        (STRING_FORMATS, "string"),
+    ]
+    .into_iter()
+    .find(|(formats, _)| formats.contains(&format))
+    .map(|(_, k)| k);
+    let fits = match (belongs, target) {
+        (_, Ty::Bool) => false,
+        (None, _) | (_, Ty::IntOrString) => true,
+        (Some(k), _) => k == kind,
+    };
+    (!fits).then(|| match belongs {
+        Some(k) => format!(
+            "`format = \"{format}\"` describes {} {k}, but this field is {} {kind}; {}",
+            article(k),
+            article(kind),
+            match kind {
+                "integer" => "use \"int32\" or \"int64\"".to_owned(),
+                "number" => "use \"float\" or \"double\"".to_owned(),
+                "string" => format!(
+                    "use a string format such as {}",
+                    STRING_FORMATS[..6].join(", ")
+                ),
+                _ => "leave `format` out".to_owned(),
+            }
+        ),
+        None => format!("`format` does not apply to a {kind}; leave it out"),
+    })
+}
+
 fn article(kind: &str) -> &'static str {
     if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
         "an"
@@ -304,6 +373,12 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
                 }
             }
         }
+    }
+    if !opaque
+        && let Some(format) = &c.format
+        && let Some(message) = format_mismatch(format, target)
+    {
+        cx.error_at(at(keys::FORMAT), message);
     }
     if let (Ty::Int { signed: false, .. }, Some(min)) = (target, &c.minimum)
         && min.as_f64().is_some_and(|m| m < 0.0)

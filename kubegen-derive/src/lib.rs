@@ -217,7 +217,11 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Unsigned integers get `minimum: 0` automatically.
 /// ## `#[kubegen(min_length = 1, max_length = 63, pattern = "^[a-z]+$", format = "...")]`
 /// Strings. Patterns are compiled at build time; the apiserver uses RE2, so
-/// look-around and backreferences are rejected.
+/// look-around and backreferences are rejected. A `format` the apiserver
+/// knows must fit the field's JSON type (`int32`/`int64` on integers,
+/// `float`/`double` on numbers, `date-time`, `email`, `ipv4`, … on strings;
+/// none on booleans) — a mismatch is a compile error, since the apiserver
+/// would silently ignore it.
 /// ## `#[kubegen(min_items = 1, max_items = 10, unique_items, items(min_length = 1, pattern = "..."))]`
 /// Lists; `items(...)` applies value keywords to each item. The apiserver
 /// forbids `uniqueItems`, so `unique_items` is emitted as
