@@ -99,9 +99,17 @@ async fn v2_objects_keep_their_ports_through_the_v1_controller() -> Result<()> {
     assert!(read.status.is_some_and(|s| s.available_replicas == Some(2)));
 
     // An edit at v1 of a field both versions hold keeps the second port.
-    let mut old = at_v1.get("web").await?;
-    old.spec.replicas = 3;
-    at_v1.replace("web", &PostParams::default(), &old).await?;
+    // (The controller writes the status meanwhile: retry on conflicts.)
+    eventually(WAIT, "an edit at v1", || async {
+        let mut old = at_v1.get("web").await?;
+        old.spec.replicas = 3;
+        match at_v1.replace("web", &PostParams::default(), &old).await {
+            Ok(_) => Ok(Some(())),
+            Err(kube::Error::Api(e)) if e.code == 409 => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    })
+    .await?;
     let read = at_v2.get("web").await?;
     assert_eq!(read.spec.replicas, 3);
     assert_eq!(read.spec.ports, two.spec.ports);
@@ -125,9 +133,19 @@ async fn v2_objects_keep_their_ports_through_the_v1_controller() -> Result<()> {
         ports(&[(v2::DEFAULT_PORT_NAME, 8081)])
     );
     // v2's schema applies at v2: no ports at all is refused.
-    let mut none = at_v2.get("api").await?;
-    none.spec.ports.clear();
-    match at_v2.replace("api", &PostParams::default(), &none).await {
+    let none = v2::MyApplication::new(
+        "no-ports",
+        v2::MyApplicationSpec {
+            image: "nginx:latest".into(),
+            replicas: 1,
+            ports: vec![],
+        },
+    );
+    let dry_run = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
+    match at_v2.create(&dry_run, &none).await {
         Err(kube::Error::Api(e)) => assert_eq!(e.code, 422, "{e:?}"),
         other => anyhow::bail!("an application without ports was accepted: {other:?}"),
     }
