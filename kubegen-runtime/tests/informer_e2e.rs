@@ -619,82 +619,8 @@ async fn dynamic_object_informer() -> Result<()> {
 
 // ---- Fault tests, each on a private control plane ----
 
-/// A minimal HTTP/1.0 JSON POST to etcd's gRPC gateway.
-async fn etcd_post(
-    etcd_url: &str,
-    path: &str,
-    body: serde_json::Value,
-) -> Result<serde_json::Value> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let host = etcd_url
-        .strip_prefix("http://")
-        .context("etcd URL is not http")?;
-    let body = body.to_string();
-    let mut stream = tokio::net::TcpStream::connect(host).await?;
-    let request = format!(
-        "POST {path} HTTP/1.0\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await?;
-    let mut response = String::new();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        stream.read_to_string(&mut response),
-    )
-    .await??;
-    let (head, body) = response
-        .split_once("\r\n\r\n")
-        .context("malformed HTTP response")?;
-    if !head.starts_with("HTTP/1.0 200") && !head.starts_with("HTTP/1.1 200") {
-        bail!("etcd {path}: {head} {body}");
-    }
-    Ok(serde_json::from_str(body)?)
-}
-
-fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in data.chunks(3) {
-        let bytes = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(bytes[0]) << 16) | (u32::from(bytes[1]) << 8) | u32::from(bytes[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-async fn etcd_revision(etcd_url: &str) -> Result<i64> {
-    let reply = etcd_post(etcd_url, "/v3/kv/range", json!({ "key": base64(b"a") })).await?;
-    let revision = &reply["header"]["revision"];
-    revision
-        .as_str()
-        .and_then(|r| r.parse().ok())
-        .or_else(|| revision.as_i64())
-        .context("no revision in etcd's reply")
-}
-
-async fn compact_etcd(etcd_url: &str) -> Result<i64> {
-    let revision = etcd_revision(etcd_url).await?;
-    etcd_post(
-        etcd_url,
-        "/v3/kv/compaction",
-        json!({ "revision": revision, "physical": true }),
-    )
-    .await?;
-    Ok(revision)
-}
-
 fn etcd_key(ns: &str, name: &str) -> String {
-    base64(format!("/registry/configmaps/{ns}/{name}").as_bytes())
+    format!("/registry/configmaps/{ns}/{name}")
 }
 
 #[tokio::test]
@@ -734,19 +660,9 @@ async fn relists_after_apiserver_restart_without_lost_or_phantom_events() -> Res
         body["apiVersion"] = json!("v1");
         body["kind"] = json!("ConfigMap");
         let body = serde_json::to_vec(&body)?;
-        etcd_post(
-            env.etcd_url(),
-            "/v3/kv/put",
-            json!({ "key": etcd_key(&ns, name), "value": base64(&body) }),
-        )
-        .await?;
+        env.etcd_put(&etcd_key(&ns, name), &body).await?;
     }
-    etcd_post(
-        env.etcd_url(),
-        "/v3/kv/deleterange",
-        json!({ "key": etcd_key(&ns, "gone") }),
-    )
-    .await?;
+    env.etcd_delete(&etcd_key(&ns, "gone")).await?;
     tokio::time::sleep(Duration::from_secs(2)).await; // the informer retries meanwhile
     env.start_apiserver().await?;
 
@@ -838,14 +754,9 @@ async fn relists_after_410_gone_from_etcd_compaction() -> Result<()> {
     }
     env.stop_apiserver();
     for i in 5..10 {
-        etcd_post(
-            env.etcd_url(),
-            "/v3/kv/deleterange",
-            json!({ "key": etcd_key(&ns, &format!("cm-{i}")) }),
-        )
-        .await?;
+        env.etcd_delete(&etcd_key(&ns, &format!("cm-{i}"))).await?;
     }
-    let compacted = compact_etcd(env.etcd_url()).await?;
+    let compacted = env.etcd_compact().await?;
     env.start_apiserver().await?;
     let api = Api::<ConfigMap>::namespaced(env.client().await?, &ns);
 

@@ -106,24 +106,12 @@ pub(super) fn storage_version_hash(group: &str, version: &str, kind: &str) -> St
     base64(&digest.as_ref()[..8])
 }
 
-/// Standard base64 with padding.
+/// Standard base64 with padding, as Kubernetes encodes `[]byte`.
 fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
+    match serde_json::to_value(k8s_openapi::ByteString(data.to_vec())) {
+        Ok(serde_json::Value::String(text)) => text,
+        _ => String::new(),
     }
-    out
 }
 
 /// How often discovery is polled while waiting for the storage version.

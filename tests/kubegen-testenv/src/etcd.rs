@@ -87,6 +87,29 @@ impl TestEnv {
         number(reply.get("header").and_then(|h| h.get("revision")))
     }
 
+    /// Writes `value` under `key`, bypassing the apiserver (whose cache
+    /// does not see it until it relists).
+    pub async fn etcd_put(&self, key: &str, value: &[u8]) -> Result<()> {
+        post(
+            self.etcd_url(),
+            "/v3/kv/put",
+            json!({ "key": encode(key.as_bytes()), "value": encode(value) }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes `key`, bypassing the apiserver.
+    pub async fn etcd_delete(&self, key: &str) -> Result<()> {
+        post(
+            self.etcd_url(),
+            "/v3/kv/deleterange",
+            json!({ "key": encode(key.as_bytes()) }),
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Compacts etcd's history up to the current revision and returns it:
     /// reads at older revisions (watches, continue tokens of lists served
     /// from etcd) then fail with 410 Gone.
@@ -151,46 +174,21 @@ async fn post(etcd_url: &str, path: &str, body: serde_json::Value) -> Result<ser
     Ok(serde_json::from_str(body)?)
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/// Standard base64 with padding (the gateway's encoding of bytes).
+/// Standard base64 with padding (the gateway's encoding of bytes), as
+/// Kubernetes encodes `[]byte`.
 fn encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
+    match serde_json::to_value(k8s_openapi::ByteString(data.to_vec())) {
+        Ok(serde_json::Value::String(text)) => text,
+        _ => String::new(),
     }
-    out
 }
 
 /// Decodes standard base64, padding optional.
 fn decode(text: &str) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut bits = 0u32;
-    let mut count = 0;
-    for c in text.bytes().filter(|&c| c != b'=') {
-        let value = ALPHABET
-            .iter()
-            .position(|&a| a == c)
-            .with_context(|| format!("not base64: {text}"))?;
-        bits = (bits << 6) | value as u32;
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    Ok(out)
+    let padded = format!("{text}{}", "=".repeat((4 - text.len() % 4) % 4));
+    let bytes: k8s_openapi::ByteString =
+        serde_json::from_value(json!(padded)).with_context(|| format!("not base64: {text}"))?;
+    Ok(bytes.0)
 }
 
 #[cfg(test)]
