@@ -94,14 +94,8 @@ fn interleaved_writers_are_two_leaders_acting() {
     log.push(line("a-0", "create", "deployments", 1.0, 201));
     log.push(line("b-0", "create", "services", 1.2, 201));
     let found = violations(&log);
-    assert!(
-        found.iter().any(|v| v.starts_with("two leaders acting")),
-        "{found:?}"
-    );
-    assert!(
-        found.iter().any(|v| v.starts_with("the Lease was taken")),
-        "{found:?}"
-    );
+    assert_found(&found, "two leaders acting");
+    assert_found(&found, "the Lease was taken");
 }
 
 #[test]
@@ -113,14 +107,8 @@ fn a_quick_handover_is_two_leaders_acting() {
     log.extend(renewals("b-0", 2.3, 3.0));
     log.push(line("b-0", "update", "deployments", 2.4, 200));
     let found = violations(&log);
-    assert!(
-        found.iter().any(|v| v.starts_with("two leaders acting")),
-        "{found:?}"
-    );
-    assert!(
-        found.iter().any(|v| v.starts_with("the Lease was taken")),
-        "{found:?}"
-    );
+    assert_found(&found, "two leaders acting");
+    assert_found(&found, "the Lease was taken");
 }
 
 #[test]
@@ -131,14 +119,16 @@ fn writes_without_the_lease_are_not_fenced() {
     // A process that never held the Lease.
     log.push(line("c-0", "patch", "myapplications/status", 9.0, 200));
     let found = violations(&log);
-    assert!(
-        found.iter().any(|v| v.starts_with("a write 2.7")),
-        "{found:?}"
-    );
+    assert_found(&found, "a write 2.7");
     assert!(
         found
             .iter()
             .any(|v| v.starts_with("a write by a process that never held the Lease")),
         "{found:?}"
     );
+}
+
+/// Fails unless a violation starting with `prefix` was found.
+fn assert_found(found: &[String], prefix: &str) {
+    assert!(found.iter().any(|v| v.starts_with(prefix)), "{found:?}");
 }

@@ -16,6 +16,7 @@ use super::Diagnostic;
 /// modules = ["api", "controller"]   # modules to scan (default: the whole crate)
 /// crd-dir = "config/crd"
 /// rbac-dir = "config/rbac"
+/// webhook-dir = "config/webhook"   # admission webhook configurations
 /// rust-out = "src/generated"
 /// header-file = "hack/header.txt"   # text put under the @generated line
 /// max-description-len = 200         # cap on schema descriptions
