@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test control-plane lint fmt doc deps cycles package generate verify up demo bench-startup bench-codegen clean-control-plane help
+.PHONY: test control-plane lint fmt doc deps cycles builtin-check package generate verify up demo bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -12,11 +12,13 @@ help:
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
 	@echo "make lint           rustfmt check, clippy -D warnings, docs -D warnings,"
-	@echo "                    operator dependency check, cargo package of every crate"
+	@echo "                    operator dependency check, built-in schema table check,"
+	@echo "                    cargo package of every crate"
 	@echo "make generate       regenerate the example's CRD, RBAC and Rust modules"
 	@echo "make verify         kubegen generate --check on the example"
 	@echo "make bench-startup  median start-up time and memory of the control plane"
 	@echo "make bench-codegen  kubegen generate vs the Go generators, same API, same run"
+	@echo "make bench-import   kubegen import over the real-CRD corpus (median of 5; kopium if installed)"
 
 ## Every test: unit, UI, golden, doc and end-to-end tests against the real
 ## control plane. (Benchmarks are compiled by `lint`; run them with
@@ -40,7 +42,7 @@ verify:
 control-plane:
 	bash $(CONTROL_PLANE)
 
-lint: doc deps cycles package
+lint: doc deps cycles builtin-check package
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
@@ -57,6 +59,13 @@ CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime
 	tests/kubegen-testenv examples/my-application
 cycles:
 	python3 hack/check-import-cycles.py $(CRATES)
+
+## kubegen-core's table of built-in Kubernetes schemas is what
+## hack/k8s-builtin-schemas.py writes from the OpenAPI spec of the
+## k8s.io/kubernetes Go module (fetched by `control-plane`, which `test`
+## runs first); run the script without --check to regenerate.
+builtin-check:
+	python3 hack/k8s-builtin-schemas.py --check
 
 ## Every published crate packages (manifest metadata, versions on path
 ## dependencies, files included) and builds from its package.
@@ -93,6 +102,9 @@ bench-startup: control-plane
 ## kubegen generate vs controller-gen + client-gen/lister-gen/informer-gen.
 bench-codegen:
 	python3 bench/codegen_bench.py --runs 5
+
+bench-import:
+	python3 bench/import_bench.py --runs 5
 
 clean-control-plane:
 	rm -rf $${KUBEGEN_CACHE_DIR:-$$HOME/.cache/kubegen}/control-plane

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::files::{self, Drift};
 use crate::generate::{self, Api};
+use crate::import;
 use crate::scaffold;
 use crate::source::{CrateSource, Diagnostic, FeatureSelection, Settings};
 
@@ -52,6 +53,9 @@ enum Command {
     /// generated CRD, RBAC and clients.
     #[command(disable_version_flag = true)]
     New(NewArgs),
+    /// Write Rust types for existing CRDs into a crate, proven to
+    /// regenerate the same CRDs, then generate their typed clients.
+    Import(ImportArgs),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -118,6 +122,28 @@ struct GenerateArgs {
 }
 
 #[derive(Debug, Args)]
+struct ImportArgs {
+    /// CRD YAML/JSON files, directories of them, or `-` for standard input.
+    #[arg(required = true, value_name = "FILE|DIR|-")]
+    inputs: Vec<PathBuf>,
+    /// The crate to write into; a minimal crate is created when the
+    /// directory has no `Cargo.toml`.
+    #[arg(long = "crate", value_name = "DIR")]
+    crate_dir: PathBuf,
+    /// The module under `src/` that holds the imported APIs.
+    #[arg(long, default_value = "apis")]
+    module: String,
+    /// Write the CRDs that round-trip and report the others (by default
+    /// any CRD that is refused or regenerates differently is an error and
+    /// nothing is written).
+    #[arg(long)]
+    allow_partial: bool,
+    /// Depend on a kubegen source tree by path in a created crate.
+    #[arg(long, value_name = "PATH")]
+    kubegen_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
 struct NewArgs {
     /// The directory to create (must not exist or be empty); its name is
     /// the package name.
@@ -160,7 +186,7 @@ pub fn run(
     };
     let writes = match &cli.command {
         Command::Generate(args) => !args.check,
-        Command::New(_) => true,
+        Command::New(_) | Command::Import(_) => true,
         _ => false,
     };
     // Commands that read a crate report its files relative to it.
@@ -168,7 +194,7 @@ pub fn run(
         Command::Generate(GenerateArgs { input, .. })
         | Command::Crd { input, .. }
         | Command::Explain { input, .. } => Some(crate_dir(&input.manifest_path)),
-        Command::New(_) | Command::Completions { .. } => None,
+        Command::New(_) | Command::Import(_) | Command::Completions { .. } => None,
     };
     match execute(cli.command, out, err) {
         Ok(code) => code,
@@ -286,6 +312,7 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
             write_out(out, &created.summary())?;
             Ok(EXIT_OK)
         }
+        Command::Import(args) => import_command(args, out),
         Command::Completions { shell } => {
             let mut command = Cli::command();
             clap_complete::generate(shell, &mut command, "kubegen", out);
@@ -386,6 +413,91 @@ fn generate_command(
         if let Some(hint) = generate::module_hint(&api) {
             let _ = writeln!(out, "\n{hint}");
         }
+    }
+    Ok(EXIT_OK)
+}
+
+fn import_command(args: ImportArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let imported = import::import(&import::Options {
+        inputs: args.inputs,
+        crate_dir: args.crate_dir.clone(),
+        module: args.module,
+        kubegen_path: args.kubegen_path,
+    })?;
+    let mut table = String::new();
+    let mut problems = Vec::new();
+    for r in &imported.reports {
+        let verdict = match &r.verdict {
+            import::Verdict::Identical => "identical".to_owned(),
+            import::Verdict::Differing(d) => {
+                problems.push(Diagnostic::file(
+                    &r.file,
+                    format!(
+                        "{} regenerates with {} difference(s): {}",
+                        r.name,
+                        d.len(),
+                        d.iter()
+                            .take(5)
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                ));
+                format!("differing ({})", d.len())
+            }
+            import::Verdict::Refused(why) => {
+                problems.push(Diagnostic::file(
+                    &r.file,
+                    format!("{} refused: {why}", r.name),
+                ));
+                "refused".to_owned()
+            }
+        };
+        table.push_str(&format!(
+            "{:<60} {verdict} ({} verbatim nodes)\n",
+            r.name, r.explicit_nodes
+        ));
+    }
+    if !problems.is_empty() && !args.allow_partial {
+        problems.push(Diagnostic::file(
+            Path::new("--allow-partial"),
+            "write the CRDs that round-trip anyway with `--allow-partial`",
+        ));
+        return Err(problems.into());
+    }
+    let report = files::write(&args.crate_dir, &imported.files)?;
+    write_out(out, &table)?;
+    write_out(
+        out,
+        &format!(
+            "kubegen import: {} written, {} unchanged\n",
+            report.written.len(),
+            report.unchanged.len()
+        ),
+    )?;
+    let manifest_path = args.crate_dir.join("Cargo.toml");
+    let api = load(
+        &InputArgs {
+            manifest_path: manifest_path.clone(),
+            features: Vec::new(),
+            all_features: false,
+            no_default_features: false,
+        },
+        |_| {},
+    )?;
+    let set = generate::generate(&api)?;
+    let report = files::write(&api.root, &set)?;
+    write_out(
+        out,
+        &format!(
+            "kubegen generate: {} written, {} unchanged, {} removed\n",
+            report.written.len(),
+            report.unchanged.len(),
+            report.removed.len()
+        ),
+    )?;
+    if let Some(hint) = generate::module_hint(&api) {
+        write_out(out, &format!("\n{hint}\n"))?;
     }
     Ok(EXIT_OK)
 }

@@ -6,11 +6,14 @@
 //! - [`generate`] evaluates every annotated type into CRD and RBAC YAML and
 //!   the generated Rust modules, as a pure [`files::FileSet`];
 //! - [`files`] writes that set (only what changed) or checks it (`--check`);
+//! - [`import`] writes Rust types for existing CRDs (`kubegen import`),
+//!   proven to regenerate them;
 //! - [`scaffold`] creates new operator crates (`kubegen new`);
 //! - [`cli`] is the clap front end and the one place errors become exit codes.
 
 pub mod cli;
 pub mod files;
 pub mod generate;
+pub mod import;
 pub mod scaffold;
 pub mod source;

@@ -5,7 +5,7 @@ use proc_macro2::Span;
 use serde_json::Value;
 
 use crate::attr::resource::ResourceAttrs;
-use crate::attr::{KeySpans, keys};
+use crate::attr::{KeySpans, Scope, keys};
 use crate::ctxt::Ctxt;
 use crate::parse::{Container, FieldSpans};
 use kubegen_core::model::{Constraints, Field, Shape, Ty, TypeModel};
@@ -64,6 +64,30 @@ pub fn value_errors(v: &Value, ty: &Ty, c: &Constraints) -> Vec<String> {
                 Some(m) => {
                     for (k, val) in m {
                         for e in value_errors(val, vt, &Constraints::default()) {
+                            errs.push(format!("key `{k}`: {e}"));
+                        }
+                    }
+                    true
+                }
+                None => false,
+            },
+            Ty::IntKeyMap {
+                bits,
+                signed,
+                value,
+            } => match v.as_object() {
+                Some(m) => {
+                    for (k, val) in m {
+                        let canonical = k.parse::<i128>().is_ok_and(|n| n.to_string() == *k);
+                        if !canonical || !int_fits(&json_int(k), *bits, *signed) {
+                            errs.push(format!(
+                                "key `{k}` is not {} {}-bit {}signed integer in decimal",
+                                "a",
+                                bits,
+                                if *signed { "" } else { "un" }
+                            ));
+                        }
+                        for e in value_errors(val, value, &Constraints::default()) {
                             errs.push(format!("key `{k}`: {e}"));
                         }
                     }
@@ -180,7 +204,7 @@ const STRING_FORMATS: &[&str] = &[
 /// Why `format` does not fit a field of type `target` (a known format of
 /// another JSON type, or any format on a boolean), if it does not. Formats
 /// the apiserver does not know are left to it.
-fn format_mismatch(format: &str, target: &Ty) -> Option<String> {
+fn format_mismatch(format: &str, target: &Ty, place: &str) -> Option<String> {
     let kind = target.json_kind();
     let belongs = [
         (INTEGER_FORMATS, "integer"),
@@ -197,7 +221,7 @@ fn format_mismatch(format: &str, target: &Ty) -> Option<String> {
     };
     (!fits).then(|| match belongs {
         Some(k) => format!(
-            "`format = \"{format}\"` describes {} {k}, but this field is {} {kind}; {}",
+            "`format = \"{format}\"` describes {} {k}, but this {place} is {} {kind}; {}",
             article(k),
             article(kind),
             match kind {
@@ -251,10 +275,18 @@ fn int_fits(v: &Value, bits: u8, signed: bool) -> bool {
     n.is_some_and(|n| n >= min && n <= max)
 }
 
+/// A decimal map key as a JSON number (or null when it is none).
+fn json_int(k: &str) -> Value {
+    k.parse::<i64>()
+        .map(Value::from)
+        .or_else(|_| k.parse::<u64>().map(Value::from))
+        .unwrap_or(Value::Null)
+}
+
 fn contains_float(ty: &Ty) -> bool {
     match ty {
         Ty::Float { .. } => true,
-        Ty::Option(t) | Ty::Map(t) => contains_float(t),
+        Ty::Option(t) | Ty::Map(t) | Ty::IntKeyMap { value: t, .. } => contains_float(t),
         Ty::List { item, .. } => contains_float(item),
         _ => false,
     }
@@ -302,17 +334,168 @@ fn check_unique_names(cx: &Ctxt, c: &Container) {
     }
 }
 
+/// Keys that do not shape the schema of the node they are written on, and
+/// so may accompany `schema_json`.
+const BESIDE_SCHEMA_JSON: &[&str] = &[
+    keys::SCHEMA_JSON,
+    keys::DESCRIPTION,
+    keys::REQUIRED,
+    keys::OPTIONAL,
+    keys::NO_SCHEMA_DEFAULT,
+    keys::ALLOW_FLOAT,
+    keys::CRATE,
+];
+
+/// Keys whose schema `schema_type` would contradict.
+const BESIDE_SCHEMA_TYPE: &[&str] = &[
+    keys::SCHEMA_JSON,
+    keys::SCHEMALESS,
+    keys::INT_OR_STRING,
+    keys::SCHEMARS,
+];
+
+/// The keys whose value `c` holds (for `items(...)`, whose keys have no
+/// spans of their own).
+fn present_keys(c: &Constraints) -> Vec<&'static str> {
+    let Constraints {
+        minimum,
+        maximum,
+        exclusive_minimum,
+        exclusive_maximum,
+        multiple_of,
+        min_length,
+        max_length,
+        pattern,
+        format,
+        min_items,
+        max_items,
+        unique_items,
+        items,
+        min_properties,
+        max_properties,
+        enum_values,
+        nullable,
+        default,
+        example,
+        title,
+        validations,
+        immutable,
+        one_of: _,
+        list_type,
+        list_map_keys,
+        map_type,
+        struct_type,
+        preserve_unknown_fields,
+        embedded_resource,
+        int_or_string,
+        schemaless,
+        allow_float,
+        schema_type,
+        schema_json,
+        external_docs,
+    } = c;
+    [
+        (minimum.is_some(), keys::MINIMUM),
+        (maximum.is_some(), keys::MAXIMUM),
+        (*exclusive_minimum, keys::EXCLUSIVE_MINIMUM),
+        (*exclusive_maximum, keys::EXCLUSIVE_MAXIMUM),
+        (multiple_of.is_some(), keys::MULTIPLE_OF),
+        (min_length.is_some(), keys::MIN_LENGTH),
+        (max_length.is_some(), keys::MAX_LENGTH),
+        (pattern.is_some(), keys::PATTERN),
+        (format.is_some(), keys::FORMAT),
+        (min_items.is_some(), keys::MIN_ITEMS),
+        (max_items.is_some(), keys::MAX_ITEMS),
+        (*unique_items, keys::UNIQUE_ITEMS),
+        (items.is_some(), keys::ITEMS),
+        (min_properties.is_some(), keys::MIN_PROPERTIES),
+        (max_properties.is_some(), keys::MAX_PROPERTIES),
+        (enum_values.is_some(), keys::ENUM_VALUES),
+        (*nullable, keys::NULLABLE),
+        (default.is_some(), keys::DEFAULT),
+        (example.is_some(), keys::EXAMPLE),
+        (title.is_some(), keys::TITLE),
+        (!validations.is_empty(), keys::VALIDATION),
+        (*immutable, keys::IMMUTABLE),
+        (list_type.is_some(), keys::LIST_TYPE),
+        (!list_map_keys.is_empty(), keys::LIST_MAP_KEYS),
+        (map_type.is_some(), keys::MAP_TYPE),
+        (struct_type.is_some(), keys::STRUCT_TYPE),
+        (*preserve_unknown_fields, keys::PRESERVE_UNKNOWN_FIELDS),
+        (*embedded_resource, keys::EMBEDDED_RESOURCE),
+        (*int_or_string, keys::INT_OR_STRING),
+        (*schemaless, keys::SCHEMALESS),
+        (*allow_float, keys::ALLOW_FLOAT),
+        (schema_type.is_some(), keys::SCHEMA_TYPE),
+        (schema_json.is_some(), keys::SCHEMA_JSON),
+        (external_docs.is_some(), keys::EXTERNAL_DOCS),
+    ]
+    .into_iter()
+    .filter_map(|(set, k)| set.then_some(k))
+    .collect()
+}
+
+/// `schema_json` and `schema_type` against the other keys of one node
+/// (`place` names it in messages): `schema_json` is the whole schema, so
+/// no other schema keyword may shape the node; `schema_type` contradicts
+/// the keys that give a schema of their own.
+fn check_overrides(cx: &Ctxt, c: &Constraints, keys: &KeySpans, span: Span, place: &str) {
+    let at = |k: &str| keys.get(k).copied().unwrap_or(span);
+    let written: Vec<&'static str> = keys.keys().copied().collect();
+    if c.schema_json.is_some() {
+        for k in written.iter().filter(|k| !BESIDE_SCHEMA_JSON.contains(k)) {
+            let schema_key = keys::scopes_of(k).is_some_and(|s| {
+                s.iter()
+                    .any(|s| matches!(s, Scope::Type | Scope::Field | Scope::Items))
+            });
+            if schema_key {
+                cx.error_at(
+                    at(k),
+                    format!(
+                        "`{k}` cannot be combined with `schema_json` on the same {place}: the JSON is the whole schema of the {place}; write the keyword into the JSON"
+                    ),
+                );
+            }
+        }
+    } else if c.schema_type.is_some() {
+        for k in written.iter().filter(|k| BESIDE_SCHEMA_TYPE.contains(k)) {
+            cx.error_at(
+                at(k),
+                format!(
+                    "`{k}` cannot be combined with `schema_type` on the same {place}: both say what the schema is; keep one"
+                ),
+            );
+        }
+    }
+}
+
 /// Rules of one field, reported at its keys (or its type when no key applies).
 fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
-    let at = |k: &str| keys.get(k).copied().unwrap_or(span);
     let c = &f.constraints;
-    if contains_float(&f.ty) && !c.allow_float && !c.schemaless {
+    let explicit = c.schemaless || c.schema_type.is_some() || c.schema_json.is_some();
+    if contains_float(&f.ty) && !c.allow_float && !explicit {
         cx.error_at(span, "floating-point fields are refused: Kubernetes API conventions discourage floats (they do not round-trip exactly); use an integer or a Quantity, or add `#[kubegen(allow_float)]`");
     }
+    check_overrides(cx, c, keys, span, "field");
+    check_node(cx, &f.ty, c, keys, span, "field");
+    if f.flatten && !c.is_empty() {
+        cx.error_at(span, "schema keywords on a `#[serde(flatten)]` field have no property to apply to; put them on the flattened type's fields");
+    }
+}
+
+/// The type-dependent rules of one schema node: a field, list items or a
+/// type, whose JSON is `ty` (for overridden nodes the type the override
+/// names), with keywords `c` written at `keys`.
+fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, place: &str) {
+    if c.schema_json.is_some() {
+        // The JSON is checked where it is read; other keys are refused.
+        return;
+    }
+    let at = |k: &str| keys.get(k).copied().unwrap_or(span);
     let target = if c.int_or_string {
         &Ty::IntOrString
     } else {
-        f.ty.unwrap_option()
+        ty.unwrap_option()
     };
     let opaque =
         matches!(target, Ty::Named { .. } | Ty::Json) || c.schemaless || c.preserve_unknown_fields;
@@ -323,7 +506,7 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
             Ty::String { .. } | Ty::DateTime | Ty::Duration | Ty::IntOrString
         );
         let list = matches!(target, Ty::List { .. });
-        let map = matches!(target, Ty::Map(_) | Ty::ObjectMeta);
+        let map = matches!(target, Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta);
         let groups: [(&[&str], bool, &str); 4] = [
             (
                 &[
@@ -365,7 +548,7 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
                     cx.error_at(
                         at(k),
                         format!(
-                            "`{k}` applies to {what}, but this field is {} {}",
+                            "`{k}` applies to {what}, but this {place} is {} {}",
                             article(target.json_kind()),
                             target.json_kind()
                         ),
@@ -376,7 +559,7 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
     }
     if !opaque
         && let Some(format) = &c.format
-        && let Some(message) = format_mismatch(format, target)
+        && let Some(message) = format_mismatch(format, target, place)
     {
         cx.error_at(at(keys::FORMAT), message);
     }
@@ -471,7 +654,7 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
     }
     for (key, value) in [(keys::DEFAULT, &c.default), (keys::EXAMPLE, &c.example)] {
         if let Some(v) = value {
-            let errs = value_errors(v, &f.ty, c);
+            let errs = value_errors(v, ty, c);
             if !errs.is_empty() {
                 let k = if keys.contains_key(key) {
                     key
@@ -482,7 +665,7 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
                 };
                 cx.error_at(
                     at(k),
-                    format!("`{key}` does not fit the field: {}", errs.join("; ")),
+                    format!("`{key}` does not fit the {place}: {}", errs.join("; ")),
                 );
             }
         }
@@ -493,20 +676,49 @@ fn check_field(cx: &Ctxt, f: &Field, keys: &KeySpans, span: Span) {
             ..Constraints::default()
         };
         for v in values {
-            let errs = value_errors(v, &f.ty, &plain);
+            let errs = value_errors(v, ty, &plain);
             if !errs.is_empty() {
                 cx.error_at(
                     at(keys::ENUM_VALUES),
                     format!(
-                        "`enum_values` entry does not fit the field: {}",
+                        "`enum_values` entry does not fit the {place}: {}",
                         errs.join("; ")
                     ),
                 );
             }
         }
     }
-    if f.flatten && !c.is_empty() {
-        cx.error_at(span, "schema keywords on a `#[serde(flatten)]` field have no property to apply to; put them on the flattened type's fields");
+    if let (Ty::List { item, .. }, Some(ic)) = (target, c.items.as_deref()) {
+        // The keys inside `items(...)` have no spans of their own.
+        let items_at = at(keys::ITEMS);
+        let item_keys: KeySpans = present_keys(ic)
+            .into_iter()
+            .map(|k| (k, items_at))
+            .collect();
+        check_overrides(cx, ic, &item_keys, items_at, "`items(...)`");
+        check_node(cx, item, ic, &item_keys, items_at, "list's item");
+    }
+}
+
+/// The JSON a type serializes as, for the checks of its type-level keys.
+fn type_ty(model: &TypeModel) -> Ty {
+    if let Some(t) = crate::parse::overridden_ty(&model.constraints) {
+        return t;
+    }
+    match &model.shape {
+        Shape::Struct { .. } => Ty::Map(Box::new(Ty::Json)),
+        Shape::Transparent { field } if field.constraints.int_or_string => Ty::IntOrString,
+        Shape::Transparent { field } => field.ty.clone(),
+        Shape::Enum {
+            repr: kubegen_core::model::Repr::External,
+            variants,
+        } if variants
+            .iter()
+            .all(|v| matches!(v.data, kubegen_core::model::VariantData::Unit)) =>
+        {
+            Ty::String { char: false }
+        }
+        Shape::Enum { .. } => Ty::Json,
     }
 }
 
@@ -552,17 +764,8 @@ fn check_type(cx: &Ctxt, model: &TypeModel, type_keys: &KeySpans, ident: &syn::I
             }
         }
     }
-    if let (Some(lo), Some(hi)) = (c.min_properties, c.max_properties)
-        && lo > hi
-    {
-        cx.error_at(
-            type_keys
-                .get(keys::MIN_PROPERTIES)
-                .copied()
-                .unwrap_or_else(|| ident.span()),
-            "`min_properties` is greater than `max_properties`",
-        );
-    }
+    check_overrides(cx, c, type_keys, ident.span(), "type");
+    check_node(cx, &type_ty(model), c, type_keys, ident.span(), "type");
 }
 
 fn is_dns_label(s: &str) -> bool {
@@ -586,7 +789,11 @@ pub fn check_spec_path(cx: &Ctxt, path: &str, span: Span, spec: &TypeModel, fiel
         .collect();
     let flattened =
         matches!(&spec.shape, Shape::Struct { fields } if fields.iter().any(|f| f.flatten));
-    if !matches!(spec.shape, Shape::Struct { .. }) || flattened {
+    // A spec whose schema is given by hand has no Rust fields to check.
+    if !matches!(spec.shape, Shape::Struct { .. })
+        || flattened
+        || spec.constraints.overrides_schema()
+    {
         return;
     }
     if !fields.iter().any(|f| f.json_name == first) {
@@ -664,6 +871,17 @@ fn check_resource(
                 format!("short names and categories must be lower-case DNS labels, not \"{s}\""),
             );
         }
+    }
+    if res.flatten_spec {
+        if let Some(status) = &res.status {
+            cx.error_spanned_by(
+                status,
+                "`flatten_spec` puts every top-level field in the spec struct: declare `status` there and enable the subresource with `status_subresource`",
+            );
+        }
+        // Paths name the spec struct's fields at the top level; `crd()`
+        // checks them against the finished schema.
+        return;
     }
     let known_roots = [".spec", ".status", ".metadata", ".apiVersion", ".kind"];
     for (col, span) in &res.printer_columns {

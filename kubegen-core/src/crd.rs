@@ -210,13 +210,17 @@ pub fn infer_column_type(path: &str, leaf: Option<&Value>) -> String {
 }
 
 /// Cuts the description of `schema`, and of every schema nested in it,
-/// to at most `max` bytes (at a character boundary). Only schema nodes are
-/// visited: a `description` key inside `default`, `example` or `enum`
-/// values is data and stays as it is.
+/// to at most `max` bytes (at a character boundary); `0` removes them, as
+/// controller-gen's `maxDescLen=0` does. Only schema nodes are visited: a
+/// `description` key inside `default`, `example` or `enum` values is data
+/// and stays as it is.
 pub fn truncate_descriptions(schema: &mut Value, max: usize) {
     let Value::Object(m) = schema else {
         return;
     };
+    if max == 0 {
+        m.remove("description");
+    }
     if let Some(Value::String(s)) = m.get_mut("description")
         && s.len() > max
     {
@@ -263,18 +267,68 @@ fn name_rules(res: &ResourceModel) -> Vec<Value> {
     rules
 }
 
+/// The description of `apiVersion` in every kind's schema: the text of
+/// apimachinery's `TypeMeta`, as Kubernetes' own tools write it.
+pub const API_VERSION_DESCRIPTION: &str = "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+
+/// The description of `kind` in every kind's schema (apimachinery's `TypeMeta`).
+pub const KIND_DESCRIPTION: &str = "Kind is a string value representing the REST resource this object represents.\nServers may infer this from the endpoint the client submits requests to.\nCannot be updated.\nIn CamelCase.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
 /// The `openAPIV3Schema` of one version.
 pub fn root_schema(res: &ResourceModel, spec: Value, status: Option<Value>) -> Value {
-    let description = spec.get("description").cloned();
+    let description = match res.kind_description.as_deref() {
+        Some("") => None,
+        Some(d) => Some(Value::from(d)),
+        None => spec.get("description").cloned(),
+    };
     let mut props = Map::new();
-    props.insert("apiVersion".into(), json!({"type": "string", "description": "APIVersion defines the versioned schema of this representation of an object."}));
-    props.insert("kind".into(), json!({"type": "string", "description": "Kind is a string value representing the REST resource this object represents."}));
-    props.insert("metadata".into(), json!({"type": "object"}));
-    props.insert("spec".into(), spec);
+    match &res.type_meta_schema {
+        Some(given) => props.extend(given.clone()),
+        None => {
+            props.insert(
+                "apiVersion".into(),
+                json!({"type": "string", "description": API_VERSION_DESCRIPTION}),
+            );
+            props.insert(
+                "kind".into(),
+                json!({"type": "string", "description": KIND_DESCRIPTION}),
+            );
+            props.insert("metadata".into(), json!({"type": "object"}));
+        }
+    }
+    let mut root = json!({"type": "object"});
+    let mut required: Vec<Value> = Vec::new();
+    if res.required_metadata {
+        required.push("metadata".into());
+    }
+    if res.flatten_spec {
+        // The spec's own properties, rules and requirements are the root's.
+        if let Value::Object(mut m) = spec {
+            if let Some(Value::Object(p)) = m.remove("properties") {
+                props.extend(p);
+            }
+            if let Some(Value::Array(r)) = m.remove("required") {
+                required.extend(r);
+            }
+            m.remove("description");
+            m.remove("type");
+            if let Value::Object(r) = &mut root {
+                r.extend(m);
+            }
+        }
+    } else {
+        props.insert("spec".into(), spec);
+        if !res.optional_spec {
+            required.push("spec".into());
+        }
+    }
     if let Some(s) = status {
         props.insert("status".into(), s);
     }
-    let mut root = json!({"type": "object", "properties": props, "required": ["spec"]});
+    root["properties"] = Value::Object(props);
+    if !required.is_empty() {
+        root["required"] = Value::Array(required);
+    }
     if let (Some(d), Value::Object(m)) = (description, &mut root) {
         m.insert("description".into(), d);
     }
@@ -405,7 +459,10 @@ pub fn crd_json(
         crd["spec"]["conversion"] = conversion_json(conversion);
     }
     let crd = output::canonical(&crd);
-    if let SizeCheck::TooLarge(bytes) = output::check_size(&output::to_json(&crd)) {
+    // The limit applies to what the apiserver stores: compact JSON (the
+    // indentation of a pretty rendering is not stored).
+    let stored = serde_json::to_string(&crd).unwrap_or_default();
+    if let SizeCheck::TooLarge(bytes) = output::check_size(&stored) {
         return Err(CrdError::TooLarge {
             crd: res.crd_name(),
             bytes,
@@ -421,7 +478,11 @@ pub fn conversion_json(conversion: &Conversion) -> Value {
         "strategy": "Webhook",
         "webhook": {
             "clientConfig": conversion.webhook.client_config(),
-            "conversionReviewVersions": ["v1"],
+            "conversionReviewVersions": if conversion.review_versions.is_empty() {
+                json!(["v1"])
+            } else {
+                json!(conversion.review_versions)
+            },
         }
     })
 }
@@ -453,6 +514,16 @@ pub fn version_priority(v: &str) -> (u8, u64, u64, String) {
 ///
 /// Exactly one version must be the storage version and at least one served.
 pub fn merge_crds(crds: &[Value]) -> Result<Value, CrdError> {
+    merge(crds, false)
+}
+
+/// [`merge_crds`] for kinds that declare `allow_lossy_versions`: served
+/// versions may then hold different fields without a conversion.
+pub fn merge_crds_allowing_lossy_versions(crds: &[Value]) -> Result<Value, CrdError> {
+    merge(crds, true)
+}
+
+fn merge(crds: &[Value], allow_lossy: bool) -> Result<Value, CrdError> {
     let Some(first) = crds.first() else {
         return Err(CrdError::Merge("no CRDs given".into()));
     };
@@ -512,7 +583,7 @@ pub fn merge_crds(crds: &[Value]) -> Result<Value, CrdError> {
         ))
     });
     let conversion = merged_conversion(&name, crds)?;
-    if conversion.is_none() {
+    if conversion.is_none() && !allow_lossy {
         refuse_lossy_versions(&name, first, &versions)?;
     }
     let mut out = first.clone();
@@ -773,6 +844,7 @@ mod tests {
             name_pattern: None,
             conversion: None,
             admission: None,
+            ..ResourceModel::default()
         }
     }
 
@@ -785,6 +857,8 @@ mod tests {
                 path: "/convert".into(),
                 port: 443,
             },
+            external: false,
+            review_versions: Vec::new(),
         }
     }
 
@@ -972,5 +1046,89 @@ mod tests {
             "valu"
         );
         assert_eq!(v["properties"]["any"]["anyOf"][0]["description"], "firs");
+    }
+}
+
+#[cfg(test)]
+mod root_tests {
+    use super::*;
+
+    fn res() -> ResourceModel {
+        ResourceModel {
+            group: "example.com".into(),
+            version: "v1".into(),
+            kind: "Foo".into(),
+            plural: "foos".into(),
+            singular: "foo".into(),
+            storage: true,
+            served: true,
+            ..ResourceModel::default()
+        }
+    }
+
+    fn spec() -> Value {
+        json!({"type": "object", "description": "The spec.", "required": ["a"],
+               "properties": {"a": {"type": "string"}, "status": {"type": "object"}}})
+    }
+
+    #[test]
+    fn the_root_follows_the_resource_options() {
+        let plain = root_schema(&res(), spec(), None);
+        assert_eq!(plain["required"], json!(["spec"]));
+        assert_eq!(plain["description"], "The spec.");
+        assert_eq!(
+            plain["properties"]["apiVersion"]["description"],
+            API_VERSION_DESCRIPTION
+        );
+
+        let mut r = res();
+        r.optional_spec = true;
+        r.required_metadata = true;
+        r.kind_description = Some(String::new());
+        let root = root_schema(&r, spec(), None);
+        assert_eq!(root["required"], json!(["metadata"]));
+        assert!(root.get("description").is_none());
+
+        let mut r = res();
+        r.flatten_spec = true;
+        r.kind_description = Some("A Foo.".into());
+        let root = root_schema(&r, spec(), None);
+        assert_eq!(root["required"], json!(["a"]));
+        assert_eq!(root["description"], "A Foo.");
+        assert!(root["properties"].get("spec").is_none());
+        assert_eq!(root["properties"]["a"]["type"], "string");
+        assert_eq!(root["properties"]["metadata"]["type"], "object");
+
+        let mut r = res();
+        r.type_meta_schema = json!({"kind": {"type": "string"}}).as_object().cloned();
+        let root = root_schema(&r, spec(), None);
+        assert_eq!(root["properties"]["kind"], json!({"type": "string"}));
+        assert!(root["properties"].get("apiVersion").is_none());
+        assert!(root["properties"].get("metadata").is_none());
+
+        let mut r = res();
+        r.max_description_len = Some(0);
+        let root = root_schema(&r, spec(), None);
+        assert!(root.get("description").is_none());
+        assert!(root["properties"]["kind"].get("description").is_none());
+    }
+
+    #[test]
+    fn the_size_limit_counts_what_the_apiserver_stores() {
+        // Deeply nested properties: the pretty rendering's indentation
+        // alone would pass the limit, the stored (compact) JSON does not.
+        let mut node = json!({"type": "string"});
+        for i in 0..40 {
+            node = json!({"type": "object", "properties": {format!("p{i}"): node}});
+        }
+        let mut props = Map::new();
+        for i in 0..800 {
+            props.insert(format!("f{i}"), node.clone());
+        }
+        let spec = json!({"type": "object", "properties": props});
+        let crd = crd_json(&res(), spec, None).unwrap();
+        let compact = serde_json::to_string(&crd).unwrap().len();
+        assert!(compact <= output::MAX_BYTES, "{compact}");
+        assert!(output::to_json(&crd).len() > output::MAX_BYTES);
     }
 }

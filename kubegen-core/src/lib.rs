@@ -1,13 +1,16 @@
 //! kubegen-core: the run-time half of kubegen, free of any Rust parser.
 //!
 //! Everything here is pure data and functions over it, depending only on
-//! serde, serde_json and schemars, so an operator that links kubegen links
-//! no code-generation machinery:
+//! serde, serde_json, schemars and k8s-openapi, so an operator that links
+//! kubegen links no code-generation machinery:
 //!
 //! - [`model`]: the serde-serializable resource and type model that the
 //!   code generator (`kubegen-codegen`) produces and embeds in derive output;
 //! - [`schema`]: the one schema builder (model → structural OpenAPI v3), the
 //!   structural checker, schemars conversion and CEL helpers;
+//! - [`builtin`]: the upstream schema of every k8s-openapi type, from a
+//!   table generated out of the Kubernetes OpenAPI spec, as `KubeSchema`
+//!   impls;
 //! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
 //! - [`admission`]: admission webhook paths and configurations;
 //! - [`output`]: canonical JSON/YAML with the `@generated` header;
@@ -16,6 +19,7 @@
 //!   `kubegen` facade as `kubegen::__private`).
 
 pub mod admission;
+pub mod builtin;
 pub mod crd;
 pub mod model;
 pub mod output;

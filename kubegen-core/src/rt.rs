@@ -14,7 +14,15 @@ use crate::crd::{self, CrdError};
 use crate::model::{ResourceModel, TypeModel};
 use crate::schema::{self, SchemaError};
 
-/// Types with a Kubernetes structural schema (`#[derive(KubeSchema)]`).
+/// Types with a Kubernetes structural schema: `#[derive(KubeSchema)]`, and
+/// every k8s-openapi type (from upstream's OpenAPI spec, see
+/// [`crate::builtin`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no Kubernetes schema: it does not implement `KubeSchema`",
+    label = "kubegen needs this type's schema",
+    note = "derive `KubeSchema` on it; a type that only implements `schemars::JsonSchema` can be used with `#[kubegen(schemars)]` on the field",
+    note = "a type alias is seen through only by the compiler: a field typed by an alias of a primitive (`type Port = u16;`) needs the primitive written out, or a newtype deriving `KubeSchema`"
+)]
 pub trait KubeSchema {
     /// JSON names of the object's properties (empty for non-objects), so a
     /// parent's derive can check paths into this type at compile time.
@@ -98,7 +106,9 @@ pub fn schema_from_model(model_json: &str, resolvers: &[Resolver]) -> Result<Val
     })
 }
 
-/// The structural schema of a `schemars::JsonSchema` type (k8s-openapi types included).
+/// The structural schema of a `schemars::JsonSchema` type, for fields
+/// marked `#[kubegen(schemars)]` (k8s-openapi types need no such mark: they
+/// implement [`KubeSchema`] with upstream's exact schema).
 pub fn schemars_schema<T: schemars::JsonSchema + ?Sized>() -> Result<Value, SchemaError> {
     let generator = schemars::generate::SchemaSettings::openapi3().into_generator();
     let root = generator.into_root_schema_for::<T>();

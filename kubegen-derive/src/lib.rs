@@ -78,7 +78,8 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///
 /// Every key lives in one closed `#[kubegen(...)]` namespace: an unknown key is
 /// a compile error with a "did you mean" suggestion, and a key used in the
-/// wrong place says where it belongs.
+/// wrong place says where it belongs. `docs/markers.md` lists every
+/// controller-gen CRD marker with its kubegen spelling.
 ///
 /// # Resource keys (on the spec struct)
 ///
@@ -142,6 +143,12 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// version cannot hold is kept in an annotation and restored, so nothing is
 /// lost; see `kubegen::conversion`.
 ///
+/// `conversion(..., external)` records a webhook someone else serves (what
+/// `kubegen import` writes for a published CRD): the CRD keeps its
+/// `conversion`, and no converter or `From` impls are asked for.
+/// `review_versions = ["v1", "v1beta1"]` sets `conversionReviewVersions`
+/// (default `["v1"]`; it must include `v1`).
+///
 /// Without `conversion`, versions whose fields differ are refused by
 /// `kubegen::merge_crds` and `kubegen generate`: the apiserver would
 /// convert by rewriting `apiVersion` and drop what the other version lacks.
@@ -190,6 +197,39 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///     })
 ///     .default::<Cart>(|c| { c.spec.note.get_or_insert_with(|| "new".into()); });
 /// ```
+/// ## `#[kubegen(kind_description = "...")]`, `optional_spec`, `required_metadata`, `flatten_spec`, `type_meta_schema_json = r#"{...}"#`
+/// The shape of the schema's root, for kinds published elsewhere (what
+/// `kubegen import` writes; controller-gen's CRDs differ in these ways).
+/// `kind_description` is the root's description (by default the spec
+/// struct's doc; `""` for none). `optional_spec` drops `spec` from the
+/// root's `required` (Go's `spec,omitempty`), and the root type holds
+/// `spec: Option<Spec>`. `required_metadata` lists `metadata` as required.
+/// `flatten_spec` makes the struct's fields the object's top-level fields
+/// next to `apiVersion`, `kind` and `metadata` — for kinds without a `spec`
+/// (`PolicyReport`'s `results`) or with more than `spec` and `status`
+/// (Argo CD's `operation`); the struct then holds `status` too and
+/// `status_subresource` enables its subresource. `type_meta_schema_json`
+/// gives the root's `apiVersion`, `kind` and `metadata` schemas verbatim
+/// (those left out are absent), for hand-written CRDs without kubegen's.
+/// ```ignore
+/// /// PolicyReport is the Schema for the policyreports API.
+/// #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+/// #[kubegen(group = "wgpolicyk8s.io", version = "v1alpha2", kind = "PolicyReport",
+///           namespaced, flatten_spec)]
+/// pub struct PolicyReportSpec {
+///     pub results: Option<Vec<PolicyReportResult>>,
+///     pub summary: Option<PolicyReportSummary>,
+/// }
+/// ```
+/// ## `#[kubegen(status_subresource = false)]`
+/// The status subresource follows `status = "..."`; this overrides it (a
+/// `status` field without the subresource, or — `status_subresource` — the
+/// subresource on a kind whose status type is not declared).
+/// ## `#[kubegen(allow_lossy_versions)]`
+/// Lets versions whose fields differ be served without a conversion
+/// webhook, as some published CRDs do (the apiserver then drops what a
+/// version lacks when it converts). Without it such versions are refused;
+/// prefer `conversion(...)`.
 /// ## `#[kubegen(derive = "PartialEq")]`
 /// Extra derives on the generated root type (repeatable).
 /// ## `#[kubegen(crate = "::kubegen")]`
@@ -207,8 +247,40 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// `reason = "FieldValueDuplicate"` the apiserver reports the value, not the
 /// message.
 /// ## `#[kubegen(exactly_one_of = ["a", "b"])]`, `at_most_one_of`, `at_least_one_of`
-/// Member rules over optional fields (JSON names), compiled to CEL.
+/// Member rules over optional fields (JSON names), compiled to the CEL
+/// controller-gen writes for `ExactlyOneOf` / `AtMostOneOf` /
+/// `AtLeastOneOf`: `[has(self.a),has(self.b)].filter(x,x==true).size() == 1`
+/// with the message "exactly one of the fields in [a b] must be set" ("at
+/// most one of the fields in [a b] may be set", "at least one of …
+/// must be set"), after the type's own `validation` rules.
 /// ## `#[kubegen(min_properties = 1, max_properties = 3)]`, `struct_type = "atomic"`, `preserve_unknown_fields`, `title = "..."`, `description = "..."`, `example = ...`
+/// ## Value keys on a type
+/// Every value key of fields (`minimum`, `min_length`, `pattern`,
+/// `format`, `enum_values`, `min_items`, `items(...)`, `list_type`,
+/// `int_or_string`, `embedded_resource`, `schema_type`, `schema_json`,
+/// `schemaless`, …) is accepted on a type too, as controller-gen accepts
+/// its validation markers on `type Role string`: it applies to the type's
+/// schema wherever the type is used, and is checked against what the type
+/// serializes as (a newtype: its field; a unit enum: a string; a struct:
+/// an object).
+/// ```
+/// # use kubegen::KubeSchema;
+/// # use serde::{Deserialize, Serialize};
+/// /// A role name.
+/// #[derive(KubeSchema, Serialize, Deserialize)]
+/// #[kubegen(enum_values = ["web", "db"], max_length = 3)]
+/// pub struct Role(pub String);
+///
+/// let schema = <Role as kubegen::KubeSchema>::kube_schema().unwrap();
+/// assert_eq!(schema["maxLength"], 3);
+/// ```
+/// ## `#[kubegen(optional)]` on a type
+/// Every field is optional unless marked `required` (controller-gen's
+/// package-level `+kubebuilder:validation:Optional`). Only the schema
+/// changes: serde still needs fields that are not `Option` or defaulted.
+/// ## `#[kubegen(external_docs(url = "https://...", description = "..."))]`
+/// `externalDocs` on the type's (or, on a field, the field's) schema;
+/// the URL must be absolute (controller-gen's `+kubebuilder:externalDocs`).
 ///
 /// # Field keys
 ///
@@ -276,7 +348,120 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Floats are refused unless allowed (they do not round-trip exactly).
 /// ## `#[kubegen(schemars)]`
 /// Take the field type's schema from `schemars::JsonSchema`, converted to a
-/// structural schema (k8s-openapi types are recognised automatically).
+/// structural schema, for types that implement only that (the CLI cannot
+/// evaluate it). k8s-openapi types need no mark: they implement
+/// `KubeSchema` with the exact upstream schema (list types and map keys
+/// included), however the field names them (`use`, rename, alias).
+/// ## `#[kubegen(schema_type = "string")]`
+/// controller-gen's `+kubebuilder:validation:Type`, on a field, inside
+/// `items(...)` or on a type: the node's `type` is the one given
+/// (`string`, `integer`, `number`, `boolean`, `object`, `array`) instead of
+/// the Rust type's, whose shape is then not read at all (any Rust type
+/// works: `std::time::Duration`, `std::net::IpAddr`, a type serialized
+/// through another). An `object` keeps unknown fields
+/// (`{type: object, x-kubernetes-preserve-unknown-fields: true}`); an
+/// `array`'s items are what `items(...)` says (any value otherwise). The
+/// node's other keys apply and are checked against the given type:
+/// `format` must fit it, `min_length` needs a `string`, a `default` must
+/// be one. `number` needs no `allow_float`: the type is explicit.
+/// ```
+/// # use kubegen::KubeSchema;
+/// # use serde::{Deserialize, Serialize};
+/// mod seconds {
+///     use serde::{Deserialize, Deserializer, Serializer};
+///     pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+///         s.serialize_str(&format!("{v}s"))
+///     }
+///     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+///         let t = String::deserialize(d)?;
+///         t.trim_end_matches('s').parse().map_err(serde::de::Error::custom)
+///     }
+/// }
+///
+/// /// Written as `"v<n>"` through `String`.
+/// #[derive(KubeSchema, Serialize, Deserialize, Clone)]
+/// #[serde(into = "String", try_from = "String")]
+/// #[kubegen(schema_type = "string", pattern = "^v[0-9]+$")]
+/// pub struct Version { pub n: u32 }
+/// # impl From<Version> for String { fn from(v: Version) -> String { format!("v{}", v.n) } }
+/// # impl TryFrom<String> for Version {
+/// #     type Error = std::num::ParseIntError;
+/// #     fn try_from(s: String) -> Result<Version, Self::Error> {
+/// #         Ok(Version { n: s.trim_start_matches('v').parse()? })
+/// #     }
+/// # }
+///
+/// #[derive(KubeSchema, Serialize, Deserialize)]
+/// pub struct Rollout {
+///     #[serde(with = "seconds")]
+///     #[kubegen(schema_type = "string", format = "duration")]
+///     pub timeout: u64,
+///     #[kubegen(items(schema_type = "string", format = "ipv4"))]
+///     pub addresses: Vec<std::net::Ipv4Addr>,
+///     pub version: Version,
+/// }
+///
+/// let schema = <Rollout as kubegen::KubeSchema>::kube_schema().unwrap();
+/// assert_eq!(schema["properties"]["timeout"]["format"], "duration");
+/// assert_eq!(schema["properties"]["addresses"]["items"]["type"], "string");
+/// assert_eq!(schema["properties"]["version"]["pattern"], "^v[0-9]+$");
+/// ```
+/// ## `#[kubegen(schema_json = r#"{...}"#)]`
+/// On a field, inside `items(...)` or on a type: the node's schema is
+/// exactly this JSON object, checked at compile time (valid JSON, an
+/// object, structural by the apiserver's rules, RE2 patterns and CEL rules
+/// that parse; what depends on where it is used is checked when the CRD is
+/// built). The doc comment (or `description`) is added only when the JSON
+/// has no `description`. Every other key that shapes the same node
+/// (`min_length`, `enum_values`, `list_type`, `default`, `validation`,
+/// `immutable`, `title`, …) is a compile error naming both: write it into
+/// the JSON. Keys about the field rather than its schema stay:
+/// `required`, `optional`, `description`, `no_schema_default`. A
+/// `#[serde(default)]` field needs `"default"` in the JSON (or
+/// `no_schema_default`), since what `Default` serializes to is unknown.
+/// ```
+/// # use kubegen::KubeSchema;
+/// # use serde::{Deserialize, Serialize};
+/// #[derive(KubeSchema, Serialize, Deserialize)]
+/// pub struct Settings {
+///     /// One of two letters.
+///     #[kubegen(schema_json = r#"{"type": "string", "enum": ["a", "b"]}"#)]
+///     pub letter: String,
+/// }
+///
+/// let schema = <Settings as kubegen::KubeSchema>::kube_schema().unwrap();
+/// assert_eq!(schema["properties"]["letter"]["description"], "One of two letters.");
+/// ```
+/// ## Custom serde needs an explicit schema
+/// A field with `#[serde(with = ...)]`, `serialize_with` or
+/// `deserialize_with`, and a type with `#[serde(from = ...)]`, `into`,
+/// `try_from` or `remote`, is written by code kubegen cannot read: it is
+/// a compile error, at the serde attribute, unless the node says what its
+/// JSON is with `schema_type` (and `format`), `schema_json`, `schemaless`
+/// (or `int_or_string`). Without it the schema would describe the Rust
+/// type, not the JSON. A `#[serde(default)]` field among them needs its
+/// schema default written out (`default = ...`, or in the JSON).
+/// ## Field keys only tighten their type's
+/// Keys on a field (or in `items(...)`, or on a newtype) whose type is
+/// another `KubeSchema` type add to that type's schema, as controller-gen
+/// combines field and type markers: a value key the type already has with
+/// another value (`min_length`, `maximum`, `pattern`, `enum_values`, …)
+/// goes under `allOf: [{…}]`, so both apply and a field can only tighten
+/// its type; rules add up. Keys that cannot hold two values are refused
+/// when the schema is built (`crd()`, `kubegen generate`), naming the
+/// field and the type: a different `format`, `list_type`, `list_map_keys`,
+/// `map_type`/`struct_type`, and `int_or_string` over a schema that is
+/// not one. Annotations (`description`, `default`, `example`, `title`,
+/// `nullable`, pruning and embedding) are the field's and replace the
+/// type's.
+/// ## Map keys
+/// `BTreeMap`/`HashMap`/`IndexMap` keys are `String` (or `&str`, `Cow`) or
+/// an integer type: serde_json writes integer keys as decimal strings, so
+/// the map is `{type: object, additionalProperties: ...}` with a CEL rule
+/// that every key is one serde_json reads back as the key type (digits,
+/// no `+` or leading zeros, within the type's range; the message names the
+/// range). Other key types (newtypes, enums) are refused with the remedy:
+/// key by the inner `String`, or describe the map with `schema_json`.
 #[proc_macro_derive(CustomResource, attributes(kubegen))]
 pub fn derive_custom_resource(input: TokenStream) -> TokenStream {
     kubegen_codegen::expand::derive_custom_resource(input.into())

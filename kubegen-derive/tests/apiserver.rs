@@ -202,6 +202,130 @@ pub struct ProbeSpec {
     #[serde(default)]
     #[kubegen(default_json = r#"["build", "test"]"#)]
     pub stages: Vec<String>,
+    // Schemas given by hand (`schema_type`, `schema_json`).
+    /// A type serialized through `String` with `schema_type` on the type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// `#[serde(with)]` with `schema_type` on the field.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_text")]
+    #[kubegen(schema_type = "string", pattern = "^[0-9]+$")]
+    pub port_text: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(schema_type = "object", max_properties = 2)]
+    pub bag: Option<BTreeMap<String, Value>>,
+    /// Items whose Rust type kubegen never reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(items(schema_type = "string", format = "ipv4"))]
+    pub addresses: Option<Vec<std::net::Ipv4Addr>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(schema_json = r#"{"type": "string", "enum": ["a", "b"]}"#)]
+    pub letter: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(items(schema_json = r#"{"type": "integer", "maximum": 9}"#))]
+    pub small: Option<Vec<i64>>,
+    // Field keywords only tighten those of the field's type.
+    /// `min_length = 2` cannot loosen `Code`'s `min_length = 4`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(min_length = 2)]
+    pub loose: Option<Code>,
+    /// `min_length = 6` and `pattern` tighten `Code`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(min_length = 6, pattern = "^a")]
+    pub tight: Option<Code>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(items(max_length = 5))]
+    pub codes: Option<Vec<Code>>,
+    // Integer map keys.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_port: Option<BTreeMap<u16, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offsets: Option<BTreeMap<i8, String>>,
+    // controller-gen markers on types, items and documentation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<ProbeRole>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lax: Option<Lax>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(items(int_or_string))]
+    pub targets: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(items(preserve_unknown_fields, embedded_resource))]
+    pub objects: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(external_docs(url = "https://example.com/docs/notes", description = "Notes"))]
+    pub notes: Option<String>,
+}
+
+/// `Option<u16>` as a decimal string.
+mod opt_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<u16>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(n) => s.serialize_str(&n.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| t.parse().map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+/// Seconds, written as a Go duration (`"90s"`).
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(into = "String", try_from = "String")]
+#[kubegen(schema_type = "string", format = "duration")]
+pub struct Interval {
+    pub seconds: u64,
+}
+
+impl From<Interval> for String {
+    fn from(i: Interval) -> String {
+        format!("{}s", i.seconds)
+    }
+}
+
+impl TryFrom<String> for Interval {
+    type Error = String;
+    fn try_from(s: String) -> Result<Interval, String> {
+        let n = s.strip_suffix('s').ok_or("not in seconds")?;
+        Ok(Interval {
+            seconds: n.parse().map_err(|e| format!("{e}"))?,
+        })
+    }
+}
+
+/// A range whose schema is given as JSON on the type.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(schema_json = r#"{"type": "object", "required": ["min", "max"],
+    "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}},
+    "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min must not exceed max"}]}"#)]
+pub struct Range {
+    pub min: i64,
+    pub max: i64,
+}
+
+/// A code of at least four lower-case letters.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+pub struct Code(#[kubegen(min_length = 4, pattern = "^[a-z]+$")] pub String);
+
+/// Type-level keys, as controller-gen's markers on `type Role string`.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(enum_values = ["web", "db"], max_length = 3)]
+pub struct ProbeRole(pub String);
+
+/// Fields optional unless `required` (the package-level `Optional` marker).
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(optional)]
+pub struct Lax {
+    #[kubegen(required)]
+    pub id: String,
+    pub name: String,
 }
 
 /// Pruned: unknown fields are dropped.
@@ -340,7 +464,8 @@ fn everything_spec() -> Value {
         "atomicPort": {"name": "p", "containerPort": 1, "protocol": "UDP"},
         "described": "d", "renamed-field": "r", "extra-one": "e1", "extra-two": 2,
         "boxed": {"name": "b", "containerPort": 2, "protocol": "TCP"}, "shared": ["s"],
-        "wrapper": "wr",
+        "wrapper": "wr", "timeout": "30s", "choice": "a", "addresses": ["10.0.0.1"],
+        "byPort": {"80": "http"}, "tightWrapper": "abc", "stamp": "v2", "role": "web",
     })
 }
 
@@ -991,7 +1116,7 @@ fn rows() -> Vec<Row> {
             Some(probe(json!({"exactly": {"a": "x", "b": "y"}}))),
             &[
                 "spec.exactly",
-                "exactly one of the fields in [a, b] must be set",
+                "exactly one of the fields in [a b] must be set",
             ],
         ),
         row(
@@ -1000,7 +1125,7 @@ fn rows() -> Vec<Row> {
             Some(probe(json!({"exactly": {}}))),
             &[
                 "spec.exactly",
-                "exactly one of the fields in [a, b] must be set",
+                "exactly one of the fields in [a b] must be set",
             ],
         ),
         row(
@@ -1009,7 +1134,7 @@ fn rows() -> Vec<Row> {
             Some(probe(json!({"atMost": {"a": "x", "b": "y"}}))),
             &[
                 "spec.atMost",
-                "at most one of the fields in [a, b] must be set",
+                "at most one of the fields in [a b] may be set",
             ],
         ),
         row(
@@ -1018,7 +1143,7 @@ fn rows() -> Vec<Row> {
             Some(probe(json!({"atLeast": {}}))),
             &[
                 "spec.atLeast",
-                "at least one of the fields in [a, b] must be set",
+                "at least one of the fields in [a b] must be set",
             ],
         ),
         // Updates: immutability and transition rules (oldSelf).
@@ -1336,6 +1461,150 @@ fn rows() -> Vec<Row> {
             &["spec.optional_enum", "Unsupported value: \"sctp\""],
         )
         .shape(),
+        // Schemas given by hand.
+        row(
+            "schema_type on a type (serde into/try_from String), with format",
+            probe(json!({"interval": "90s"})),
+            Some(probe(json!({"interval": "soon"}))),
+            &["spec.interval", "must be of type duration"],
+        ),
+        row(
+            "schema_type on a serde(with) field, with pattern",
+            probe(json!({"portText": "8080"})),
+            Some(probe(json!({"portText": 8080}))),
+            &["spec.portText", "must be of type string"],
+        ),
+        row(
+            "schema_type on a serde(with) field: its pattern",
+            probe(json!({"portText": "80"})),
+            Some(probe(json!({"portText": "http"}))),
+            &["spec.portText", "should match '^[0-9]+$'"],
+        ),
+        row(
+            "schema_type = object: unknown fields kept, with max_properties",
+            probe(json!({"bag": {"a": {"deep": [1]}, "b": 2}})),
+            Some(probe(json!({"bag": {"a": 1, "b": 2, "c": 3}}))),
+            &["spec.bag", "must have at most 2 items"],
+        )
+        .stored("/spec/bag/a/deep/0", json!(1)),
+        row(
+            "items(schema_type, format) on a list of std types",
+            probe(json!({"addresses": ["10.0.0.1"]})),
+            Some(probe(json!({"addresses": ["10.0.0.1", "10.0.0.300"]}))),
+            &["spec.addresses[1]", "must be of type ipv4"],
+        ),
+        row(
+            "schema_json on a field",
+            probe(json!({"letter": "b"})),
+            Some(probe(json!({"letter": "c"}))),
+            &["spec.letter", "Unsupported value: \"c\"", "\"a\", \"b\""],
+        ),
+        row(
+            "schema_json on a type, with its own rule",
+            probe(json!({"range": {"min": 1, "max": 2}})),
+            Some(probe(json!({"range": {"min": 3, "max": 2}}))),
+            &["spec.range", "min must not exceed max"],
+        ),
+        row(
+            "items(schema_json)",
+            probe(json!({"small": [9]})),
+            Some(probe(json!({"small": [1, 10]}))),
+            &["spec.small[1]", "should be less than or equal to 9"],
+        ),
+        // Field keywords only tighten the type's.
+        row(
+            "a looser field min_length does not loosen the type's",
+            probe(json!({"loose": "abcd"})),
+            Some(probe(json!({"loose": "abc"}))),
+            &["spec.loose", "should be at least 4 chars long"],
+        ),
+        row(
+            "a tighter field min_length applies (allOf)",
+            probe(json!({"tight": "abcdef"})),
+            Some(probe(json!({"tight": "abcde"}))),
+            &["spec.tight", "should be at least 6 chars long"],
+        ),
+        row(
+            "a field pattern applies beside the type's (allOf)",
+            probe(json!({"tight": "abcdefg"})),
+            Some(probe(json!({"tight": "bcdefgh"}))),
+            &["spec.tight", "should match '^a'"],
+        ),
+        row(
+            "the type's pattern still applies under the field's",
+            probe(json!({"tight": "abcdefg"})),
+            Some(probe(json!({"tight": "a123456"}))),
+            &["spec.tight", "should match '^[a-z]+$'"],
+        ),
+        row(
+            "items(max_length) tightens the item type's",
+            probe(json!({"codes": ["abcde"]})),
+            Some(probe(json!({"codes": ["abcdef"]}))),
+            &["spec.codes[0]", "may not be more than 5 bytes"],
+        ),
+        // Integer map keys.
+        row(
+            "u16 map keys: not a number",
+            probe(json!({"byPort": {"80": "http", "0": "zero"}})),
+            Some(probe(json!({"byPort": {"http": "x"}}))),
+            &["spec.byPort", "keys must be integers from 0 to 65535 written in decimal"],
+        ),
+        row(
+            "u16 map keys: out of range",
+            probe(json!({"byPort": {"65535": "max"}})),
+            Some(probe(json!({"byPort": {"65536": "x"}}))),
+            &["spec.byPort", "keys must be integers from 0 to 65535"],
+        ),
+        row(
+            "u16 map keys: a form serde_json does not read",
+            probe(json!({"byPort": {"8080": "alt"}})),
+            Some(probe(json!({"byPort": {"080": "x"}}))),
+            &["spec.byPort", "keys must be integers from 0 to 65535"],
+        ),
+        row(
+            "i8 map keys: negative bounds",
+            probe(json!({"offsets": {"-128": "min", "127": "max", "-5": "x"}})),
+            Some(probe(json!({"offsets": {"-129": "x"}}))),
+            &["spec.offsets", "keys must be integers from -128 to 127"],
+        ),
+        // controller-gen markers kubegen added.
+        row(
+            "type-level enum_values (Enum on a type)",
+            probe(json!({"role": "web"})),
+            Some(probe(json!({"role": "api"}))),
+            &["spec.role", "Unsupported value: \"api\""],
+        ),
+        row(
+            "type-level max_length (MaxLength on a type)",
+            probe(json!({"role": "db"})),
+            Some(probe(json!({"role": "webs"}))),
+            &["spec.role", "may not be more than 3 bytes"],
+        ),
+        row(
+            "type-level optional (package-level Optional)",
+            probe(json!({"lax": {"id": "x"}})),
+            Some(probe(json!({"lax": {"name": "n"}}))),
+            &["spec.lax.id", "Required value"],
+        ),
+        row(
+            "items(int_or_string)",
+            probe(json!({"targets": [80, "http"]})),
+            Some(probe(json!({"targets": [80, true]}))),
+            &["spec.targets[1]", "must be of type"],
+        ),
+        row(
+            "items(embedded_resource, preserve_unknown_fields)",
+            probe(json!({"objects": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}}]})),
+            Some(probe(json!({"objects": [{"data": {"k": "v"}}]}))),
+            &["spec.objects[0].apiVersion: Required value"],
+        )
+        .stored("/spec/objects/0/data/k", json!("v")),
+        row(
+            "external_docs (documentation only)",
+            probe(json!({"notes": "n"})),
+            None,
+            &[],
+        ),
         // The corpus `Everything`: keywords and type forms Probe lacks.
         row(
             "unique_items (as list_type = set)",
@@ -1397,7 +1666,7 @@ fn rows() -> Vec<Row> {
             "at_most_one_of on the spec",
             everything(json!({"hostName": null, "ipAddress": "10.1.2.3"})),
             Some(everything(json!({"ipAddress": "10.1.2.3"}))),
-            &["spec: Invalid value", "at most one of the fields in [hostName, ipAddress] must be set"],
+            &["spec: Invalid value", "at most one of the fields in [hostName ipAddress] may be set"],
         )
         .everything(),
         row(
@@ -1475,11 +1744,14 @@ fn rows() -> Vec<Row> {
             &["spec.started", "must be of type date-time"],
         )
         .everything(),
+        // Upstream's schema: `operator` is required but defaulted to "", so
+        // an expression without one is accepted, as the apiserver's own
+        // schema for LabelSelector has it; the types still hold.
         row(
             "k8s-openapi type: LabelSelector",
-            everything(json!({"selector": {"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]}})),
-            Some(everything(json!({"selector": {"matchExpressions": [{"key": "a"}]}}))),
-            &["spec.selector.matchExpressions[0].operator: Required value"],
+            everything(json!({"selector": {"matchExpressions": [{"key": "a"}]}})),
+            Some(everything(json!({"selector": {"matchExpressions": [{"key": "a", "operator": "In", "values": "b"}]}}))),
+            &["spec.selector.matchExpressions[0].values", "must be of type array"],
         )
         .everything(),
     ]

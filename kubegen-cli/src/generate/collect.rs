@@ -1,9 +1,11 @@
 //! Finding the inputs in a crate's parsed files: types deriving
-//! `CustomResource` or `KubeSchema`, and `#[rbac(...)]` attributes.
+//! `CustomResource` or `KubeSchema`, and `#[rbac(...)]` attributes, in the
+//! scanned modules; and what every module brings into scope (`use`s, type
+//! aliases), which resolving a field's type may follow into any module.
 
 use std::path::PathBuf;
 
-use crate::source::CrateSource;
+use crate::source::{CrateSource, Scopes};
 pub use kubegen_codegen::attr::{DeriveKind, derive_kind};
 
 /// A type to analyze, with where it was found.
@@ -37,15 +39,19 @@ pub struct Inputs {
     pub types: Vec<Input>,
     /// `#[rbac(...)]` attributes anywhere in the scanned files.
     pub rbac: Vec<RbacAttr>,
+    /// What every module of the crate, scanned or not, brings into scope.
+    pub scopes: Scopes,
 }
 
-/// Collects the inputs of every scanned file.
+/// Collects the inputs of every scanned file and the scopes of every file.
 pub fn collect(source: &CrateSource) -> Inputs {
     let mut inputs = Inputs::default();
-    for file in source.scanned_files() {
+    let scanned: Vec<&PathBuf> = source.scanned_files().map(|f| &f.path).collect();
+    for file in &source.files {
         let mut visitor = Visitor {
             file: &file.path,
             module: file.module.clone(),
+            scanned: scanned.contains(&&file.path),
             inputs: &mut inputs,
         };
         visitor.items(&file.ast.items);
@@ -57,12 +63,16 @@ pub fn collect(source: &CrateSource) -> Inputs {
 struct Visitor<'a> {
     file: &'a PathBuf,
     module: Vec<String>,
+    /// Whether the file's inputs are wanted (its scope always is).
+    scanned: bool,
     inputs: &'a mut Inputs,
 }
 
 impl Visitor<'_> {
     fn items(&mut self, items: &[syn::Item]) {
+        self.inputs.scopes.declare(&self.module);
         for item in items {
+            self.inputs.scopes.add_item(&self.module, item);
             match item {
                 syn::Item::Struct(s) => {
                     self.attrs(&s.attrs);
@@ -97,6 +107,9 @@ impl Visitor<'_> {
     }
 
     fn typ(&mut self, attrs: &[syn::Attribute], input: impl FnOnce() -> syn::DeriveInput) {
+        if !self.scanned {
+            return;
+        }
         if let Some(kind) = derive_kind(attrs) {
             self.inputs.types.push(Input {
                 file: self.file.clone(),
@@ -108,6 +121,9 @@ impl Visitor<'_> {
     }
 
     fn attrs(&mut self, attrs: &[syn::Attribute]) {
+        if !self.scanned {
+            return;
+        }
         for attr in attrs {
             let path = attr.path();
             let is_rbac = path.is_ident("rbac")

@@ -41,6 +41,10 @@ pub fn conversions(api: &Api) -> Result<Vec<ConversionKind>, Vec<Diagnostic>> {
         else {
             continue;
         };
+        // Served by someone else (an imported CRD): no converter to write.
+        if conversion.external {
+            continue;
+        }
         let hub_version = match &conversion.hub {
             Some(hub) => Some(hub.clone()),
             None => versions

@@ -16,7 +16,7 @@ pub use collect::{DeriveKind, Input};
 pub use resolve::Resolver;
 
 use crate::files::FileSet;
-use crate::source::{CrateSource, Diagnostic, Settings};
+use crate::source::{CrateSource, Diagnostic, Scopes, Settings};
 use kubegen_codegen::rbac::{self, RbacRule};
 use kubegen_codegen::{Analysis, analyze, emit};
 use kubegen_core::admission;
@@ -48,6 +48,8 @@ pub struct Api {
     pub root_file: std::path::PathBuf,
     /// The modules the root file declares (`mod name;` or inline).
     pub root_modules: Vec<String>,
+    /// What each module brings into scope, to resolve nested types by.
+    pub scopes: Scopes,
 }
 
 impl Api {
@@ -83,7 +85,7 @@ impl Api {
                 Err(e) => errors.extend(Diagnostic::from_syn(&attr.file, &e)),
             }
         }
-        let resolver = Resolver::new(&types);
+        let resolver = Resolver::new(&types, &inputs.scopes);
         errors.extend(resolver.unresolved());
         errors.extend(status_types_unresolved(&types, &resolver));
         if !errors.is_empty() {
@@ -108,6 +110,7 @@ impl Api {
                     _ => None,
                 })
                 .collect(),
+            scopes: inputs.scopes,
         })
     }
 
@@ -131,7 +134,7 @@ impl Api {
     /// The CRD JSON of one resource version — the value the derive's
     /// `crd_json()` returns for the same type.
     pub fn crd_json(&self, t: &Analyzed, model: &ResourceModel) -> Result<Value, CrdError> {
-        let resolver = Resolver::new(&self.types);
+        let resolver = Resolver::new(&self.types, &self.scopes);
         let spec = resolver.schema(t)?;
         let status = match &t.analysis.container.resource.status {
             Some(ty) => {
@@ -149,8 +152,12 @@ impl Api {
     /// file name `<group>_<plural>.yaml`.
     pub fn crds(&self) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
         let mut by_kind: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
+        let mut lossy: std::collections::BTreeSet<(String, String)> = Default::default();
         let mut errors = Vec::new();
         for (t, model) in self.resources() {
+            if model.allow_lossy_versions {
+                lossy.insert((model.group.clone(), model.plural.clone()));
+            }
             match self.crd_json(t, model) {
                 Ok(crd) => by_kind
                     .entry((model.group.clone(), model.plural.clone()))
@@ -163,6 +170,8 @@ impl Api {
         for ((group, plural), versions) in by_kind {
             let merged = if versions.len() == 1 {
                 versions.into_iter().next().map(Ok)
+            } else if lossy.contains(&(group.clone(), plural.clone())) {
+                Some(crd::merge_crds_allowing_lossy_versions(&versions))
             } else {
                 Some(crd::merge_crds(&versions))
             };

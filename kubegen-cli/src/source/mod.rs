@@ -1,16 +1,19 @@
 //! Reading a crate's sources without compiling it: the Cargo.toml settings,
 //! then every file of the module tree parsed with syn, each item tagged with
-//! its module path and file so errors can point at `file:line:col`.
+//! its module path and file so errors can point at `file:line:col`, and what
+//! each module brings into scope (`use`s, type aliases: [`Scopes`]).
 
 mod cfg;
 mod config;
 mod diagnostic;
+mod scope;
 
 use std::path::{Path, PathBuf};
 
 pub use cfg::{Cfg, CfgError};
 pub use config::{FeatureSelection, Manifest, Settings};
 pub use diagnostic::Diagnostic;
+pub use scope::{ModuleScope, Scopes, UsePath};
 
 /// One parsed source file of the crate.
 #[derive(Debug, Clone)]
@@ -229,9 +232,10 @@ impl Loader<'_> {
     ) {
         for item in items {
             let syn::Item::Mod(m) = item else { continue };
-            let name = m.ident.to_string();
             let mut child = module.to_vec();
-            child.push(name.clone());
+            child.push(m.ident.to_string());
+            // `mod r#match;` lives in `match.rs`.
+            let name = syn::ext::IdentExt::unraw(&m.ident).to_string();
             if let Some((_, inner)) = &m.content {
                 // Inline module: its items were parsed with this file; its
                 // children (and its `#[path]`s) live in `dir/name/`.

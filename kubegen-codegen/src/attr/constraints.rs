@@ -6,7 +6,8 @@ use syn::meta::ParseNestedMeta;
 use super::keys::{self, Scope};
 use super::value;
 use crate::ctxt::Ctxt;
-use kubegen_core::model::{Constraints, OneOf, OneOfKind, Validation};
+use kubegen_core::model::{Constraints, ExternalDocs, OneOf, OneOfKind, SchemaType, Validation};
+use serde_json::{Map, Value};
 
 /// Field-level keys that are not schema keywords.
 #[derive(Default, Debug)]
@@ -80,6 +81,136 @@ pub fn check_pattern(pattern: &str) -> Result<(), String> {
     regex::Regex::new(pattern)
         .map(|_| ())
         .map_err(|e| format!("invalid pattern (RE2 syntax): {e}"))
+}
+
+/// Why a `schema_json` object is not a schema kubegen can emit, checked as
+/// far as the object alone allows: the apiserver's structural rules, RE2
+/// patterns and CEL syntax at every node (whatever depends on the place it
+/// is used, such as transition rules under lists, is left to the apiserver).
+pub fn check_schema_json(schema: &Map<String, Value>) -> Vec<String> {
+    let root = Value::Object(schema.clone());
+    let mut problems = kubegen_core::schema::structural::check(&root)
+        .err()
+        .unwrap_or_default();
+    let mut stack = vec![(String::from("schema"), &root)];
+    while let Some((path, node)) = stack.pop() {
+        let Value::Object(m) = node else { continue };
+        if let Some(Value::String(p)) = m.get("pattern")
+            && let Err(e) = check_pattern(p)
+        {
+            problems.push(format!("{path}: {e}"));
+        }
+        if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
+            for r in rules {
+                for key in ["rule", "messageExpression"] {
+                    if let Some(Value::String(e)) = r.get(key)
+                        && let Err(e) = super::cel::expression(key, e)
+                    {
+                        problems.push(format!("{path}: {e}"));
+                    }
+                }
+            }
+        }
+        for (key, child) in m {
+            match (key.as_str(), child) {
+                ("properties", Value::Object(props)) => {
+                    stack.extend(props.iter().map(|(k, v)| (format!("{path}.{k}"), v)));
+                }
+                ("items" | "additionalProperties" | "not", v) => {
+                    stack.push((format!("{path}.{key}"), v));
+                }
+                ("allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                    stack.extend(list.iter().map(|v| (format!("{path}.{key}"), v)));
+                }
+                _ => {}
+            }
+        }
+    }
+    problems
+}
+
+/// Parses `schema_json = r#"{...}"#`: a JSON object that is a structural
+/// schema (see [`check_schema_json`]).
+fn schema_json(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Map<String, Value>>> {
+    let e = value::expr(meta, keys::SCHEMA_JSON)?;
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit),
+        ..
+    }) = &e
+    else {
+        cx.error_spanned_by(
+            &e,
+            "expected a string literal holding a JSON object for `schema_json`, such as r#\"{\"type\": \"string\"}\"#",
+        );
+        return Ok(None);
+    };
+    let schema = match serde_json::from_str::<Value>(&lit.value()) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) => {
+            cx.error_at(lit.span(), "`schema_json` must be a JSON object (a schema)");
+            return Ok(None);
+        }
+        Err(err) => {
+            cx.error_at(
+                lit.span(),
+                format!("`schema_json` is not valid JSON: {err}"),
+            );
+            return Ok(None);
+        }
+    };
+    let problems = check_schema_json(&schema);
+    if !problems.is_empty() {
+        cx.error_at(
+            lit.span(),
+            format!(
+                "`schema_json` is not a structural schema the apiserver accepts: {}",
+                problems.join("; ")
+            ),
+        );
+    }
+    Ok(Some(schema))
+}
+
+/// Parses `external_docs(url = "...", description = "...")`.
+fn external_docs(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<ExternalDocs>> {
+    let mut url = None;
+    let mut description = None;
+    meta.parse_nested_meta(|inner| {
+        match super::path_name(&inner.path).as_str() {
+            "url" => url = Some(value::string(&inner, "url")?),
+            "description" => description = Some(value::string(&inner, "description")?.0),
+            other => {
+                let hint = kubegen_core::suggest::suggest(other, ["url", "description"])
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                cx.error_spanned_by(
+                    &inner.path,
+                    format!("unknown key `{other}` in `external_docs(...)`{hint}"),
+                );
+                value::skip(&inner)?;
+            }
+        }
+        Ok(())
+    })?;
+    let Some((url, span)) = url else {
+        cx.error_spanned_by(&meta.path, "`external_docs(...)` needs `url = \"...\"`");
+        return Ok(None);
+    };
+    // The apiserver's rule (Go's `url.ParseRequestURI`, as controller-gen
+    // checks it): an absolute URL or an absolute path, without spaces.
+    let scheme = url.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if !(scheme || url.starts_with('/')) || url.contains(char::is_whitespace) {
+        cx.error_at(
+            span,
+            format!("`external_docs(url)` must be an absolute URL such as \"https://example.com/docs\", not \"{url}\""),
+        );
+    }
+    Ok(Some(ExternalDocs { url, description }))
 }
 
 /// Parses `validation(...)` or `validation = "rule"`.
@@ -278,6 +409,14 @@ pub fn parse_key(
         keys::EMBEDDED_RESOURCE => c.embedded_resource = value::flag(meta, key)?,
         keys::INT_OR_STRING => c.int_or_string = value::flag(meta, key)?,
         keys::SCHEMALESS => c.schemaless = value::flag(meta, key)?,
+        keys::SCHEMA_TYPE => {
+            let names: Vec<&str> = SchemaType::ALL.iter().map(|t| t.as_str()).collect();
+            c.schema_type = one_of_strings(cx, meta, key, &names)?
+                .as_deref()
+                .and_then(SchemaType::parse);
+        }
+        keys::SCHEMA_JSON => c.schema_json = schema_json(cx, meta)?,
+        keys::EXTERNAL_DOCS => c.external_docs = external_docs(cx, meta)?,
         keys::ALLOW_FLOAT => c.allow_float = value::flag(meta, key)?,
         keys::REQUIRED => extras.required = value::flag(meta, key)?,
         keys::OPTIONAL => extras.optional = value::flag(meta, key)?,

@@ -45,6 +45,20 @@ pub struct ResourceAttrs {
     pub deprecated: bool,
     /// `deprecation_warning`.
     pub deprecation_warning: Option<String>,
+    /// `kind_description`.
+    pub kind_description: Option<String>,
+    /// `optional_spec`.
+    pub optional_spec: bool,
+    /// `required_metadata`.
+    pub required_metadata: bool,
+    /// `status_subresource = bool`.
+    pub status_subresource: Option<bool>,
+    /// `allow_lossy_versions`.
+    pub allow_lossy_versions: bool,
+    /// `flatten_spec`.
+    pub flatten_spec: bool,
+    /// `type_meta_schema_json`.
+    pub type_meta_schema: Option<serde_json::Map<String, serde_json::Value>>,
     /// `crd_label(key, value)`.
     pub crd_labels: BTreeMap<String, String>,
     /// `crd_annotation(key, value)`.
@@ -278,6 +292,29 @@ impl ResourceAttrs {
             keys::STORAGE => self.storage = Some(value::flag(meta, key)?),
             keys::SERVED => self.served = Some(value::flag(meta, key)?),
             keys::DEPRECATED => self.deprecated = value::flag(meta, key)?,
+            keys::KIND_DESCRIPTION => {
+                self.kind_description = Some(value::string(meta, key)?.0);
+            }
+            keys::OPTIONAL_SPEC => self.optional_spec = value::flag(meta, key)?,
+            keys::REQUIRED_METADATA => self.required_metadata = value::flag(meta, key)?,
+            keys::STATUS_SUBRESOURCE => {
+                self.status_subresource = Some(value::flag(meta, key)?);
+            }
+            keys::ALLOW_LOSSY_VERSIONS => self.allow_lossy_versions = value::flag(meta, key)?,
+            keys::FLATTEN_SPEC => self.flatten_spec = value::flag(meta, key)?,
+            keys::TYPE_META_SCHEMA_JSON => match value::json_string(meta, key)? {
+                serde_json::Value::Object(m)
+                    if m
+                        .keys()
+                        .all(|k| matches!(k.as_str(), "apiVersion" | "kind" | "metadata")) =>
+                {
+                    self.type_meta_schema = Some(m);
+                }
+                _ => cx.error_spanned_by(
+                    &meta.path,
+                    "`type_meta_schema_json` must be a JSON object whose keys are among `apiVersion`, `kind` and `metadata`",
+                ),
+            },
             keys::DEPRECATION_WARNING => {
                 self.deprecation_warning = Some(value::string(meta, key)?.0);
                 self.deprecated = true;

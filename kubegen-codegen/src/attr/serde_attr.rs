@@ -46,8 +46,9 @@ pub struct SerdeField {
     pub default: Option<SerdeDefault>,
     /// `flatten`.
     pub flatten: bool,
-    /// `with`/`serialize_with`/`deserialize_with`: JSON form set by code.
-    pub with: Option<proc_macro2::Span>,
+    /// `with`/`serialize_with`/`deserialize_with`: JSON form set by code
+    /// (the key as written, and its span).
+    pub with: Option<(String, proc_macro2::Span)>,
 }
 
 /// Where serde takes a missing field's value from.
@@ -180,7 +181,7 @@ impl SerdeField {
                     }
                     "flatten" => f.flatten = true,
                     "with" | "serialize_with" | "deserialize_with" => {
-                        f.with = Some(meta.path.segments[0].ident.span());
+                        f.with = Some((name.clone(), meta.path.segments[0].ident.span()));
                         value::skip(&meta)?;
                     }
                     _ => value::skip(&meta)?,

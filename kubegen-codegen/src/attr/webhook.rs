@@ -9,7 +9,16 @@ use crate::ctxt::Ctxt;
 use kubegen_core::model::{Admission, Conversion, WebhookTarget};
 
 /// The keys `conversion(...)` accepts.
-const CONVERSION_KEYS: &[&str] = &["service", "namespace", "path", "port", "url", "hub"];
+const CONVERSION_KEYS: &[&str] = &[
+    "service",
+    "namespace",
+    "path",
+    "port",
+    "url",
+    "hub",
+    "external",
+    "review_versions",
+];
 
 /// The path kubebuilder projects serve conversions on.
 pub const DEFAULT_CONVERSION_PATH: &str = "/convert";
@@ -87,6 +96,8 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
     let mut target = Target::default();
     let mut path = None;
     let mut hub = None;
+    let mut external = false;
+    let mut review_versions = Vec::new();
     meta.parse_nested_meta(|inner| {
         let key = super::path_name(&inner.path);
         if target.parse_key(cx, &key, &inner)? {
@@ -102,6 +113,16 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
                     );
                 }
                 path = Some(s);
+            }
+            "external" => external = value::flag(&inner, "external")?,
+            "review_versions" => {
+                review_versions = value::string_list(&inner, "review_versions")?;
+                if !review_versions.iter().any(|v| v == "v1") {
+                    cx.error_spanned_by(
+                        &inner.path,
+                        "`review_versions` must include \"v1\" (the only ConversionReview version the apiserver sends today)",
+                    );
+                }
             }
             "hub" => {
                 let (s, span) = value::string(&inner, "hub")?;
@@ -159,7 +180,12 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
             return Ok(None);
         }
     };
-    Ok(Some(Conversion { hub, webhook }))
+    Ok(Some(Conversion {
+        hub,
+        webhook,
+        external,
+        review_versions,
+    }))
 }
 
 /// The keys `admission(...)` accepts.

@@ -44,15 +44,58 @@ pub struct Kind {
     pub status: bool,
 }
 
+/// An accessor method's name: raw (`r#match`) where the name is a keyword
+/// (a version or group label such as `match`).
+fn accessor_ident(name: &str) -> syn::Ident {
+    if syn::parse_str::<syn::Ident>(name).is_ok() {
+        format_ident!("{name}")
+    } else {
+        format_ident!("r#{name}")
+    }
+}
+
 type GroupVersions = BTreeMap<String, BTreeMap<String, (String, Vec<Kind>)>>;
+
+/// Each group's accessor: its first DNS label ([`group_name`]) when no
+/// other group of the crate has the same one; otherwise as many labels as
+/// it takes to tell them apart (`gateway.networking.k8s.io` and
+/// `gateway.envoyproxy.io` → `gateway_networking`, `gateway_envoyproxy`).
+pub fn group_accessors<'a>(groups: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+    let groups: std::collections::BTreeSet<&str> = groups.into_iter().collect();
+    let accessor = |g: &str, labels: usize| -> String {
+        if g.is_empty() {
+            return group_name(g);
+        }
+        let parts: Vec<&str> = g.split('.').take(labels).collect();
+        group_name(&parts.join("_").replace('-', "_"))
+    };
+    let mut out = BTreeMap::new();
+    for g in &groups {
+        let max = g.split('.').count().max(1);
+        let mut labels = 1;
+        while labels < max
+            && groups
+                .iter()
+                .any(|o| o != g && accessor(o, labels) == accessor(g, labels))
+        {
+            labels += 1;
+        }
+        out.insert((*g).to_owned(), accessor(g, labels));
+    }
+    out
+}
 
 /// Kinds grouped by group accessor, then version; two groups with the same
 /// accessor are an error.
 fn by_group_version(kinds: Vec<Kind>) -> Result<GroupVersions, Vec<String>> {
+    let accessors = group_accessors(kinds.iter().map(|k| k.group.as_str()));
     let mut out: GroupVersions = BTreeMap::new();
     let mut errors = Vec::new();
     for kind in kinds {
-        let name = group_name(&kind.group);
+        let name = accessors
+            .get(&kind.group)
+            .cloned()
+            .unwrap_or_else(|| group_name(&kind.group));
         let versions = out.entry(name.clone()).or_default();
         let entry = versions
             .entry(kind.version.clone())
@@ -192,7 +235,7 @@ pub fn modules(
                     #module::#client_ty::new(self.client.clone(), &self.field_manager)
                 }
             });
-            let version_ident = format_ident!("{version}");
+            let version_ident = accessor_ident(version);
             let doc = format!(" Informers of `{gv}`.");
             version_accessors.push(quote! {
                 #[doc = #doc]
@@ -201,7 +244,7 @@ pub fn modules(
                 }
             });
         }
-        let group_ident = format_ident!("{group}");
+        let group_ident = accessor_ident(group);
         let group_ty = format_ident!("{}Group", pascal(group));
         let api_group = versions
             .values()
@@ -286,4 +329,31 @@ pub fn modules(
         #(#group_structs)*
     }, header));
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_accessors;
+
+    #[test]
+    fn accessors_grow_until_groups_are_told_apart() {
+        let a = group_accessors([
+            "gateway.networking.k8s.io",
+            "gateway.envoyproxy.io",
+            "cert-manager.io",
+            "acme.cert-manager.io",
+            "",
+        ]);
+        assert_eq!(a["gateway.networking.k8s.io"], "gateway_networking");
+        assert_eq!(a["gateway.envoyproxy.io"], "gateway_envoyproxy");
+        assert_eq!(a["cert-manager.io"], "cert_manager");
+        assert_eq!(a["acme.cert-manager.io"], "acme");
+        assert_eq!(a[""], "core");
+    }
+
+    #[test]
+    fn keyword_accessors_are_raw() {
+        assert_eq!(super::accessor_ident("match").to_string(), "r#match");
+        assert_eq!(super::accessor_ident("v1").to_string(), "v1");
+    }
 }

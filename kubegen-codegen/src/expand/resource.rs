@@ -101,6 +101,70 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
         "The `{kind}` custom resource (`{api_version}`), generated from [`{spec}`] by `#[derive(CustomResource)]`."
     );
     let assertions = status.map(|s| status_assertions(c, s, &krate));
+    // `optional_spec`: objects may come without a spec, so the root holds
+    // an `Option` and writes the spec only when there is one.
+    let (spec_field, spec_init, spec_ser) = if res.flatten_spec {
+        (
+            quote! {
+                /// The object's own fields (at the top level, next to `metadata`).
+                #[serde(flatten)]
+                pub spec: #spec,
+            },
+            quote!(spec,),
+            quote! {
+                let fields = #krate::__private::serde_json::to_value(&self.spec)
+                    .map_err(<S::Error as #serde_path::ser::Error>::custom)?;
+                if let #krate::__private::serde_json::Value::Object(fields) = fields {
+                    for (key, value) in fields {
+                        #serde_path::ser::SerializeMap::serialize_entry(&mut state, &key, &value)?;
+                    }
+                }
+            },
+        )
+    } else if res.optional_spec {
+        (
+            quote! {
+                /// The desired state (objects may omit it).
+                #[serde(default)]
+                pub spec: ::core::option::Option<#spec>,
+            },
+            quote!(spec: ::core::option::Option::Some(spec),),
+            quote! {
+                if let ::core::option::Option::Some(spec) = &self.spec {
+                    #serde_path::ser::SerializeStruct::serialize_field(&mut state, "spec", spec)?;
+                }
+            },
+        )
+    } else {
+        (
+            quote! {
+                /// The desired state.
+                pub spec: #spec,
+            },
+            quote!(spec,),
+            quote!(#serde_path::ser::SerializeStruct::serialize_field(&mut state, "spec", &self.spec)?;),
+        )
+    };
+    let ser_body = if res.flatten_spec {
+        quote! {
+            let mut state = #serde_path::Serializer::serialize_map(serializer, ::core::option::Option::None)?;
+            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "apiVersion", #api_version)?;
+            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "kind", #kind)?;
+            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "metadata", &self.metadata)?;
+            #spec_ser
+            #serde_path::ser::SerializeMap::end(state)
+        }
+    } else {
+        quote! {
+            let mut state = #serde_path::Serializer::serialize_struct(serializer, #kind, #field_count)?;
+            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "apiVersion", #api_version)?;
+            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "kind", #kind)?;
+            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "metadata", &self.metadata)?;
+            #spec_ser
+            #status_ser
+            #serde_path::ser::SerializeStruct::end(state)
+        }
+    };
     quote! {
         #[doc = #doc]
         #[derive(::core::clone::Clone, ::core::fmt::Debug, #serde_path::Deserialize #(, #derives)*)]
@@ -109,8 +173,7 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
             /// Standard object metadata.
             #[serde(default)]
             pub metadata: #meta,
-            /// The desired state.
-            pub spec: #spec,
+            #spec_field
             #status_field
         }
 
@@ -123,7 +186,7 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
                         name: ::core::option::Option::Some(::std::string::ToString::to_string(name)),
                         ..::core::default::Default::default()
                     },
-                    spec,
+                    #spec_init
                     #status_init
                 }
             }
@@ -182,13 +245,7 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
         #[automatically_derived]
         impl #serde_path::Serialize for #kind_ident {
             fn serialize<S: #serde_path::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                let mut state = #serde_path::Serializer::serialize_struct(serializer, #kind, #field_count)?;
-                #serde_path::ser::SerializeStruct::serialize_field(&mut state, "apiVersion", #api_version)?;
-                #serde_path::ser::SerializeStruct::serialize_field(&mut state, "kind", #kind)?;
-                #serde_path::ser::SerializeStruct::serialize_field(&mut state, "metadata", &self.metadata)?;
-                #serde_path::ser::SerializeStruct::serialize_field(&mut state, "spec", &self.spec)?;
-                #status_ser
-                #serde_path::ser::SerializeStruct::end(state)
+                #ser_body
             }
         }
 

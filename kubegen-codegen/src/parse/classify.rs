@@ -1,43 +1,17 @@
-//! Rust types → model types: primitives, containers, k8s-openapi types and
-//! nested types whose schemas are resolved later through a [`Resolver`].
+//! Rust types → model types: primitives, containers, the k8s-openapi types
+//! with a schema of their own (`IntOrString`, `Quantity`, `Time`,
+//! `MicroTime`, `ObjectMeta`), and nested types whose schemas are resolved
+//! later through a [`Resolver`]: `KubeSchema` types, which include every
+//! other k8s-openapi type (its schema is upstream's, see
+//! `kubegen_core::builtin`), so the compiler resolves a type through the
+//! user's `use`s and aliases; or, for a field marked `#[kubegen(schemars)]`,
+//! `schemars::JsonSchema` types.
 
 use quote::ToTokens;
 
 use super::{Resolver, ResolverKind};
 use crate::ctxt::Ctxt;
 use kubegen_core::model::Ty;
-
-/// Type names from k8s-openapi whose schemas come from its `schemars` support.
-pub const K8S_OPENAPI_TYPES: &[&str] = &[
-    "Affinity",
-    "Condition",
-    "ConfigMapKeySelector",
-    "Container",
-    "ContainerPort",
-    "EnvFromSource",
-    "EnvVar",
-    "EnvVarSource",
-    "LabelSelector",
-    "LabelSelectorRequirement",
-    "LocalObjectReference",
-    "NodeSelector",
-    "ObjectReference",
-    "OwnerReference",
-    "PersistentVolumeClaimSpec",
-    "PodSecurityContext",
-    "PodSpec",
-    "PodTemplateSpec",
-    "Probe",
-    "ResourceRequirements",
-    "SecretKeySelector",
-    "SecurityContext",
-    "ServicePort",
-    "Toleration",
-    "TopologySpreadConstraint",
-    "TypedLocalObjectReference",
-    "Volume",
-    "VolumeMount",
-];
 
 pub(super) struct Classifier<'a> {
     pub(super) cx: &'a Ctxt,
@@ -193,15 +167,22 @@ impl Classifier<'_> {
                         .error_spanned_by(ty, format!("expected `{ident}<String, V>`"));
                     return None;
                 };
-                let key_ok = matches!(self.classify_key(k), Some(Ty::String { .. }));
-                if !key_ok {
+                let Some(key) = self.classify_key(k) else {
                     self.cx.error_spanned_by(
                         k,
-                        "map keys must be strings: JSON object keys are strings",
+                        "map keys must be strings or integers (serde_json writes integer keys as decimal strings): JSON object keys are strings; for a newtype or enum key, describe the map with `#[kubegen(schema_json = r#\"{...}\"#)]` or `#[kubegen(schema_type = \"object\")]`, or key it by the inner `String`",
                     );
                     return None;
-                }
-                Some(Ty::Map(Box::new(self.classify(v, false)?)))
+                };
+                let value = Box::new(self.classify(v, false)?);
+                Some(match key {
+                    Ty::Int { bits, signed } => Ty::IntKeyMap {
+                        bits,
+                        signed,
+                        value,
+                    },
+                    _ => Ty::Map(value),
+                })
             }
             "Value" | "JsonValue"
                 if names.len() == 1 || names.iter().any(|n| n == "serde_json") =>
@@ -216,9 +197,6 @@ impl Classifier<'_> {
                 self.cx.error_spanned_by(ty, "recursive types cannot be described by a structural schema (it has no references); mark the field `#[kubegen(schemaless)]`");
                 None
             }
-            _ if qualified_k8s || K8S_OPENAPI_TYPES.contains(&ident.as_str()) => {
-                Some(self.resolver(ty, ResolverKind::Schemars))
-            }
             _ => Some(self.resolver(ty, ResolverKind::KubeSchema)),
         }
     }
@@ -228,8 +206,19 @@ impl Classifier<'_> {
             syn::Type::Reference(r) => self.classify_key(&r.elem),
             syn::Type::Path(p) => {
                 let ident = p.path.segments.last()?.ident.to_string();
-                matches!(ident.as_str(), "String" | "str" | "Cow")
-                    .then_some(Ty::String { char: false })
+                let int = |bits, signed| Some(Ty::Int { bits, signed });
+                match ident.as_str() {
+                    "String" | "str" | "Cow" => Some(Ty::String { char: false }),
+                    "i8" => int(8, true),
+                    "i16" => int(16, true),
+                    "i32" => int(32, true),
+                    "i64" | "isize" => int(64, true),
+                    "u8" => int(8, false),
+                    "u16" => int(16, false),
+                    "u32" => int(32, false),
+                    "u64" | "usize" => int(64, false),
+                    _ => None,
+                }
             }
             _ => None,
         }

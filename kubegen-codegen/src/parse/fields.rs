@@ -11,7 +11,7 @@ use crate::attr::serde_attr::{SerdeDefault, SerdeField};
 use crate::attr::{self, Scope, keys};
 use crate::ctxt::Ctxt;
 use kubegen_core::model::case::RenameRule;
-use kubegen_core::model::{Constraints, Field, Ty};
+use kubegen_core::model::{Constraints, Field, SchemaType, Ty};
 
 /// Builds fields, recording the spans of each in [`Builder::sites`].
 pub(super) struct Builder<'a> {
@@ -22,6 +22,9 @@ pub(super) struct Builder<'a> {
     /// The container derives `Default`, so its fields' defaults are their
     /// types' defaults.
     pub(super) container_derives_default: bool,
+    /// `optional` on the container: fields are optional unless `required`
+    /// (controller-gen's package-level `+kubebuilder:validation:Optional`).
+    pub(super) container_optional: bool,
     /// Spans of every field built, in build order.
     pub(super) sites: Vec<FieldSpans>,
 }
@@ -66,23 +69,29 @@ impl Builder<'_> {
         let keys = attr::for_each_key(cx, &field.attrs, &[Scope::Field], |key, meta| {
             parse_key(cx, key, meta, &mut c, &mut extras)
         });
-        let opaque = c.schemaless || c.preserve_unknown_fields || c.int_or_string;
-        if let Some(with_span) = serde.with
-            && !opaque
-            && !extras.schemars
+        if let Some((name, with_span)) = &serde.with
+            && !c.overrides_schema()
+            && !c.int_or_string
         {
-            cx.error_at(with_span, "`#[serde(with = ...)]` changes the JSON form, so kubegen cannot infer a schema; add `#[kubegen(schemaless)]`, `#[kubegen(int_or_string)]` or `#[kubegen(preserve_unknown_fields)]`");
+            cx.error_at(
+                *with_span,
+                custom_serde(&format!("#[serde({name} = ...)]"), "field"),
+            );
         }
-        let ty = if c.schemaless {
-            // The Rust type is irrelevant; only optionality matters.
-            match &field.ty {
-                syn::Type::Path(p)
-                    if p.path.segments.last().is_some_and(|s| s.ident == "Option") =>
-                {
-                    Ty::Option(Box::new(Ty::Json))
-                }
-                _ => Ty::Json,
+        let items_override = c
+            .items
+            .as_deref()
+            .is_some_and(Constraints::overrides_schema);
+        let ty = if let Some(t) = overridden_ty(&c) {
+            // The Rust type is not what is written: only optionality matters.
+            if is_option(&field.ty) {
+                Ty::Option(Box::new(t))
+            } else {
+                t
             }
+        } else if items_override {
+            let item = c.items.as_deref().and_then(overridden_ty)?;
+            list_shell(cx, &field.ty, item)?
         } else {
             self.classifier.classify(&field.ty, extras.schemars)?
         };
@@ -118,6 +127,17 @@ impl Builder<'_> {
         {
             let at = keys.get(keys::DEFAULT).copied().unwrap_or(span);
             let known = match &ty {
+                _ if ty.is_option() => TypeDefault::Absent,
+                // Custom serde code or a schema given by hand: what
+                // `Default::default()` serializes to is unknown, unless the
+                // JSON says it.
+                _ if serde.with.is_some() || c.schema_type.is_some() || c.schema_json.is_some() => {
+                    match &c.schema_json {
+                        Some(j) if j.contains_key("default") => TypeDefault::Absent,
+                        Some(_) => TypeDefault::NotInJson,
+                        None => TypeDefault::Unknown,
+                    }
+                }
                 // The nested type's schema says (checked at compile time
                 // for `KubeSchema` types, when the schema is built
                 // otherwise).
@@ -139,6 +159,7 @@ impl Builder<'_> {
                 (SerdeDefault::Trait, TypeDefault::Absent) => {}
                 (SerdeDefault::Trait, TypeDefault::FromType) => default_from_type = true,
                 (SerdeDefault::Trait, TypeDefault::Unknown) => cx.error_at(at, NO_TYPE_DEFAULT),
+                (SerdeDefault::Trait, TypeDefault::NotInJson) => cx.error_at(at, NO_JSON_DEFAULT),
             }
         }
         let implied_optional = ty.is_option()
@@ -148,7 +169,8 @@ impl Builder<'_> {
             || serde.half_skip
             || serde.flatten
             || c.default.is_some();
-        let required = !extras.optional && (extras.required || !implied_optional);
+        let required =
+            !extras.optional && (extras.required || !(implied_optional || self.container_optional));
         let description = extras
             .description
             .or_else(|| attr::doc_comment(&field.attrs));
@@ -189,6 +211,8 @@ enum TypeDefault {
     Absent,
     /// Not knowable without compiling the type.
     Unknown,
+    /// Not in the `schema_json` that stands for the field's schema.
+    NotInJson,
 }
 
 fn type_default(ty: &Ty) -> TypeDefault {
@@ -199,7 +223,7 @@ fn type_default(ty: &Ty) -> TypeDefault {
         Ty::Float { .. } => TypeDefault::Value(json!(0.0)),
         Ty::String { char: false } => TypeDefault::Value(json!("")),
         Ty::List { len: None, .. } => TypeDefault::Value(json!([])),
-        Ty::Map(_) => TypeDefault::Value(json!({})),
+        Ty::Map(_) | Ty::IntKeyMap { .. } => TypeDefault::Value(json!({})),
         Ty::Option(_) | Ty::Json | Ty::ObjectMeta => TypeDefault::Absent,
         Ty::String { char: true }
         | Ty::List { len: Some(_), .. }
@@ -214,4 +238,125 @@ const NO_FUNCTION_DEFAULT: &str = "`#[serde(default = \"...\")]` runs a function
 
 const NO_TYPE_DEFAULT: &str = "`#[serde(default)]` gives this field its type's `Default::default()`, which kubegen cannot know for this type, so the CRD would have no default while Rust readers see one; add `#[kubegen(default = <the same value>)]`, or `#[kubegen(no_schema_default)]` to leave the schema without a default on purpose";
 
+const NO_JSON_DEFAULT: &str = "`#[serde(default)]` gives this field its type's `Default::default()`, but the field's `schema_json` has no \"default\", so the CRD would have none while Rust readers see one; add \"default\" with the same value to the JSON, or `#[kubegen(no_schema_default)]` to leave the schema without a default on purpose";
+
 const NO_CONTAINER_DEFAULT: &str = "the container's `#[serde(default)]` takes this field's value from a hand-written `Default` impl kubegen cannot evaluate; add `#[kubegen(default = <the same value>)]`, or `#[kubegen(no_schema_default)]` to leave the schema without a default on purpose (or derive `Default`)";
+
+/// The error for serde attributes whose JSON kubegen cannot see (`what`,
+/// on a `place`): the remedies that describe the JSON by hand.
+pub(super) fn custom_serde(what: &str, place: &str) -> String {
+    format!(
+        "`{what}` writes this {place}'s JSON with code kubegen cannot read, so the schema of the Rust type would be wrong; describe the JSON instead: add `#[kubegen(schema_type = \"string\")]` (or another type, with `format = \"...\"` where one applies), `#[kubegen(schema_json = r#\"{{...}}\"#)]`, or `#[kubegen(schemaless)]` to the {place}"
+    )
+}
+
+/// Whether a type is written `Option<...>`.
+fn is_option(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// The model type of a node whose schema an attribute gives
+/// (`schema_type`, `schema_json`, `schemaless`), without looking at the
+/// Rust type: what the checks of its other keys and a parent's list-map
+/// keys need to know.
+pub(crate) fn overridden_ty(c: &Constraints) -> Option<Ty> {
+    let from_type = |t: SchemaType| match t {
+        SchemaType::String => Ty::String { char: false },
+        SchemaType::Integer => Ty::Int {
+            bits: 64,
+            signed: true,
+        },
+        SchemaType::Number => Ty::Float { bits: 64 },
+        SchemaType::Boolean => Ty::Bool,
+        SchemaType::Object => Ty::Map(Box::new(Ty::Json)),
+        SchemaType::Array => Ty::List {
+            item: Box::new(
+                c.items
+                    .as_deref()
+                    .and_then(overridden_ty)
+                    .unwrap_or(Ty::Json),
+            ),
+            set: false,
+            len: None,
+        },
+    };
+    if let Some(j) = &c.schema_json {
+        if j.get("x-kubernetes-int-or-string") == Some(&serde_json::Value::Bool(true)) {
+            return Some(Ty::IntOrString);
+        }
+        return Some(
+            match j
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .and_then(SchemaType::parse)
+            {
+                // The JSON's items are the JSON's business.
+                Some(SchemaType::Array) => Ty::List {
+                    item: Box::new(Ty::Json),
+                    set: false,
+                    len: None,
+                },
+                Some(t) => from_type(t),
+                None => Ty::Json,
+            },
+        );
+    }
+    if c.schemaless {
+        return Some(Ty::Json);
+    }
+    c.schema_type.map(from_type)
+}
+
+/// A list field whose items' schema an attribute gives: the list (and any
+/// `Option` or smart pointer around it) from the Rust type, the items
+/// from the attribute; the item type itself is never looked at.
+fn list_shell(cx: &Ctxt, ty: &syn::Type, item: Ty) -> Option<Ty> {
+    let list = |set: bool, len: Option<u64>, item: Ty| Ty::List {
+        item: Box::new(item),
+        set,
+        len,
+    };
+    match ty {
+        syn::Type::Reference(r) => list_shell(cx, &r.elem, item),
+        syn::Type::Paren(p) => list_shell(cx, &p.elem, item),
+        syn::Type::Group(g) => list_shell(cx, &g.elem, item),
+        syn::Type::Slice(_) => Some(list(false, None, item)),
+        syn::Type::Array(a) => {
+            let len = match &a.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i.base10_parse::<u64>().ok(),
+                _ => None,
+            };
+            Some(list(false, len, item))
+        }
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let seg = p.path.segments.last()?;
+            let inner = match &seg.arguments {
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            match (seg.ident.to_string().as_str(), inner) {
+                ("Option", Some(inner)) => Some(Ty::Option(Box::new(list_shell(cx, inner, item)?))),
+                ("Box" | "Arc" | "Rc", Some(inner)) => list_shell(cx, inner, item),
+                ("Vec" | "VecDeque" | "LinkedList", Some(_)) => Some(list(false, None, item)),
+                ("BTreeSet" | "HashSet" | "IndexSet", Some(_)) => Some(list(true, None, item)),
+                _ => {
+                    cx.error_spanned_by(ty, NOT_A_LIST);
+                    None
+                }
+            }
+        }
+        _ => {
+            cx.error_spanned_by(ty, NOT_A_LIST);
+            None
+        }
+    }
+}
+
+const NOT_A_LIST: &str = "`items(...)` with `schema_type`, `schema_json` or `schemaless` describes the items of a list: the field must be a `Vec`, `VecDeque`, `LinkedList`, a set or an array (or an `Option` of one)";

@@ -21,7 +21,7 @@ use classify::Classifier;
 use fields::Builder;
 use kubegen_core::model::{Constraints, Shape, TypeModel};
 
-pub use classify::K8S_OPENAPI_TYPES;
+pub(crate) use fields::overridden_ty;
 pub use resource::resource_model;
 
 /// How generated code obtains a nested type's schema.
@@ -82,9 +82,6 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
     if let Some((msg, span)) = &serde.bad_rule {
         cx.error_at(*span, msg);
     }
-    if let Some((name, span)) = &serde.conversion {
-        cx.error_at(*span, format!("`#[serde({name} = ...)]` makes the JSON form another type's; derive the schema on that type instead"));
-    }
     let mut type_c = Constraints::default();
     let mut extras = Extras::default();
     let mut res = ResourceAttrs::default();
@@ -101,6 +98,15 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
             parse_key(cx, key, meta, &mut type_c, &mut extras)
         }
     });
+    let overridden = type_c.overrides_schema();
+    if let Some((name, span)) = &serde.conversion
+        && !overridden
+    {
+        cx.error_at(
+            *span,
+            fields::custom_serde(&format!("#[serde({name} = ...)]"), "type"),
+        );
+    }
     let mut b = Builder {
         cx,
         classifier: Classifier {
@@ -110,10 +116,14 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
         },
         container_default: serde.default,
         container_derives_default: attr::derived(&input.attrs).iter().any(|d| d == "Default"),
+        container_optional: extras.optional,
         sites: Vec::new(),
     };
     let mut field_spans = Vec::new();
     let shape = match &input.data {
+        // The schema is given by hand: the Rust fields or variants are not
+        // what is serialized, so they are not read.
+        _ if overridden => Shape::Struct { fields: Vec::new() },
         syn::Data::Struct(s) => match &s.fields {
             syn::Fields::Named(named) => {
                 let (fields, spans) = b.fields(named, serde.rename_all);

@@ -103,7 +103,11 @@ pub(super) fn enum_shape(
                 if let VariantData::Newtype(f) = &v.data
                     && !matches!(
                         f.ty.unwrap_option(),
-                        Ty::Named { .. } | Ty::Map(_) | Ty::Json | Ty::ObjectMeta
+                        Ty::Named { .. }
+                            | Ty::Map(_)
+                            | Ty::IntKeyMap { .. }
+                            | Ty::Json
+                            | Ty::ObjectMeta
                     )
                 {
                     cx.error_spanned_by(&input.ident, format!("variant `{}` of an internally tagged enum holds a {}; serde can only tag objects", v.name, f.ty.json_kind()));

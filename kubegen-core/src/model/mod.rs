@@ -6,7 +6,7 @@ pub mod resource;
 pub mod ty;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use resource::{
     Admission, Conversion, PrinterColumn, ResourceModel, Scale, Verb, Verbs, WebhookTarget,
@@ -188,6 +188,64 @@ pub struct OneOf {
     pub fields: Vec<String>,
 }
 
+/// A JSON type named by `schema_type` (controller-gen's
+/// `+kubebuilder:validation:Type`).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemaType {
+    /// `string`.
+    String,
+    /// `integer`.
+    Integer,
+    /// `number`.
+    Number,
+    /// `boolean`.
+    Boolean,
+    /// `object`.
+    Object,
+    /// `array`.
+    Array,
+}
+
+impl SchemaType {
+    /// Every type, in the order messages list them.
+    pub const ALL: [SchemaType; 6] = [
+        SchemaType::String,
+        SchemaType::Integer,
+        SchemaType::Number,
+        SchemaType::Boolean,
+        SchemaType::Object,
+        SchemaType::Array,
+    ];
+
+    /// The OpenAPI name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaType::String => "string",
+            SchemaType::Integer => "integer",
+            SchemaType::Number => "number",
+            SchemaType::Boolean => "boolean",
+            SchemaType::Object => "object",
+            SchemaType::Array => "array",
+        }
+    }
+
+    /// The type of an OpenAPI name.
+    pub fn parse(name: &str) -> Option<SchemaType> {
+        SchemaType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// `externalDocs`: a link to documentation beyond the description.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct ExternalDocs {
+    /// The documentation's URL.
+    pub url: String,
+    /// What the link leads to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
 /// Schema keywords set by attributes on a type, field or list items.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 #[serde(default)]
@@ -288,12 +346,28 @@ pub struct Constraints {
     /// Floats are allowed for this field.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_float: bool,
+    /// `schema_type`: the node's `type` is this one, not the Rust type's
+    /// (whose shape is then not described: no properties, no items).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema_type: Option<SchemaType>,
+    /// `schema_json`: the node's schema is exactly this JSON object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schema_json: Option<Map<String, Value>>,
+    /// `externalDocs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_docs: Option<ExternalDocs>,
 }
 
 impl Constraints {
     /// Whether no keyword is set.
     pub fn is_empty(&self) -> bool {
         *self == Constraints::default()
+    }
+
+    /// Whether the node's schema is given by an attribute (`schema_type`,
+    /// `schema_json` or `schemaless`) rather than by the Rust type.
+    pub fn overrides_schema(&self) -> bool {
+        self.schema_type.is_some() || self.schema_json.is_some() || self.schemaless
     }
 }
 

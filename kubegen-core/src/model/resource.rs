@@ -47,6 +47,28 @@ pub struct ResourceModel {
     /// The deprecation warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecation_warning: Option<String>,
+    /// The kind's description (the schema root's); the spec's when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind_description: Option<String>,
+    /// Objects may omit `spec` (the root type holds `Option<Spec>`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional_spec: bool,
+    /// The schema root lists `metadata` as required.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required_metadata: bool,
+    /// Served versions may hold different fields without a conversion
+    /// webhook (the apiserver then drops what a version lacks): for CRDs
+    /// published that way, imported as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_lossy_versions: bool,
+    /// The spec struct's fields are the object's top-level fields (next to
+    /// `apiVersion`, `kind` and `metadata`), for kinds without a `spec`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flatten_spec: bool,
+    /// The root's `apiVersion`, `kind` and `metadata` property schemas,
+    /// verbatim (those missing are left out); kubegen's own when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub type_meta_schema: Option<serde_json::Map<String, serde_json::Value>>,
     /// Labels on the CRD object.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub crd_labels: BTreeMap<String, String>,
@@ -104,6 +126,13 @@ pub struct Conversion {
     pub hub: Option<String>,
     /// Where the apiserver sends `ConversionReview`s.
     pub webhook: WebhookTarget,
+    /// The webhook is served by someone else (an imported CRD): kubegen
+    /// writes the CRD's `conversion` but no converter for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
+    /// `conversionReviewVersions`; `["v1"]` when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub review_versions: Vec<String>,
 }
 
 /// Where the apiserver reaches a webhook (`clientConfig`).

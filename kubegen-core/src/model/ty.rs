@@ -41,6 +41,16 @@ pub enum Ty {
     },
     /// `BTreeMap<String, T>` / `HashMap<String, T>`.
     Map(Box<Ty>),
+    /// `BTreeMap<K, T>` / `HashMap<K, T>` with an integer `K`, whose keys
+    /// serde_json writes as decimal strings.
+    IntKeyMap {
+        /// The key's width in bits (`isize`/`usize` count as 64).
+        bits: u8,
+        /// Whether keys may be negative.
+        signed: bool,
+        /// The value type.
+        value: Box<Ty>,
+    },
     /// `serde_json::Value`: any JSON.
     Json,
     /// `IntOrString` and `Quantity`.
@@ -96,7 +106,7 @@ impl Ty {
             Ty::Float { .. } => "number",
             Ty::String { .. } | Ty::DateTime | Ty::Duration => "string",
             Ty::List { .. } => "array",
-            Ty::Map(_) | Ty::ObjectMeta => "object",
+            Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta => "object",
             Ty::IntOrString => "integer or string",
             Ty::Json | Ty::Named { .. } | Ty::Option(_) => "value",
         }

@@ -10,7 +10,8 @@ pub mod union;
 use serde_json::{Map, Value, json};
 
 use crate::model::{
-    Constraints, Field, OneOfKind, Repr, Shape, Ty, TypeModel, Validation, Variant, VariantData,
+    Constraints, Field, OneOf, OneOfKind, Repr, SchemaType, Shape, Ty, TypeModel, Validation,
+    Variant, VariantData,
 };
 
 /// A problem found while evaluating a schema (nested types are only visible here).
@@ -204,6 +205,14 @@ fn apply(s: &mut Map<String, Value>, c: &Constraints) {
     if let Some(v) = &c.title {
         set("title", v.clone().into());
     }
+    if let Some(d) = &c.external_docs {
+        let mut docs = Map::new();
+        docs.insert("url".into(), d.url.clone().into());
+        if let Some(text) = &d.description {
+            docs.insert("description".into(), text.clone().into());
+        }
+        set("externalDocs", Value::Object(docs));
+    }
     if let Some(v) = &c.list_type {
         set("x-kubernetes-list-type", v.clone().into());
     }
@@ -227,6 +236,226 @@ fn apply(s: &mut Map<String, Value>, c: &Constraints) {
     push_rules(s, rules);
 }
 
+/// Keywords that only narrow which values a node accepts, so a node may
+/// carry several of each under `allOf` (the apiserver allows them, and
+/// only them, inside logical junctors).
+const NARROWING: &[&str] = &[
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "multipleOf",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "maxProperties",
+    "minProperties",
+    "enum",
+];
+
+/// Keywords that say what a node is (or how it merges) and so cannot hold
+/// two values: a field may repeat its type's value but not change it
+/// (`int_or_string`, which replaces a schema, is refused on its own).
+const FIXED: &[&str] = &[
+    "type",
+    "format",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+];
+
+/// Applies a field's (or its items', or a newtype's) keywords to the schema
+/// of the nested type it names, so that they only tighten the nested
+/// type's own: a narrowing keyword the nested schema already has with
+/// another value is added under `allOf` (both then apply, as controller-gen
+/// does), rules are appended, and keywords that cannot hold two values
+/// (`format`, `type`, list and map topology, `int_or_string`) are refused
+/// when they differ. Annotations (`description`, `default`, `example`,
+/// `title`, `nullable`, pruning and embedding extensions) are the field's
+/// own and replace the type's.
+fn tighten(
+    s: &mut Map<String, Value>,
+    c: &Constraints,
+    path: &str,
+    type_name: &str,
+) -> Result<(), SchemaError> {
+    let refuse = |what: String| {
+        err(
+            path,
+            format!(
+                "the field's keywords cannot be combined with those of its type `{type_name}`: {what}; a field may only tighten its type's schema (remove the field's keyword, or change the type)"
+            ),
+        )
+    };
+    if c.int_or_string && !merge::is_int_or_string(s) {
+        return Err(refuse("`int_or_string` would replace its schema".into()));
+    }
+    let mut own = Map::new();
+    apply(&mut own, c);
+    let mut extra = Map::new();
+    for bound in ["minimum", "maximum"] {
+        let excl = if bound == "minimum" {
+            "exclusiveMinimum"
+        } else {
+            "exclusiveMaximum"
+        };
+        if let (Some(mine), Some(theirs)) = (own.get(bound), s.get(bound))
+            && mine != theirs
+        {
+            // The flag belongs to the bound it modifies.
+            extra.insert(bound.into(), mine.clone());
+            if let Some(flag) = own.remove(excl) {
+                extra.insert(excl.into(), flag);
+            }
+            own.remove(bound);
+        }
+    }
+    for (k, v) in own {
+        match (k.as_str(), s.get(&k)) {
+            ("x-kubernetes-validations", _) => {
+                if let Value::Array(rules) = v {
+                    push_rules(s, rules);
+                }
+            }
+            (_, Some(theirs)) if *theirs == v => {}
+            (_, None) => {
+                s.insert(k, v);
+            }
+            (key, Some(_)) if NARROWING.contains(&key) => {
+                extra.insert(k, v);
+            }
+            (key, Some(theirs)) if FIXED.contains(&key) => {
+                return Err(refuse(format!(
+                    "it has {key}: {theirs}, this field asks for {v}"
+                )));
+            }
+            _ => {
+                s.insert(k, v);
+            }
+        }
+    }
+    if !extra.is_empty() {
+        let all_of = s.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(a) = all_of {
+            a.push(Value::Object(extra));
+        }
+    }
+    Ok(())
+}
+
+/// The name of the nested type under `Option`s, if `ty` is one.
+fn nested_name(ty: &Ty) -> Option<&str> {
+    match ty.unwrap_option() {
+        Ty::Named { name, .. } => Some(name),
+        _ => None,
+    }
+}
+
+/// Applies `c` to `s`: plainly to a schema the node's own Rust type made,
+/// tightening (see [`tighten`]) a nested type's schema.
+fn constrain(
+    s: &mut Map<String, Value>,
+    c: &Constraints,
+    ty: &Ty,
+    path: &str,
+) -> Result<(), SchemaError> {
+    match nested_name(ty) {
+        Some(name) if !c.overrides_schema() => tighten(s, c, path, name),
+        _ => {
+            apply(s, c);
+            Ok(())
+        }
+    }
+}
+
+/// The CEL rule on an integer-keyed map: every key is the decimal text
+/// serde_json reads back as the key type (no sign on unsigned keys, no
+/// leading zeros, no `+`, within the type's range).
+pub fn int_key_rule(bits: u8, signed: bool) -> Value {
+    let (min, max): (i128, i128) = match (bits, signed) {
+        (8, true) => (i8::MIN.into(), i8::MAX.into()),
+        (16, true) => (i16::MIN.into(), i16::MAX.into()),
+        (32, true) => (i32::MIN.into(), i32::MAX.into()),
+        (_, true) => (i64::MIN.into(), i64::MAX.into()),
+        (8, false) => (0, u8::MAX.into()),
+        (16, false) => (0, u16::MAX.into()),
+        (32, false) => (0, u32::MAX.into()),
+        (_, false) => (0, u64::MAX.into()),
+    };
+    let pattern = if signed {
+        "^-?(0|[1-9][0-9]*)$"
+    } else {
+        "^(0|[1-9][0-9]*)$"
+    };
+    // Keys as long as the bound compare with it as text: for equal lengths
+    // the order of the digits is the order of the numbers.
+    let within = |bound: i128, op: &str| {
+        let text = bound.to_string();
+        format!(
+            "(size(k) < {n} || (size(k) == {n} && k {op} '{text}'))",
+            n = text.len()
+        )
+    };
+    let range = if signed {
+        format!(
+            "(k.startsWith('-') ? {} : {})",
+            within(min, "<="),
+            within(max, "<=")
+        )
+    } else {
+        within(max, "<=")
+    };
+    let kind = match (signed, bits) {
+        (true, b) => format!("i{b}"),
+        (false, b) => format!("u{b}"),
+    };
+    json!({
+        "rule": format!("self.all(k, k.matches('{pattern}') && {range})"),
+        "message": format!("keys must be integers from {min} to {max} written in decimal (the map's keys are {kind})"),
+    })
+}
+
+/// Whether a `schema_json` brings its own description (which the doc
+/// comment then leaves alone).
+fn json_describes(c: &Constraints) -> bool {
+    c.schema_json
+        .as_ref()
+        .is_some_and(|j| j.contains_key("description"))
+}
+
+/// The rules of type-level `*_one_of` keys, as controller-gen writes them
+/// (`AtMostOneOf`, `ExactlyOneOf`, `AtLeastOneOf`): the same rule text and
+/// message, ordered by kind as its marker priorities order them.
+fn one_of_rules(one_of: &[OneOf]) -> Vec<Value> {
+    let order = [
+        OneOfKind::AtMostOne,
+        OneOfKind::ExactlyOne,
+        OneOfKind::AtLeastOne,
+    ];
+    order
+        .into_iter()
+        .flat_map(|kind| one_of.iter().filter(move |o| o.kind == kind))
+        .map(|o| {
+            let has: Vec<String> = o
+                .fields
+                .iter()
+                .map(|f| format!("has(self.{})", cel::ident(f)))
+                .collect();
+            let (op, what) = match o.kind {
+                OneOfKind::AtMostOne => ("<= 1", "at most one of the fields in [{}] may be set"),
+                OneOfKind::ExactlyOne => ("== 1", "exactly one of the fields in [{}] must be set"),
+                OneOfKind::AtLeastOne => (">= 1", "at least one of the fields in [{}] must be set"),
+            };
+            json!({
+                "rule": format!("[{}].filter(x,x==true).size() {op}", has.join(",")),
+                "message": what.replace("{}", &o.fields.join(" ")),
+            })
+        })
+        .collect()
+}
+
 impl Builder<'_> {
     fn at(&self, segment: &str) -> Builder<'_> {
         Builder {
@@ -236,34 +465,64 @@ impl Builder<'_> {
     }
 
     fn type_schema(&self, model: &TypeModel) -> Result<Map<String, Value>, SchemaError> {
-        let mut s = match &model.shape {
-            Shape::Struct { fields } => self.object(fields)?,
-            Shape::Transparent { field } => self.field(field)?,
-            Shape::Enum { repr, variants } => self.enumeration(repr, variants)?,
+        let c = &model.constraints;
+        let mut s = match self.override_base(c) {
+            Some(base) => base,
+            None => match &model.shape {
+                Shape::Struct { fields } => self.object(fields)?,
+                Shape::Transparent { field } => self.field(field)?,
+                Shape::Enum { repr, variants } => self.enumeration(repr, variants)?,
+            },
         };
-        if let Some(d) = &model.description {
+        if let Some(d) = &model.description
+            && !json_describes(c)
+        {
             s.insert("description".into(), d.clone().into());
         }
-        let c = &model.constraints;
-        apply(&mut s, c);
-        let rules = c.one_of.iter().map(|o| {
-            let terms: Vec<String> = o
-                .fields
-                .iter()
-                .map(|f| format!("(has(self.{}) ? 1 : 0)", cel::ident(f)))
-                .collect();
-            let (op, what) = match o.kind {
-                OneOfKind::ExactlyOne => ("== 1", "exactly one"),
-                OneOfKind::AtMostOne => ("<= 1", "at most one"),
-                OneOfKind::AtLeastOne => (">= 1", "at least one"),
-            };
-            json!({
-                "rule": format!("{} {op}", terms.join(" + ")),
-                "message": format!("{what} of the fields in [{}] must be set", o.fields.join(", ")),
-            })
-        });
-        push_rules(&mut s, rules.collect::<Vec<_>>());
+        match &model.shape {
+            // A newtype's keys narrow its field's type like a field's do,
+            // `items(...)` its list's items.
+            Shape::Transparent { field } if !c.overrides_schema() => {
+                constrain(&mut s, c, &field.ty, &self.path)?;
+                if let (Some(ic), Ty::List { item, .. }, Some(Value::Object(items))) =
+                    (&c.items, field.ty.unwrap_option(), s.get_mut("items"))
+                {
+                    constrain(items, ic, item, &format!("{}.items", self.path))?;
+                }
+            }
+            _ => apply(&mut s, c),
+        }
+        push_rules(&mut s, one_of_rules(&c.one_of));
         Ok(s)
+    }
+
+    /// The schema an override attribute gives a node (`schema_json`,
+    /// `schemaless`, `schema_type`), before the node's other keywords; `None`
+    /// when the Rust type decides. An object or array override describes no
+    /// properties or items of the Rust type: an object keeps unknown fields,
+    /// an array's items are what `items(...)` says (any value otherwise).
+    fn override_base(&self, c: &Constraints) -> Option<Map<String, Value>> {
+        if let Some(j) = &c.schema_json {
+            return Some(j.clone());
+        }
+        let any = || obj(json!({"x-kubernetes-preserve-unknown-fields": true}));
+        if c.schemaless {
+            return Some(any());
+        }
+        Some(match c.schema_type? {
+            SchemaType::Object => {
+                obj(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}))
+            }
+            SchemaType::Array => {
+                let ic = c.items.as_deref().cloned().unwrap_or_default();
+                let mut items = self.override_base(&ic).unwrap_or_else(any);
+                apply(&mut items, &ic);
+                let mut m = obj(json!({"type": "array"}));
+                m.insert("items".into(), Value::Object(items));
+                m
+            }
+            scalar => obj(json!({"type": scalar.as_str()})),
+        })
     }
 
     fn resolved(&self, i: usize) -> Result<Map<String, Value>, SchemaError> {
@@ -296,8 +555,12 @@ impl Builder<'_> {
             Ty::DateTime => obj(json!({"type": "string", "format": "date-time"})),
             Ty::List { item, set, len } => {
                 let item_c = c.items.as_deref().cloned().unwrap_or_default();
-                let mut items = self.at("items").ty(item, &item_c)?;
-                apply(&mut items, &item_c);
+                let b = self.at("items");
+                let mut items = match self.override_base(&item_c) {
+                    Some(base) => base,
+                    None => b.ty(item, &item_c)?,
+                };
+                constrain(&mut items, &item_c, item, &b.path)?;
                 let mut m = obj(json!({"type": "array"}));
                 m.insert("items".into(), Value::Object(items));
                 if *set {
@@ -313,6 +576,17 @@ impl Builder<'_> {
                 let v = self.at("*").ty(value, &Constraints::default())?;
                 let mut m = obj(json!({"type": "object"}));
                 m.insert("additionalProperties".into(), Value::Object(v));
+                m
+            }
+            Ty::IntKeyMap {
+                bits,
+                signed,
+                value,
+            } => {
+                let v = self.at("*").ty(value, &Constraints::default())?;
+                let mut m = obj(json!({"type": "object"}));
+                m.insert("additionalProperties".into(), Value::Object(v));
+                push_rules(&mut m, [int_key_rule(*bits, *signed)]);
                 m
             }
             Ty::Json => obj(json!({"x-kubernetes-preserve-unknown-fields": true})),
@@ -343,12 +617,17 @@ impl Builder<'_> {
 
     fn field(&self, f: &Field) -> Result<Map<String, Value>, SchemaError> {
         let b = self.at(&f.name);
-        let mut s = b.ty(&f.ty, &f.constraints)?;
-        apply(&mut s, &f.constraints);
+        let mut s = match self.override_base(&f.constraints) {
+            Some(base) => base,
+            None => b.ty(&f.ty, &f.constraints)?,
+        };
+        constrain(&mut s, &f.constraints, &f.ty, &b.path)?;
         if f.default_from_type && f.constraints.default.is_none() {
             s.insert("default".into(), self.type_default(f)?);
         }
-        if let Some(d) = &f.description {
+        if let Some(d) = &f.description
+            && !json_describes(&f.constraints)
+        {
             s.insert("description".into(), d.clone().into());
         }
         if !f.constraints.list_map_keys.is_empty() {

@@ -117,10 +117,292 @@ fn one_of_and_immutable_rules() {
         .map(|r| r["rule"].as_str().unwrap())
         .collect();
     assert!(rules.contains(&"!has(oldSelf.a) || has(self.a)"));
-    assert!(rules.contains(&"(has(self.a) ? 1 : 0) + (has(self.b__dash__c) ? 1 : 0) == 1"));
+    assert!(rules.contains(&"[has(self.a),has(self.b__dash__c)].filter(x,x==true).size() == 1"));
     assert_eq!(
         s["properties"]["a"]["x-kubernetes-validations"][0]["rule"],
         "self == oldSelf"
+    );
+}
+
+/// controller-gen's `AtMostOneOf`, `ExactlyOneOf`, `AtLeastOneOf`: the same
+/// rule text and message, ordered by kind after the type's own rules.
+#[test]
+fn one_of_rules_are_controller_gens() {
+    let opt = |n: &str| field(n, Ty::Option(Box::new(Ty::String { char: false })));
+    let mut m = model(Shape::Struct {
+        fields: vec![opt("a"), opt("b"), opt("c")],
+    });
+    let one = |kind, fields: &[&str]| OneOf {
+        kind,
+        fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+    };
+    m.constraints.one_of = vec![
+        one(OneOfKind::AtLeastOne, &["b", "c"]),
+        one(OneOfKind::ExactlyOne, &["a", "b"]),
+        one(OneOfKind::AtMostOne, &["a", "c"]),
+    ];
+    m.constraints.validations.push(Validation {
+        rule: "true".into(),
+        message: None,
+        message_expression: None,
+        reason: None,
+        field_path: None,
+        optional_old_self: false,
+    });
+    let s = schema_for(&m, &no_nested).unwrap();
+    assert_eq!(
+        s["x-kubernetes-validations"],
+        json!([
+            {"rule": "true"},
+            {"rule": "[has(self.a),has(self.c)].filter(x,x==true).size() <= 1",
+             "message": "at most one of the fields in [a c] may be set"},
+            {"rule": "[has(self.a),has(self.b)].filter(x,x==true).size() == 1",
+             "message": "exactly one of the fields in [a b] must be set"},
+            {"rule": "[has(self.b),has(self.c)].filter(x,x==true).size() >= 1",
+             "message": "at least one of the fields in [b c] must be set"},
+        ])
+    );
+}
+
+/// `schema_type` replaces the Rust shape's type (an object keeps unknown
+/// fields, an array's items come from `items(...)`); `schema_json` is the
+/// node's schema, the doc comment added only where it has no description.
+#[test]
+fn schema_overrides() {
+    let mut t = field("t", Ty::Json);
+    t.constraints.schema_type = Some(SchemaType::String);
+    t.constraints.format = Some("duration".into());
+    t.description = Some("A duration.".into());
+    let mut o = field("o", Ty::Json);
+    o.constraints.schema_type = Some(SchemaType::Object);
+    o.constraints.min_properties = Some(1);
+    let mut a = field("a", Ty::Json);
+    a.constraints.schema_type = Some(SchemaType::Array);
+    a.constraints.items = Some(Box::new(Constraints {
+        schema_type: Some(SchemaType::Integer),
+        minimum: Some(1.into()),
+        ..Constraints::default()
+    }));
+    let mut j = field("j", Ty::Json);
+    j.constraints.schema_json = Some(obj(json!({"type": "string", "enum": ["x"]})));
+    j.description = Some("Doc.".into());
+    let mut jd = field("jd", Ty::Json);
+    jd.constraints.schema_json = Some(obj(json!({"type": "string", "description": "Own."})));
+    jd.description = Some("Doc.".into());
+    let mut items = field(
+        "items",
+        Ty::List {
+            item: Box::new(Ty::Json),
+            set: false,
+            len: None,
+        },
+    );
+    items.constraints.items = Some(Box::new(Constraints {
+        schema_json: Some(obj(json!({"type": "string", "format": "ipv4"}))),
+        ..Constraints::default()
+    }));
+    let mut m = model(Shape::Struct {
+        fields: vec![t, o, a, j, jd, items],
+    });
+    let s = schema_for(&m, &no_nested).unwrap();
+    let p = &s["properties"];
+    assert_eq!(
+        p["t"],
+        json!({"type": "string", "format": "duration", "description": "A duration."})
+    );
+    assert_eq!(
+        p["o"],
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "minProperties": 1})
+    );
+    assert_eq!(
+        p["a"],
+        json!({"type": "array", "items": {"type": "integer", "minimum": 1}})
+    );
+    assert_eq!(
+        p["j"],
+        json!({"type": "string", "enum": ["x"], "description": "Doc."})
+    );
+    assert_eq!(p["jd"], json!({"type": "string", "description": "Own."}));
+    assert_eq!(
+        p["items"]["items"],
+        json!({"type": "string", "format": "ipv4"})
+    );
+    // On a type: its fields are not described.
+    m.constraints.schema_type = Some(SchemaType::String);
+    m.constraints.pattern = Some("^v".into());
+    let s = schema_for(&m, &no_nested).unwrap();
+    assert_eq!(
+        s,
+        json!({"type": "string", "pattern": "^v", "description": "A type."})
+    );
+}
+
+/// A field's keywords only tighten its nested type's: a different value
+/// goes under `allOf` (both apply), an equal one is not repeated, rules add
+/// up, and keywords that cannot hold two values are refused, naming the
+/// field and the type.
+#[test]
+fn field_keywords_tighten_nested_types() {
+    let nested = || {
+        Ok(
+            json!({"type": "string", "minLength": 4, "pattern": "^[a-z]+$", "format": "hostname",
+            "x-kubernetes-validations": [{"rule": "self != 'x'"}]}),
+        )
+    };
+    let named = || Ty::Named {
+        name: "Name".into(),
+        resolver: 0,
+    };
+    let mut f = field("name", named());
+    f.constraints.min_length = Some(2);
+    f.constraints.max_length = Some(8);
+    f.constraints.pattern = Some("^[a-z]+$".into());
+    f.constraints.validations.push(Validation {
+        rule: "self != 'y'".into(),
+        message: None,
+        message_expression: None,
+        reason: None,
+        field_path: None,
+        optional_old_self: false,
+    });
+    let m = model(Shape::Struct { fields: vec![f] });
+    let s = schema_for(&m, &|_| nested()).unwrap();
+    assert_eq!(
+        s["properties"]["name"],
+        json!({"type": "string", "minLength": 4, "maxLength": 8, "pattern": "^[a-z]+$",
+            "format": "hostname", "allOf": [{"minLength": 2}],
+            "x-kubernetes-validations": [{"rule": "self != 'x'"}, {"rule": "self != 'y'"}]})
+    );
+    structural::check(&s).unwrap();
+
+    // A bound moves into `allOf` with its exclusive flag.
+    let num = || Ok(json!({"type": "integer", "minimum": 1}));
+    let mut f = field("n", named());
+    f.constraints.minimum = Some(5.into());
+    f.constraints.exclusive_minimum = true;
+    let m = model(Shape::Struct { fields: vec![f] });
+    let s = schema_for(&m, &|_| num()).unwrap();
+    assert_eq!(
+        s["properties"]["n"],
+        json!({"type": "integer", "minimum": 1,
+            "allOf": [{"minimum": 5, "exclusiveMinimum": true}]})
+    );
+
+    // Items of a nested type, and a newtype over one, tighten too.
+    let mut items = field(
+        "names",
+        Ty::List {
+            item: Box::new(named()),
+            set: false,
+            len: None,
+        },
+    );
+    items.constraints.items = Some(Box::new(Constraints {
+        min_length: Some(6),
+        ..Constraints::default()
+    }));
+    let m = model(Shape::Struct {
+        fields: vec![items],
+    });
+    let s = schema_for(&m, &|_| nested()).unwrap();
+    assert_eq!(
+        s["properties"]["names"]["items"]["allOf"],
+        json!([{"minLength": 6}])
+    );
+    let mut newtype = model(Shape::Transparent {
+        field: Box::new(field("", named())),
+    });
+    newtype.constraints.min_length = Some(1);
+    let s = schema_for(&newtype, &|_| nested()).unwrap();
+    assert_eq!(s["allOf"], json!([{"minLength": 1}]));
+
+    // Refused: two formats, two list types, int-or-string over a schema.
+    for (c, words) in [
+        (
+            Constraints {
+                format: Some("email".into()),
+                ..Constraints::default()
+            },
+            "it has format: \"hostname\", this field asks for \"email\"",
+        ),
+        (
+            Constraints {
+                int_or_string: true,
+                ..Constraints::default()
+            },
+            "`int_or_string` would replace its schema",
+        ),
+    ] {
+        let mut f = field("name", named());
+        f.constraints = c;
+        let m = model(Shape::Struct { fields: vec![f] });
+        let e = schema_for(&m, &|_| nested()).unwrap_err();
+        assert_eq!(e.path, "T.name");
+        assert!(e.message.contains("its type `Name`"), "{e}");
+        assert!(e.message.contains(words), "{e}");
+    }
+    let list = || {
+        Ok(json!({"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"}))
+    };
+    let mut f = field("tags", named());
+    f.constraints.list_type = Some("atomic".into());
+    let m = model(Shape::Struct { fields: vec![f] });
+    let e = schema_for(&m, &|_| list()).unwrap_err();
+    assert!(e.message.contains("x-kubernetes-list-type"), "{e}");
+}
+
+/// Type-level keys on a newtype apply to its field's schema, `items(...)`
+/// to its list's items (controller-gen's markers on `type Names []string`).
+#[test]
+fn type_level_keys_on_a_newtype() {
+    let mut m = model(Shape::Transparent {
+        field: Box::new(field(
+            "",
+            Ty::List {
+                item: Box::new(Ty::String { char: false }),
+                set: false,
+                len: None,
+            },
+        )),
+    });
+    m.constraints.max_items = Some(3);
+    m.constraints.items = Some(Box::new(Constraints {
+        pattern: Some("^[a-z]+$".into()),
+        ..Constraints::default()
+    }));
+    let s = schema_for(&m, &no_nested).unwrap();
+    assert_eq!(
+        s,
+        json!({"type": "array", "maxItems": 3, "description": "A type.",
+            "items": {"type": "string", "pattern": "^[a-z]+$"}})
+    );
+}
+
+/// Integer map keys: an object of the values with a rule that every key
+/// is what serde_json reads back as the key type.
+#[test]
+fn integer_map_keys() {
+    let m = model(Shape::Struct {
+        fields: vec![field(
+            "byPort",
+            Ty::IntKeyMap {
+                bits: 8,
+                signed: true,
+                value: Box::new(Ty::String { char: false }),
+            },
+        )],
+    });
+    let s = schema_for(&m, &no_nested).unwrap();
+    let p = &s["properties"]["byPort"];
+    assert_eq!(p["additionalProperties"], json!({"type": "string"}));
+    assert_eq!(
+        p["x-kubernetes-validations"][0]["rule"],
+        "self.all(k, k.matches('^-?(0|[1-9][0-9]*)$') && (k.startsWith('-') ? (size(k) < 4 || (size(k) == 4 && k <= '-128')) : (size(k) < 3 || (size(k) == 3 && k <= '127'))))"
+    );
+    let rule = int_key_rule(64, false);
+    assert_eq!(
+        rule["rule"],
+        "self.all(k, k.matches('^(0|[1-9][0-9]*)$') && (size(k) < 20 || (size(k) == 20 && k <= '18446744073709551615')))"
     );
 }
 

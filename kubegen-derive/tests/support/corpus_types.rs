@@ -187,7 +187,70 @@ pub struct EverythingSpec {
     #[allow(clippy::box_collection)]
     pub shared: Box<Vec<String>>,
     pub wrapper: Wrapper,
+    /// Seconds written by serde code as a Go duration: the schema by hand.
+    #[serde(with = "seconds_text")]
+    #[kubegen(schema_type = "string", format = "duration")]
+    pub timeout: u64,
+    /// A schema given as JSON; the doc comment is its description.
+    #[kubegen(schema_json = r#"{"type": "string", "enum": ["a", "b"]}"#)]
+    pub choice: String,
+    /// Items of a std type kubegen does not read.
+    #[kubegen(items(schema_type = "string", format = "ipv4"))]
+    pub addresses: Vec<std::net::Ipv4Addr>,
+    /// Integer map keys.
+    pub by_port: BTreeMap<u16, String>,
+    /// A field keyword tightening its type's (`Wrapper`: `min_length = 2`).
+    #[kubegen(min_length = 3)]
+    pub tight_wrapper: Wrapper,
+    pub stamp: Stamp,
+    pub role: Role,
 }
+
+/// `u64` seconds as `"<n>s"`.
+mod seconds_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v}s"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        let text = String::deserialize(d)?;
+        text.strip_suffix('s')
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| serde::de::Error::custom("expected seconds such as \"30s\""))
+    }
+}
+
+/// A version written through `String`: its schema is given on the type.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(into = "String", try_from = "String")]
+#[kubegen(schema_type = "string", pattern = "^v[0-9]+$")]
+pub struct Stamp {
+    pub version: u32,
+}
+
+impl From<Stamp> for String {
+    fn from(s: Stamp) -> String {
+        format!("v{}", s.version)
+    }
+}
+
+impl TryFrom<String> for Stamp {
+    type Error = String;
+    fn try_from(s: String) -> Result<Stamp, String> {
+        let n = s.strip_prefix('v').ok_or("expected v<n>")?;
+        Ok(Stamp {
+            version: n.parse().map_err(|e| format!("{e}"))?,
+        })
+    }
+}
+
+/// Type-level keywords on a named string (controller-gen's markers on
+/// `type Role string`).
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(enum_values = ["web", "db"], external_docs(url = "https://example.com/roles"))]
+pub struct Role(pub String);
 
 /// Flattened into the parent.
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]

@@ -1,0 +1,119 @@
+//! `kubegen import`: CRD YAML → annotated Rust types in a crate, such that
+//! `kubegen generate` on that crate reproduces the CRD node for node.
+//!
+//! [`read`] finds the CRDs; [`resource`] and [`plan`] turn each version
+//! into a module of Rust types with `#[kubegen(...)]` attributes ([`names`]
+//! gives them idiomatic names); [`verify`] proves each CRD by regenerating
+//! it in process and comparing ([`diff`]) — writing a node verbatim where
+//! attributes cannot reproduce it — and [`layout`] puts the modules into
+//! the crate (creating a minimal one when there is none). Nothing is
+//! written unless every input was read; refused CRDs are reported, not
+//! written.
+
+mod diff;
+mod layout;
+mod names;
+mod plan;
+mod read;
+mod resource;
+mod verify;
+
+use std::path::{Path, PathBuf};
+
+pub use diff::{Difference, compare};
+pub use verify::Verdict;
+
+use crate::files::FileSet;
+use crate::source::Diagnostic;
+
+/// What to import, and where.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// CRD files, directories or `-` (standard input).
+    pub inputs: Vec<PathBuf>,
+    /// The crate to write into (created when it has no `Cargo.toml`).
+    pub crate_dir: PathBuf,
+    /// The module (under `src/`) that holds the imported APIs.
+    pub module: String,
+    /// A kubegen source tree for a created crate's dependencies (else the
+    /// published crates at this CLI's version).
+    pub kubegen_path: Option<PathBuf>,
+}
+
+/// One imported CRD's outcome.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// `metadata.name`.
+    pub name: String,
+    /// The file it was read from.
+    pub file: PathBuf,
+    /// Identical, differing (with each difference) or refused (with why).
+    pub verdict: Verdict,
+    /// Schema nodes written verbatim with `schema_json`.
+    pub explicit_nodes: usize,
+}
+
+/// The files to write and the per-CRD reports.
+pub struct Imported {
+    /// The crate's new and changed files.
+    pub files: FileSet,
+    /// One report per CRD read.
+    pub reports: Vec<Report>,
+}
+
+/// Reads, plans and verifies every CRD; returns the files to write. Fails
+/// (writing nothing) when an input cannot be read or the crate cannot take
+/// the modules.
+pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
+    let crds = read::read(&options.inputs)?;
+    if crds.is_empty() {
+        return Err(vec![Diagnostic::file(
+            Path::new(
+                options
+                    .inputs
+                    .first()
+                    .map_or(Path::new("-"), |p| p.as_path()),
+            ),
+            "no apiextensions.k8s.io/v1 CustomResourceDefinition found in the input",
+        )]);
+    }
+    let mut reports = Vec::new();
+    let mut accepted = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for source in &crds {
+        if !seen.insert(source.name().to_owned()) {
+            reports.push(Report {
+                name: source.name().to_owned(),
+                file: source.file.clone(),
+                verdict: Verdict::Refused(
+                    "a CRD of this name was already imported from an earlier input".into(),
+                ),
+                explicit_nodes: 0,
+            });
+            continue;
+        }
+        let imported = verify::import(&source.crd);
+        reports.push(Report {
+            name: source.name().to_owned(),
+            file: source.file.clone(),
+            verdict: imported.verdict.clone(),
+            explicit_nodes: imported.explicit_nodes,
+        });
+        if !matches!(imported.verdict, Verdict::Refused(_)) {
+            accepted.push(imported.modules);
+        }
+    }
+    if accepted.is_empty() {
+        return Err(reports
+            .iter()
+            .map(|r| match &r.verdict {
+                Verdict::Refused(why) => {
+                    Diagnostic::file(&r.file, format!("{} cannot be imported: {why}", r.name))
+                }
+                _ => Diagnostic::file(&r.file, format!("{} cannot be imported", r.name)),
+            })
+            .collect());
+    }
+    let files = layout::files(options, accepted)?;
+    Ok(Imported { files, reports })
+}

@@ -1,0 +1,997 @@
+//! Schema nodes → Rust types with `#[kubegen(...)]` attributes.
+//!
+//! Every node of a version's schema sits in a *slot*: a struct field
+//! (`…/properties/<name>`), list items (`…/items`) or map values
+//! (`…/additionalProperties`). The planner picks the idiomatic Rust type
+//! for the node — a struct, a unit enum, `Vec`, `BTreeMap`, a scalar,
+//! `IntOrString`, `serde_json::Value` — and turns the node's remaining
+//! keywords into attributes at the slot. A slot that cannot carry them
+//! (items, map values) gets a newtype whose one field can. A node listed
+//! in `explicit` is written as `schema_json` verbatim, as is every node
+//! using a keyword kubegen has no attribute for; the verifier
+//! (`super::verify`) adds to `explicit` every node whose regenerated
+//! schema differs from the original.
+
+use std::collections::{BTreeSet, HashMap};
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value};
+
+use super::names::{Namespace, field_ident, type_ident};
+use kubegen_core::model::case::RenameRule;
+
+/// The types planned for one version of one kind: one Rust module.
+#[derive(Default)]
+pub struct ModulePlan {
+    /// The items, in planning order (spec struct first).
+    pub items: Vec<TokenStream>,
+    /// Every type name, with the schema pointers of the nodes it stands for.
+    pub type_nodes: HashMap<String, Vec<String>>,
+    /// `(type, field ident)` → the pointer of the field's node.
+    pub field_nodes: HashMap<(String, String), String>,
+    names: Option<Namespace>,
+    by_key: HashMap<String, String>,
+}
+
+/// Where a node sits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    Field,
+    Items,
+    Value,
+}
+
+/// One `#[kubegen(...)]` key at a slot.
+struct Key {
+    name: &'static str,
+    tokens: TokenStream,
+}
+
+/// A node's Rust type plus what its slot must add.
+struct Slot {
+    ty: TokenStream,
+    keys: Vec<Key>,
+    description: Option<String>,
+}
+
+/// Keys `items(...)` accepts.
+const ITEMS_KEYS: &[&str] = &[
+    "schema_type",
+    "minimum",
+    "maximum",
+    "exclusive_minimum",
+    "exclusive_maximum",
+    "multiple_of",
+    "min_length",
+    "max_length",
+    "pattern",
+    "format",
+    "enum_values",
+    "validation",
+    "min_properties",
+    "max_properties",
+    "schema_json",
+];
+
+/// Keys a struct deriving `KubeSchema`/`CustomResource` accepts itself.
+const TYPE_KEYS: &[&str] = &[
+    "validation",
+    "min_properties",
+    "max_properties",
+    "example_json",
+    "title",
+    "struct_type",
+    "schema_json",
+];
+
+/// Derives on every planned type.
+fn derives() -> TokenStream {
+    quote!(#[derive(::kubegen::KubeSchema, ::serde::Serialize, ::serde::Deserialize, Clone, Debug, PartialEq)])
+}
+
+fn doc(description: Option<&str>) -> TokenStream {
+    let Some(d) = description else {
+        return TokenStream::new();
+    };
+    if doc_round_trips(d) {
+        let lines = d.split('\n').map(|l| {
+            let line = if l.is_empty() {
+                String::new()
+            } else {
+                format!(" {l}")
+            };
+            quote!(#[doc = #line])
+        });
+        quote!(#(#lines)*)
+    } else {
+        quote!(#[kubegen(description = #d)])
+    }
+}
+
+/// Whether a doc comment reads back as exactly `d` (kubegen trims the text
+/// and each line's end).
+fn doc_round_trips(d: &str) -> bool {
+    d == d.trim() && d.split('\n').all(|l| l == l.trim_end()) && !d.contains('\r')
+}
+
+fn attrs(keys: &[Key]) -> TokenStream {
+    if keys.is_empty() {
+        return TokenStream::new();
+    }
+    let k = keys.iter().map(|k| &k.tokens);
+    quote!(#[kubegen(#(#k),*)])
+}
+
+/// `v` as compact canonical JSON in a raw string literal (`r#"…"#`, with
+/// as many `#` as the text needs), for `schema_json`, `default_json` and
+/// `example_json`.
+fn canonical(v: &Value) -> TokenStream {
+    let text = serde_json::to_string(&kubegen_core::output::canonical(v)).unwrap_or_default();
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{text}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| quote!(#text))
+}
+
+/// A Rust literal for a JSON scalar, if it has one (for `enum_values`).
+fn literal(v: &Value) -> Option<TokenStream> {
+    match v {
+        Value::String(s) => Some(quote!(#s)),
+        Value::Bool(b) => Some(quote!(#b)),
+        Value::Number(n) => number(n),
+        _ => None,
+    }
+}
+
+fn number(n: &serde_json::Number) -> Option<TokenStream> {
+    let text = n.to_string();
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d.to_owned()),
+        None => (false, text.clone()),
+    };
+    let lit: TokenStream = if n.is_f64() && !digits.contains(['.', 'e', 'E']) {
+        format!("{digits}.0").parse().ok()?
+    } else {
+        digits.parse().ok()?
+    };
+    Some(if neg { quote!(-#lit) } else { lit })
+}
+
+/// The pointer of a child node.
+fn child(ptr: &str, segments: &[&str]) -> String {
+    let mut out = ptr.to_owned();
+    for s in segments {
+        out.push('/');
+        out.push_str(&s.replace('~', "~0").replace('/', "~1"));
+    }
+    out
+}
+
+/// Plans the types of one kind version.
+pub struct Planner<'a> {
+    /// Node pointers to write as `schema_json`.
+    pub explicit: &'a BTreeSet<String>,
+    /// The module being planned.
+    pub module: ModulePlan,
+}
+
+/// Keys of a node that a Rust type (or the slot) accounts for; anything
+/// else makes the node explicit.
+const KNOWN: &[&str] = &[
+    "type",
+    "format",
+    "description",
+    "properties",
+    "required",
+    "items",
+    "additionalProperties",
+    "enum",
+    "default",
+    "example",
+    "nullable",
+    "title",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "x-kubernetes-validations",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+    "x-kubernetes-map-type",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-embedded-resource",
+    "x-kubernetes-int-or-string",
+    "anyOf",
+];
+
+impl<'a> Planner<'a> {
+    /// A planner whose reserved names are `reserved`.
+    pub fn new(explicit: &'a BTreeSet<String>, reserved: &[&str]) -> Self {
+        let module = ModulePlan {
+            names: Some(Namespace::with_reserved(reserved.iter().copied())),
+            ..ModulePlan::default()
+        };
+        Planner { explicit, module }
+    }
+
+    fn claim(&mut self, wanted: &str) -> String {
+        self.module
+            .names
+            .get_or_insert_with(Namespace::default)
+            .claim(wanted)
+    }
+
+    /// Explicit pointers under `ptr`, relative to it (part of a type's
+    /// identity: equal nodes planned differently are different types).
+    fn explicit_under(&self, ptr: &str) -> Vec<String> {
+        let prefix = format!("{ptr}/");
+        self.explicit
+            .range(prefix.clone()..)
+            .take_while(|p| p.starts_with(&prefix))
+            .map(|p| p[ptr.len()..].to_owned())
+            .collect()
+    }
+
+    /// The root struct of a spec or status node: `name` with `extra`
+    /// tokens (the resource attribute) before it. Keys the type cannot
+    /// hold make the whole node explicit.
+    pub fn root(&mut self, node: &Value, ptr: &str, name: &str, extra: TokenStream) {
+        let m = node.as_object().cloned().unwrap_or_default();
+        let derive = derives_for_root(&extra);
+        let explicit = self.explicit.contains(ptr) || !self.is_plain_object(&m);
+        self.module
+            .type_nodes
+            .entry(name.to_owned())
+            .or_default()
+            .push(ptr.to_owned());
+        let ident = format_ident!("{}", name);
+        if explicit {
+            let json = canonical(node);
+            self.module.items.push(quote! {
+                #derive
+                #extra
+                #[kubegen(schema_json = #json)]
+                pub struct #ident {
+                    #[serde(flatten)]
+                    pub fields: ::std::collections::BTreeMap<String, ::serde_json::Value>,
+                }
+            });
+            return;
+        }
+        let mut keys = Vec::new();
+        let leftover = self.node_keys(
+            &m,
+            &mut keys,
+            &[
+                "description",
+                "type",
+                "properties",
+                "required",
+                "x-kubernetes-preserve-unknown-fields",
+            ],
+        );
+        if !leftover.is_empty() || keys.iter().any(|k| !TYPE_KEYS.contains(&k.name)) {
+            // Root keys only a field could hold: write the node verbatim.
+            let json = canonical(node);
+            self.module.items.push(quote! {
+                #derive
+                #extra
+                #[kubegen(schema_json = #json)]
+                pub struct #ident {
+                    #[serde(flatten)]
+                    pub fields: ::std::collections::BTreeMap<String, ::serde_json::Value>,
+                }
+            });
+            return;
+        }
+        let description = m.get("description").and_then(Value::as_str);
+        let body = self.fields(name, &m, ptr);
+        let docs = doc(description);
+        let a = attrs(&keys);
+        self.module.items.push(quote! {
+            #docs
+            #derive
+            #extra
+            #a
+            #[serde(rename_all = "camelCase")]
+            pub struct #ident { #body }
+        });
+    }
+
+    /// An object the struct planner can write: only properties-related
+    /// keys besides value keywords, no junctors.
+    fn is_plain_object(&self, m: &Map<String, Value>) -> bool {
+        m.get("type").and_then(Value::as_str) == Some("object")
+            && !m.contains_key("additionalProperties")
+            && !m.contains_key("anyOf")
+            && !m.contains_key("x-kubernetes-embedded-resource")
+    }
+
+    /// The fields of an object node.
+    fn fields(&mut self, owner: &str, m: &Map<String, Value>, ptr: &str) -> TokenStream {
+        let empty = Map::new();
+        let props = m
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let required: BTreeSet<&str> = m
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut names = Namespace::default();
+        let mut out = Vec::new();
+        for (json_name, node) in props {
+            let fptr = child(ptr, &["properties", json_name]);
+            let slot = self.slot(node, &fptr, Position::Field, owner, json_name);
+            let ident_text = names.claim(&field_ident(json_name));
+            self.module
+                .field_nodes
+                .insert((owner.to_owned(), ident_text.clone()), fptr.clone());
+            let ident: syn::Ident =
+                syn::parse_str(&ident_text).unwrap_or_else(|_| format_ident!("field"));
+            let unraw = ident_text.trim_start_matches("r#");
+            let mut serde = Vec::new();
+            if RenameRule::Camel.apply_to_field(unraw) != *json_name {
+                serde.push(quote!(rename = #json_name));
+            }
+            let is_required = required.contains(json_name.as_str());
+            let mut keys = slot.keys;
+            let ty = slot.ty;
+            let ty = if is_required {
+                if node.get("default").is_some() {
+                    keys.push(Key {
+                        name: "required",
+                        tokens: quote!(required),
+                    });
+                }
+                ty
+            } else {
+                serde.push(quote!(default));
+                serde.push(quote!(skip_serializing_if = "Option::is_none"));
+                quote!(Option<#ty>)
+            };
+            let serde = if serde.is_empty() {
+                TokenStream::new()
+            } else {
+                quote!(#[serde(#(#serde),*)])
+            };
+            let docs = doc(slot.description.as_deref());
+            let a = attrs(&keys);
+            out.push(quote! {
+                #docs
+                #a
+                #serde
+                pub #ident: #ty,
+            });
+        }
+        if m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+            let ident = format_ident!("{}", names.claim("other_fields").trim_start_matches("r#"));
+            out.push(quote! {
+                /// Fields the schema does not list, kept as they are.
+                #[serde(flatten)]
+                pub #ident: ::std::collections::BTreeMap<String, ::serde_json::Value>,
+            });
+        }
+        quote!(#(#out)*)
+    }
+
+    /// Turns the value keywords of `m` into keys; returns the keywords no
+    /// attribute covers. `skip` are keywords the caller handles.
+    fn node_keys(&self, m: &Map<String, Value>, keys: &mut Vec<Key>, skip: &[&str]) -> Vec<String> {
+        let mut leftover = Vec::new();
+        for (k, v) in m {
+            if skip.contains(&k.as_str()) {
+                continue;
+            }
+            let key = match (k.as_str(), v) {
+                ("minimum", Value::Number(n)) => {
+                    number(n).map(|n| ("minimum", quote!(minimum = #n)))
+                }
+                ("maximum", Value::Number(n)) => {
+                    number(n).map(|n| ("maximum", quote!(maximum = #n)))
+                }
+                ("exclusiveMinimum", Value::Bool(b)) => {
+                    Some(("exclusive_minimum", quote!(exclusive_minimum = #b)))
+                }
+                ("exclusiveMaximum", Value::Bool(b)) => {
+                    Some(("exclusive_maximum", quote!(exclusive_maximum = #b)))
+                }
+                ("multipleOf", Value::Number(n)) => {
+                    number(n).map(|n| ("multiple_of", quote!(multiple_of = #n)))
+                }
+                ("minLength", Value::Number(n)) => n
+                    .as_u64()
+                    .map(proc_macro2::Literal::u64_unsuffixed)
+                    .map(|n| ("min_length", quote!(min_length = #n))),
+                ("maxLength", Value::Number(n)) => n
+                    .as_u64()
+                    .map(proc_macro2::Literal::u64_unsuffixed)
+                    .map(|n| ("max_length", quote!(max_length = #n))),
+                ("minItems", Value::Number(n)) => n
+                    .as_u64()
+                    .map(proc_macro2::Literal::u64_unsuffixed)
+                    .map(|n| ("min_items", quote!(min_items = #n))),
+                ("maxItems", Value::Number(n)) => n
+                    .as_u64()
+                    .map(proc_macro2::Literal::u64_unsuffixed)
+                    .map(|n| ("max_items", quote!(max_items = #n))),
+                ("minProperties", Value::Number(n)) => n
+                    .as_u64()
+                    .map(proc_macro2::Literal::u64_unsuffixed)
+                    .map(|n| ("min_properties", quote!(min_properties = #n))),
+                ("maxProperties", Value::Number(n)) => n
+                    .as_u64()
+                    .map(proc_macro2::Literal::u64_unsuffixed)
+                    .map(|n| ("max_properties", quote!(max_properties = #n))),
+                ("pattern", Value::String(s)) => Some(("pattern", quote!(pattern = #s))),
+                ("format", Value::String(s)) => Some(("format", quote!(format = #s))),
+                ("title", Value::String(s)) => Some(("title", quote!(title = #s))),
+                ("nullable", Value::Bool(true)) => Some(("nullable", quote!(nullable))),
+                ("default", v) => {
+                    let j = canonical(v);
+                    Some(("default_json", quote!(default_json = #j)))
+                }
+                ("example", v) => {
+                    let j = canonical(v);
+                    Some(("example_json", quote!(example_json = #j)))
+                }
+                ("enum", Value::Array(values)) => {
+                    let lits: Option<Vec<TokenStream>> = values.iter().map(literal).collect();
+                    lits.filter(|l| !l.is_empty())
+                        .map(|l| ("enum_values", quote!(enum_values = [#(#l),*])))
+                }
+                ("x-kubernetes-list-type", Value::String(s)) => {
+                    Some(("list_type", quote!(list_type = #s)))
+                }
+                ("x-kubernetes-list-map-keys", Value::Array(a)) => {
+                    let ks: Option<Vec<&str>> = a.iter().map(Value::as_str).collect();
+                    ks.map(|ks| ("list_map_keys", quote!(list_map_keys = [#(#ks),*])))
+                }
+                ("x-kubernetes-map-type", Value::String(s)) => {
+                    if m.contains_key("properties") {
+                        Some(("struct_type", quote!(struct_type = #s)))
+                    } else {
+                        Some(("map_type", quote!(map_type = #s)))
+                    }
+                }
+                ("x-kubernetes-preserve-unknown-fields", Value::Bool(true)) => {
+                    Some(("preserve_unknown_fields", quote!(preserve_unknown_fields)))
+                }
+                ("x-kubernetes-embedded-resource", Value::Bool(true)) => {
+                    Some(("embedded_resource", quote!(embedded_resource)))
+                }
+                ("x-kubernetes-validations", Value::Array(rules)) => {
+                    let mut ok = true;
+                    for r in rules {
+                        match validation(r) {
+                            Some(t) => keys.push(Key {
+                                name: "validation",
+                                tokens: t,
+                            }),
+                            None => ok = false,
+                        }
+                    }
+                    if ok {
+                        continue;
+                    }
+                    None
+                }
+                _ => None,
+            };
+            match key {
+                Some((name, tokens)) => keys.push(Key { name, tokens }),
+                None => leftover.push(k.clone()),
+            }
+        }
+        leftover
+    }
+
+    /// Plans the node at `ptr` for a slot at `pos`; `owner`/`name` name
+    /// new types.
+    fn slot(&mut self, node: &Value, ptr: &str, pos: Position, owner: &str, name: &str) -> Slot {
+        let Some(m) = node.as_object() else {
+            return self.explicit_slot(node, pos, owner, name);
+        };
+        if self.explicit.contains(ptr) || m.keys().any(|k| !KNOWN.contains(&k.as_str())) {
+            return self.explicit_slot(node, pos, owner, name);
+        }
+        let ty_name = m.get("type").and_then(Value::as_str);
+        let preserve = m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let int_or_string = m.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
+        let wanted = format!(
+            "{}{}",
+            owner.strip_suffix("Spec").unwrap_or(owner),
+            type_ident(name)
+        );
+        // (type, keywords the type itself writes)
+        let (ty, handled): (TokenStream, Vec<&str>) = match ty_name {
+            _ if int_or_string => {
+                let shape = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
+                if m.get("anyOf") != Some(&shape) || ty_name.is_some() {
+                    return self.explicit_slot(node, pos, owner, name);
+                }
+                (
+                    quote!(::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString),
+                    vec!["anyOf", "x-kubernetes-int-or-string"],
+                )
+            }
+            _ if m.contains_key("anyOf") => return self.explicit_slot(node, pos, owner, name),
+            None if preserve && !m.contains_key("properties") && !m.contains_key("items") => (
+                quote!(::serde_json::Value),
+                vec!["x-kubernetes-preserve-unknown-fields"],
+            ),
+            Some("object") if m.contains_key("additionalProperties") => {
+                let Some(value) = m.get("additionalProperties").filter(|v| v.is_object()) else {
+                    return self.explicit_slot(node, pos, owner, name);
+                };
+                if m.contains_key("properties") || preserve {
+                    return self.explicit_slot(node, pos, owner, name);
+                }
+                let vptr = child(ptr, &["additionalProperties"]);
+                let v = self.slot(value, &vptr, Position::Value, &wanted, "value");
+                let vt = self.place_value(v, &wanted);
+                (
+                    quote!(::std::collections::BTreeMap<String, #vt>),
+                    vec!["type", "additionalProperties"],
+                )
+            }
+            Some("object") if m.contains_key("x-kubernetes-embedded-resource") => {
+                if !preserve || m.contains_key("properties") {
+                    return self.explicit_slot(node, pos, owner, name);
+                }
+                (
+                    quote!(::serde_json::Value),
+                    vec![
+                        "type",
+                        "x-kubernetes-preserve-unknown-fields",
+                        "x-kubernetes-embedded-resource",
+                    ],
+                )
+            }
+            Some("object") if builtin(m).is_some() => {
+                let path: TokenStream = builtin(m).unwrap_or_default().parse().unwrap_or_default();
+                let handled: Vec<&str> = m
+                    .keys()
+                    .map(String::as_str)
+                    .filter(|k| *k != "description")
+                    .collect();
+                (quote!(::kubegen::k8s_openapi::#path), handled)
+            }
+            Some("object") => {
+                let described = pos != Position::Field;
+                let description = m
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .filter(|_| described);
+                let t = self.object_type(m, ptr, &wanted, description);
+                let t = format_ident!("{}", t);
+                let mut handled = vec![
+                    "type",
+                    "properties",
+                    "required",
+                    "x-kubernetes-preserve-unknown-fields",
+                ];
+                if described {
+                    handled.push("description");
+                }
+                let mut slot = self.finish(m, quote!(#t), &handled, pos, owner, name, node);
+                if described && !slot.keys.iter().any(|k| k.name == "schema_json") {
+                    slot.description = None;
+                }
+                return slot;
+            }
+            Some("array") => {
+                let Some(items) = m.get("items").filter(|v| v.is_object()) else {
+                    return self.explicit_slot(node, pos, owner, name);
+                };
+                let iptr = child(ptr, &["items"]);
+                let item = self.slot(items, &iptr, Position::Items, owner, name);
+                let (it, item_keys) = self.place_items(item, &wanted);
+                let mut slot_keys = Vec::new();
+                if let Some(k) = item_keys {
+                    slot_keys.push(k);
+                }
+                let handled = vec!["type", "items"];
+                let mut slot = self.finish(m, quote!(Vec<#it>), &handled, pos, owner, name, node);
+                if !slot.keys.iter().any(|k| k.name == "schema_json") {
+                    slot.keys.extend(slot_keys);
+                }
+                return slot;
+            }
+            Some("string") => {
+                if let Some(e) = self.string_enum(m, &wanted) {
+                    let e = format_ident!("{}", e);
+                    (quote!(#e), vec!["type", "enum"])
+                } else {
+                    (quote!(String), vec!["type"])
+                }
+            }
+            Some("boolean") => (quote!(bool), vec!["type"]),
+            Some("integer") => match m.get("format").and_then(Value::as_str) {
+                Some("int32") => (quote!(i32), vec!["type", "format"]),
+                Some("int64") => (quote!(i64), vec!["type", "format"]),
+                // Go's `int`: no format. `schema_type` writes the bare type.
+                _ => {
+                    let mut slot = self.finish(m, quote!(i64), &["type"], pos, owner, name, node);
+                    if !slot.keys.iter().any(|k| k.name == "schema_json") {
+                        slot.keys.insert(0, schema_type("integer"));
+                    }
+                    return slot;
+                }
+            },
+            Some("number") => match m.get("format").and_then(Value::as_str) {
+                Some("double") => (quote!(f64), vec!["type", "format"]),
+                Some("float") => (quote!(f32), vec!["type", "format"]),
+                _ => {
+                    let mut slot = self.finish(m, quote!(f64), &["type"], pos, owner, name, node);
+                    if !slot.keys.iter().any(|k| k.name == "schema_json") {
+                        slot.keys.insert(0, schema_type("number"));
+                    }
+                    return slot;
+                }
+            },
+            _ => return self.explicit_slot(node, pos, owner, name),
+        };
+        let mut slot = self.finish(m, ty, &handled, pos, owner, name, node);
+        if matches!(ty_name, Some("number")) {
+            slot.keys.push(Key {
+                name: "allow_float",
+                tokens: quote!(allow_float),
+            });
+        }
+        slot
+    }
+
+    /// The slot of a node whose Rust type is `ty` (writing `handled`): the
+    /// other keywords become keys, or the node is explicit.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        &mut self,
+        m: &Map<String, Value>,
+        ty: TokenStream,
+        handled: &[&str],
+        pos: Position,
+        owner: &str,
+        name: &str,
+        node: &Value,
+    ) -> Slot {
+        let mut skip = handled.to_vec();
+        skip.push("description");
+        let mut keys = Vec::new();
+        let leftover = self.node_keys(m, &mut keys, &skip);
+        if !leftover.is_empty() {
+            return self.explicit_slot(node, pos, owner, name);
+        }
+        Slot {
+            ty,
+            keys,
+            description: m
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        }
+    }
+
+    /// A node written verbatim: `serde_json::Value` with `schema_json`.
+    fn explicit_slot(&mut self, node: &Value, _pos: Position, _owner: &str, _name: &str) -> Slot {
+        let json = canonical(node);
+        Slot {
+            ty: quote!(::serde_json::Value),
+            keys: vec![Key {
+                name: "schema_json",
+                tokens: quote!(schema_json = #json),
+            }],
+            description: None,
+        }
+    }
+
+    /// List items: the item type and the `items(...)` key, or a newtype.
+    fn place_items(&mut self, item: Slot, wanted: &str) -> (TokenStream, Option<Key>) {
+        if item.description.is_none() && item.keys.iter().all(|k| ITEMS_KEYS.contains(&k.name)) {
+            if item.keys.is_empty() {
+                return (item.ty, None);
+            }
+            let k = item.keys.iter().map(|k| &k.tokens);
+            return (
+                item.ty,
+                Some(Key {
+                    name: "items",
+                    tokens: quote!(items(#(#k),*)),
+                }),
+            );
+        }
+        let t = self.newtype(item, &format!("{wanted}Item"));
+        (quote!(#t), None)
+    }
+
+    /// Map values: the value type, or a newtype carrying its keys.
+    fn place_value(&mut self, value: Slot, wanted: &str) -> TokenStream {
+        if value.description.is_none() && value.keys.is_empty() {
+            return value.ty;
+        }
+        let t = self.newtype(value, &format!("{wanted}Value"));
+        quote!(#t)
+    }
+
+    /// A newtype whose one field carries the slot's keys.
+    fn newtype(&mut self, slot: Slot, wanted: &str) -> syn::Ident {
+        let ty = &slot.ty;
+        let a = attrs(&slot.keys);
+        let docs = doc(slot.description.as_deref());
+        let key = format!("newtype:{}|{}|{:?}", ty, a, slot.description);
+        if let Some(n) = self.module.by_key.get(&key) {
+            return format_ident!("{}", n);
+        }
+        let n = self.claim(wanted);
+        self.module.by_key.insert(key, n.clone());
+        let ident = format_ident!("{}", n);
+        let derive = derives();
+        self.module.items.push(quote! {
+            #derive
+            pub struct #ident(#docs #a pub #ty);
+        });
+        ident
+    }
+
+    /// A struct for an object node (shared by equal nodes); items and map
+    /// values carry their description on the type.
+    fn object_type(
+        &mut self,
+        m: &Map<String, Value>,
+        ptr: &str,
+        wanted: &str,
+        description: Option<&str>,
+    ) -> String {
+        let mut identity = Map::new();
+        for k in [
+            "properties",
+            "required",
+            "x-kubernetes-preserve-unknown-fields",
+        ] {
+            if let Some(v) = m.get(k) {
+                identity.insert(k.to_owned(), v.clone());
+            }
+        }
+        let key = format!(
+            "struct:{}|{:?}|{description:?}",
+            canonical(&Value::Object(identity)),
+            self.explicit_under(ptr)
+        );
+        if let Some(n) = self.module.by_key.get(&key) {
+            let n = n.clone();
+            self.module
+                .type_nodes
+                .entry(n.clone())
+                .or_default()
+                .push(ptr.to_owned());
+            return n;
+        }
+        let n = self.claim(wanted);
+        self.module.by_key.insert(key, n.clone());
+        self.module
+            .type_nodes
+            .entry(n.clone())
+            .or_default()
+            .push(ptr.to_owned());
+        let body = self.fields(&n, m, ptr);
+        let ident = format_ident!("{}", n);
+        let derive = derives();
+        let docs = doc(description);
+        self.module.items.push(quote! {
+            #docs
+            #derive
+            #[serde(rename_all = "camelCase")]
+            pub struct #ident { #body }
+        });
+        n
+    }
+
+    /// A unit enum for a string node with an `enum` of distinct strings.
+    fn string_enum(&mut self, m: &Map<String, Value>, wanted: &str) -> Option<String> {
+        let values: Vec<&str> = m
+            .get("enum")?
+            .as_array()?
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<_>>()?;
+        let distinct: BTreeSet<&str> = values.iter().copied().collect();
+        if values.is_empty() || distinct.len() != values.len() {
+            return None;
+        }
+        let key = format!("enum:{values:?}");
+        if let Some(n) = self.module.by_key.get(&key) {
+            return Some(n.clone());
+        }
+        let n = self.claim(wanted);
+        self.module.by_key.insert(key, n.clone());
+        let mut variants = Namespace::default();
+        let vs = values.iter().map(|v| {
+            let ident = format_ident!(
+                "{}",
+                variants.claim(&type_ident(v)).trim_start_matches("r#")
+            );
+            quote!(#[serde(rename = #v)] #ident,)
+        });
+        let ident = format_ident!("{}", n);
+        self.module.items.push(quote! {
+            #[derive(::kubegen::KubeSchema, ::serde::Serialize, ::serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+            pub enum #ident { #(#vs)* }
+        });
+        Some(n)
+    }
+}
+
+fn derives_for_root(extra: &TokenStream) -> TokenStream {
+    if extra.is_empty() {
+        derives()
+    } else {
+        quote!(#[derive(::kubegen::CustomResource, ::serde::Serialize, ::serde::Deserialize, Clone, Debug, PartialEq)])
+    }
+}
+
+/// The k8s-openapi type (path under `k8s_openapi::`) whose schema is
+/// exactly `m` (its description aside): `PodTemplateSpec`, `Affinity`, …
+/// Only object types with two or more properties are recognised, so a
+/// plain string or a one-field object stays what it is.
+fn builtin(m: &Map<String, Value>) -> Option<String> {
+    static TABLE: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut out = HashMap::new();
+        for t in kubegen_core::builtin::types() {
+            let Ok(Value::Object(mut s)) = t.schema() else {
+                continue;
+            };
+            let fields = s
+                .get("properties")
+                .and_then(Value::as_object)
+                .map_or(0, Map::len);
+            if s.get("type") != Some(&Value::from("object")) || fields < 2 {
+                continue;
+            }
+            s.remove("description");
+            out.entry(identity(&s)).or_insert_with(|| t.path());
+        }
+        out
+    });
+    if !m.contains_key("properties") {
+        return None;
+    }
+    let mut node = m.clone();
+    node.remove("description");
+    table.get(&identity(&node)).cloned()
+}
+
+fn identity(m: &Map<String, Value>) -> String {
+    serde_json::to_string(&kubegen_core::output::canonical(&Value::Object(m.clone())))
+        .unwrap_or_default()
+}
+
+/// `schema_type = "..."`: the bare JSON type, whatever the Rust type writes.
+fn schema_type(t: &str) -> Key {
+    Key {
+        name: "schema_type",
+        tokens: quote!(schema_type = #t),
+    }
+}
+
+/// A `validation(...)` key for one `x-kubernetes-validations` rule.
+fn validation(rule: &Value) -> Option<TokenStream> {
+    let r = rule.as_object()?;
+    let mut parts = Vec::new();
+    for (k, v) in r {
+        let t = match (k.as_str(), v) {
+            ("rule", Value::String(s)) => quote!(rule = #s),
+            ("message", Value::String(s)) => quote!(message = #s),
+            ("messageExpression", Value::String(s)) => quote!(message_expression = #s),
+            ("reason", Value::String(s)) => quote!(reason = #s),
+            ("fieldPath", Value::String(s)) => quote!(field_path = #s),
+            ("optionalOldSelf", Value::Bool(true)) => quote!(optional_old_self),
+            ("optionalOldSelf", Value::Bool(false)) => continue,
+            _ => return None,
+        };
+        parts.push(t);
+    }
+    Some(quote!(validation(#(#parts),*)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_become_doc_comments_only_when_they_read_back_exactly() {
+        assert!(doc_round_trips("One line."));
+        assert!(doc_round_trips("Two\n\nparagraphs."));
+        assert!(!doc_round_trips(" leading space"));
+        assert!(!doc_round_trips("trailing space \nx"));
+        assert!(!doc_round_trips("crlf\r\nx"));
+        assert!(doc(Some(" x")).to_string().contains("description"));
+        assert!(doc(Some("x")).to_string().contains("doc"));
+    }
+
+    #[test]
+    fn json_is_a_compact_raw_string() {
+        assert_eq!(
+            canonical(&serde_json::json!({"b": "x\"#", "a": 1})).to_string(),
+            r###"r##"{"a":1,"b":"x\"#"}"##"###
+        );
+    }
+
+    #[test]
+    fn numbers_keep_their_json_spelling() {
+        let n = |v: Value| number(v.as_number().unwrap()).unwrap().to_string();
+        assert_eq!(n(serde_json::json!(3)), "3");
+        assert_eq!(n(serde_json::json!(-3)), "- 3");
+        assert_eq!(n(serde_json::json!(1.5)), "1.5");
+        assert_eq!(n(serde_json::json!(2.0)), "2.0");
+        assert_eq!(
+            literal(&serde_json::json!(null)).map(|t| t.to_string()),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_keywords_make_a_node_explicit() {
+        let explicit = BTreeSet::new();
+        let mut p = Planner::new(&explicit, &["W", "WSpec"]);
+        let node = serde_json::json!({"type": "string", "x-kubernetes-unions": []});
+        let slot = p.slot(&node, "/properties/x", Position::Field, "WSpec", "x");
+        assert_eq!(slot.keys.len(), 1);
+        assert_eq!(slot.keys[0].name, "schema_json");
+        let node = serde_json::json!({"type": "string", "minLength": 1});
+        let slot = p.slot(&node, "/properties/y", Position::Field, "WSpec", "y");
+        assert_eq!(slot.ty.to_string(), "String");
+        assert_eq!(slot.keys[0].tokens.to_string(), "min_length = 1");
+    }
+
+    #[test]
+    fn built_in_schemas_become_k8s_openapi_types() {
+        let explicit = BTreeSet::new();
+        let mut p = Planner::new(&explicit, &["W", "WSpec"]);
+        let mut node = kubegen_core::builtin::by_path("api::core::v1::PodTemplateSpec")
+            .unwrap()
+            .schema()
+            .unwrap();
+        node["description"] = "The pods to run.".into();
+        let slot = p.slot(
+            &node,
+            "/properties/template",
+            Position::Field,
+            "WSpec",
+            "template",
+        );
+        assert_eq!(
+            slot.ty.to_string().replace(' ', ""),
+            "::kubegen::k8s_openapi::api::core::v1::PodTemplateSpec"
+        );
+        assert_eq!(slot.description.as_deref(), Some("The pods to run."));
+        assert!(p.module.items.is_empty());
+    }
+
+    #[test]
+    fn equal_objects_share_one_type() {
+        let explicit = BTreeSet::new();
+        let mut p = Planner::new(&explicit, &["W", "WSpec"]);
+        let node =
+            serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        let a = p.slot(&node, "/properties/a", Position::Field, "WSpec", "a");
+        let b = p.slot(&node, "/properties/b", Position::Field, "WSpec", "b");
+        assert_eq!(a.ty.to_string(), b.ty.to_string());
+        assert_eq!(p.module.items.len(), 1);
+    }
+}
