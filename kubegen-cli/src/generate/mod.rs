@@ -134,7 +134,15 @@ impl Api {
     /// The CRD JSON of one resource version — the value the derive's
     /// `crd_json()` returns for the same type.
     pub fn crd_json(&self, t: &Analyzed, model: &ResourceModel) -> Result<Value, CrdError> {
-        let resolver = Resolver::new(&self.types, &self.scopes);
+        self.crd_json_with(&Resolver::new(&self.types, &self.scopes), t, model)
+    }
+
+    fn crd_json_with(
+        &self,
+        resolver: &Resolver<'_>,
+        t: &Analyzed,
+        model: &ResourceModel,
+    ) -> Result<Value, CrdError> {
         let spec = resolver.schema(t)?;
         let status = match &t.analysis.container.resource.status {
             Some(ty) => {
@@ -154,11 +162,12 @@ impl Api {
         let mut by_kind: BTreeMap<(String, String), Vec<Value>> = BTreeMap::new();
         let mut lossy: std::collections::BTreeSet<(String, String)> = Default::default();
         let mut errors = Vec::new();
+        let resolver = Resolver::new(&self.types, &self.scopes);
         for (t, model) in self.resources() {
             if model.allow_lossy_versions {
                 lossy.insert((model.group.clone(), model.plural.clone()));
             }
-            match self.crd_json(t, model) {
+            match self.crd_json_with(&resolver, t, model) {
                 Ok(crd) => by_kind
                     .entry((model.group.clone(), model.plural.clone()))
                     .or_default()

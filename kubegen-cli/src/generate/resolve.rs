@@ -26,6 +26,8 @@ const MAX_HOPS: u32 = 32;
 /// Looks types up among the analyzed types of one crate.
 pub struct Resolver<'a> {
     types: &'a [Analyzed],
+    /// The types by identifier (a crate may hold tens of thousands).
+    by_name: std::collections::HashMap<String, Vec<&'a Analyzed>>,
     scopes: &'a Scopes,
     depth: Cell<u32>,
 }
@@ -50,8 +52,17 @@ impl Target<'_> {
 impl<'a> Resolver<'a> {
     /// A resolver over `types`, following the `use`s and aliases of `scopes`.
     pub fn new(types: &'a [Analyzed], scopes: &'a Scopes) -> Self {
+        let mut by_name: std::collections::HashMap<String, Vec<&'a Analyzed>> =
+            std::collections::HashMap::new();
+        for t in types {
+            by_name
+                .entry(t.input.derive_input.ident.to_string())
+                .or_default()
+                .push(t);
+        }
         Resolver {
             types,
+            by_name,
             scopes,
             depth: Cell::new(0),
         }
@@ -238,11 +249,7 @@ impl<'a> Resolver<'a> {
     /// A single name in `module`'s scope: a type analyzed there, an alias,
     /// a `use`, then the modules of its glob imports.
     fn name(&self, module: &[String], name: &str, hops: u32) -> Result<Option<Target<'a>>, String> {
-        if let Some(t) = self
-            .types
-            .iter()
-            .find(|t| t.input.module == module && t.input.derive_input.ident == name)
-        {
+        if let Some(t) = self.named(name).find(|t| t.input.module == module) {
             return Ok(Some(Target::Local(t)));
         }
         let Some(scope) = self.scopes.module(module) else {
@@ -289,6 +296,11 @@ impl<'a> Resolver<'a> {
                 module.join("::")
             )),
         }
+    }
+
+    /// The types called `name`, in any module.
+    fn named<'s>(&'s self, name: &str) -> impl Iterator<Item = &'a Analyzed> + 's {
+        self.by_name.get(name).into_iter().flatten().copied()
     }
 
     /// The crate module a glob import of `module` names, if it is one.
@@ -355,11 +367,7 @@ impl<'a> Resolver<'a> {
     /// that name, else the one k8s-openapi type of that name.
     fn fallback(&self, segments: &[String], written: &str) -> Result<Target<'a>, String> {
         let name = segments.last().map(String::as_str).unwrap_or_default();
-        let candidates: Vec<&'a Analyzed> = self
-            .types
-            .iter()
-            .filter(|t| t.input.derive_input.ident == name)
-            .collect();
+        let candidates: Vec<&'a Analyzed> = self.named(name).collect();
         match candidates.as_slice() {
             [one] => return Ok(Target::Local(one)),
             [] => {}

@@ -80,7 +80,9 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
     let mut reports = Vec::new();
     let mut accepted = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
+    let mut results = prove_all(&crds).into_iter();
     for source in &crds {
+        let imported = results.next().flatten();
         if !seen.insert(source.name().to_owned()) {
             reports.push(Report {
                 name: source.name().to_owned(),
@@ -92,7 +94,9 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
             });
             continue;
         }
-        let imported = verify::import(&source.crd);
+        let Some(imported) = imported else {
+            continue;
+        };
         reports.push(Report {
             name: source.name().to_owned(),
             file: source.file.clone(),
@@ -116,4 +120,39 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
     }
     let files = layout::files(options, accepted)?;
     Ok(Imported { files, reports })
+}
+
+/// [`verify::import`] for every CRD (each proof is independent), on as
+/// many threads as the machine has cores; the first CRD of each name only.
+fn prove_all(crds: &[read::SourceCrd]) -> Vec<Option<verify::Imported>> {
+    let mut seen = std::collections::BTreeSet::new();
+    let todo: Vec<bool> = crds.iter().map(|c| seen.insert(c.name())).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut out: Vec<Option<verify::Imported>> = (0..crds.len()).map(|_| None).collect();
+    let done: Vec<(usize, verify::Imported)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers.min(crds.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(source) = crds.get(i) else { break };
+                        if todo[i] {
+                            mine.push((i, verify::import(&source.crd)));
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    for (i, imported) in done {
+        out[i] = Some(imported);
+    }
+    out
 }

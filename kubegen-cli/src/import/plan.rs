@@ -34,6 +34,16 @@ pub struct ModulePlan {
     by_key: HashMap<String, String>,
 }
 
+/// Which schema nodes a module's types and fields stand for (to blame a
+/// node for an error at a line of the rendered module).
+#[derive(Default, Debug)]
+pub struct Locations {
+    /// Every type name, with the schema pointers of the nodes it stands for.
+    pub type_nodes: HashMap<String, Vec<String>>,
+    /// `(type, field ident)` → the pointer of the field's node.
+    pub field_nodes: HashMap<(String, String), String>,
+}
+
 /// Where a node sits.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Position {

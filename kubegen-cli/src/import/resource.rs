@@ -11,7 +11,7 @@ use quote::quote;
 use serde_json::{Map, Value};
 
 use super::names::type_ident;
-use super::plan::{ModulePlan, Planner};
+use super::plan::{Locations, Planner};
 
 /// The rendered module of one version of a kind.
 pub struct VersionModule {
@@ -25,8 +25,9 @@ pub struct VersionModule {
     pub group_module: String,
     /// The Rust source.
     pub source: String,
-    /// The types, for locating errors.
-    pub plan: ModulePlan,
+    /// The nodes its types stand for, for locating errors (plain data, so
+    /// CRDs are proven in parallel).
+    pub plan: Locations,
 }
 
 /// `cert-manager.io` → `cert_manager_io`.
@@ -434,7 +435,10 @@ pub fn render(crd: &Value, explicit: &BTreeMap<String, BTreeSet<String>>) -> Vec
             kind: kind_ident.clone(),
             group_module: group_module(group),
             source,
-            plan,
+            plan: Locations {
+                type_nodes: plan.type_nodes,
+                field_nodes: plan.field_nodes,
+            },
         });
     }
     out
