@@ -1,11 +1,10 @@
 //! Node-for-node comparison of an original CRD with the one kubegen
 //! regenerates: versions matched by name, schemas walked through
 //! `properties`, `items` and `additionalProperties`, every other keyword
-//! compared as a value. Key order never matters (JSON objects).
+//! compared as a value, after normalising what the apiserver itself
+//! defaults or injects (`normalised`). Key order never matters.
 
 use serde_json::{Map, Value};
-
-use super::verify::normalised;
 
 /// One difference, located by JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,6 +200,71 @@ pub fn slot_of(pointer: &str) -> Option<String> {
         }
     }
     last
+}
+
+/// A CRD's parts that kubegen writes, for the comparison: everything but
+/// `status`, server-set metadata and the apiserver's own defaults.
+pub fn normalised(crd: &Value) -> Value {
+    let mut out = Map::new();
+    for key in ["apiVersion", "kind"] {
+        if let Some(v) = crd.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    let mut meta = Map::new();
+    for key in ["name", "labels", "annotations"] {
+        if let Some(v) = crd.pointer(&format!("/metadata/{key}"))
+            && v.as_object().is_none_or(|m| !m.is_empty())
+        {
+            meta.insert(key.into(), v.clone());
+        }
+    }
+    out.insert("metadata".into(), Value::Object(meta));
+    let mut spec = crd.get("spec").cloned().unwrap_or_default();
+    if let Some(s) = spec.as_object_mut() {
+        if s.get("preserveUnknownFields") == Some(&Value::Bool(false)) {
+            s.remove("preserveUnknownFields");
+        }
+        if s.get("conversion").and_then(|c| c.get("strategy")) == Some(&Value::from("None")) {
+            s.remove("conversion");
+        }
+        // The CA bundle is injected where the CRD is deployed.
+        if let Some(Value::Object(config)) = s
+            .get_mut("conversion")
+            .and_then(|c| c.pointer_mut("/webhook/clientConfig"))
+        {
+            config.remove("caBundle");
+        }
+        if let Some(Value::Object(names)) = s.get_mut("names")
+            && let Some(kind) = names.get("kind").and_then(Value::as_str)
+        {
+            let kind = kind.to_owned();
+            names
+                .entry("listKind")
+                .or_insert_with(|| Value::from(format!("{kind}List")));
+            names
+                .entry("singular")
+                .or_insert_with(|| Value::from(kind.to_ascii_lowercase()));
+        }
+        if let Some(Value::Array(versions)) = s.get_mut("versions") {
+            for v in versions.iter_mut() {
+                if let Some(v) = v.as_object_mut()
+                    && v.get("subresources")
+                        .and_then(Value::as_object)
+                        .is_some_and(Map::is_empty)
+                {
+                    v.remove("subresources");
+                }
+            }
+            versions.sort_by(|a, b| {
+                a.get("name")
+                    .and_then(Value::as_str)
+                    .cmp(&b.get("name").and_then(Value::as_str))
+            });
+        }
+    }
+    out.insert("spec".into(), spec);
+    Value::Object(out)
 }
 
 #[cfg(test)]

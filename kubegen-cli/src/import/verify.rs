@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use syn::spanned::Spanned;
 
 use super::diff::{self, Difference};
@@ -282,69 +282,4 @@ fn schema_error_nodes(modules: &[VersionModule], message: &str) -> Vec<(String, 
         }
     }
     out
-}
-
-/// A CRD's parts that kubegen writes, for the comparison: everything but
-/// `status`, server-set metadata and the apiserver's own defaults.
-pub fn normalised(crd: &Value) -> Value {
-    let mut out = Map::new();
-    for key in ["apiVersion", "kind"] {
-        if let Some(v) = crd.get(key) {
-            out.insert(key.into(), v.clone());
-        }
-    }
-    let mut meta = Map::new();
-    for key in ["name", "labels", "annotations"] {
-        if let Some(v) = crd.pointer(&format!("/metadata/{key}"))
-            && v.as_object().is_none_or(|m| !m.is_empty())
-        {
-            meta.insert(key.into(), v.clone());
-        }
-    }
-    out.insert("metadata".into(), Value::Object(meta));
-    let mut spec = crd.get("spec").cloned().unwrap_or_default();
-    if let Some(s) = spec.as_object_mut() {
-        if s.get("preserveUnknownFields") == Some(&Value::Bool(false)) {
-            s.remove("preserveUnknownFields");
-        }
-        if s.get("conversion").and_then(|c| c.get("strategy")) == Some(&Value::from("None")) {
-            s.remove("conversion");
-        }
-        // The CA bundle is injected where the CRD is deployed.
-        if let Some(Value::Object(config)) = s
-            .get_mut("conversion")
-            .and_then(|c| c.pointer_mut("/webhook/clientConfig"))
-        {
-            config.remove("caBundle");
-        }
-        if let Some(Value::Object(names)) = s.get_mut("names")
-            && let Some(kind) = names.get("kind").and_then(Value::as_str)
-        {
-            let kind = kind.to_owned();
-            names
-                .entry("listKind")
-                .or_insert_with(|| Value::from(format!("{kind}List")));
-            names
-                .entry("singular")
-                .or_insert_with(|| Value::from(kind.to_ascii_lowercase()));
-        }
-        if let Some(Value::Array(versions)) = s.get_mut("versions") {
-            for v in versions.iter_mut() {
-                if let Some(v) = v.as_object_mut()
-                    && v.get("subresources")
-                        .and_then(Value::as_object)
-                        .is_some_and(Map::is_empty)
-                {
-                    v.remove("subresources");
-                }
-            }
-            versions.sort_by(|a, b| {
-                a.get("name")
-                    .and_then(Value::as_str)
-                    .cmp(&b.get("name").and_then(Value::as_str))
-            });
-        }
-    }
-    out.insert("spec".into(), spec);
-    Value::Object(out)
 }
