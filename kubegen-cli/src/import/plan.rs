@@ -189,6 +189,16 @@ pub struct Planner<'a> {
     pub module: ModulePlan,
 }
 
+/// Keywords holding a count, with the attribute of each.
+const UNSIGNED_KEYS: &[(&str, &str)] = &[
+    ("minLength", "min_length"),
+    ("maxLength", "max_length"),
+    ("minItems", "min_items"),
+    ("maxItems", "max_items"),
+    ("minProperties", "min_properties"),
+    ("maxProperties", "max_properties"),
+];
+
 /// Keys of a node that a Rust type (or the slot) accounts for; anything
 /// else makes the node explicit.
 const KNOWN: &[&str] = &[
@@ -408,6 +418,20 @@ impl<'a> Planner<'a> {
             if skip.contains(&k.as_str()) {
                 continue;
             }
+            if let Some(&(_, attr)) = UNSIGNED_KEYS.iter().find(|(json, _)| json == k) {
+                match v.as_u64() {
+                    Some(n) => {
+                        let n = proc_macro2::Literal::u64_unsuffixed(n);
+                        let ident = format_ident!("{attr}");
+                        keys.push(Key {
+                            name: attr,
+                            tokens: quote!(#ident = #n),
+                        });
+                    }
+                    None => leftover.push(k.clone()),
+                }
+                continue;
+            }
             let key = match (k.as_str(), v) {
                 ("minimum", Value::Number(n)) => {
                     number(n).map(|n| ("minimum", quote!(minimum = #n)))
@@ -424,30 +448,6 @@ impl<'a> Planner<'a> {
                 ("multipleOf", Value::Number(n)) => {
                     number(n).map(|n| ("multiple_of", quote!(multiple_of = #n)))
                 }
-                ("minLength", Value::Number(n)) => n
-                    .as_u64()
-                    .map(proc_macro2::Literal::u64_unsuffixed)
-                    .map(|n| ("min_length", quote!(min_length = #n))),
-                ("maxLength", Value::Number(n)) => n
-                    .as_u64()
-                    .map(proc_macro2::Literal::u64_unsuffixed)
-                    .map(|n| ("max_length", quote!(max_length = #n))),
-                ("minItems", Value::Number(n)) => n
-                    .as_u64()
-                    .map(proc_macro2::Literal::u64_unsuffixed)
-                    .map(|n| ("min_items", quote!(min_items = #n))),
-                ("maxItems", Value::Number(n)) => n
-                    .as_u64()
-                    .map(proc_macro2::Literal::u64_unsuffixed)
-                    .map(|n| ("max_items", quote!(max_items = #n))),
-                ("minProperties", Value::Number(n)) => n
-                    .as_u64()
-                    .map(proc_macro2::Literal::u64_unsuffixed)
-                    .map(|n| ("min_properties", quote!(min_properties = #n))),
-                ("maxProperties", Value::Number(n)) => n
-                    .as_u64()
-                    .map(proc_macro2::Literal::u64_unsuffixed)
-                    .map(|n| ("max_properties", quote!(max_properties = #n))),
                 ("pattern", Value::String(s)) => Some(("pattern", quote!(pattern = #s))),
                 ("format", Value::String(s)) => Some(("format", quote!(format = #s))),
                 ("title", Value::String(s)) => Some(("title", quote!(title = #s))),
