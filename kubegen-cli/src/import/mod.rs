@@ -2,14 +2,15 @@
 //! `kubegen generate` on that crate reproduces the CRD node for node.
 //!
 //! `read` finds the CRDs; `resource` and `plan` turn each version
-//! into a module of Rust types with `#[kubegen(...)]` attributes (`names`
-//! gives them idiomatic names); `verify` proves each CRD by regenerating
+//! into a module of Rust types with `#[kubegen(...)]` attributes (`attrs`
+//! writes them, `names` gives the types idiomatic names); `verify` proves each CRD by regenerating
 //! it in process and comparing (`diff`) — writing a node verbatim where
 //! attributes cannot reproduce it — and `layout` puts the modules into
 //! the crate (creating a minimal one when there is none). Nothing is
 //! written unless every input was read; refused CRDs are reported, not
 //! written.
 
+mod attrs;
 mod diff;
 mod layout;
 mod names;
