@@ -211,15 +211,29 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// `status_subresource` enables its subresource. `type_meta_schema_json`
 /// gives the root's `apiVersion`, `kind` and `metadata` schemas verbatim
 /// (those left out are absent), for hand-written CRDs without kubegen's.
-/// ```ignore
+/// ```
+/// # use kubegen::{CustomResource, KubeSchema};
+/// # use serde::{Deserialize, Serialize};
 /// /// PolicyReport is the Schema for the policyreports API.
 /// #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 /// #[kubegen(group = "wgpolicyk8s.io", version = "v1alpha2", kind = "PolicyReport",
 ///           namespaced, flatten_spec)]
 /// pub struct PolicyReportSpec {
-///     pub results: Option<Vec<PolicyReportResult>>,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
+///     pub results: Option<Vec<String>>,
+///     #[serde(default, skip_serializing_if = "Option::is_none")]
 ///     pub summary: Option<PolicyReportSummary>,
 /// }
+///
+/// #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+/// pub struct PolicyReportSummary {
+///     pub pass: i32,
+/// }
+///
+/// let crd = <PolicyReport as kubegen::CustomResourceExt>::crd_json().unwrap();
+/// let root = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+/// assert_eq!(root["properties"]["summary"]["properties"]["pass"]["type"], "integer");
+/// assert!(root["properties"].get("spec").is_none());
 /// ```
 /// ## `#[kubegen(status_subresource = false)]`
 /// The status subresource follows `status = "..."`; this overrides it (a
