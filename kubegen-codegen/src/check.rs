@@ -258,16 +258,7 @@ fn describe(v: &Value) -> String {
 }
 
 fn int_fits(v: &Value, bits: u8, signed: bool) -> bool {
-    let (min, max): (i128, i128) = match (bits, signed) {
-        (8, true) => (i8::MIN.into(), i8::MAX.into()),
-        (16, true) => (i16::MIN.into(), i16::MAX.into()),
-        (32, true) => (i32::MIN.into(), i32::MAX.into()),
-        (_, true) => (i64::MIN.into(), i64::MAX.into()),
-        (8, false) => (0, u8::MAX.into()),
-        (16, false) => (0, u16::MAX.into()),
-        (32, false) => (0, u32::MAX.into()),
-        (_, false) => (0, u64::MAX.into()),
-    };
+    let (min, max) = Ty::int_range(bits, signed);
     let n: Option<i128> = v
         .as_i64()
         .map(i128::from)

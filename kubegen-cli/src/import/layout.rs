@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::Options;
 use super::resource::VersionModule;
 use crate::files::FileSet;
+use crate::scaffold::toml_string;
 use crate::source::Diagnostic;
 use kubegen_core::output::RUST_HEADER;
 
@@ -43,10 +44,6 @@ fn package_name(dir: &Path) -> String {
     } else {
         format!("api-{name}")
     }
-}
-
-fn toml_string(text: &str) -> String {
-    toml::Value::String(text.to_string()).to_string()
 }
 
 /// The manifest of a created crate.

@@ -80,11 +80,9 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
     }
     let mut reports = Vec::new();
     let mut accepted = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut results = prove_all(&crds).into_iter();
-    for source in &crds {
-        let imported = results.next().flatten();
-        if !seen.insert(source.name().to_owned()) {
+    for (source, imported) in crds.iter().zip(prove_all(&crds)) {
+        // `prove_all` proves the first CRD of each name only.
+        let Some(imported) = imported else {
             reports.push(Report {
                 name: source.name().to_owned(),
                 file: source.file.clone(),
@@ -93,9 +91,6 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
                 ),
                 explicit_nodes: 0,
             });
-            continue;
-        }
-        let Some(imported) = imported else {
             continue;
         };
         reports.push(Report {

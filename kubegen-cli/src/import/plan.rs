@@ -201,33 +201,23 @@ impl<'a> Planner<'a> {
             .or_default()
             .push(ptr.to_owned());
         let ident = format_ident!("{}", name);
-        if explicit {
-            let json = canonical(node);
-            self.module.items.push(quote! {
-                #derive
-                #extra
-                #[kubegen(schema_json = #json)]
-                pub struct #ident {
-                    #[serde(flatten)]
-                    pub fields: ::std::collections::BTreeMap<String, ::serde_json::Value>,
-                }
-            });
-            return;
-        }
         let mut keys = Vec::new();
-        let leftover = self.node_keys(
-            &m,
-            &mut keys,
-            &[
-                "description",
-                "type",
-                "properties",
-                "required",
-                "x-kubernetes-preserve-unknown-fields",
-            ],
-        );
-        if !leftover.is_empty() || keys.iter().any(|k| !TYPE_KEYS.contains(&k.name)) {
-            // Root keys only a field could hold: write the node verbatim.
+        let verbatim = explicit || {
+            let leftover = self.node_keys(
+                &m,
+                &mut keys,
+                &[
+                    "description",
+                    "type",
+                    "properties",
+                    "required",
+                    "x-kubernetes-preserve-unknown-fields",
+                ],
+            );
+            // Root keys only a field could hold.
+            !leftover.is_empty() || keys.iter().any(|k| !TYPE_KEYS.contains(&k.name))
+        };
+        if verbatim {
             let json = canonical(node);
             self.module.items.push(quote! {
                 #derive
@@ -439,10 +429,10 @@ impl<'a> Planner<'a> {
     /// new types.
     fn slot(&mut self, node: &Value, ptr: &str, pos: Position, owner: &str, name: &str) -> Slot {
         let Some(m) = node.as_object() else {
-            return self.explicit_slot(node, pos, owner, name);
+            return verbatim(node);
         };
         if self.explicit.contains(ptr) || m.keys().any(|k| !KNOWN.contains(&k.as_str())) {
-            return self.explicit_slot(node, pos, owner, name);
+            return verbatim(node);
         }
         let ty_name = m.get("type").and_then(Value::as_str);
         let preserve = m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
@@ -457,24 +447,24 @@ impl<'a> Planner<'a> {
             _ if int_or_string => {
                 let shape = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
                 if m.get("anyOf") != Some(&shape) || ty_name.is_some() {
-                    return self.explicit_slot(node, pos, owner, name);
+                    return verbatim(node);
                 }
                 (
                     quote!(::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString),
                     vec!["anyOf", "x-kubernetes-int-or-string"],
                 )
             }
-            _ if m.contains_key("anyOf") => return self.explicit_slot(node, pos, owner, name),
+            _ if m.contains_key("anyOf") => return verbatim(node),
             None if preserve && !m.contains_key("properties") && !m.contains_key("items") => (
                 quote!(::serde_json::Value),
                 vec!["x-kubernetes-preserve-unknown-fields"],
             ),
             Some("object") if m.contains_key("additionalProperties") => {
                 let Some(value) = m.get("additionalProperties").filter(|v| v.is_object()) else {
-                    return self.explicit_slot(node, pos, owner, name);
+                    return verbatim(node);
                 };
                 if m.contains_key("properties") || preserve {
-                    return self.explicit_slot(node, pos, owner, name);
+                    return verbatim(node);
                 }
                 let vptr = child(ptr, &["additionalProperties"]);
                 let v = self.slot(value, &vptr, Position::Value, &wanted, "value");
@@ -486,7 +476,7 @@ impl<'a> Planner<'a> {
             }
             Some("object") if m.contains_key("x-kubernetes-embedded-resource") => {
                 if !preserve || m.contains_key("properties") {
-                    return self.explicit_slot(node, pos, owner, name);
+                    return verbatim(node);
                 }
                 (
                     quote!(::serde_json::Value),
@@ -497,8 +487,8 @@ impl<'a> Planner<'a> {
                     ],
                 )
             }
-            Some("object") if builtin(m).is_some() => {
-                let path: TokenStream = builtin(m).unwrap_or_default().parse().unwrap_or_default();
+            Some("object") if let Some(path) = builtin(m) => {
+                let path: TokenStream = path.parse().unwrap_or_default();
                 let handled: Vec<&str> = m
                     .keys()
                     .map(String::as_str)
@@ -523,7 +513,7 @@ impl<'a> Planner<'a> {
                 if described {
                     handled.push("description");
                 }
-                let mut slot = self.finish(m, quote!(#t), &handled, pos, owner, name, node);
+                let mut slot = self.finish(m, quote!(#t), &handled, node);
                 if described && !slot.keys.iter().any(|k| k.name == "schema_json") {
                     slot.description = None;
                 }
@@ -531,7 +521,7 @@ impl<'a> Planner<'a> {
             }
             Some("array") => {
                 let Some(items) = m.get("items").filter(|v| v.is_object()) else {
-                    return self.explicit_slot(node, pos, owner, name);
+                    return verbatim(node);
                 };
                 let iptr = child(ptr, &["items"]);
                 let item = self.slot(items, &iptr, Position::Items, owner, name);
@@ -541,7 +531,7 @@ impl<'a> Planner<'a> {
                     slot_keys.push(k);
                 }
                 let handled = vec!["type", "items"];
-                let mut slot = self.finish(m, quote!(Vec<#it>), &handled, pos, owner, name, node);
+                let mut slot = self.finish(m, quote!(Vec<#it>), &handled, node);
                 if !slot.keys.iter().any(|k| k.name == "schema_json") {
                     slot.keys.extend(slot_keys);
                 }
@@ -561,7 +551,7 @@ impl<'a> Planner<'a> {
                 Some("int64") => (quote!(i64), vec!["type", "format"]),
                 // Go's `int`: no format. `schema_type` writes the bare type.
                 _ => {
-                    let mut slot = self.finish(m, quote!(i64), &["type"], pos, owner, name, node);
+                    let mut slot = self.finish(m, quote!(i64), &["type"], node);
                     if !slot.keys.iter().any(|k| k.name == "schema_json") {
                         slot.keys.insert(0, schema_type("integer"));
                     }
@@ -572,16 +562,16 @@ impl<'a> Planner<'a> {
                 Some("double") => (quote!(f64), vec!["type", "format"]),
                 Some("float") => (quote!(f32), vec!["type", "format"]),
                 _ => {
-                    let mut slot = self.finish(m, quote!(f64), &["type"], pos, owner, name, node);
+                    let mut slot = self.finish(m, quote!(f64), &["type"], node);
                     if !slot.keys.iter().any(|k| k.name == "schema_json") {
                         slot.keys.insert(0, schema_type("number"));
                     }
                     return slot;
                 }
             },
-            _ => return self.explicit_slot(node, pos, owner, name),
+            _ => return verbatim(node),
         };
-        let mut slot = self.finish(m, ty, &handled, pos, owner, name, node);
+        let mut slot = self.finish(m, ty, &handled, node);
         if matches!(ty_name, Some("number")) {
             slot.keys.push(Key {
                 name: "allow_float",
@@ -593,15 +583,11 @@ impl<'a> Planner<'a> {
 
     /// The slot of a node whose Rust type is `ty` (writing `handled`): the
     /// other keywords become keys, or the node is explicit.
-    #[allow(clippy::too_many_arguments)]
     fn finish(
-        &mut self,
+        &self,
         m: &Map<String, Value>,
         ty: TokenStream,
         handled: &[&str],
-        pos: Position,
-        owner: &str,
-        name: &str,
         node: &Value,
     ) -> Slot {
         let mut skip = handled.to_vec();
@@ -609,7 +595,7 @@ impl<'a> Planner<'a> {
         let mut keys = Vec::new();
         let leftover = self.node_keys(m, &mut keys, &skip);
         if !leftover.is_empty() {
-            return self.explicit_slot(node, pos, owner, name);
+            return verbatim(node);
         }
         Slot {
             ty,
@@ -618,19 +604,6 @@ impl<'a> Planner<'a> {
                 .get("description")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
-        }
-    }
-
-    /// A node written verbatim: `serde_json::Value` with `schema_json`.
-    fn explicit_slot(&mut self, node: &Value, _pos: Position, _owner: &str, _name: &str) -> Slot {
-        let json = canonical(node);
-        Slot {
-            ty: quote!(::serde_json::Value),
-            keys: vec![Key {
-                name: "schema_json",
-                tokens: quote!(schema_json = #json),
-            }],
-            description: None,
         }
     }
 
@@ -767,6 +740,19 @@ impl<'a> Planner<'a> {
             pub enum #ident { #(#vs)* }
         });
         Some(n)
+    }
+}
+
+/// A node written verbatim: `serde_json::Value` with `schema_json`.
+fn verbatim(node: &Value) -> Slot {
+    let json = canonical(node);
+    Slot {
+        ty: quote!(::serde_json::Value),
+        keys: vec![Key {
+            name: "schema_json",
+            tokens: quote!(schema_json = #json),
+        }],
+        description: None,
     }
 }
 

@@ -294,7 +294,7 @@ fn shell_word(word: &str) -> String {
 }
 
 /// `text` as a TOML basic string.
-fn toml_string(text: &str) -> String {
+pub(crate) fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_string()).to_string()
 }
 

@@ -13,6 +13,23 @@ use super::{Resolver, ResolverKind};
 use crate::ctxt::Ctxt;
 use kubegen_core::model::Ty;
 
+/// The model of a Rust integer type by name (`isize`/`usize` count as 64
+/// bits).
+fn int_ty(ident: &str) -> Option<Ty> {
+    let (bits, signed) = match ident {
+        "i8" => (8, true),
+        "i16" => (16, true),
+        "i32" => (32, true),
+        "i64" | "isize" => (64, true),
+        "u8" => (8, false),
+        "u16" => (16, false),
+        "u32" => (32, false),
+        "u64" | "usize" => (64, false),
+        _ => return None,
+    };
+    Some(Ty::Int { bits, signed })
+}
+
 pub(super) struct Classifier<'a> {
     pub(super) cx: &'a Ctxt,
     pub(super) self_name: String,
@@ -119,17 +136,11 @@ impl Classifier<'_> {
         let qualified_k8s = names
             .iter()
             .any(|n| n == "k8s_openapi" || n == "apimachinery");
-        let int = |bits: u8, signed: bool| Some(Ty::Int { bits, signed });
+        if let Some(int) = int_ty(&ident) {
+            return Some(int);
+        }
         match ident.as_str() {
             "bool" => Some(Ty::Bool),
-            "i8" => int(8, true),
-            "i16" => int(16, true),
-            "i32" => int(32, true),
-            "i64" | "isize" => int(64, true),
-            "u8" => int(8, false),
-            "u16" => int(16, false),
-            "u32" => int(32, false),
-            "u64" | "usize" => int(64, false),
             "i128" | "u128" => {
                 self.cx
                     .error_spanned_by(ty, "128-bit integers do not fit the schema's int64 format");
@@ -206,18 +217,9 @@ impl Classifier<'_> {
             syn::Type::Reference(r) => self.classify_key(&r.elem),
             syn::Type::Path(p) => {
                 let ident = p.path.segments.last()?.ident.to_string();
-                let int = |bits, signed| Some(Ty::Int { bits, signed });
                 match ident.as_str() {
                     "String" | "str" | "Cow" => Some(Ty::String { char: false }),
-                    "i8" => int(8, true),
-                    "i16" => int(16, true),
-                    "i32" => int(32, true),
-                    "i64" | "isize" => int(64, true),
-                    "u8" => int(8, false),
-                    "u16" => int(16, false),
-                    "u32" => int(32, false),
-                    "u64" | "usize" => int(64, false),
-                    _ => None,
+                    other => int_ty(other),
                 }
             }
             _ => None,

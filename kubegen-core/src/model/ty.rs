@@ -71,6 +71,21 @@ pub enum Ty {
 }
 
 impl Ty {
+    /// The values an integer of `bits` width (64 for `isize`/`usize`) can
+    /// hold.
+    pub fn int_range(bits: u8, signed: bool) -> (i128, i128) {
+        match (bits, signed) {
+            (8, true) => (i8::MIN.into(), i8::MAX.into()),
+            (16, true) => (i16::MIN.into(), i16::MAX.into()),
+            (32, true) => (i32::MIN.into(), i32::MAX.into()),
+            (_, true) => (i64::MIN.into(), i64::MAX.into()),
+            (8, false) => (0, u8::MAX.into()),
+            (16, false) => (0, u16::MAX.into()),
+            (32, false) => (0, u32::MAX.into()),
+            (_, false) => (0, u64::MAX.into()),
+        }
+    }
+
     /// The type under any `Option`.
     pub fn unwrap_option(&self) -> &Ty {
         match self {

@@ -374,16 +374,7 @@ fn constrain(
 /// serde_json reads back as the key type (no sign on unsigned keys, no
 /// leading zeros, no `+`, within the type's range).
 pub fn int_key_rule(bits: u8, signed: bool) -> Value {
-    let (min, max): (i128, i128) = match (bits, signed) {
-        (8, true) => (i8::MIN.into(), i8::MAX.into()),
-        (16, true) => (i16::MIN.into(), i16::MAX.into()),
-        (32, true) => (i32::MIN.into(), i32::MAX.into()),
-        (_, true) => (i64::MIN.into(), i64::MAX.into()),
-        (8, false) => (0, u8::MAX.into()),
-        (16, false) => (0, u16::MAX.into()),
-        (32, false) => (0, u32::MAX.into()),
-        (_, false) => (0, u64::MAX.into()),
-    };
+    let (min, max) = Ty::int_range(bits, signed);
     let pattern = if signed {
         "^-?(0|[1-9][0-9]*)$"
     } else {
