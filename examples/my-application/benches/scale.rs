@@ -91,9 +91,7 @@ async fn main() -> Result<()> {
     let kubeconfig = env
         .kubeconfig_for_service_account(system, "operator")
         .await?;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
+    let port = kubegen_testenv::free_loopback_port()?;
     let metrics_addr = format!("127.0.0.1:{port}");
     let log = std::fs::File::create(env.dir().join("operator.log"))?;
     let mut operator = std::process::Command::new(env!("CARGO_BIN_EXE_my-application-controller"))

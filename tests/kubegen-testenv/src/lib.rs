@@ -51,6 +51,23 @@ pub const KEEP_ENV: &str = "KUBEGEN_KEEP_TESTENV";
 
 /// How long start-up may take before it fails with the components' logs.
 const START_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// A loopback port that is free now and lies below the kernel's ephemeral
+/// range, for a process a test starts beside the control plane (an
+/// operator's metrics endpoint, say). Outgoing connections never take it.
+pub fn free_loopback_port() -> Result<u16> {
+    let [port] = ports::free_ports::<1>()?;
+    Ok(port)
+}
+
+/// How often [`TestEnv::start_with`] starts afresh after a port race.
+const START_ATTEMPTS: usize = 3;
+
+/// Whether a failed start is a component losing its port to another
+/// process, which a start on fresh ports cures.
+fn is_port_conflict(error: &anyhow::Error) -> bool {
+    format!("{error:#}").contains("address already in use")
+}
 /// How long one component may take to stop after SIGTERM.
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
@@ -114,7 +131,26 @@ impl TestEnv {
     }
 
     /// Starts a control plane with the given options.
+    ///
+    /// A component that cannot bind its port (another process took it
+    /// between choosing and binding) fails the attempt; the control plane
+    /// is then started afresh on new ports, up to [`START_ATTEMPTS`] times.
     pub async fn start_with(options: Options) -> Result<TestEnv> {
+        let mut attempt = 1;
+        loop {
+            match Self::start_once(&options).await {
+                Err(e) if attempt < START_ATTEMPTS && is_port_conflict(&e) => {
+                    eprintln!(
+                        "kubegen-testenv: attempt {attempt} lost a port race, retrying: {e:#}"
+                    );
+                    attempt += 1;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn start_once(options: &Options) -> Result<TestEnv> {
         let begun = Instant::now();
         let binaries = ControlPlaneDir::locate()?;
         let dir = fresh_env_dir()?;
@@ -260,7 +296,7 @@ impl TestEnv {
             namespaces: AtomicUsize::new(0),
             startup: Duration::ZERO,
         };
-        match env.boot(&options, begun + START_TIMEOUT).await {
+        match env.boot(options, begun + START_TIMEOUT).await {
             Ok(()) => {
                 env.startup = begun.elapsed();
                 Ok(env)
@@ -826,4 +862,22 @@ pub async fn install_crd(
         },
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_port_is_told_apart_from_other_start_failures() {
+        let lost = anyhow::anyhow!(
+            "etcd exited with exit status: 1; last lines of etcd.log:\n{}",
+            r#"{"level":"fatal","msg":"discovery failed","error":"listen tcp 127.0.0.1:42809: bind: address already in use"}"#
+        )
+        .context("starting the control plane failed");
+        assert!(is_port_conflict(&lost));
+        let other = anyhow::anyhow!("kube-apiserver exited with exit status: 1; unknown flag --x")
+            .context("starting the control plane failed");
+        assert!(!is_port_conflict(&other));
+    }
 }
