@@ -134,7 +134,7 @@ impl TestEnv {
     ///
     /// A component that cannot bind its port (another process took it
     /// between choosing and binding) fails the attempt; the control plane
-    /// is then started afresh on new ports, up to [`START_ATTEMPTS`] times.
+    /// is then started afresh on new ports, up to three times.
     pub async fn start_with(options: Options) -> Result<TestEnv> {
         let mut attempt = 1;
         loop {
