@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test control-plane lint fmt doc deps cycles builtin-check package generate verify up demo bench-startup bench-codegen bench-import clean-control-plane help
+.PHONY: test control-plane lint fmt doc deps cycles builtin-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -16,6 +16,7 @@ help:
 	@echo "                    cargo package of every crate"
 	@echo "make generate       regenerate the example's CRD, RBAC and Rust modules"
 	@echo "make verify         kubegen generate --check on the example"
+	@echo "make bench          every comparison against the peers (Go generators, client-go, controller-runtime): one table"
 	@echo "make bench-startup  median start-up time and memory of the control plane"
 	@echo "make bench-codegen  kubegen generate vs the Go generators, same API, same run"
 	@echo "make bench-import   kubegen import over the real-CRD corpus (median of 5; kopium if installed)"
@@ -100,6 +101,11 @@ bench-startup: control-plane
 	$(CARGO) run -q -p kubegen-testenv -- bench-startup --runs 5
 
 ## kubegen generate vs controller-gen + client-gen/lister-gen/informer-gen.
+## Every same-run comparison against the peers, one table of medians and
+## ratios (BENCH_FLAGS=--quick for smaller sizes).
+bench: control-plane
+	python3 bench/run_all.py $(BENCH_FLAGS)
+
 bench-codegen:
 	python3 bench/codegen_bench.py --runs 5
 

@@ -5,9 +5,11 @@ Builds the kubegen CLI (release), installs controller-gen and code-generator
 (client-gen, lister-gen, informer-gen) from the Go module proxy into
 ~/.cache/kubegen/go-tools/<versions>/bin, writes the synthetic 50-kind API
 (synthetic_api.py) in both languages, runs every generator RUNS times after
-one warm-up run and prints median wall times side by side.
+one warm-up run and prints median wall times side by side. Then times
+kubegen alone on larger APIs (--scale, default 200 and 1,000 kinds) to show
+how its cost grows. Lines starting with BENCH are for bench/run_all.py.
 
-usage: bench/codegen_bench.py [--runs 5] [--groups 5] [--kinds 10]
+usage: bench/codegen_bench.py [--runs 5] [--groups 5] [--kinds 10] [--scale 200,1000]
 """
 import argparse
 import os
@@ -74,6 +76,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--groups", type=int, default=5)
     parser.add_argument("--kinds", type=int, default=10)
+    parser.add_argument("--scale", default="200,1000",
+                        help="comma-separated kind counts timed for kubegen alone ('' for none)")
     args = parser.parse_args()
 
     print("building kubegen (release)", file=sys.stderr)
@@ -143,7 +147,29 @@ def main():
     go_total = timed("all four, as `make update-codegen` runs them",
                      [controller_gen, client_gen, lister_gen, informer_gen], args.runs, reset_go, go)
     print(f"ratio: Go generators / kubegen on {kinds} kinds = {go_total / ours:.1f}x")
+    print(f"BENCH\tcodegen, {kinds} kinds: kubegen generate vs controller-gen {CONTROLLER_TOOLS} + "
+          f"client/lister/informer-gen {CODE_GENERATOR} (ms)\t{ours * 1000:.1f}\t{go_total * 1000:.1f}\tms")
     shutil.rmtree(work, ignore_errors=True)
+    points = [(kinds, ours)]
+    for n in [int(x) for x in args.scale.split(",") if x.strip()]:
+        big = pathlib.Path(tempfile.mkdtemp(prefix=f"kubegen-bench-{n}-"))
+        run([sys.executable, ROOT / "bench" / "synthetic_api.py", big,
+             "--groups", str(max(1, n // args.kinds)), "--kinds", str(args.kinds)])
+        crate = big / "rust"
+
+        def reset_big():
+            for d in ("config", "src/generated"):
+                shutil.rmtree(crate / d, ignore_errors=True)
+
+        median = timed(f"kubegen generate ({n} kinds)",
+                       [[kubegen, "generate", "--manifest-path", crate / "Cargo.toml"]],
+                       args.runs, reset_big, crate)
+        points.append((n, median))
+        print(f"BENCH\tcodegen, {n} kinds: kubegen generate (ms)\t{median * 1000:.1f}\t-\tms")
+        shutil.rmtree(big, ignore_errors=True)
+    if len(points) > 1:
+        print("kubegen cost per kind: " + ", ".join(
+            f"{n} kinds {t * 1000 / n:.2f} ms/kind" for n, t in points))
 
 
 if __name__ == "__main__":

@@ -806,3 +806,108 @@ async fn relists_after_410_gone_from_etcd_compaction() -> Result<()> {
     informer.shutdown().await;
     Ok(())
 }
+
+/// Lets every ServiceAccount of `ns` list and watch ConfigMaps there.
+async fn allow_reading_configmaps(admin: &kube::Client, ns: &str) -> Result<()> {
+    use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
+    let role: Role = serde_json::from_value(json!({
+        "metadata": { "name": "read-configmaps" },
+        "rules": [{ "apiGroups": [""], "resources": ["configmaps"], "verbs": ["list", "watch"] }],
+    }))?;
+    Api::<Role>::namespaced(admin.clone(), ns)
+        .create(&PostParams::default(), &role)
+        .await?;
+    let binding: RoleBinding = serde_json::from_value(json!({
+        "metadata": { "name": "read-configmaps" },
+        "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "read-configmaps" },
+        "subjects": [{ "kind": "Group", "name": format!("system:serviceaccounts:{ns}") }],
+    }))?;
+    Api::<RoleBinding>::namespaced(admin.clone(), ns)
+        .create(&PostParams::default(), &binding)
+        .await?;
+    Ok(())
+}
+
+/// The verbs `account` used on ConfigMaps, as the audit log recorded them.
+fn configmap_verbs(env: &TestEnv, ns: &str, account: &str) -> Result<BTreeSet<String>> {
+    Ok(env
+        .audit_records(ns, account)?
+        .into_iter()
+        .filter(|r| r.resource == "configmaps")
+        .map(|r| r.verb)
+        .collect())
+}
+
+/// The default initial list is a streaming one (a watch, no LIST request),
+/// as client-go's since 1.35; an apiserver that rejects streaming lists
+/// (`WatchList` off) gets paginated LISTs instead and the informer still
+/// syncs.
+#[tokio::test]
+async fn streams_the_initial_list_and_falls_back_to_paginated_lists() -> Result<()> {
+    let env = TestEnv::start().await?;
+    let ns = env.namespace("inf-stream").await?;
+    let admin = env.client().await?;
+    allow_reading_configmaps(&admin, &ns).await?;
+    let api = Api::<ConfigMap>::namespaced(admin.clone(), &ns);
+    for i in 0..30 {
+        api.create(
+            &PostParams::default(),
+            &configmap(&format!("cm-{i}"), "1", &[]),
+        )
+        .await?;
+    }
+    let expected = api_state(&api).await?;
+
+    let streaming = informer(
+        env.client_for_service_account(&ns, "streaming").await?,
+        &ns,
+        InformerConfig::default(),
+    );
+    synced(&streaming).await?;
+    assert_eq!(cache_state(&streaming), expected);
+    let verbs = configmap_verbs(&env, &ns, "streaming")?;
+    assert!(verbs.contains("watch"), "{verbs:?}");
+    assert!(
+        !verbs.contains("list"),
+        "a streaming list sends no LIST: {verbs:?}"
+    );
+    streaming.shutdown().await;
+
+    env.stop_apiserver();
+    env.start_apiserver_with_flags(&["--feature-gates=WatchList=false"])
+        .await?;
+    let api = Api::<ConfigMap>::namespaced(env.client().await?, &ns);
+    let refused = api
+        .watch(&WatchParams::streaming_lists(), "0")
+        .await
+        .err()
+        .context("the apiserver should refuse sendInitialEvents with WatchList off")?;
+    assert!(
+        matches!(&refused, kube::Error::Api(s) if s.code == 422),
+        "{refused:?}"
+    );
+
+    let mut registry = prometheus_client::registry::Registry::default();
+    let metrics = InformerMetrics::register(&mut registry);
+    let fallback = informer(
+        env.client_for_service_account(&ns, "fallback").await?,
+        &ns,
+        InformerConfig::default().metrics(metrics.clone()),
+    );
+    synced(&fallback).await?;
+    assert_eq!(cache_state(&fallback), expected);
+    let verbs = configmap_verbs(&env, &ns, "fallback")?;
+    assert!(
+        verbs.contains("list") && verbs.contains("watch"),
+        "{verbs:?}"
+    );
+    // Later changes arrive through the watch that follows the LIST.
+    set_value(&api, "cm-0", "2").await?;
+    eventually(WAIT, "the update after the fallback", || async {
+        Ok((cache_state(&fallback).get("cm-0").map(String::as_str) == Some("2")).then_some(()))
+    })
+    .await?;
+    assert_eq!(metrics.watch_restarts("v1/ConfigMap"), 1, "one fallback");
+    fallback.shutdown().await;
+    Ok(())
+}

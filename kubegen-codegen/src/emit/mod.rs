@@ -124,12 +124,55 @@ fn by_group_version(kinds: Vec<Kind>) -> Result<GroupVersions, Vec<String>> {
     }
 }
 
-fn render(doc: &str, tokens: TokenStream, header: Option<&str>) -> String {
-    let file: syn::File = match syn::parse2(tokens.clone()) {
+/// One module's source before formatting: its `//!` line and its tokens
+/// as text (tokens cannot cross threads; text can).
+struct Pending {
+    doc: String,
+    text: String,
+}
+
+fn pending(doc: &str, tokens: TokenStream) -> Pending {
+    Pending {
+        doc: doc.to_string(),
+        text: tokens.to_string(),
+    }
+}
+
+/// Formats every module, on as many threads as the machine has cores: each
+/// file is parsed and printed by prettyplease on its own, so the output
+/// does not depend on the thread count.
+fn render_all(files: BTreeMap<String, Pending>, header: Option<&str>) -> BTreeMap<String, String> {
+    let files: Vec<(String, Pending)> = files.into_iter().collect();
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let chunk = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(path, file)| (path.clone(), render(&file.doc, &file.text, header)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+fn render(doc: &str, text: &str, header: Option<&str>) -> String {
+    let file = match syn::parse_file(text) {
         Ok(file) => file,
         // Generated tokens always parse; fall back to the raw text rather
         // than panic if they ever do not.
-        Err(_) => return format!("{RUST_HEADER}\n{tokens}\n"),
+        Err(_) => return format!("{RUST_HEADER}\n{text}\n"),
     };
     let mut out = String::from(RUST_HEADER);
     out.push('\n');
@@ -158,7 +201,7 @@ pub fn modules(
     let groups = by_group_version(kinds)?;
     let mut files = BTreeMap::new();
     if groups.is_empty() {
-        return Ok(files);
+        return Ok(BTreeMap::new());
     }
     let (conversion_mod, doc) = if conversions.is_empty() {
         (
@@ -168,10 +211,9 @@ pub fn modules(
     } else {
         files.insert(
             "conversion.rs".to_string(),
-            render(
+            pending(
                 "Conversions between the versions of this crate's kinds, through each kind's hub.",
                 conversion::module(conversions),
-                header,
             ),
         );
         (
@@ -183,10 +225,9 @@ pub fn modules(
     };
     files.insert(
         "mod.rs".to_string(),
-        render(
+        pending(
             doc,
             quote! { pub mod clientset; #conversion_mod pub mod informers; pub mod listers; },
-            header,
         ),
     );
     let mut client_mods = Vec::new();
@@ -202,26 +243,23 @@ pub fn modules(
             let gv = api_version(api_group, version);
             files.insert(
                 format!("clientset/{module}.rs"),
-                render(
+                pending(
                     &format!("Typed clients for `{gv}`."),
                     clientset::group_version(group, version, &gv, kinds),
-                    header,
                 ),
             );
             files.insert(
                 format!("listers/{module}.rs"),
-                render(
+                pending(
                     &format!("Listers for `{gv}`: typed reads from informer caches."),
                     listers::group_version(kinds),
-                    header,
                 ),
             );
             files.insert(
                 format!("informers/{module}.rs"),
-                render(
+                pending(
                     &format!("Shared informers for `{gv}`."),
                     informers::group_version(&module, &gv, kinds),
-                    header,
                 ),
             );
             let client_ty = format_ident!("{}{}Client", pascal(group), pascal(version));
@@ -269,7 +307,7 @@ pub fn modules(
             pub fn #group_ident(&self) -> #group_ty<'_> { #group_ty(&self.0) }
         });
     }
-    files.insert("clientset/mod.rs".into(), render("The clientset: typed clients for every API group version of this crate.", quote! {
+    files.insert("clientset/mod.rs".into(), pending("The clientset: typed clients for every API group version of this crate.", quote! {
         #(#client_mods)*
         /// Typed clients for every API group version this crate uses.
         #[derive(Clone)]
@@ -289,16 +327,15 @@ pub fn modules(
             }
             #(#client_accessors)*
         }
-    }, header));
+    }));
     files.insert(
         "listers/mod.rs".into(),
-        render(
+        pending(
             "Listers: typed, indexed reads from shared informer caches.",
             quote! { #(#lister_mods)* },
-            header,
         ),
     );
-    files.insert("informers/mod.rs".into(), render("A shared informer factory for this crate's API and the built-in kinds it uses.", quote! {
+    files.insert("informers/mod.rs".into(), pending("A shared informer factory for this crate's API and the built-in kinds it uses.", quote! {
         #(#informer_mods)*
         /// One watch and one cache per kind, shared by every controller of
         /// the process (client-go's `SharedInformerFactory`), with typed accessors.
@@ -327,8 +364,8 @@ pub fn modules(
             #(#group_accessors)*
         }
         #(#group_structs)*
-    }, header));
-    Ok(files)
+    }));
+    Ok(render_all(files, header))
 }
 
 #[cfg(test)]

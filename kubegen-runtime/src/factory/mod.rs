@@ -222,7 +222,7 @@ impl SharedInformerFactory {
         K::Scope: ApiScope,
     {
         let options = &self.inner.options;
-        let mut base = watcher::Config::default();
+        let mut base = crate::informer::default_watcher();
         if let Some(factory_tweak) = &options.tweak {
             factory_tweak(&mut base);
         }

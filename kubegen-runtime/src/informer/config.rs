@@ -20,12 +20,22 @@ pub fn strip_managed_fields<K: Resource>(obj: &mut K) {
     obj.meta_mut().managed_fields = None;
 }
 
+/// The watcher options informers start from: kube's defaults with a
+/// streaming initial list.
+pub(crate) fn default_watcher() -> watcher::Config {
+    watcher::Config::default().streaming_lists()
+}
+
 /// How an [`Informer`](super::Informer) lists and watches, resyncs and
 /// transforms objects.
 ///
-/// The defaults follow client-go: paginated lists of 500, bookmarks on,
-/// kube's default backoff (800 ms doubling to 30 s, with jitter), no
-/// resync, and managed fields dropped.
+/// The defaults follow client-go 1.35+: the initial state comes from a
+/// streaming list (a watch with `sendInitialEvents=true`, KEP-3157), which
+/// falls back to paginated lists of 500 when the apiserver rejects it;
+/// bookmarks on; kube's default backoff (800 ms doubling to 30 s, with
+/// jitter); no resync. Unlike client-go, managed fields are dropped by
+/// default (see [`strip_managed_fields`]); [`InformerConfig::no_transform`]
+/// keeps them.
 pub struct InformerConfig<K> {
     /// Options of the underlying kube watcher (selectors, page size, list
     /// strategy, bookmarks, timeout).
@@ -41,7 +51,7 @@ pub struct InformerConfig<K> {
 impl<K: Resource + 'static> Default for InformerConfig<K> {
     fn default() -> Self {
         InformerConfig {
-            watcher: watcher::Config::default(),
+            watcher: default_watcher(),
             resync: None,
             transform: Some(Arc::new(strip_managed_fields::<K>)),
             indexers: Vec::new(),
@@ -106,14 +116,26 @@ impl<K> InformerConfig<K> {
     }
 
     /// Uses a streaming list (a watch with `sendInitialEvents`, KEP-3157)
-    /// instead of paginated lists for the initial state and relists.
+    /// for the initial state and relists — the default. The informer falls
+    /// back to paginated lists if the apiserver rejects it.
     #[must_use]
     pub fn streaming_list(mut self) -> Self {
         self.watcher = self.watcher.streaming_lists();
         self
     }
 
-    /// Sets the page size of lists (`None` lists everything in one page).
+    /// Uses paginated LIST requests (then a watch) for the initial state and
+    /// relists, as client-go did before 1.35 — for apiservers behind proxies
+    /// that mishandle long watches, say.
+    #[must_use]
+    pub fn paginated_list(mut self) -> Self {
+        self.watcher.initial_list_strategy = watcher::InitialListStrategy::ListWatch;
+        self
+    }
+
+    /// Sets the page size of paginated lists (`None` lists everything in one
+    /// page); it applies when lists are paginated
+    /// ([`InformerConfig::paginated_list`], or the fallback).
     #[must_use]
     pub fn page_size(mut self, size: Option<u32>) -> Self {
         self.watcher.page_size = size;

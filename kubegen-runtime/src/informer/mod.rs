@@ -35,6 +35,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{oneshot, watch as state_channel};
 
 pub use crate::store::DeletedObject;
+pub(crate) use config::default_watcher;
 pub use config::{InformerConfig, Transform, strip_managed_fields};
 pub use handler::{EventHandler, HandlerFns, HandlerRegistration};
 pub use metrics::InformerMetrics;

@@ -1,12 +1,17 @@
 //! The watch task: drives kube's watcher and applies its events to the
 //! cache, buffering each (re)list to diff it against the cache at the end.
+//!
+//! A streaming list (the default) that the apiserver rejects — the
+//! `WatchList` feature off, or a server older than 1.27 — makes the task
+//! start over with paginated lists, as client-go's reflector falls back to
+//! LIST when its watch-list request fails.
 
 use std::fmt::Debug;
-use std::pin::pin;
 use std::sync::Arc;
 
 use futures::StreamExt;
 use kube::Resource;
+use kube::runtime::watcher::InitialListStrategy;
 use kube::runtime::{WatchStreamExt, watcher};
 use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
@@ -20,8 +25,10 @@ pub(super) async fn run<K>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<(
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    let events = watcher(shared.api.clone(), shared.config.watcher.clone()).default_backoff();
-    let mut events = pin!(events);
+    let mut config = shared.config.watcher.clone();
+    let mut events = watcher(shared.api.clone(), config.clone())
+        .default_backoff()
+        .boxed();
     let mut resync = shared.config.resync.map(|period| {
         let mut interval = tokio::time::interval_at(Instant::now() + period, period);
         interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -34,6 +41,19 @@ where
             _ = &mut stop => break,
             event = events.next() => match event {
                 Some(Ok(event)) => shared.on_event(event, &mut relist),
+                Some(Err(error)) if config.initial_list_strategy == InitialListStrategy::StreamingList
+                    && rejects_streaming_list(&error) =>
+                {
+                    tracing::warn!(resource = %shared.name, %error, "the apiserver rejected a streaming list; falling back to paginated lists");
+                    config.initial_list_strategy = InitialListStrategy::ListWatch;
+                    relist.abandon();
+                    events = watcher(shared.api.clone(), config.clone())
+                        .default_backoff()
+                        .boxed();
+                    if let Some(metrics) = &shared.config.metrics {
+                        metrics.inc_watch_restarts(&shared.name);
+                    }
+                }
                 Some(Err(error)) => {
                     tracing::warn!(resource = %shared.name, %error, "informer watch failed; retrying after backoff");
                     if let Some(metrics) = &shared.config.metrics {
@@ -45,6 +65,17 @@ where
             _ = tick(&mut resync) => shared.resync(),
         }
     }
+}
+
+/// Whether `error` is the apiserver refusing `sendInitialEvents` itself
+/// (400 or 422 when a watch starts), as opposed to a failure that the
+/// watcher's backoff and retry cure (network, 403, 410, 429, 5xx).
+pub(super) fn rejects_streaming_list(error: &watcher::Error) -> bool {
+    matches!(
+        error,
+        watcher::Error::WatchStartFailed(kube::Error::Api(status))
+            if matches!(status.code, 400 | 422)
+    )
 }
 
 async fn tick(interval: &mut Option<Interval>) {
@@ -60,6 +91,13 @@ async fn tick(interval: &mut Option<Interval>) {
 pub(super) struct Relist<K> {
     buffer: Option<Vec<Arc<K>>>,
     lists: u64,
+}
+
+impl<K> Relist<K> {
+    /// Drops a list that will not complete (its watcher was replaced).
+    fn abandon(&mut self) {
+        self.buffer = None;
+    }
 }
 
 impl<K> Default for Relist<K> {

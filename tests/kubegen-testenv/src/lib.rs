@@ -525,6 +525,16 @@ impl TestEnv {
             .await
     }
 
+    /// Starts the stopped apiserver again with `flags` added to its own
+    /// (e.g. `--feature-gates=WatchList=false`, to play an apiserver without
+    /// streaming lists) and waits until it is ready. The flags stay for
+    /// later restarts; an empty slice removes them.
+    pub async fn start_apiserver_with_flags(&self, flags: &[&str]) -> Result<()> {
+        self.component(Part::ApiServer)
+            .set_extra_args(flags.iter().map(Into::into).collect());
+        self.start_apiserver().await
+    }
+
     /// Stops kube-controller-manager (SIGTERM, then SIGKILL after a grace
     /// period): no garbage collection, quota counting or ReplicaSets until
     /// [`TestEnv::start_controller_manager`] — e.g. to hold the children of

@@ -17,6 +17,8 @@ pub(crate) struct Component {
     name: &'static str,
     program: PathBuf,
     args: Vec<OsString>,
+    /// Flags added after `args` (see [`Component::set_extra_args`]).
+    extra_args: Vec<OsString>,
     log: PathBuf,
     child: Option<Child>,
 }
@@ -32,6 +34,7 @@ impl Component {
             name,
             program,
             args,
+            extra_args: Vec::new(),
             log: log_dir.join(format!("{name}.log")),
             child: None,
         }
@@ -48,6 +51,13 @@ impl Component {
         &self.log
     }
 
+    /// Replaces the flags added after the component's own from its next
+    /// start on (a later flag overrides an earlier one in Kubernetes
+    /// components).
+    pub(crate) fn set_extra_args(&mut self, extra: Vec<OsString>) {
+        self.extra_args = extra;
+    }
+
     /// Starts the process. Its output is appended to the log file.
     pub(crate) fn start(&mut self) -> Result<()> {
         if self.is_running() {
@@ -61,6 +71,7 @@ impl Component {
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
+            .args(&self.extra_args)
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log);
