@@ -11,7 +11,7 @@ use kube::runtime::watcher::Event;
 use kube::{Api, Client};
 use parking_lot::Mutex;
 
-use super::watch::Relist;
+use super::watch::{self, Relist};
 use super::*;
 use crate::store::ObjectKey;
 
@@ -439,4 +439,43 @@ async fn initial_adds_are_told_from_later_ones() {
     let mut replayed = std::mem::take(&mut *late.0.lock());
     replayed[..3].sort();
     assert_eq!(replayed, ["*a@1", "*b@1", "*c@2", "+d@3", "+e@4"]);
+}
+
+#[test]
+fn only_a_refused_watch_start_means_no_streaming_lists() {
+    use kube::core::Status;
+    use kube::runtime::watcher::Error;
+    let api = |code: u16| {
+        let mut status = Status::failure("refused", "Invalid");
+        status.code = code;
+        kube::Error::Api(status.boxed())
+    };
+    let status = |code: u16| {
+        let mut status = Status::failure("gone", "Expired");
+        status.code = code;
+        status.boxed()
+    };
+    assert!(watch::rejects_streaming_list(&Error::WatchStartFailed(
+        api(422)
+    )));
+    assert!(watch::rejects_streaming_list(&Error::WatchStartFailed(
+        api(400)
+    )));
+    for code in [403, 410, 429, 500, 503] {
+        assert!(
+            !watch::rejects_streaming_list(&Error::WatchStartFailed(api(code))),
+            "{code}"
+        );
+    }
+    // A list or a running watch failing says nothing about streaming.
+    assert!(!watch::rejects_streaming_list(&Error::InitialListFailed(
+        api(422)
+    )));
+    assert!(!watch::rejects_streaming_list(&Error::WatchFailed(api(
+        422
+    ))));
+    assert!(!watch::rejects_streaming_list(&Error::WatchError(status(
+        410
+    ))));
+    assert!(!watch::rejects_streaming_list(&Error::NoResourceVersion));
 }
