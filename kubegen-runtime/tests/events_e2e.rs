@@ -205,3 +205,52 @@ async fn a_silent_window_starts_a_new_event() -> Result<()> {
     assert_eq!(series_count(&scaled[1]), None);
     Ok(())
 }
+
+/// `record` returns at once and writes in the background: after `flush`,
+/// repeats are one Event with a series counting every occurrence, and a
+/// distinct event is its own Event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recorded_events_are_written_in_the_background() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("events-record").await?;
+    let client = env.client().await?;
+    let cms = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    let web = config_map(&cms, "web").await?;
+    let recorder = EventRecorder::new(client.clone(), "kubegen.io/test-controller", "test-pod-1");
+    let regarding = object_reference(&web);
+    for _ in 0..7 {
+        recorder.record(
+            regarding.clone(),
+            None,
+            EventType::Normal,
+            "Recorded",
+            "Reconcile",
+            "recorded web",
+        );
+    }
+    recorder.record(
+        regarding.clone(),
+        None,
+        EventType::Warning,
+        "Recorded",
+        "Reconcile",
+        "a warning about web",
+    );
+    recorder.flush().await;
+    assert_eq!(recorder.dropped(), 0);
+    let events = Api::<Event>::namespaced(client.clone(), &ns);
+    let recorded = events_with_reason(&events, "Recorded").await?;
+    assert_eq!(recorded.len(), 2, "{recorded:#?}");
+    let normal = recorded
+        .iter()
+        .find(|e| e.type_.as_deref() == Some("Normal"))
+        .context("normal event")?;
+    assert_eq!(series_count(normal), Some(7), "{normal:#?}");
+    let warning = recorded
+        .iter()
+        .find(|e| e.type_.as_deref() == Some("Warning"))
+        .context("warning event")?;
+    assert_eq!(series_count(warning), None);
+    assert_eq!(warning.note.as_deref(), Some("a warning about web"));
+    Ok(())
+}

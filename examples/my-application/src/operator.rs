@@ -99,10 +99,14 @@ impl Options {
     }
 }
 
-/// The operator's manager, with the MyApplication controller added, and
-/// the counter of the writes its reconciles make (served on /metrics as
-/// `my_application_writes_total`).
-pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager, Counter)> {
+/// The operator's manager, with the MyApplication controller added; the
+/// counter of the writes its reconciles make (served on /metrics as
+/// `my_application_writes_total`); and its event recorder, to
+/// [`flush`](EventRecorder::flush) once the manager has stopped.
+pub async fn manager(
+    client: kube::Client,
+    options: &Options,
+) -> Result<(Manager, Counter, EventRecorder)> {
     let identity = options.identity.clone().unwrap_or_else(default_identity);
     let mut builder = Manager::builder(client.clone())
         .health_probe_addr(options.health_probe_addr)
@@ -142,15 +146,16 @@ pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager
     let factory = SharedInformerFactory::from_factory(manager.factory().clone());
     let deployments = factory.apps().v1().deployments();
     let services = factory.core().v1().services();
+    let recorder = EventRecorder::new(
+        client.clone(),
+        "stable.example.com/my-application-controller",
+        identity,
+    );
     let ctx = Arc::new(Context {
         clientset: Clientset::new(client.clone()).with_field_manager(FIELD_MANAGER),
         deployments: deployments.lister(),
         services: services.lister(),
-        recorder: EventRecorder::new(
-            client,
-            "stable.example.com/my-application-controller",
-            identity,
-        ),
+        recorder: recorder.clone(),
         writes: writes.clone(),
     });
     let controller =
@@ -170,7 +175,7 @@ pub async fn manager(client: kube::Client, options: &Options) -> Result<(Manager
                 ctx,
             );
     manager.add(controller);
-    Ok((manager, writes))
+    Ok((manager, writes, recorder))
 }
 
 /// An operator running in the background (for tests and embedding; the
@@ -200,7 +205,8 @@ impl RunningOperator {
     }
 
     /// Stops taking new work, lets in-flight reconciles finish, releases
-    /// the Lease and stops the informers and the server.
+    /// the Lease, stops the informers and the server and waits for the
+    /// events still being written.
     pub async fn shutdown(self) -> Result<()> {
         self.stop.cancel();
         self.task.await.context("the operator task panicked")?
@@ -210,14 +216,18 @@ impl RunningOperator {
 /// Starts the operator with `client`'s identity; it runs until
 /// [`RunningOperator::shutdown`].
 pub async fn start(client: kube::Client, options: Options) -> Result<RunningOperator> {
-    let (manager, writes) = manager(client, &options).await?;
+    let (manager, writes, recorder) = manager(client, &options).await?;
     let health_probe_addr = manager
         .health_probe_addr()
         .context("the manager serves probes")?;
     let webhook_addr = manager.webhook_addr();
     let stop = CancellationToken::new();
     let run = manager.run_until(stop.clone().cancelled_owned());
-    let task = tokio::spawn(async move { Ok(run.await?) });
+    let task = tokio::spawn(async move {
+        run.await?;
+        recorder.flush().await;
+        Ok(())
+    });
     Ok(RunningOperator {
         stop,
         task,

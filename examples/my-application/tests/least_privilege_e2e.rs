@@ -162,7 +162,7 @@ async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()
     })
     .await?;
     f.env.start_controller_manager()?;
-    assert!(f.events_with_reason("Replaced").await? >= 1);
+    f.wait_for_events("Replaced", 1).await?;
 
     // Deletion, then a clean stop: the Lease is released.
     apps.delete("web", &DeleteParams::default()).await?;

@@ -80,10 +80,8 @@ async fn creates_children_and_reports_ready() -> Result<()> {
     // The pods are real: scheduled onto kwok nodes and Ready.
     let pods = f.pods_ready("web").await?;
     assert_eq!(pods, 3);
-    assert!(
-        f.events_with_reason("Created").await? >= 2,
-        "Created events for the children"
-    );
+    // Created events for the children.
+    f.wait_for_events("Created", 2).await?;
     f.stop().await
 }
 
@@ -233,10 +231,8 @@ async fn never_takes_over_a_foreign_deployment() -> Result<()> {
         .unwrap();
     assert_eq!(failed.reason, "ErrResourceExists");
     assert_eq!(condition(&status, "Ready"), Some("False"));
-    assert!(
-        f.events_with_reason("ErrResourceExists").await? >= 1,
-        "a Warning event"
-    );
+    // A Warning event.
+    f.wait_for_events("ErrResourceExists", 1).await?;
 
     let after = f.deployments().get("taken-deployment").await?;
     // Its status moves with its own rollout; its spec and metadata must not.

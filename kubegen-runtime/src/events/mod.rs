@@ -9,6 +9,10 @@
 //! this is bounded: series expire after the window and the least recently
 //! used ones are evicted beyond the capacity.
 //!
+//! [`EventRecorder::publish`] waits for the write and returns its error;
+//! [`EventRecorder::record`] returns at once and writes in the background,
+//! as client-go's recorder does — what a reconcile usually wants.
+//!
 //! ```no_run
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kubegen::events::{object_reference, EventRecorder, EventType};
@@ -38,6 +42,7 @@ use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, Client, Resource};
 use parking_lot::Mutex;
 use serde_json::json;
+use tokio::sync::Semaphore;
 
 pub use event_type::EventType;
 
@@ -49,6 +54,9 @@ use cache::{EventKey, RefKey, SeriesCache, SeriesState};
 pub const DEFAULT_SERIES_WINDOW: Duration = Duration::from_secs(6 * 60);
 /// Default number of series remembered at once.
 pub const DEFAULT_CACHE_CAPACITY: usize = 4096;
+/// Events [`EventRecorder::record`] lets wait for their write at once
+/// (client-go's broadcaster queues 1,000).
+const MAX_IN_FLIGHT: usize = 1000;
 /// The API server's limit on an Event's note, in bytes.
 const MAX_NOTE_BYTES: usize = 1024;
 /// The API server's limit on reason, action and reporting fields.
@@ -72,6 +80,9 @@ pub struct EventRecorder {
     reporting_controller: String,
     reporting_instance: String,
     cache: Arc<Mutex<SeriesCache>>,
+    /// Room for events [`EventRecorder::record`] has not finished writing.
+    in_flight: Arc<Semaphore>,
+    dropped: Arc<AtomicU64>,
 }
 
 impl fmt::Debug for EventRecorder {
@@ -116,6 +127,71 @@ impl EventRecorder {
             reporting_controller: truncate(reporting_controller.into(), MAX_FIELD_LEN),
             reporting_instance: truncate(reporting_instance.into(), MAX_FIELD_LEN),
             cache: Arc::new(Mutex::new(SeriesCache::new(series_window, cache_capacity))),
+            in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            dropped: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Records an event without waiting for it to be written, as
+    /// client-go's `EventRecorder.Eventf` does: the write (create, or a
+    /// series patch — see [`EventRecorder::publish`]) runs on a background
+    /// task and a failure is logged, so a reconcile does not spend an API
+    /// round trip per event. At most 1,000 events wait to be written (the
+    /// queue length of client-go's broadcaster); beyond that an event is
+    /// dropped with a warning and counted in [`EventRecorder::dropped`].
+    /// Repeats of one event are still written in order.
+    ///
+    /// Must be called within a Tokio runtime.
+    pub fn record(
+        &self,
+        regarding: ObjectReference,
+        related: Option<ObjectReference>,
+        event_type: EventType,
+        reason: &str,
+        action: &str,
+        note: &str,
+    ) {
+        let Ok(permit) = Arc::clone(&self.in_flight).try_acquire_owned() else {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(
+                reason,
+                "too many events waiting to be written; dropping one"
+            );
+            return;
+        };
+        let recorder = self.clone();
+        let (reason, action, note) = (reason.to_string(), action.to_string(), note.to_string());
+        tokio::spawn(async move {
+            let result = recorder
+                .publish(
+                    &regarding,
+                    related.as_ref(),
+                    event_type,
+                    &reason,
+                    &action,
+                    &note,
+                )
+                .await;
+            if let Err(error) = result {
+                tracing::warn!(%error, reason, "could not record event");
+            }
+            drop(permit);
+        });
+    }
+
+    /// How many events [`EventRecorder::record`] dropped because too many
+    /// were waiting to be written.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Waits until every event passed to [`EventRecorder::record`] so far
+    /// has been written or has failed — before a process exits, say.
+    pub async fn flush(&self) {
+        // Taking every permit means no write holds one.
+        let all = MAX_IN_FLIGHT as u32;
+        if let Ok(permits) = self.in_flight.acquire_many(all).await {
+            drop(permits);
         }
     }
 

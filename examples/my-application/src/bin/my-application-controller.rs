@@ -79,7 +79,7 @@ async fn main() -> Result<()> {
     let client = kube::Client::try_default()
         .await
         .context("connecting to the apiserver")?;
-    let (manager, _) = manager(client, &options).await?;
+    let (manager, _, recorder) = manager(client, &options).await?;
     tracing::info!(
         probes = ?manager.health_probe_addr(),
         metrics = ?manager.metrics_addr(),
@@ -87,6 +87,7 @@ async fn main() -> Result<()> {
         "my-application-controller started"
     );
     manager.run().await?;
+    recorder.flush().await;
     tracing::info!("stopped cleanly");
     Ok(())
 }

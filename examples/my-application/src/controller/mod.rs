@@ -124,8 +124,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 "Created",
                 "Create",
                 format!("created Deployment {deployment_name}"),
-            )
-            .await;
+            );
             Some(created)
         }
         Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
@@ -155,8 +154,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                     "Updated",
                     "Update",
                     format!("corrected Deployment {deployment_name}"),
-                )
-                .await;
+                );
                 Some(updated)
             }
             None => Some((*existing).clone()),
@@ -182,8 +180,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 "Created",
                 "Create",
                 format!("created Service {service_name}"),
-            )
-            .await;
+            );
         }
         Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
             let earlier = uid_precondition(existing.as_ref());
@@ -210,8 +207,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                     "Updated",
                     "Update",
                     format!("corrected Service {service_name}"),
-                )
-                .await;
+                );
             }
         }
     }
@@ -240,8 +236,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 "Synced",
                 "Reconcile",
                 "all replicas are available".into(),
-            )
-            .await;
+            );
         }
     }
     match conflict {
@@ -255,8 +250,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 "ErrResourceExists",
                 "Reconcile",
                 message,
-            )
-            .await;
+            );
             Ok(Next::RequeueAfter(CONFLICT_RETRY))
         }
         None => Ok(Next::Done),
@@ -284,7 +278,7 @@ async fn replace_earlier(
     child_write(ctx, app, Write::Delete(kind, name), delete).await?;
     ctx.writes.inc();
     let message = format!("deleted {kind} {name} of an earlier MyApplication of this name");
-    note(ctx, app, EventType::Normal, "Replaced", "Delete", message).await;
+    note(ctx, app, EventType::Normal, "Replaced", "Delete", message);
     Ok(())
 }
 
@@ -355,16 +349,17 @@ async fn report_refusal(
             tracing::warn!(%error, "could not report a refused write in the status");
         }
     }
-    note(ctx, app, EventType::Warning, reason, action, message).await;
+    note(ctx, app, EventType::Warning, reason, action, message);
 }
 
 fn is_ready(status: Option<&crate::api::MyApplicationStatus>) -> bool {
     status.is_some_and(|s| kubegen::conditions::is_condition_true(&s.conditions, "Ready"))
 }
 
-/// Publishes an event about `app`; a failure to record an event is logged,
-/// never a reason to fail the reconcile.
-async fn note(
+/// Records an event about `app` in the background (the reconcile does not
+/// wait for the write); a failure to record it is logged, never a reason to
+/// fail the reconcile.
+fn note(
     ctx: &Context,
     app: &MyApplication,
     kind: EventType,
@@ -372,12 +367,6 @@ async fn note(
     action: &str,
     text: String,
 ) {
-    let regarding = object_reference(app);
-    if let Err(error) = ctx
-        .recorder
-        .publish(&regarding, None, kind, reason, action, &text)
-        .await
-    {
-        tracing::warn!(%error, reason, "could not record event");
-    }
+    ctx.recorder
+        .record(object_reference(app), None, kind, reason, action, &text);
 }

@@ -214,6 +214,17 @@ impl Fixture {
             .count())
     }
 
+    /// Waits (up to 30 s: the operator records events in the background)
+    /// until at least `at_least` Events have `reason`, and fails otherwise.
+    pub async fn wait_for_events(&self, reason: &str, at_least: usize) -> Result<()> {
+        kubegen_testenv::eventually(
+            Duration::from_secs(30),
+            &format!("{at_least} `{reason}` event(s)"),
+            || async { Ok((self.events_with_reason(reason).await? >= at_least).then_some(())) },
+        )
+        .await
+    }
+
     pub async fn events_total(&self) -> Result<Vec<(String, i32)>> {
         let events = Api::<Event>::namespaced(self.admin.clone(), &self.ns)
             .list(&ListParams::default())
