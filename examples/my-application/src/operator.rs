@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use kubegen::controller::{Action, Controller};
 use kubegen::events::EventRecorder;
+use kubegen::kube::runtime::watcher::InitialListStrategy;
 use kubegen::leader_election::{LeaderElectionConfig, default_identity};
 use kubegen::manager::Manager;
 use kubegen::server::{ServingCert, WebhookServer};
@@ -61,6 +62,12 @@ pub struct Options {
     pub webhook_addr: SocketAddr,
     /// Concurrent reconciles.
     pub workers: usize,
+    /// Fill the informers' caches with paginated LIST requests instead of
+    /// streaming lists (a watch with `sendInitialEvents`, the default) —
+    /// for apiservers behind proxies that cut long watches. Informers fall
+    /// back to paginated lists by themselves when the apiserver rejects
+    /// streaming ones; this is why the role grants `list`.
+    pub paginated_lists: bool,
 }
 
 impl Default for Options {
@@ -79,6 +86,7 @@ impl Default for Options {
             webhook_cert_dir: None,
             webhook_addr: SocketAddr::from(([0, 0, 0, 0], 9443)),
             workers: 2,
+            paginated_lists: false,
         }
     }
 }
@@ -121,9 +129,19 @@ pub async fn manager(
         let webhooks = WebhookServer::builder(ServingCert::from_dir(dir)).conversion(converter());
         builder = builder.webhook_server(options.webhook_addr, webhooks);
     }
-    if let Some(namespace) = options.namespace.clone() {
-        builder = builder.informer_factory(|factory| factory.namespace(namespace));
-    }
+    let namespace = options.namespace.clone();
+    let paginated_lists = options.paginated_lists;
+    builder = builder.informer_factory(move |mut factory| {
+        if let Some(namespace) = namespace {
+            factory = factory.namespace(namespace);
+        }
+        if paginated_lists {
+            factory = factory.tweak_list_params(|watcher| {
+                watcher.initial_list_strategy = InitialListStrategy::ListWatch;
+            });
+        }
+        factory
+    });
     if options.leader_election {
         builder = builder.leader_election(LeaderElectionConfig {
             identity: Some(identity.clone()),

@@ -21,7 +21,7 @@ use my_application::operator::{Options, manager};
 
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--namespace NS] [--workers N] \
 [--health-probe-bind-address ADDR] [--metrics-bind-address ADDR] [--metrics-cert-dir DIR] \
-[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]";
+[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists]";
 
 fn parse(args: &[String]) -> Result<(Options, bool)> {
     let mut options = Options::default();
@@ -42,6 +42,7 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
             "--json-logs" => json = true,
             "--no-leader-elect" => options.leader_election = false,
             "--insecure-metrics" => options.insecure_metrics = true,
+            "--paginated-lists" => options.paginated_lists = true,
             "--health-probe-bind-address" => {
                 options.health_probe_addr =
                     value()?.parse().context("--health-probe-bind-address")?
