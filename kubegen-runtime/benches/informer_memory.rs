@@ -1,10 +1,17 @@
 //! Informer cache memory and sync time: kubegen's `Informer` against
-//! kube-runtime's reflector `Store`, both syncing the same 10,000 ConfigMaps
-//! (~1 KB of JSON each) from a private control plane.
+//! kube-runtime's reflector `Store` and client-go's shared informer, all
+//! syncing the same 10,000 ConfigMaps (~1 KB of JSON each) from one private
+//! control plane in the same run; each configuration is measured three
+//! times after a warm-up and the medians are reported.
 //!
-//! Heap use is measured with a counting global allocator: bytes requested
-//! and still live once the cache has synced (minus what was live before),
-//! and the peak while syncing. Run with
+//! Rust heap use is measured with a counting global allocator: bytes
+//! requested and still live once the cache has synced (minus what was live
+//! before), and the peak while syncing. client-go's side
+//! (`bench/peer-client-go`, `cmd/informer-memory`, built from the Go module
+//! proxy) reports the growth of Go's `HeapAlloc` after two GCs — live heap
+//! objects, which like the Rust figure excludes allocator slack beyond the
+//! size class. Without Go, the Rust rows are printed alone. Lines starting
+//! with `BENCH` feed `bench/run_all.py`. Run with
 //! `cargo bench -p kubegen --bench informer_memory`
 //! (`INFORMER_BENCH_OBJECTS=N` changes the object count).
 
@@ -21,6 +28,9 @@ use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use kubegen::informer::{Informer, InformerConfig};
 use kubegen_testenv::{Options, TestEnv};
+
+#[path = "support/peer_client_go.rs"]
+mod peer_client_go;
 
 /// Forwards to the system allocator, counting live and peak bytes.
 struct Counting;
@@ -91,11 +101,13 @@ fn reset_peak() -> usize {
 }
 
 /// One configuration's figures.
+#[derive(Clone)]
 struct Row {
-    name: &'static str,
+    name: String,
     sync: Duration,
     steady: usize,
-    peak: usize,
+    /// Not measured for the Go program.
+    peak: Option<usize>,
     objects: usize,
 }
 
@@ -107,7 +119,7 @@ impl Row {
 
 /// Measures one cache: `run` starts it and returns once it has synced,
 /// handing back a guard that keeps the cache alive and its object count.
-async fn measure<G, F, Fut>(name: &'static str, run: F) -> Result<Row>
+async fn measure<G, F, Fut>(name: &str, run: F) -> Result<Row>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<(G, usize)>>,
@@ -124,10 +136,10 @@ where
     let steady = live().saturating_sub(baseline);
     drop(guard);
     Ok(Row {
-        name,
+        name: name.to_string(),
         sync,
         steady,
-        peak,
+        peak: Some(peak),
         objects,
     })
 }
@@ -231,33 +243,26 @@ async fn main() -> Result<()> {
         begun.elapsed()
     );
 
-    let mut rows = Vec::new();
     // Warm-up: the first sync also pays for one-time allocations (TLS,
     // connection pool, tracing callsites), which are not cache memory.
     let _ = measure("warm-up", || {
         ours(client.clone(), &ns, InformerConfig::default())
     })
     .await?;
-    rows.push(
-        measure("kube-runtime reflector Store", || {
+    let mut rows = vec![
+        median_of(RUNS, "kube-runtime reflector Store", || {
             kube_runtime(client.clone(), &ns, false)
         })
         .await?,
-    );
-    rows.push(
-        measure("kube-runtime Store, managedFields cleared", || {
+        median_of(RUNS, "kube-runtime Store, managedFields cleared", || {
             kube_runtime(client.clone(), &ns, true)
         })
         .await?,
-    );
-    rows.push(
-        measure("kubegen Informer (default)", || {
+        median_of(RUNS, "kubegen Informer (default)", || {
             ours(client.clone(), &ns, InformerConfig::default())
         })
         .await?,
-    );
-    rows.push(
-        measure("kubegen Informer, no transform", || {
+        median_of(RUNS, "kubegen Informer, no transform", || {
             ours(
                 client.clone(),
                 &ns,
@@ -265,39 +270,172 @@ async fn main() -> Result<()> {
             )
         })
         .await?,
-    );
-    rows.push(
-        measure("kubegen Informer, streaming list", || {
+        median_of(RUNS, "kubegen Informer, paginated list", || {
             ours(
                 client.clone(),
                 &ns,
-                InformerConfig::default().streaming_list(),
+                InformerConfig::default().paginated_list(),
             )
         })
         .await?,
-    );
+    ];
+    let go = client_go(&env, &ns);
+    rows.extend(go.iter().cloned());
 
     let reference = Row::per_object(rows[0].steady, rows[0].objects);
     println!();
     println!(
-        "| {:<42} | {:>7} | {:>9} | {:>14} | {:>12} | {:>14} |",
+        "| {:<52} | {:>7} | {:>9} | {:>14} | {:>12} | {:>14} |",
         "cache", "objects", "sync", "steady B/obj", "peak B/obj", "steady ratio"
     );
     println!(
-        "|{:-<44}|{:->9}|{:->11}|{:->16}|{:->14}|{:->16}|",
+        "|{:-<54}|{:->9}|{:->11}|{:->16}|{:->14}|{:->16}|",
         "", "", "", "", "", ""
     );
     for row in &rows {
         let steady = Row::per_object(row.steady, row.objects);
         println!(
-            "| {:<42} | {:>7} | {:>9.2?} | {:>14.0} | {:>12.0} | {:>13.2}x |",
+            "| {:<52} | {:>7} | {:>9.2?} | {:>14.0} | {:>12} | {:>13.2}x |",
             row.name,
             row.objects,
             row.sync,
             steady,
-            Row::per_object(row.peak, row.objects),
+            row.peak.map_or("-".to_string(), |p| format!(
+                "{:.0}",
+                Row::per_object(p, row.objects)
+            )),
             steady / reference
         );
     }
+    report(&rows);
     Ok(())
+}
+
+/// Measured syncs per configuration (medians reported), as the client-go
+/// program does after its own warm-up.
+const RUNS: usize = 3;
+
+/// `RUNS` measurements of one configuration; each figure is the median.
+async fn median_of<G, F, Fut>(runs: usize, name: &'static str, run: F) -> Result<Row>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<(G, usize)>>,
+{
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        samples.push(measure(name, &run).await?);
+    }
+    let median = |mut values: Vec<u128>| {
+        values.sort_unstable();
+        values[values.len() / 2]
+    };
+    Ok(Row {
+        name: name.to_string(),
+        sync: Duration::from_nanos(
+            median(samples.iter().map(|r| r.sync.as_nanos()).collect()) as u64
+        ),
+        steady: median(samples.iter().map(|r| r.steady as u128).collect()) as usize,
+        peak: Some(median(
+            samples
+                .iter()
+                .filter_map(|r| r.peak)
+                .map(|p| p as u128)
+                .collect(),
+        ) as usize),
+        objects: samples[0].objects,
+    })
+}
+
+/// client-go's shared informer over the same ConfigMaps, with and without
+/// a managedFields-stripping transform (`bench/peer-client-go`,
+/// `cmd/informer-memory`): Go heap in use after GC (`HeapAlloc`) per object
+/// and sync time, medians of `RUNS`. Empty when Go is missing.
+fn client_go(env: &TestEnv, ns: &str) -> Vec<Row> {
+    let version = peer_client_go::client_go_version();
+    let program = match peer_client_go::program("informer-memory") {
+        Ok(program) => program,
+        Err(why) => {
+            println!("client-go comparison skipped: {why}");
+            return Vec::new();
+        }
+    };
+    let mut rows = Vec::new();
+    for strip in [false, true] {
+        let mut command = std::process::Command::new(&program);
+        command
+            .args(["-namespace", ns, "-runs", &RUNS.to_string()])
+            .arg(format!("-strip={strip}"))
+            .env("KUBECONFIG", env.kubeconfig());
+        let line = match peer_client_go::json_lines(&mut command) {
+            Ok(lines) if !lines.is_empty() => lines[0].clone(),
+            Ok(_) => {
+                println!("client-go printed nothing");
+                continue;
+            }
+            Err(why) => {
+                println!("client-go comparison failed: {why}");
+                continue;
+            }
+        };
+        let objects = line["objects"].as_u64().unwrap_or(0) as usize;
+        let per_object = line["heap_alloc_bytes_per_object"].as_f64().unwrap_or(0.0);
+        println!(
+            "client-go {version} (strip={strip}): list path {}, HeapInuse {:.0} B/object",
+            line["list_path"].as_str().unwrap_or("?"),
+            line["heap_inuse_bytes_per_object"].as_f64().unwrap_or(0.0)
+        );
+        rows.push(Row {
+            name: if strip {
+                format!("client-go {version} informer, managedFields stripped")
+            } else {
+                format!("client-go {version} informer (default)")
+            },
+            sync: Duration::from_secs_f64(line["sync_ms"].as_f64().unwrap_or(0.0) / 1000.0),
+            steady: (per_object * objects as f64) as usize,
+            peak: None,
+            objects,
+        });
+    }
+    rows
+}
+
+/// The `BENCH` lines of `bench/run_all.py`: kubegen against client-go, the
+/// informer users of Go pick.
+fn report(rows: &[Row]) {
+    let find = |prefix: &str| rows.iter().find(|r| r.name.starts_with(prefix));
+    let per_object = |r: &Row| Row::per_object(r.steady, r.objects);
+    let version = peer_client_go::client_go_version();
+    let pairs = [
+        (
+            "kubegen Informer (default)",
+            "client-go v",
+            "managedFields stripped",
+            "informer cache, managedFields dropped: kubegen default vs client-go {v} with a stripping transform",
+        ),
+        (
+            "kubegen Informer, no transform",
+            "client-go v",
+            "(default)",
+            "informer cache, managedFields kept: kubegen no_transform vs client-go {v} default",
+        ),
+    ];
+    for (ours, theirs_prefix, theirs_suffix, what) in pairs {
+        let theirs = rows
+            .iter()
+            .find(|r| r.name.starts_with(theirs_prefix) && r.name.ends_with(theirs_suffix));
+        if let (Some(a), Some(b)) = (find(ours), theirs) {
+            let what = what.replace("{v}", &version);
+            println!(
+                "BENCH\t{what} (B/object)\t{:.0}\t{:.0}\tB/object",
+                per_object(a),
+                per_object(b)
+            );
+            println!(
+                "BENCH\t{what} (sync of {} objects)\t{:.0}\t{:.0}\tms",
+                a.objects,
+                a.sync.as_secs_f64() * 1000.0,
+                b.sync.as_secs_f64() * 1000.0
+            );
+        }
+    }
 }

@@ -4,12 +4,22 @@
 //! them with `get` and finish them with `done`, on Tokio's multi-thread
 //! runtime; the run ends when the drained queue has handed out every item.
 //! Each configuration is measured `RUNS` times and the median is reported,
-//! with and without metrics. Run with `cargo bench -p kubegen --bench workqueue`.
+//! with and without metrics. Then, in the same run, client-go's typed
+//! rate-limiting queue goes through the same pattern (`bench/peer-client-go`,
+//! `cmd/workqueue`: same items, runs and worker counts, goroutines instead
+//! of tasks) and the ratios are printed, with `BENCH` lines for
+//! `bench/run_all.py`. Without Go, kubegen is reported alone.
+//! Run with `cargo bench -p kubegen --bench workqueue`.
 
+use std::collections::BTreeMap;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use kubegen::workqueue::{WorkQueue, WorkQueueMetrics};
 use prometheus_client::registry::Registry;
+
+#[path = "support/peer_client_go.rs"]
+mod peer_client_go;
 
 /// Items per run.
 const ITEMS: u64 = 200_000;
@@ -81,12 +91,14 @@ fn main() {
          tokio multi-thread runtime on {threads} threads"
     );
     println!();
+    let mut ours = BTreeMap::new();
     println!("| workers | metrics | median cycles/s | min cycles/s | max cycles/s |");
     println!("|--------:|:-------:|----------------:|-------------:|-------------:|");
     for with_metrics in [false, true] {
         for workers in WORKERS {
             let m = with_metrics.then_some(&metrics);
             let [median, min, max] = runtime.block_on(measure(workers, m));
+            ours.insert((workers, with_metrics), median);
             println!(
                 "| {workers:>7} | {:^7} | {:>15} | {:>12} | {:>12} |",
                 if with_metrics { "on" } else { "off" },
@@ -95,6 +107,67 @@ fn main() {
                 group(max),
             );
         }
+    }
+    compare_with_client_go(&ours);
+}
+
+/// Runs client-go's queue through the same pattern and prints the ratios.
+fn compare_with_client_go(ours: &BTreeMap<(usize, bool), f64>) {
+    let version = peer_client_go::client_go_version();
+    let program = match peer_client_go::program("workqueue") {
+        Ok(program) => program,
+        Err(why) => {
+            println!("\nclient-go comparison skipped: {why}");
+            return;
+        }
+    };
+    let workers = WORKERS.map(|w| w.to_string()).join(",");
+    let lines = peer_client_go::json_lines(Command::new(program).args([
+        "-items",
+        &ITEMS.to_string(),
+        "-runs",
+        &RUNS.to_string(),
+        "-workers",
+        &workers,
+    ]));
+    let lines = match lines {
+        Ok(lines) => lines,
+        Err(why) => {
+            println!("\nclient-go comparison failed: {why}");
+            return;
+        }
+    };
+    println!();
+    println!("kubegen vs client-go {version} workqueue (GOMAXPROCS = cores), median cycles/s:");
+    println!();
+    println!("| workers | metrics | kubegen | client-go | kubegen / client-go |");
+    println!("|--------:|:-------:|--------:|----------:|--------------------:|");
+    for line in lines {
+        let (Some(w), Some(metrics), Some(theirs)) = (
+            line["workers"].as_u64(),
+            line["metrics"].as_bool(),
+            line["median_cycles_per_sec"].as_f64(),
+        ) else {
+            continue;
+        };
+        let Some(&mine) = ours.get(&(w as usize, metrics)) else {
+            continue;
+        };
+        let on = if metrics { "on" } else { "off" };
+        println!(
+            "| {w:>7} | {on:^7} | {:>7} | {:>9} | {:>19.2}x |",
+            group(mine),
+            group(theirs),
+            mine / theirs
+        );
+        // Throughput: a ratio above 1 means kubegen is faster. The table
+        // of bench/run_all.py divides kubegen by the peer, so report time
+        // per item, where below 1 is better, as everywhere else.
+        println!(
+            "BENCH\tworkqueue, {w} worker(s), metrics {on}: kubegen vs client-go {version} (ns per add/get/done)\t{:.1}\t{:.1}\tns",
+            1e9 / mine,
+            1e9 / theirs
+        );
     }
 }
 
