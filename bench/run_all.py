@@ -30,8 +30,8 @@ def benches(args):
     return {
         "codegen": ([sys.executable, str(ROOT / "bench" / "codegen_bench.py"), "--runs", runs]
                     + (["--scale", "200"] if args.quick else []), {}),
-        "workqueue": (["cargo", "bench", "-q", "-p", "kubegen", "--bench", "workqueue"], {}),
-        "informer": (["cargo", "bench", "-q", "-p", "kubegen", "--bench", "informer_memory"],
+        "workqueue": (["cargo", "bench", "-q", "-p", "kubegen-runtime", "--bench", "workqueue"], {}),
+        "informer": (["cargo", "bench", "-q", "-p", "kubegen-runtime", "--bench", "informer_memory"],
                      {"INFORMER_BENCH_OBJECTS": "2000"} if args.quick else {}),
         "scale": (["cargo", "bench", "-q", "-p", "my-application", "--bench", "scale"],
                   {"SCALE_APPS": scale_apps}),

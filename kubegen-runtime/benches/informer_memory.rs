@@ -12,7 +12,7 @@
 //! objects, which like the Rust figure excludes allocator slack beyond the
 //! size class. Without Go, the Rust rows are printed alone. Lines starting
 //! with `BENCH` feed `bench/run_all.py`. Run with
-//! `cargo bench -p kubegen --bench informer_memory`
+//! `cargo bench -p kubegen-runtime --bench informer_memory`
 //! (`INFORMER_BENCH_OBJECTS=N` changes the object count).
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -9,7 +9,7 @@
 //! `cmd/workqueue`: same items, runs and worker counts, goroutines instead
 //! of tasks) and the ratios are printed, with `BENCH` lines for
 //! `bench/run_all.py`. Without Go, kubegen is reported alone.
-//! Run with `cargo bench -p kubegen --bench workqueue`.
+//! Run with `cargo bench -p kubegen-runtime --bench workqueue`.
 
 use std::collections::BTreeMap;
 use std::process::Command;

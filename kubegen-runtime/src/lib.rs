@@ -24,6 +24,7 @@ pub mod controller;
 pub mod conversion;
 pub mod events;
 pub mod factory;
+mod fast_hash;
 pub mod finalizer;
 pub mod informer;
 mod jitter;

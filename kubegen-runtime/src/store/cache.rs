@@ -1,6 +1,6 @@
 //! [`Store`]: the indexed object map and its change computations.
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{HashMap, HashSet};
 use std::sync::Arc;
 
 use kube::Resource;
@@ -50,13 +50,13 @@ impl<K> std::fmt::Debug for Store<K> {
 impl<K: Resource> Store<K> {
     /// An empty store with the namespace index.
     pub fn new() -> Self {
-        let mut indexers = HashMap::new();
+        let mut indexers = HashMap::default();
         indexers.insert(NAMESPACE_INDEX.to_string(), by_namespace::<K>());
-        let mut indices = HashMap::new();
-        indices.insert(NAMESPACE_INDEX.to_string(), Index::new());
+        let mut indices = HashMap::default();
+        indices.insert(NAMESPACE_INDEX.to_string(), Index::default());
         Store {
             inner: RwLock::new(Inner {
-                items: HashMap::new(),
+                items: HashMap::default(),
                 indexers,
                 indices,
             }),
@@ -75,7 +75,7 @@ impl<K: Resource> Store<K> {
         if inner.indexers.contains_key(&name) {
             return Err(CacheError::IndexExists { index: name });
         }
-        let mut index = Index::new();
+        let mut index = Index::default();
         for (key, obj) in &inner.items {
             for value in dedup(index_fn(obj)) {
                 index.entry(value).or_default().insert(key.clone());

@@ -1,6 +1,6 @@
 //! The queue's bookkeeping: the ready items, the dirty set and the processing set.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::Hash;
 use std::time::Duration;
@@ -75,8 +75,8 @@ impl<T: Clone + Eq + Hash> Core<T> {
     pub(super) fn new(prioritized: bool) -> Self {
         Self {
             ready: Ready::new(prioritized),
-            dirty: HashMap::new(),
-            processing: HashMap::new(),
+            dirty: HashMap::default(),
+            processing: HashMap::default(),
         }
     }
 

@@ -2,7 +2,9 @@
 //! priority first and FIFO within a priority.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::fast_hash::HashMap;
 use std::hash::Hash;
 
 /// The items ready to be handed out, each at most once, in hand-out order.
@@ -84,7 +86,7 @@ impl<T> Default for ByPriority<T> {
     fn default() -> Self {
         Self {
             order: BTreeMap::new(),
-            position: HashMap::new(),
+            position: HashMap::default(),
             next_arrival: 0,
         }
     }
