@@ -1,22 +1,56 @@
-//! Scale run (a benchmark, not a test): N MyApplications (default 1,000)
-//! across M namespaces (default 10) on a private control plane with kwok
-//! nodes, from creation until every one is Ready. Prints the total time,
-//! the operator's peak RSS and its write requests per object.
+//! Scale run (a benchmark, not a test): kubegen's example operator against
+//! its controller-runtime peer (`bench/peer-go`: the same MyApplication
+//! controller written with controller-runtime, built from the Go module
+//! proxy), one after the other, each on a fresh private control plane with
+//! kwok nodes and identical settings (4 workers, leader election with a
+//! 15 s Lease, managedFields stripped from the caches, no client-side
+//! throttling, the same generated ClusterRole).
 //!
-//! `cargo bench -p my-application --bench scale` (SCALE_APPS, SCALE_NAMESPACES
-//! override the sizes). The operator runs as a separate process (so its
-//! memory is its own), as the generated ClusterRole's ServiceAccount.
+//! For every size in `SCALE_APPS` (default `1000,5000`) N MyApplications
+//! across `SCALE_NAMESPACES` namespaces (default 10) are created 16 at a
+//! time once the operator leads; then, per operator:
+//!
+//! - time until every application is Ready, and the median and p99 of each
+//!   application's creation → Ready latency;
+//! - operator peak RSS (`VmHWM`) and CPU seconds (user + system);
+//! - API requests by verb per object, from the apiserver's audit log (the
+//!   operator runs as a ServiceAccount, whose every request is logged);
+//! - writes (excluding Lease renewals) during `SCALE_STEADY_SECS` (default
+//!   30) of steady state — should be 0;
+//! - RSS once every application is deleted and its children collected.
+//!
+//! `SCALE_PACED=N` (default 200, 0 skips) adds a run that creates N
+//! applications at `SCALE_RATE` per second (default 10), so the plane is
+//! not the bottleneck and the per-object latency shows the operator's own.
+//!
+//! `cargo bench -p my-application --bench scale`. Without Go the peer is
+//! skipped and kubegen's figures are printed alone. Lines starting with
+//! `BENCH` (kubegen, peer) feed `bench/run_all.py`. Nothing fails on time.
 
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, bail};
-use futures::StreamExt;
-use k8s_openapi::api::core::v1::Namespace;
+use anyhow::{Context, Result, bail};
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{Namespace, Service};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kube::runtime::watcher;
 use kubegen::kube;
 use kubegen_testenv::{Options, TestEnv};
 use my_application::api::{MyApplication, MyApplicationSpec};
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+/// The namespace of the operator's ServiceAccount and Lease.
+const SYSTEM: &str = "scale-system";
+/// The operator's ServiceAccount (its requests are audited).
+const ACCOUNT: &str = "operator";
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -25,108 +59,237 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn rss_kib(pid: u32) -> u64 {
+/// `VmHWM` or `VmRSS` of a process, in KiB.
+fn status_kib(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .find_map(|l| l.strip_prefix(field))
                 .map(|v| v.trim().trim_end_matches("kB").trim().to_string())
         })
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
 }
 
-async fn scrape(addr: &str, metric: &str) -> Result<f64> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await?;
-    stream
-        .write_all(format!("GET /metrics HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
-        .await?;
-    let mut body = String::new();
-    stream.read_to_string(&mut body).await?;
-    let values: Vec<f64> = body
-        .lines()
-        .filter(|l| l.starts_with(metric))
-        .filter_map(|l| l.rsplit(' ').next())
-        .filter_map(|v| v.parse().ok())
-        .collect();
-    if values.is_empty() {
-        bail!("{metric} not served");
+/// User + system CPU seconds of a process (`/proc/<pid>/stat` fields 14 and
+/// 15, in USER_HZ = 100 ticks per second on Linux).
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return f64::NAN;
+    };
+    // The command name (field 2) may hold spaces; fields restart after ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) => (user + system) / 100.0,
+        _ => f64::NAN,
     }
-    // Several label sets (e.g. reconcile_total by result) are summed.
-    Ok(values.iter().sum())
 }
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+/// Which operator a run measures.
+#[derive(Clone)]
+enum Side {
+    Kubegen,
+    /// The controller-runtime peer's binary.
+    ControllerRuntime(PathBuf),
+}
 
-#[tokio::main]
-async fn main() -> Result<()> {
-    let apps = env_usize("SCALE_APPS", 1000);
-    let namespaces = env_usize("SCALE_NAMESPACES", 10);
+impl Side {
+    fn name(&self) -> &'static str {
+        match self {
+            Side::Kubegen => "kubegen",
+            Side::ControllerRuntime(_) => "controller-runtime",
+        }
+    }
+
+    fn spawn(&self, kubeconfig: &Path, log: &Path) -> Result<std::process::Child> {
+        let metrics = format!("127.0.0.1:{}", kubegen_testenv::free_loopback_port()?);
+        let mut command = match self {
+            Side::Kubegen => {
+                let mut c =
+                    std::process::Command::new(env!("CARGO_BIN_EXE_my-application-controller"));
+                c.args([
+                    "--insecure-metrics",
+                    "--health-probe-bind-address",
+                    "127.0.0.1:0",
+                ]);
+                c.env("RUST_LOG", "warn");
+                c
+            }
+            Side::ControllerRuntime(binary) => {
+                let mut c = std::process::Command::new(binary);
+                c.args(["--health-probe-bind-address", "0"]);
+                c
+            }
+        };
+        let log = std::fs::File::create(log)?;
+        Ok(command
+            .args(["--lease-namespace", SYSTEM, "--workers", "4"])
+            .args(["--metrics-bind-address", &metrics])
+            .env("KUBECONFIG", kubeconfig)
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()?)
+    }
+}
+
+/// What one run measured.
+#[derive(Debug, Default)]
+struct Figures {
+    ready: Duration,
+    latency_p50: Duration,
+    latency_p99: Duration,
+    peak_rss_kib: u64,
+    cpu_at_ready: f64,
+    requests: BTreeMap<String, usize>,
+    steady_writes: usize,
+    rss_after_delete_kib: u64,
+}
+
+const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+
+/// Requests by verb, and the writes that are not Lease renewals.
+fn count(records: &[kubegen_testenv::AuditRecord]) -> (BTreeMap<String, usize>, usize) {
+    let mut by_verb = BTreeMap::new();
+    let mut writes = 0;
+    for r in records {
+        *by_verb.entry(r.verb.clone()).or_default() += 1;
+        if WRITE_VERBS.contains(&r.verb.as_str()) && r.resource != "leases" {
+            writes += 1;
+        }
+    }
+    (by_verb, writes)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+/// Creation and first-Ready instants of every application, by name.
+#[derive(Default)]
+struct Timeline {
+    created: HashMap<String, Instant>,
+    ready: HashMap<String, Instant>,
+}
+
+/// Watches every MyApplication and records when each is first Ready.
+fn watch_ready(admin: kube::Client, timeline: Arc<Mutex<Timeline>>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let events = watcher(Api::<MyApplication>::all(admin), watcher::Config::default());
+        let mut events = std::pin::pin!(events);
+        while let Ok(Some(event)) = events.try_next().await {
+            let apps: Vec<MyApplication> = match event {
+                watcher::Event::Apply(app) | watcher::Event::InitApply(app) => vec![app],
+                _ => continue,
+            };
+            let now = Instant::now();
+            let mut timeline = timeline.lock().unwrap();
+            for app in apps {
+                let ready = app.status.as_ref().is_some_and(|s| {
+                    kubegen::conditions::is_condition_true(&s.conditions, "Ready")
+                });
+                if ready {
+                    let name = format!(
+                        "{}/{}",
+                        app.metadata.namespace.unwrap_or_default(),
+                        app.metadata.name.unwrap_or_default()
+                    );
+                    timeline.ready.entry(name).or_insert(now);
+                }
+            }
+        }
+    })
+}
+
+/// One operator, `apps` applications created `rate` per second (`None`:
+/// 16 at a time as fast as the apiserver takes them), on a fresh plane.
+async fn run(
+    side: &Side,
+    apps: usize,
+    namespaces: usize,
+    rate: Option<f64>,
+    steady: Duration,
+) -> Result<Figures> {
     // 110 pods per kwok node; one pod per application.
     let nodes = apps.div_ceil(100).max(3);
-    println!("scale run: {apps} MyApplications in {namespaces} namespaces, {nodes} kwok nodes");
     let env = TestEnv::start_with(Options { nodes }).await?;
     let admin = env.client().await?;
 
     // The CRD (awaited until Established) and the generated ClusterRole.
     support::install(&admin).await?;
-    let system = "scale-system";
-    Api::<Namespace>::all(admin.clone())
-        .create(
-            &PostParams::default(),
-            &serde_json::from_value(serde_json::json!({ "metadata": { "name": system } }))?,
-        )
+    let namespace_api = Api::<Namespace>::all(admin.clone());
+    let new_namespace = |name: &str| {
+        serde_json::from_value::<Namespace>(serde_json::json!({ "metadata": { "name": name } }))
+    };
+    namespace_api
+        .create(&PostParams::default(), &new_namespace(SYSTEM)?)
         .await?;
     Api::<ClusterRoleBinding>::all(admin.clone())
         .create(&PostParams::default(), &serde_json::from_value(serde_json::json!({
             "metadata": { "name": "scale-operator" },
             "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "my-application-controller" },
-            "subjects": [{ "kind": "ServiceAccount", "name": "operator", "namespace": system }],
+            "subjects": [{ "kind": "ServiceAccount", "name": ACCOUNT, "namespace": SYSTEM }],
         }))?)
         .await?;
     // Creates the ServiceAccount the binding names.
-    let kubeconfig = env
-        .kubeconfig_for_service_account(system, "operator")
-        .await?;
-    let port = kubegen_testenv::free_loopback_port()?;
-    let metrics_addr = format!("127.0.0.1:{port}");
-    let log = std::fs::File::create(env.dir().join("operator.log"))?;
-    let mut operator = std::process::Command::new(env!("CARGO_BIN_EXE_my-application-controller"))
-        .args([
-            "--lease-namespace",
-            system,
-            "--insecure-metrics",
-            "--metrics-bind-address",
-            &metrics_addr,
-            "--health-probe-bind-address",
-            "127.0.0.1:0",
-            "--workers",
-            "4",
-        ])
-        .env("KUBECONFIG", &kubeconfig)
-        .env("RUST_LOG", "warn")
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .spawn()?;
-    let pid = operator.id();
-
+    let kubeconfig = env.kubeconfig_for_service_account(SYSTEM, ACCOUNT).await?;
     let names: Vec<String> = (0..namespaces).map(|i| format!("scale-{i}")).collect();
     for ns in &names {
-        Api::<Namespace>::all(admin.clone())
-            .create(
-                &PostParams::default(),
-                &serde_json::from_value(serde_json::json!({ "metadata": { "name": ns } }))?,
-            )
+        namespace_api
+            .create(&PostParams::default(), &new_namespace(ns)?)
             .await?;
     }
+
+    let log = env.dir().join(format!("{}.log", side.name()));
+    let mut operator = side.spawn(&kubeconfig, &log)?;
+    let pid = operator.id();
+    let result = measure(&env, &admin, pid, &names, apps, rate, steady).await;
+    let _ = operator.kill();
+    let _ = operator.wait();
+    result.with_context(|| format!("{} (log: {})", side.name(), log.display()))
+}
+
+async fn measure(
+    env: &TestEnv,
+    admin: &kube::Client,
+    pid: u32,
+    names: &[String],
+    apps: usize,
+    rate: Option<f64>,
+    steady: Duration,
+) -> Result<Figures> {
+    // Start the clock once the operator leads (its start-up is not counted).
+    let leases = Api::<Lease>::namespaced(admin.clone(), SYSTEM);
+    kubegen_testenv::eventually(Duration::from_secs(120), "the operator to lead", || {
+        let leases = leases.clone();
+        async move {
+            let lease = leases.get_opt("my-application-controller").await?;
+            let holder = lease.and_then(|l| l.spec).and_then(|s| s.holder_identity);
+            Ok(holder.map(|_| ()))
+        }
+    })
+    .await?;
+
+    let timeline = Arc::new(Mutex::new(Timeline::default()));
+    let watch = watch_ready(admin.clone(), timeline.clone());
     let begun = Instant::now();
     let creates = futures::stream::iter(0..apps)
         .map(|i| {
-            let api = Api::<MyApplication>::namespaced(admin.clone(), &names[i % namespaces]);
+            let ns = &names[i % names.len()];
+            let api = Api::<MyApplication>::namespaced(admin.clone(), ns);
+            let timeline = timeline.clone();
+            let key = format!("{ns}/app-{i}");
             async move {
+                if let Some(rate) = rate {
+                    let due = begun + Duration::from_secs_f64(i as f64 / rate);
+                    tokio::time::sleep_until(due.into()).await;
+                }
                 let app = MyApplication::new(
                     &format!("app-{i}"),
                     MyApplicationSpec {
@@ -135,65 +298,236 @@ async fn main() -> Result<()> {
                         port: 80,
                     },
                 );
+                timeline.lock().unwrap().created.insert(key, Instant::now());
                 api.create(&PostParams::default(), &app).await
             }
         })
-        .buffer_unordered(16)
+        .buffer_unordered(if rate.is_some() { apps.max(1) } else { 16 })
         .collect::<Vec<_>>()
         .await;
     if let Some(Err(e)) = creates.into_iter().find(Result::is_err) {
         bail!("creating applications: {e}");
     }
-    let created = begun.elapsed();
-    let all = Api::<MyApplication>::all(admin.clone());
-    let mut peak_kib = 0;
     loop {
-        peak_kib = peak_kib.max(rss_kib(pid));
-        let list = all.list(&ListParams::default()).await?;
-        let ready = list
-            .items
-            .iter()
-            .filter(|a| {
-                a.status
-                    .as_ref()
-                    .is_some_and(|s| kubegen::conditions::is_condition_true(&s.conditions, "Ready"))
-            })
-            .count();
-        if ready == apps {
+        if timeline.lock().unwrap().ready.len() >= apps {
             break;
         }
-        if begun.elapsed() > Duration::from_secs(1200) {
-            bail!("only {ready}/{apps} Ready after 20 minutes");
+        if begun.elapsed() > Duration::from_secs(1800) {
+            let ready = timeline.lock().unwrap().ready.len();
+            bail!("only {ready}/{apps} Ready after 30 minutes");
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let total = begun.elapsed();
-    // Steady state for 10 s: the write count must not move.
-    let writes = scrape(&metrics_addr, "my_application_writes_total").await?;
-    tokio::time::sleep(Duration::from_secs(10)).await;
-    let writes_after = scrape(&metrics_addr, "my_application_writes_total").await?;
-    peak_kib = peak_kib.max(rss_kib(pid));
-    let reconciles = scrape(&metrics_addr, "reconcile_total{")
-        .await
-        .unwrap_or(f64::NAN);
-    let _ = operator.kill();
-    let _ = operator.wait();
+    let ready = begun.elapsed();
+    let cpu_at_ready = cpu_seconds(pid);
+    watch.abort();
+    let mut latencies: Vec<Duration> = {
+        let timeline = timeline.lock().unwrap();
+        timeline
+            .ready
+            .iter()
+            .filter_map(|(name, at)| {
+                Some(at.saturating_duration_since(*timeline.created.get(name)?))
+            })
+            .collect()
+    };
+    latencies.sort();
 
-    println!("created {apps} objects in {:.1} s", created.as_secs_f64());
-    println!(
-        "all Ready after {:.1} s ({:.1} objects/s)",
-        total.as_secs_f64(),
-        apps as f64 / total.as_secs_f64()
+    // Steady state: nothing changes, so nothing should be written.
+    let (_, writes_before) = count(&env.audit_requests(SYSTEM, ACCOUNT)?);
+    tokio::time::sleep(steady).await;
+    let records = env.audit_requests(SYSTEM, ACCOUNT)?;
+    let (requests, writes_after) = count(&records);
+    let peak_rss_kib = status_kib(pid, "VmHWM:");
+
+    // Delete everything; the garbage collector removes the children.
+    for ns in names {
+        Api::<MyApplication>::namespaced(admin.clone(), ns)
+            .delete_collection(&DeleteParams::default(), &ListParams::default())
+            .await?;
+    }
+    let children = ListParams::default().labels("app=my-application").limit(1);
+    kubegen_testenv::eventually(Duration::from_secs(600), "every child collected", || {
+        let (deployments, services, all) = (
+            Api::<Deployment>::all(admin.clone()),
+            Api::<Service>::all(admin.clone()),
+            Api::<MyApplication>::all(admin.clone()),
+        );
+        let children = children.clone();
+        async move {
+            let left = deployments.list_metadata(&children).await?.items.len()
+                + services.list_metadata(&children).await?.items.len()
+                + all
+                    .list_metadata(&ListParams::default().limit(1))
+                    .await?
+                    .items
+                    .len();
+            Ok((left == 0).then_some(()))
+        }
+    })
+    .await?;
+    // Let the operator's caches and queues settle.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    Ok(Figures {
+        ready,
+        latency_p50: percentile(&latencies, 0.5),
+        latency_p99: percentile(&latencies, 0.99),
+        peak_rss_kib,
+        cpu_at_ready,
+        requests,
+        steady_writes: writes_after - writes_before,
+        rss_after_delete_kib: status_kib(pid, "VmRSS:"),
+    })
+}
+
+/// Builds the controller-runtime peer (cached); `None` without Go.
+fn peer_binary() -> Option<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/peer-go");
+    let out = std::process::Command::new("bash")
+        .arg(root.join("build.sh"))
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!("the controller-runtime peer could not be built; its rows are skipped");
+        return None;
+    }
+    let path = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()?
+        .trim()
+        .to_string();
+    let go_mod = std::fs::read_to_string(root.join("go.mod")).unwrap_or_default();
+    let version = |module: &str| {
+        go_mod
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(module))
+            .map_or("?".to_string(), |v| v.trim().to_string())
+    };
+    let versions = format!(
+        "controller-runtime {}, client-go {}",
+        version("sigs.k8s.io/controller-runtime "),
+        version("k8s.io/client-go ")
     );
-    println!("operator peak RSS {:.1} MiB", peak_kib as f64 / 1024.0);
-    println!(
-        "operator write requests: {writes} ({:.2} per object: Deployment and Service creates, status patches), {} more in 10 s of steady state",
-        writes / apps as f64,
-        writes_after - writes
-    );
-    println!(
-        "reconciles: {reconciles} ({:.2} per object)",
-        reconciles / apps as f64
-    );
+    Some((PathBuf::from(path), versions))
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// The figures of one run by metric: (metric, value, unit), requests by
+/// verb per object included.
+fn metrics(f: &Figures, apps: usize) -> Vec<(String, f64, &'static str)> {
+    let mut rows = vec![
+        ("time to all Ready".to_string(), f.ready.as_secs_f64(), "s"),
+        (
+            "create→Ready p50".to_string(),
+            f.latency_p50.as_secs_f64(),
+            "s",
+        ),
+        (
+            "create→Ready p99".to_string(),
+            f.latency_p99.as_secs_f64(),
+            "s",
+        ),
+        ("operator peak RSS".to_string(), mib(f.peak_rss_kib), "MiB"),
+        ("operator CPU until Ready".to_string(), f.cpu_at_ready, "s"),
+        (
+            "steady-state writes".to_string(),
+            f.steady_writes as f64,
+            "requests",
+        ),
+        (
+            "RSS after deleting everything".to_string(),
+            mib(f.rss_after_delete_kib),
+            "MiB",
+        ),
+    ];
+    for (verb, n) in &f.requests {
+        rows.push((
+            format!("{verb} requests per object"),
+            *n as f64 / apps as f64,
+            "requests",
+        ));
+    }
+    rows
+}
+
+/// One `BENCH` line per metric either side has.
+fn print(label: &str, apps: usize, ours: &Figures, peer: Option<&Figures>, peer_versions: &str) {
+    let ours = metrics(ours, apps);
+    let peer = peer.map(|p| metrics(p, apps)).unwrap_or_default();
+    let mut names: Vec<&String> = ours.iter().chain(&peer).map(|(n, _, _)| n).collect();
+    names.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    for name in names {
+        if !seen.insert(name) {
+            continue;
+        }
+        let find = |rows: &[(String, f64, &'static str)]| {
+            rows.iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, v, u)| (*v, *u))
+        };
+        // A side that ran and made no request of a verb made 0 of them.
+        let zero = name.ends_with("per object").then_some((0.0, "requests"));
+        let a = find(&ours).or(zero);
+        let b = find(&peer).or(zero.filter(|_| !peer.is_empty()));
+        let unit = a.or(b).map_or("", |(_, u)| u);
+        let shown = |v: Option<(f64, &str)>| v.map_or("-".to_string(), |(v, _)| format!("{v:.3}"));
+        println!(
+            "BENCH\t{name}, {label} (kubegen 0.1.0, kube 5 vs {peer_versions})\t{}\t{}\t{unit}",
+            shown(a),
+            shown(b)
+        );
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let sizes: Vec<usize> = std::env::var("SCALE_APPS")
+        .unwrap_or_else(|_| "1000,5000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let namespaces = env_usize("SCALE_NAMESPACES", 10);
+    let steady = Duration::from_secs(env_usize("SCALE_STEADY_SECS", 30) as u64);
+    let paced = env_usize("SCALE_PACED", 200);
+    let rate = std::env::var("SCALE_RATE")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(10.0);
+    let peer = peer_binary();
+    let peer_versions = peer.as_ref().map_or("-".to_string(), |(_, v)| v.clone());
+
+    let mut scenarios: Vec<(String, usize, Option<f64>)> = sizes
+        .iter()
+        .map(|&n| (format!("{n} apps"), n, None))
+        .collect();
+    if paced > 0 {
+        scenarios.push((format!("{paced} apps at {rate}/s"), paced, Some(rate)));
+    }
+    for (label, apps, pace) in scenarios {
+        println!("scale run: {label} in {namespaces} namespaces");
+        let ours = run(&Side::Kubegen, apps, namespaces, pace, steady).await?;
+        println!("  kubegen: {ours:?}");
+        let theirs = match &peer {
+            Some((binary, _)) => {
+                let f = run(
+                    &Side::ControllerRuntime(binary.clone()),
+                    apps,
+                    namespaces,
+                    pace,
+                    steady,
+                )
+                .await?;
+                println!("  controller-runtime: {f:?}");
+                Some(f)
+            }
+            None => None,
+        };
+        print(&label, apps, &ours, theirs.as_ref(), &peer_versions);
+    }
     Ok(())
 }

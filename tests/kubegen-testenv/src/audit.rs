@@ -76,13 +76,22 @@ impl TestEnv {
         self.dir.join("logs").join("audit.log")
     }
 
-    /// Every request the ServiceAccount `namespace/name` made so far.
+    /// Every request the ServiceAccount `namespace/name` made so far, once
+    /// each distinct request shape (what a role must cover).
     pub fn audit_records(&self, namespace: &str, name: &str) -> Result<Vec<AuditRecord>> {
+        let records: BTreeSet<AuditRecord> =
+            self.audit_requests(namespace, name)?.into_iter().collect();
+        Ok(records.into_iter().collect())
+    }
+
+    /// Every request the ServiceAccount `namespace/name` made so far, in
+    /// the log's order, one record per request (for counting requests).
+    pub fn audit_requests(&self, namespace: &str, name: &str) -> Result<Vec<AuditRecord>> {
         let user = format!("system:serviceaccount:{namespace}:{name}");
         let path = self.audit_log();
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading the audit log {}", path.display()))?;
-        let mut records = BTreeSet::new();
+        let mut records = Vec::new();
         for line in text.lines() {
             // A line being written when the file was read is incomplete.
             let Ok(event) = serde_json::from_str::<Value>(line) else {
@@ -93,7 +102,7 @@ impl TestEnv {
             }
             let field = |value: &Value| value.as_str().unwrap_or_default().to_owned();
             let object = &event["objectRef"];
-            records.insert(AuditRecord {
+            records.push(AuditRecord {
                 verb: field(&event["verb"]),
                 group: field(&object["apiGroup"]),
                 resource: field(&object["resource"]),
@@ -107,6 +116,6 @@ impl TestEnv {
                     == Some("allow"),
             });
         }
-        Ok(records.into_iter().collect())
+        Ok(records)
     }
 }
