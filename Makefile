@@ -84,6 +84,8 @@ package:
 	rm -rf $(PACKAGE_TARGET)/debug/.fingerprint/kubegen-* $(PACKAGE_TARGET)/debug/deps/*kubegen_* \
 		$(PACKAGE_TARGET)/debug/build/kubegen-*
 	$(CARGO) package --workspace --exclude my-application --allow-dirty --target-dir $(PACKAGE_TARGET)
+	@# CI builds once: the verification's own build (GBs) is not needed again.
+	if [ -n "$${CI:-}" ]; then rm -rf $(PACKAGE_TARGET); fi
 
 fmt:
 	$(CARGO) fmt --all

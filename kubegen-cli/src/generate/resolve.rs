@@ -6,8 +6,13 @@
 //! table ([`k8s_types`]). A name nothing brings into scope falls back to the
 //! one analyzed type of that name, then to the one k8s-openapi type of that
 //! name.
+//!
+//! Each type's schema is evaluated once per resolver and reused wherever the
+//! type is referenced again (a 50-kind API references its shared types
+//! hundreds of times); the reuse keeps the derive's nesting limit exact.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 
 use serde_json::Value;
 use syn::spanned::Spanned;
@@ -29,7 +34,17 @@ pub struct Resolver<'a> {
     /// The types by identifier (a crate may hold tens of thousands).
     by_name: std::collections::HashMap<String, Vec<&'a Analyzed>>,
     scopes: &'a Scopes,
+    /// Nesting depth of the schema being evaluated (1 = a resource's own).
     depth: Cell<u32>,
+    /// The deepest nesting level reached so far by the current evaluation.
+    deepest: Cell<u32>,
+    /// Evaluated schemas by type (its address in `types`), with how many
+    /// levels nest below the type: a reuse at depth `d` is exact only if
+    /// `d + levels` stays within the derive's limit, as a fresh evaluation
+    /// would.
+    memo: RefCell<HashMap<*const Analyzed, (Value, u32)>>,
+    /// Built-in types' schemas (inlined from the upstream definitions).
+    builtin_memo: RefCell<HashMap<BuiltinType, Value>>,
 }
 
 /// Where a nested type's schema comes from.
@@ -65,6 +80,9 @@ impl<'a> Resolver<'a> {
             by_name,
             scopes,
             depth: Cell::new(0),
+            deepest: Cell::new(0),
+            memo: RefCell::new(HashMap::new()),
+            builtin_memo: RefCell::new(HashMap::new()),
         }
     }
 
@@ -92,6 +110,12 @@ impl<'a> Resolver<'a> {
     pub fn schema(&self, t: &Analyzed) -> Result<Value, SchemaError> {
         let model = &t.analysis.container.model;
         let depth = self.depth.get() + 1;
+        if let Some((value, below)) = self.memo.borrow().get(&(t as *const Analyzed))
+            && depth + below <= kubegen_core::rt::MAX_DEPTH
+        {
+            self.deepest.set(self.deepest.get().max(depth + below));
+            return Ok(value.clone());
+        }
         if depth > kubegen_core::rt::MAX_DEPTH {
             return Err(SchemaError {
                 path: model.name.clone(),
@@ -99,6 +123,7 @@ impl<'a> Resolver<'a> {
             });
         }
         self.depth.set(depth);
+        let outer_deepest = self.deepest.replace(depth);
         let result = schema::schema_for(model, &|i| {
             let r = t
                 .analysis
@@ -111,7 +136,7 @@ impl<'a> Resolver<'a> {
                 })?;
             match self.target(t, &r.ty, r.kind) {
                 Ok(Target::Local(nested)) => self.schema(nested),
-                Ok(Target::K8s(k8s)) => k8s.schema(),
+                Ok(Target::K8s(k8s)) => self.builtin_schema(k8s),
                 Err(message) => Err(SchemaError {
                     path: model.name.clone(),
                     message,
@@ -119,7 +144,24 @@ impl<'a> Resolver<'a> {
             }
         });
         self.depth.set(depth - 1);
+        let deepest = self.deepest.get();
+        self.deepest.set(outer_deepest.max(deepest));
+        if let Ok(value) = &result {
+            self.memo
+                .borrow_mut()
+                .insert(t as *const Analyzed, (value.clone(), deepest - depth));
+        }
         result
+    }
+
+    /// A built-in type's schema, evaluated once per resolver.
+    fn builtin_schema(&self, k8s: BuiltinType) -> Result<Value, SchemaError> {
+        if let Some(value) = self.builtin_memo.borrow().get(&k8s) {
+            return Ok(value.clone());
+        }
+        let value = k8s.schema()?;
+        self.builtin_memo.borrow_mut().insert(k8s, value.clone());
+        Ok(value)
     }
 
     /// The analyzed status type named by a resource's `status = "..."`.
@@ -472,6 +514,45 @@ mod tests {
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    /// A reused schema is exact: a type whose schema was evaluated shallow
+    /// is still refused where the same type nests past the derive's limit
+    /// (64 levels), and reuse returns what a fresh evaluation returns.
+    #[test]
+    fn reused_schemas_keep_the_nesting_limit() {
+        // Shallow: S (1) -> L1 (2) ... L63 (64), exactly at the limit.
+        // Deep: D (1) -> Wrap (2) -> L1 (3) ... L63 (65), one past it.
+        let mut src = String::from(
+            "#[derive(KubeSchema)] pub struct S { pub l: L1 }\n\
+             #[derive(KubeSchema)] pub struct D { pub w: Wrap }\n\
+             #[derive(KubeSchema)] pub struct Wrap { pub l: L1 }\n",
+        );
+        for i in 1..63 {
+            src.push_str(&format!(
+                "#[derive(KubeSchema)] pub struct L{i} {{ pub next: L{} }}\n",
+                i + 1
+            ));
+        }
+        src.push_str("#[derive(KubeSchema)] pub struct L63 { pub leaf: String }\n");
+        let api = load(&[("lib.rs", &src)]).unwrap_or_else(|e| panic!("{e:#?}"));
+        let named = |name: &str| {
+            api.types
+                .iter()
+                .find(|t| t.input.derive_input.ident == name)
+                .unwrap()
+        };
+        let fresh = |name: &str| super::Resolver::new(&api.types, &api.scopes).schema(named(name));
+
+        let shared = super::Resolver::new(&api.types, &api.scopes);
+        let shallow = shared.schema(named("S")).expect("64 levels are allowed");
+        assert_eq!(Ok(shallow), fresh("S"));
+        let deep = shared.schema(named("D")).unwrap_err();
+        assert!(deep.message.contains("64 levels"), "{deep}");
+        assert_eq!(Err(deep), fresh("D"));
+        // Reuse below the limit: Wrap is L1 one level down.
+        assert_eq!(shared.schema(named("Wrap")), fresh("Wrap"));
+        assert_eq!(shared.schema(named("S")), fresh("S"));
     }
 
     #[test]
