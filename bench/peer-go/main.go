@@ -32,6 +32,7 @@ func main() {
 		probeAddr    string
 		leaderElect  bool
 		stripManaged bool
+		priority     bool
 	)
 	flag.IntVar(&workers, "workers", 2, "concurrent reconciles")
 	flag.StringVar(&leaseNS, "lease-namespace", "default", "namespace of the leader election Lease")
@@ -39,6 +40,7 @@ func main() {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", "0", "address of /healthz and /readyz (0 disables)")
 	flag.BoolVar(&leaderElect, "leader-elect", true, "hold a Lease")
 	flag.BoolVar(&stripManaged, "strip-managed-fields", true, "drop managedFields from cached objects")
+	flag.BoolVar(&priority, "priority-queue", true, "controller-runtime's priority queue (its default) instead of client-go's workqueue")
 	flag.Parse()
 	// Warnings and errors only, like the Rust operator under RUST_LOG=warn.
 	ctrl.SetLogger(zap.New(zap.UseDevMode(false), zap.Level(zapcore.WarnLevel)))
@@ -75,7 +77,7 @@ func main() {
 		For(&MyApplication{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: workers, UsePriorityQueue: &priority}).
 		Complete(r)
 	if err != nil {
 		log.Error(err, "controller")

@@ -4,7 +4,10 @@
 //! proxy), one after the other, each on a fresh private control plane with
 //! kwok nodes and identical settings (4 workers, leader election with a
 //! 15 s Lease, managedFields stripped from the caches, no client-side
-//! throttling, the same generated ClusterRole).
+//! throttling, the same generated ClusterRole); which goes first alternates
+//! from one pair of runs to the next. `SCALE_RUNS` pairs per size (default
+//! one) and `SCALE_PACED_RUNS` pairs of the paced run (default three) are
+//! run and each metric's median is reported.
 //!
 //! For every size in `SCALE_APPS` (default `1000,5000`) N MyApplications
 //! across `SCALE_NAMESPACES` namespaces (default 10) are created 16 at a
@@ -22,6 +25,9 @@
 //! `SCALE_PACED=N` (default 200, 0 skips) adds a run that creates N
 //! applications at `SCALE_RATE` per second (default 10), so the plane is
 //! not the bottleneck and the per-object latency shows the operator's own.
+//!
+//! `SCALE_PEER_ARGS` passes extra flags to the peer (`--priority-queue=false`:
+//! client-go's workqueue instead of controller-runtime's default queue).
 //!
 //! `cargo bench -p my-application --bench scale`. Without Go the peer is
 //! skipped and kubegen's figures are printed alone. Lines starting with
@@ -121,6 +127,9 @@ impl Side {
             Side::ControllerRuntime(binary) => {
                 let mut c = std::process::Command::new(binary);
                 c.args(["--health-probe-bind-address", "0"]);
+                // Extra flags of the peer, e.g. `--priority-queue=false`.
+                let extra = std::env::var("SCALE_PEER_ARGS").unwrap_or_default();
+                c.args(extra.split_whitespace());
                 c
             }
         };
@@ -454,14 +463,38 @@ fn metrics(f: &Figures, apps: usize) -> Vec<(String, f64, &'static str)> {
     rows
 }
 
-/// One `BENCH` line per metric either side has.
-fn print(label: &str, apps: usize, ours: &Figures, peer: Option<&Figures>, peer_versions: &str) {
-    let ours = metrics(ours, apps);
-    let peer = peer.map(|p| metrics(p, apps)).unwrap_or_default();
-    let mut names: Vec<&String> = ours.iter().chain(&peer).map(|(n, _, _)| n).collect();
-    names.dedup();
+/// Each metric's median over several runs of one side (none for a side
+/// that did not run).
+fn medians(runs: &[Figures], apps: usize) -> Vec<(String, f64, &'static str)> {
+    let mut by_name: BTreeMap<String, (Vec<f64>, &'static str)> = BTreeMap::new();
+    let mut order = Vec::new();
+    for figures in runs {
+        for (name, value, unit) in metrics(figures, apps) {
+            let entry = by_name.entry(name.clone()).or_insert_with(|| {
+                order.push(name);
+                (Vec::new(), unit)
+            });
+            entry.0.push(value);
+        }
+    }
+    order
+        .into_iter()
+        .map(|name| {
+            let (mut values, unit) = by_name.remove(&name).unwrap_or_default();
+            // A run that made no request of a verb made 0 of them.
+            values.resize(runs.len(), 0.0);
+            values.sort_by(f64::total_cmp);
+            (name, values[values.len() / 2], unit)
+        })
+        .collect()
+}
+
+/// One `BENCH` line per metric either side has (medians over the runs).
+fn print(label: &str, apps: usize, ours: &[Figures], peer: &[Figures], peer_versions: &str) {
+    let ours = medians(ours, apps);
+    let peer = medians(peer, apps);
     let mut seen = std::collections::BTreeSet::new();
-    for name in names {
+    for (name, _, _) in ours.iter().chain(&peer) {
         if !seen.insert(name) {
             continue;
         }
@@ -490,10 +523,13 @@ async fn main() -> Result<()> {
         .unwrap_or_else(|_| "1000,5000".into())
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
+        .filter(|&n| n > 0)
         .collect();
     let namespaces = env_usize("SCALE_NAMESPACES", 10);
     let steady = Duration::from_secs(env_usize("SCALE_STEADY_SECS", 30) as u64);
+    let runs = env_usize("SCALE_RUNS", 1).max(1);
     let paced = env_usize("SCALE_PACED", 200);
+    let paced_runs = env_usize("SCALE_PACED_RUNS", 3).max(1);
     let rate = std::env::var("SCALE_RATE")
         .ok()
         .and_then(|v| v.parse::<f64>().ok())
@@ -501,33 +537,44 @@ async fn main() -> Result<()> {
     let peer = peer_binary();
     let peer_versions = peer.as_ref().map_or("-".to_string(), |(_, v)| v.clone());
 
-    let mut scenarios: Vec<(String, usize, Option<f64>)> = sizes
+    let mut scenarios: Vec<(String, usize, Option<f64>, usize)> = sizes
         .iter()
-        .map(|&n| (format!("{n} apps"), n, None))
+        .map(|&n| (format!("{n} apps"), n, None, runs))
         .collect();
     if paced > 0 {
-        scenarios.push((format!("{paced} apps at {rate}/s"), paced, Some(rate)));
+        scenarios.push((
+            format!("{paced} apps at {rate}/s"),
+            paced,
+            Some(rate),
+            paced_runs,
+        ));
     }
-    for (label, apps, pace) in scenarios {
-        println!("scale run: {label} in {namespaces} namespaces");
-        let ours = run(&Side::Kubegen, apps, namespaces, pace, steady).await?;
-        println!("  kubegen: {ours:?}");
-        let theirs = match &peer {
-            Some((binary, _)) => {
-                let f = run(
-                    &Side::ControllerRuntime(binary.clone()),
-                    apps,
-                    namespaces,
-                    pace,
-                    steady,
-                )
-                .await?;
-                println!("  controller-runtime: {f:?}");
-                Some(f)
+    let mut turn = 0;
+    for (label, apps, pace, runs) in scenarios {
+        println!("scale run: {label} in {namespaces} namespaces, {runs} run(s) each");
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            // Which operator goes first alternates from one pair of runs to
+            // the next, so neither always meets the fresher machine.
+            let mut sides = vec![Side::Kubegen];
+            sides.extend(
+                peer.as_ref()
+                    .map(|(b, _)| Side::ControllerRuntime(b.clone())),
+            );
+            if turn % 2 == 1 {
+                sides.reverse();
             }
-            None => None,
-        };
-        print(&label, apps, &ours, theirs.as_ref(), &peer_versions);
+            turn += 1;
+            for side in sides {
+                let figures = run(&side, apps, namespaces, pace, steady).await?;
+                println!("  {}: {figures:?}", side.name());
+                match side {
+                    Side::Kubegen => ours.push(figures),
+                    Side::ControllerRuntime(_) => theirs.push(figures),
+                }
+            }
+        }
+        print(&label, apps, &ours, &theirs, &peer_versions);
     }
     Ok(())
 }
