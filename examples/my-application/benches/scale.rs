@@ -154,6 +154,8 @@ struct Figures {
     cpu_at_ready: f64,
     requests: BTreeMap<String, usize>,
     steady_writes: usize,
+    /// The steady-state writes by `verb resource[/subresource]`.
+    steady_by_kind: BTreeMap<String, usize>,
     rss_after_delete_kib: u64,
 }
 
@@ -343,10 +345,20 @@ async fn measure(
     latencies.sort();
 
     // Steady state: nothing changes, so nothing should be written.
-    let (_, writes_before) = count(&env.audit_requests(SYSTEM, ACCOUNT)?);
+    let earlier = env.audit_requests(SYSTEM, ACCOUNT)?;
+    let (before, (_, writes_before)) = (earlier.len(), count(&earlier));
     tokio::time::sleep(steady).await;
     let records = env.audit_requests(SYSTEM, ACCOUNT)?;
     let (requests, writes_after) = count(&records);
+    let mut steady_by_kind = BTreeMap::new();
+    for r in records.iter().skip(before) {
+        if WRITE_VERBS.contains(&r.verb.as_str()) && r.resource != "leases" {
+            let (_, _, resource) = r.permission();
+            *steady_by_kind
+                .entry(format!("{} {resource}", r.verb))
+                .or_default() += 1;
+        }
+    }
     let peak_rss_kib = status_kib(pid, "VmHWM:");
 
     // Delete everything; the garbage collector removes the children.
@@ -385,6 +397,7 @@ async fn measure(
         cpu_at_ready,
         requests,
         steady_writes: writes_after - writes_before,
+        steady_by_kind,
         rss_after_delete_kib: status_kib(pid, "VmRSS:"),
     })
 }
@@ -568,6 +581,13 @@ async fn main() -> Result<()> {
             for side in sides {
                 let figures = run(&side, apps, namespaces, pace, steady).await?;
                 println!("  {}: {figures:?}", side.name());
+                if !figures.steady_by_kind.is_empty() {
+                    println!(
+                        "  {} wrote in steady state: {:?}",
+                        side.name(),
+                        figures.steady_by_kind
+                    );
+                }
                 match side {
                     Side::Kubegen => ours.push(figures),
                     Side::ControllerRuntime(_) => theirs.push(figures),
