@@ -150,6 +150,15 @@ impl<T: QueueItem> WorkQueue<T> {
     /// controller-runtime's `GetWithPriority`. Cancel-safe.
     pub async fn get_with_priority(&self) -> Option<(T, i32)> {
         loop {
+            // An item that is ready is taken at once, without registering as
+            // a waiter first (a registration locks the waiter list).
+            match self.shared.poll() {
+                Polled::Item(item, priority) => return Some((item, priority)),
+                Polled::Closed => return None,
+                Polled::Empty => {}
+            }
+            // Register, then look again, so an add between the two polls is
+            // not missed.
             let mut notified = pin!(self.shared.item_ready().notified());
             notified.as_mut().enable();
             match self.shared.poll() {
