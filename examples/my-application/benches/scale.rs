@@ -95,7 +95,6 @@ fn cpu_seconds(pid: u32) -> f64 {
 }
 
 /// Which operator a run measures.
-#[derive(Clone)]
 enum Side {
     Kubegen,
     /// The controller-runtime peer's binary.
@@ -145,7 +144,7 @@ impl Side {
 }
 
 /// What one run measured.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Figures {
     ready: Duration,
     latency_p50: Duration,
@@ -153,25 +152,33 @@ struct Figures {
     peak_rss_kib: u64,
     cpu_at_ready: f64,
     requests: BTreeMap<String, usize>,
-    steady_writes: usize,
-    /// The steady-state writes by `verb resource[/subresource]`.
+    /// The steady-state writes (Lease renewals aside) by
+    /// `verb resource[/subresource]`.
     steady_by_kind: BTreeMap<String, usize>,
     rss_after_delete_kib: u64,
 }
 
 const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
 
-/// Requests by verb, and the writes that are not Lease renewals.
-fn count(records: &[kubegen_testenv::AuditRecord]) -> (BTreeMap<String, usize>, usize) {
-    let mut by_verb = BTreeMap::new();
-    let mut writes = 0;
+/// Requests by verb.
+fn by_verb(records: &[kubegen_testenv::AuditRecord]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
     for r in records {
-        *by_verb.entry(r.verb.clone()).or_default() += 1;
+        *counts.entry(r.verb.clone()).or_default() += 1;
+    }
+    counts
+}
+
+/// Writes other than Lease renewals, by `verb resource[/subresource]`.
+fn writes_by_kind(records: &[kubegen_testenv::AuditRecord]) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for r in records {
         if WRITE_VERBS.contains(&r.verb.as_str()) && r.resource != "leases" {
-            writes += 1;
+            let (_, _, resource) = r.permission();
+            *counts.entry(format!("{} {resource}", r.verb)).or_default() += 1;
         }
     }
-    (by_verb, writes)
+    counts
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -345,20 +352,11 @@ async fn measure(
     latencies.sort();
 
     // Steady state: nothing changes, so nothing should be written.
-    let earlier = env.audit_requests(SYSTEM, ACCOUNT)?;
-    let (before, (_, writes_before)) = (earlier.len(), count(&earlier));
+    let before = env.audit_requests(SYSTEM, ACCOUNT)?.len();
     tokio::time::sleep(steady).await;
     let records = env.audit_requests(SYSTEM, ACCOUNT)?;
-    let (requests, writes_after) = count(&records);
-    let mut steady_by_kind = BTreeMap::new();
-    for r in records.iter().skip(before) {
-        if WRITE_VERBS.contains(&r.verb.as_str()) && r.resource != "leases" {
-            let (_, _, resource) = r.permission();
-            *steady_by_kind
-                .entry(format!("{} {resource}", r.verb))
-                .or_default() += 1;
-        }
-    }
+    let requests = by_verb(&records);
+    let steady_by_kind = writes_by_kind(records.get(before..).unwrap_or_default());
     let peak_rss_kib = status_kib(pid, "VmHWM:");
 
     // Delete everything; the garbage collector removes the children.
@@ -396,7 +394,6 @@ async fn measure(
         peak_rss_kib,
         cpu_at_ready,
         requests,
-        steady_writes: writes_after - writes_before,
         steady_by_kind,
         rss_after_delete_kib: status_kib(pid, "VmRSS:"),
     })
@@ -457,7 +454,7 @@ fn metrics(f: &Figures, apps: usize) -> Vec<(String, f64, &'static str)> {
         ("operator CPU until Ready".to_string(), f.cpu_at_ready, "s"),
         (
             "steady-state writes".to_string(),
-            f.steady_writes as f64,
+            f.steady_by_kind.values().sum::<usize>() as f64,
             "requests",
         ),
         (

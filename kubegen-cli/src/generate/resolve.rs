@@ -32,7 +32,7 @@ const MAX_HOPS: u32 = 32;
 pub struct Resolver<'a> {
     types: &'a [Analyzed],
     /// The types by identifier (a crate may hold tens of thousands).
-    by_name: std::collections::HashMap<String, Vec<&'a Analyzed>>,
+    by_name: HashMap<String, Vec<&'a Analyzed>>,
     scopes: &'a Scopes,
     /// Nesting depth of the schema being evaluated (1 = a resource's own).
     depth: Cell<u32>,
@@ -67,8 +67,7 @@ impl Target<'_> {
 impl<'a> Resolver<'a> {
     /// A resolver over `types`, following the `use`s and aliases of `scopes`.
     pub fn new(types: &'a [Analyzed], scopes: &'a Scopes) -> Self {
-        let mut by_name: std::collections::HashMap<String, Vec<&'a Analyzed>> =
-            std::collections::HashMap::new();
+        let mut by_name: HashMap<String, Vec<&'a Analyzed>> = HashMap::new();
         for t in types {
             by_name
                 .entry(t.input.derive_input.ident.to_string())

@@ -149,23 +149,26 @@ impl<T: QueueItem> WorkQueue<T> {
     /// at (always 0 in a queue that is not priority-aware), as
     /// controller-runtime's `GetWithPriority`. Cancel-safe.
     pub async fn get_with_priority(&self) -> Option<(T, i32)> {
+        // `Some(answer)` once the queue has one: an item, or `None` when closed.
+        let answer = |polled| match polled {
+            Polled::Item(item, priority) => Some(Some((item, priority))),
+            Polled::Closed => Some(None),
+            Polled::Empty => None,
+        };
         loop {
             // An item that is ready is taken at once, without registering as
             // a waiter first (a registration locks the waiter list).
-            match self.shared.poll() {
-                Polled::Item(item, priority) => return Some((item, priority)),
-                Polled::Closed => return None,
-                Polled::Empty => {}
+            if let Some(got) = answer(self.shared.poll()) {
+                return got;
             }
             // Register, then look again, so an add between the two polls is
             // not missed.
             let mut notified = pin!(self.shared.item_ready().notified());
             notified.as_mut().enable();
-            match self.shared.poll() {
-                Polled::Item(item, priority) => return Some((item, priority)),
-                Polled::Closed => return None,
-                Polled::Empty => notified.await,
+            if let Some(got) = answer(self.shared.poll()) {
+                return got;
             }
+            notified.await;
         }
     }
 
