@@ -8,6 +8,7 @@
 use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::{FileError, FileSet, WriteReport, ownership, scan};
 
@@ -125,25 +126,12 @@ fn plan(root: &Path, set: &FileSet) -> Result<(Vec<Change>, WriteReport), FileEr
 /// Stages every new file and syncs the staged files to disk, then swaps
 /// them in and moves removed files aside.
 fn apply(changes: &[Change], journal: &mut Journal) -> Result<(), FileError> {
-    let mut unsynced = Vec::new();
-    for (index, change) in changes.iter().enumerate() {
-        let Some(contents) = &change.contents else {
-            continue;
-        };
+    for change in changes.iter().filter(|c| c.contents.is_some()) {
         if let Some(parent) = change.target.parent() {
             create_dirs(parent, journal)?;
         }
-        let temp = sibling(&change.target, "new");
-        journal.staged.push((temp.clone(), index));
-        let mut file = File::create_new(&temp).map_err(|e| FileError::io(&temp, e))?;
-        file.write_all(contents.as_bytes())
-            .map_err(|e| FileError::io(&temp, e))?;
-        unsynced.push((temp, file));
-        if unsynced.len() == SYNC_BATCH {
-            sync_all(&std::mem::take(&mut unsynced))?;
-        }
     }
-    sync_all(&unsynced)?;
+    stage_all(changes, journal)?;
     for change in changes {
         if change.existed {
             let backup = sibling(&change.target, "old");
@@ -160,41 +148,75 @@ fn apply(changes: &[Change], journal: &mut Journal) -> Result<(), FileError> {
     Ok(())
 }
 
-/// How many `fsync` calls run at once: each mostly waits for the disk, and
-/// concurrent ones let the kernel flush them together.
-const SYNC_THREADS: usize = 8;
+/// How many files are staged at once: creating, writing and syncing a file
+/// mostly waits for the file system, and concurrent syncs let the kernel
+/// flush them together.
+const STAGE_THREADS: usize = 8;
 
-/// How many staged files are held open at once, waiting for their sync
-/// (well under the usual limit of 1,024 open files).
-const SYNC_BATCH: usize = 256;
+/// What one staging thread did: the files it created (with their change
+/// index) and the first failure it met (with its change index).
+type Staged = (Vec<(PathBuf, usize)>, Option<(usize, FileError)>);
 
-/// Syncs every staged file to disk before any of them is swapped in, so a
-/// crash never leaves a target renamed over unwritten data. The first
-/// failure (in staging order) is reported.
-fn sync_all(files: &[(PathBuf, File)]) -> Result<(), FileError> {
-    let chunk = files.len().div_ceil(SYNC_THREADS).max(1);
-    let failures: Vec<FileError> = std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter().find_map(|(path, file)| {
-                        file.sync_all().err().map(|e| FileError::io(path, e))
-                    })
+/// Writes every new content to a temp file beside its target and syncs it
+/// to disk, on several threads, before any target is swapped: a crash never
+/// leaves a target renamed over unwritten data. Every temp file created is
+/// recorded (and only those, so a rollback never deletes a file it did not
+/// create); the first failure in staging order is reported.
+fn stage_all(changes: &[Change], journal: &mut Journal) -> Result<(), FileError> {
+    let jobs: Vec<(usize, &Path, &str)> = changes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| Some((i, c.target.as_path(), c.contents.as_deref()?)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let results: Vec<Staged> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..STAGE_THREADS.min(jobs.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut staged = Vec::new();
+                    while !failed.load(Ordering::Relaxed) {
+                        let Some(&(index, target, contents)) =
+                            jobs.get(next.fetch_add(1, Ordering::Relaxed))
+                        else {
+                            break;
+                        };
+                        let temp = sibling(target, "new");
+                        let result = File::create_new(&temp).and_then(|mut file| {
+                            staged.push((temp.clone(), index));
+                            file.write_all(contents.as_bytes())?;
+                            file.sync_all()
+                        });
+                        if let Err(e) = result {
+                            failed.store(true, Ordering::Relaxed);
+                            return (staged, Some((index, FileError::io(&temp, e))));
+                        }
+                    }
+                    (staged, None)
                 })
             })
             .collect();
         workers
             .into_iter()
-            .filter_map(|worker| {
+            .map(|worker| {
                 worker
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
             .collect()
     });
-    match failures.into_iter().next() {
-        Some(error) => Err(error),
+    let mut first: Option<(usize, FileError)> = None;
+    for (staged, failure) in results {
+        journal.staged.extend(staged);
+        if let Some((index, error)) = failure
+            && first.as_ref().is_none_or(|(at, _)| index < *at)
+        {
+            first = Some((index, error));
+        }
+    }
+    journal.staged.sort_by_key(|(_, index)| *index);
+    match first {
+        Some((_, error)) => Err(error),
         None => Ok(()),
     }
 }
@@ -273,5 +295,37 @@ mod tests {
         let name = s.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with(".x.yaml.kubegen-new-"), "{name}");
         assert!(name.ends_with(&std::process::id().to_string()));
+    }
+
+    /// A file already at a staging name (left by an earlier process with
+    /// this process id, say) makes staging fail; the rollback must not
+    /// delete it, and the other files staged meanwhile are cleaned up.
+    #[test]
+    fn a_failed_staging_deletes_only_what_it_created() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let mut set = FileSet::new("shop");
+        set.own_dir("out");
+        for i in 0..40 {
+            set.insert(
+                format!("out/f{i:02}.yaml"),
+                format!("# @generated\nn: {i}\n"),
+            );
+        }
+        std::fs::create_dir(root.join("out")).unwrap();
+        let blocked = sibling(&root.join("out/f20.yaml"), "new");
+        std::fs::write(&blocked, "not kubegen's").unwrap();
+        let err = write(root, &set).unwrap_err();
+        assert_eq!(err.path, blocked, "{err:?}");
+        assert_eq!(std::fs::read_to_string(&blocked).unwrap(), "not kubegen's");
+        let left: Vec<_> = std::fs::read_dir(root.join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(
+            left,
+            vec![blocked],
+            "only the file kubegen did not create remains"
+        );
     }
 }

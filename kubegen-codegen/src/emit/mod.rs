@@ -124,35 +124,158 @@ fn by_group_version(kinds: Vec<Kind>) -> Result<GroupVersions, Vec<String>> {
     }
 }
 
-/// One module's source before formatting: its `//!` line and its tokens
-/// as text (tokens cannot cross threads; text can).
+/// One module before formatting: its `//!` line and what its tokens are
+/// made from, in a form that can move to a formatting thread (tokens and
+/// `syn` paths cannot cross threads; text can).
 struct Pending {
     doc: String,
-    text: String,
+    source: Source,
+}
+
+/// What a module's tokens are made from.
+enum Source {
+    /// Tokens emitted on the calling thread, as text.
+    Text(String),
+    /// One group version's clients, listers or informers: emitted on the
+    /// thread that formats them, straight from tokens (the bulk of the
+    /// output, so neither printed to text nor lexed again).
+    GroupVersion {
+        part: Part,
+        group: String,
+        version: String,
+        gv: String,
+        kinds: Vec<SentKind>,
+    },
+}
+
+/// The per-group-version emitters.
+#[derive(Clone, Copy)]
+enum Part {
+    Clientset,
+    Listers,
+    Informers,
+}
+
+/// A [`Kind`] with its type path as text.
+struct SentKind {
+    group: String,
+    version: String,
+    kind: String,
+    namespaced: bool,
+    path: String,
+    verbs: Vec<Verb>,
+    status: bool,
+}
+
+impl SentKind {
+    fn new(kind: &Kind) -> Self {
+        let path = &kind.path;
+        SentKind {
+            group: kind.group.clone(),
+            version: kind.version.clone(),
+            kind: kind.kind.clone(),
+            namespaced: kind.namespaced,
+            path: quote!(#path).to_string(),
+            verbs: kind.verbs.clone(),
+            status: kind.status,
+        }
+    }
+
+    fn kind(&self) -> syn::Result<Kind> {
+        Ok(Kind {
+            group: self.group.clone(),
+            version: self.version.clone(),
+            kind: self.kind.clone(),
+            namespaced: self.namespaced,
+            path: syn::parse_str(&self.path)?,
+            verbs: self.verbs.clone(),
+            status: self.status,
+        })
+    }
+}
+
+impl Source {
+    fn group_version(part: Part, group: &str, version: &str, gv: &str, kinds: &[Kind]) -> Self {
+        Source::GroupVersion {
+            part,
+            group: group.to_owned(),
+            version: version.to_owned(),
+            gv: gv.to_owned(),
+            kinds: kinds.iter().map(SentKind::new).collect(),
+        }
+    }
+
+    /// Bytes of text or kinds to format: the larger first keeps threads busy.
+    fn weight(&self) -> usize {
+        match self {
+            Source::Text(text) => text.len(),
+            Source::GroupVersion { part, kinds, .. } => {
+                let per_kind = match part {
+                    Part::Clientset => 4_000,
+                    Part::Listers | Part::Informers => 700,
+                };
+                per_kind * kinds.len()
+            }
+        }
+    }
+
+    /// The module's syntax tree, or its text where that does not parse.
+    fn parse(&self) -> Result<syn::File, String> {
+        match self {
+            Source::Text(text) => syn::parse_file(text).map_err(|_| text.clone()),
+            Source::GroupVersion {
+                part,
+                group,
+                version,
+                gv,
+                kinds,
+            } => {
+                let kinds = kinds
+                    .iter()
+                    .map(SentKind::kind)
+                    .collect::<syn::Result<Vec<Kind>>>()
+                    .map_err(|e| e.to_string())?;
+                let module = format_ident!("{}", group_version_module(group, version));
+                let tokens = match part {
+                    Part::Clientset => clientset::group_version(group, version, gv, &kinds),
+                    Part::Listers => listers::group_version(&kinds),
+                    Part::Informers => informers::group_version(&module, gv, &kinds),
+                };
+                syn::parse2(tokens.clone()).map_err(|_| tokens.to_string())
+            }
+        }
+    }
 }
 
 fn pending(doc: &str, tokens: TokenStream) -> Pending {
     Pending {
         doc: doc.to_string(),
-        text: tokens.to_string(),
+        source: Source::Text(tokens.to_string()),
     }
 }
 
-/// Formats every module, on as many threads as the machine has cores: each
-/// file is parsed and printed by prettyplease on its own, so the output
-/// does not depend on the thread count.
+/// Formats every module, on as many threads as the machine has cores:
+/// each thread takes the next module, largest first, and emits, parses and
+/// prints it on its own, so the output does not depend on the thread count.
 fn render_all(files: BTreeMap<String, Pending>, header: Option<&str>) -> BTreeMap<String, String> {
-    let files: Vec<(String, Pending)> = files.into_iter().collect();
-    let threads = std::thread::available_parallelism().map_or(1, usize::from);
-    let chunk = files.len().div_ceil(threads).max(1);
+    let mut files: Vec<(String, Pending)> = files.into_iter().collect();
+    files.sort_by_key(|(_, file)| std::cmp::Reverse(file.source.weight()));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(files.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(path, file)| (path.clone(), render(&file.doc, &file.text, header)))
-                        .collect::<Vec<_>>()
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((path, file)) = files.get(at) else {
+                            break done;
+                        };
+                        done.push((path.clone(), render(file, header)));
+                    }
                 })
             })
             .collect();
@@ -167,12 +290,12 @@ fn render_all(files: BTreeMap<String, Pending>, header: Option<&str>) -> BTreeMa
     })
 }
 
-fn render(doc: &str, text: &str, header: Option<&str>) -> String {
-    let file = match syn::parse_file(text) {
-        Ok(file) => file,
+fn render(file: &Pending, header: Option<&str>) -> String {
+    let parsed = match file.source.parse() {
+        Ok(parsed) => parsed,
         // Generated tokens always parse; fall back to the raw text rather
         // than panic if they ever do not.
-        Err(_) => return format!("{RUST_HEADER}\n{text}\n"),
+        Err(text) => return format!("{RUST_HEADER}\n{text}\n"),
     };
     let mut out = String::from(RUST_HEADER);
     out.push('\n');
@@ -183,8 +306,8 @@ fn render(doc: &str, text: &str, header: Option<&str>) -> String {
             out.push('\n');
         }
     }
-    out.push_str(&format!("//! {doc}\n\n"));
-    out.push_str(&prettyplease::unparse(&file));
+    out.push_str(&format!("//! {}\n\n", file.doc));
+    out.push_str(&prettyplease::unparse(&parsed));
     out
 }
 
@@ -241,27 +364,31 @@ pub fn modules(
         for (version, (api_group, kinds)) in versions {
             let module = format_ident!("{}", group_version_module(group, version));
             let gv = api_version(api_group, version);
-            files.insert(
-                format!("clientset/{module}.rs"),
-                pending(
-                    &format!("Typed clients for `{gv}`."),
-                    clientset::group_version(group, version, &gv, kinds),
+            for (dir, part, doc) in [
+                (
+                    "clientset",
+                    Part::Clientset,
+                    format!("Typed clients for `{gv}`."),
                 ),
-            );
-            files.insert(
-                format!("listers/{module}.rs"),
-                pending(
-                    &format!("Listers for `{gv}`: typed reads from informer caches."),
-                    listers::group_version(kinds),
+                (
+                    "listers",
+                    Part::Listers,
+                    format!("Listers for `{gv}`: typed reads from informer caches."),
                 ),
-            );
-            files.insert(
-                format!("informers/{module}.rs"),
-                pending(
-                    &format!("Shared informers for `{gv}`."),
-                    informers::group_version(&module, &gv, kinds),
+                (
+                    "informers",
+                    Part::Informers,
+                    format!("Shared informers for `{gv}`."),
                 ),
-            );
+            ] {
+                files.insert(
+                    format!("{dir}/{module}.rs"),
+                    Pending {
+                        doc,
+                        source: Source::group_version(part, group, version, &gv, kinds),
+                    },
+                );
+            }
             let client_ty = format_ident!("{}{}Client", pascal(group), pascal(version));
             let doc = format!(" Typed clients for `{gv}`.");
             client_mods.push(quote!(pub mod #module;));
