@@ -139,7 +139,7 @@ where
     /// An informer whose resource type is reported as `name` in metrics
     /// (for dynamic types, see [`resource_name`]).
     pub fn with_name(api: Api<K>, name: impl Into<String>, config: InformerConfig<K>) -> Self {
-        let store = Arc::new(Store::new());
+        let store = Arc::new(Store::with_codec(config.codec));
         for (index, index_fn) in &config.indexers {
             if let Err(e) = store.add_indexer(index.clone(), index_fn.clone()) {
                 tracing::warn!("informer index ignored: {e}");

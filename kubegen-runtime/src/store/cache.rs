@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use kube::Resource;
 use parking_lot::RwLock;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
+use super::entry::{Codec, Entry, load};
 use super::error::CacheError;
 use super::index::{IndexFn, NAMESPACE_INDEX, by_namespace};
 use super::key::ObjectKey;
@@ -14,19 +17,25 @@ use super::notification::{DeletedObject, Notification};
 /// One index: index value to the keys of the objects listed under it.
 type Index = HashMap<String, HashSet<Arc<ObjectKey>>>;
 
-/// A thread-safe, indexed cache of `Arc<K>` keyed by [`ObjectKey`] (the
-/// indexer of client-go). Readers get shared `Arc<K>` handles and cannot
-/// change cached objects; only the informer that owns the store writes it.
+/// A thread-safe, indexed cache of objects keyed by [`ObjectKey`] (the
+/// indexer of client-go). Readers get `Arc<K>` handles and cannot change
+/// cached objects; only the informer that owns the store writes it.
+///
+/// A store made with [`Store::new`] keeps each object decoded and hands out
+/// the same shared `Arc<K>` on every read. One made with [`Store::compact`]
+/// keeps each object's JSON instead and decodes it on every read.
 ///
 /// Every store has the [`NAMESPACE_INDEX`]; more indexes can be added at any
 /// time with [`Store::add_indexer`]. Indexes stay consistent through updates
 /// and deletes.
 pub struct Store<K> {
     inner: RwLock<Inner<K>>,
+    /// Set for compact stores.
+    codec: Option<Codec<K>>,
 }
 
 struct Inner<K> {
-    items: HashMap<Arc<ObjectKey>, Arc<K>>,
+    items: HashMap<Arc<ObjectKey>, Entry<K>>,
     indexers: HashMap<String, IndexFn<K>>,
     indices: HashMap<String, Index>,
 }
@@ -42,14 +51,40 @@ impl<K> std::fmt::Debug for Store<K> {
         let inner = self.inner.read();
         f.debug_struct("Store")
             .field("len", &inner.items.len())
+            .field("compact", &self.codec.is_some())
             .field("indexes", &inner.indexers.keys().collect::<Vec<_>>())
             .finish()
+    }
+}
+
+impl<K: Resource + Serialize + DeserializeOwned> Store<K> {
+    /// An empty compact store with the namespace index: it keeps every
+    /// object as its JSON (without the decoded form's per-field allocations
+    /// and map nodes, often a half or less of the memory) and decodes it on
+    /// every read, so each `get` or `list` hands out fresh `Arc<K>`s at the
+    /// cost of a decode per object read (a few microseconds per kilobyte).
+    /// Suits large caches that are read rarely — Secrets, ConfigMaps or Pods
+    /// watched cluster-wide, say.
+    ///
+    /// An object is kept as JSON only when that JSON decodes back into a
+    /// `K`, as for every Kubernetes type and serde-derived resource; one
+    /// that would not (a type whose `Serialize` output its own `Deserialize`
+    /// refuses) is kept decoded, so reads never fail. Secondary indexes,
+    /// resourceVersion checks and relist diffs work as in [`Store::new`];
+    /// label-selector lists decode every object they look at.
+    pub fn compact() -> Self {
+        Store::with_codec(Some(Codec::json()))
     }
 }
 
 impl<K: Resource> Store<K> {
     /// An empty store with the namespace index.
     pub fn new() -> Self {
+        Store::with_codec(None)
+    }
+
+    /// An empty store; compact when `codec` is set.
+    pub(crate) fn with_codec(codec: Option<Codec<K>>) -> Self {
         let mut indexers = HashMap::default();
         indexers.insert(NAMESPACE_INDEX.to_string(), by_namespace::<K>());
         let mut indices = HashMap::default();
@@ -60,7 +95,26 @@ impl<K: Resource> Store<K> {
                 indexers,
                 indices,
             }),
+            codec,
         }
+    }
+
+    /// Whether objects are kept as JSON ([`Store::compact`]).
+    pub fn is_compact(&self) -> bool {
+        self.codec.is_some()
+    }
+
+    /// How `obj` is kept.
+    fn entry(&self, obj: &Arc<K>) -> Entry<K> {
+        match &self.codec {
+            Some(codec) => codec.entry(obj),
+            None => Entry::Shared(obj.clone()),
+        }
+    }
+
+    /// The object `entry` holds.
+    fn load(&self, entry: &Entry<K>) -> Arc<K> {
+        load(self.codec.as_ref(), entry)
     }
 
     /// Adds a named index and indexes the objects already cached. Fails when
@@ -76,8 +130,8 @@ impl<K: Resource> Store<K> {
             return Err(CacheError::IndexExists { index: name });
         }
         let mut index = Index::default();
-        for (key, obj) in &inner.items {
-            for value in dedup(index_fn(obj)) {
+        for (key, entry) in &inner.items {
+            for value in dedup(index_fn(&self.load(entry))) {
                 index.entry(value).or_default().insert(key.clone());
             }
         }
@@ -88,12 +142,14 @@ impl<K: Resource> Store<K> {
 
     /// The object cached under `key`.
     pub fn get(&self, key: &ObjectKey) -> Option<Arc<K>> {
-        self.inner.read().items.get(key).cloned()
+        let inner = self.inner.read();
+        inner.items.get(key).map(|entry| self.load(entry))
     }
 
     /// All cached objects, in no particular order.
     pub fn list(&self) -> Vec<Arc<K>> {
-        self.inner.read().items.values().cloned().collect()
+        let inner = self.inner.read();
+        inner.items.values().map(|entry| self.load(entry)).collect()
     }
 
     /// The keys of all cached objects, in no particular order.
@@ -165,8 +221,8 @@ impl<K: Resource> Store<K> {
             .into_iter()
             .flatten()
             .filter_map(|key| inner.items.get(key))
+            .map(|entry| self.load(entry))
             .filter(|obj| filter(obj))
-            .cloned()
             .collect())
     }
 
@@ -176,8 +232,8 @@ impl<K: Resource> Store<K> {
         inner
             .items
             .values()
+            .map(|entry| self.load(entry))
             .filter(|obj| filter(obj))
-            .cloned()
             .collect()
     }
 
@@ -185,22 +241,24 @@ impl<K: Resource> Store<K> {
     /// the cached one's is a repeat and changes nothing.
     pub(crate) fn apply(&self, obj: Arc<K>) -> Option<Notification<K>> {
         let key = ObjectKey::of(&*obj);
+        // Encoded before the lock is taken, so readers are not held up.
+        let entry = self.entry(&obj);
         let mut inner = self.inner.write();
         let inner = &mut *inner;
         match inner.items.get_key_value(&key) {
             Some((shared_key, old)) => {
-                if same_version(old.as_ref(), obj.as_ref()) {
+                if same_version(old.resource_version(), &*obj) {
                     return None;
                 }
-                let (shared_key, old) = (shared_key.clone(), old.clone());
+                let (shared_key, old) = (shared_key.clone(), self.load(old));
                 update_indices(inner, &shared_key, Some(&old), Some(&obj));
-                inner.items.insert(shared_key, obj.clone());
+                inner.items.insert(shared_key, entry);
                 Some(Notification::Update(old, obj))
             }
             None => {
                 let shared_key = Arc::new(key);
                 update_indices(inner, &shared_key, None, Some(&obj));
-                inner.items.insert(shared_key, obj.clone());
+                inner.items.insert(shared_key, entry);
                 Some(Notification::Add(obj))
             }
         }
@@ -212,6 +270,7 @@ impl<K: Resource> Store<K> {
         let key = ObjectKey::of(&*obj);
         let mut inner = self.inner.write();
         let (shared_key, old) = inner.items.remove_entry(&key)?;
+        let old = self.load(&old);
         update_indices(&mut inner, &shared_key, Some(&old), None);
         Some(Notification::Delete(DeletedObject::Known(obj)))
     }
@@ -222,12 +281,20 @@ impl<K: Resource> Store<K> {
     /// for cached objects missing from the list. Unchanged objects keep
     /// their cached `Arc` and produce nothing.
     pub(crate) fn replace(&self, objects: Vec<Arc<K>>) -> Vec<Notification<K>> {
+        // Encoded before the lock is taken, so readers are not held up.
+        let objects: Vec<(Arc<K>, Entry<K>)> = objects
+            .into_iter()
+            .map(|obj| {
+                let entry = self.entry(&obj);
+                (obj, entry)
+            })
+            .collect();
         let mut guard = self.inner.write();
         let inner = &mut *guard;
         let mut old_items = std::mem::take(&mut inner.items);
         inner.items.reserve(objects.len());
         let mut changes = Vec::new();
-        for obj in objects {
+        for (obj, entry) in objects {
             let key = ObjectKey::of(&*obj);
             // A key listed twice: the later entry wins.
             let previous = match inner.items.remove_entry(&key) {
@@ -235,18 +302,19 @@ impl<K: Resource> Store<K> {
                 None => old_items.remove_entry(&key),
             };
             match previous {
-                Some((shared_key, old)) if same_version(old.as_ref(), obj.as_ref()) => {
+                Some((shared_key, old)) if same_version(old.resource_version(), &*obj) => {
                     inner.items.insert(shared_key, old);
                 }
                 Some((shared_key, old)) => {
+                    let old = self.load(&old);
                     update_indices(inner, &shared_key, Some(&old), Some(&obj));
-                    inner.items.insert(shared_key, obj.clone());
+                    inner.items.insert(shared_key, entry);
                     changes.push(Notification::Update(old, obj));
                 }
                 None => {
                     let shared_key = Arc::new(key);
                     update_indices(inner, &shared_key, None, Some(&obj));
-                    inner.items.insert(shared_key, obj.clone());
+                    inner.items.insert(shared_key, entry);
                     changes.push(Notification::Add(obj));
                 }
             }
@@ -254,6 +322,7 @@ impl<K: Resource> Store<K> {
         let mut gone: Vec<_> = old_items.into_iter().collect();
         gone.sort_by(|a, b| a.0.cmp(&b.0));
         for (shared_key, old) in gone {
+            let old = self.load(&old);
             update_indices(inner, &shared_key, Some(&old), None);
             changes.push(Notification::Delete(DeletedObject::FinalStateUnknown {
                 key: (*shared_key).clone(),
@@ -308,10 +377,9 @@ fn dedup(mut values: Vec<String>) -> Vec<String> {
     values
 }
 
-/// Whether two versions of an object carry the same, non-empty
-/// resourceVersion.
-fn same_version<K: Resource>(a: &K, b: &K) -> bool {
-    match (&a.meta().resource_version, &b.meta().resource_version) {
+/// Whether a cached resourceVersion and `new`'s are the same and not empty.
+fn same_version<K: Resource>(cached: Option<&str>, new: &K) -> bool {
+    match (cached, new.meta().resource_version.as_deref()) {
         (Some(x), Some(y)) => !x.is_empty() && x == y,
         _ => false,
     }
@@ -345,6 +413,11 @@ mod tests {
         })
     }
 
+    /// A store of each kind, for tests that hold for both.
+    fn both() -> [Store<ConfigMap>; 2] {
+        [Store::new(), Store::compact()]
+    }
+
     /// A compact rendering of changes: `+ns/name@rv`, `~ns/name@old->new`,
     /// `-ns/name@rv` (known) or `?ns/name@rv` (final state unknown).
     fn render(changes: &[Notification<ConfigMap>]) -> Vec<String> {
@@ -368,182 +441,278 @@ mod tests {
 
     #[test]
     fn apply_adds_then_updates_and_skips_repeats() {
-        let store = Store::<ConfigMap>::new();
-        let add = store.apply(cm("a", "x", "1", &[]));
-        assert_eq!(render(&[add.unwrap()]), ["+a/x@1"]);
-        assert!(
-            store.apply(cm("a", "x", "1", &[])).is_none(),
-            "same resourceVersion is a repeat"
-        );
-        let update = store.apply(cm("a", "x", "2", &[]));
-        assert_eq!(render(&[update.unwrap()]), ["~a/x@1->2"]);
-        assert_eq!(store.len(), 1);
-        assert_eq!(
-            store
-                .get(&ObjectKey::namespaced("a", "x"))
-                .unwrap()
-                .metadata
-                .resource_version
-                .as_deref(),
-            Some("2")
-        );
+        for store in both() {
+            let add = store.apply(cm("a", "x", "1", &[]));
+            assert_eq!(render(&[add.unwrap()]), ["+a/x@1"]);
+            assert!(
+                store.apply(cm("a", "x", "1", &[])).is_none(),
+                "same resourceVersion is a repeat"
+            );
+            let update = store.apply(cm("a", "x", "2", &[]));
+            assert_eq!(render(&[update.unwrap()]), ["~a/x@1->2"]);
+            assert_eq!(store.len(), 1);
+            assert_eq!(
+                store
+                    .get(&ObjectKey::namespaced("a", "x"))
+                    .unwrap()
+                    .metadata
+                    .resource_version
+                    .as_deref(),
+                Some("2")
+            );
+        }
     }
 
     #[test]
     fn delete_reports_final_state_once() {
-        let store = Store::<ConfigMap>::new();
-        store.apply(cm("a", "x", "1", &[]));
-        let gone = store.delete(cm("a", "x", "5", &[]));
-        assert_eq!(render(&[gone.unwrap()]), ["-a/x@5"]);
-        assert!(
-            store.delete(cm("a", "x", "5", &[])).is_none(),
-            "no second delete"
-        );
-        assert!(store.is_empty());
-        assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
+        for store in both() {
+            store.apply(cm("a", "x", "1", &[]));
+            let gone = store.delete(cm("a", "x", "5", &[]));
+            assert_eq!(render(&[gone.unwrap()]), ["-a/x@5"]);
+            assert!(
+                store.delete(cm("a", "x", "5", &[])).is_none(),
+                "no second delete"
+            );
+            assert!(store.is_empty());
+            assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
+        }
     }
 
     #[test]
     fn replace_diffs_against_the_cache() {
-        let store = Store::<ConfigMap>::new();
-        let initial = store.replace(vec![
-            cm("a", "same", "1", &[]),
-            cm("a", "changed", "1", &[]),
-            cm("b", "gone", "1", &[]),
-        ]);
-        assert_eq!(render(&initial), ["+a/same@1", "+a/changed@1", "+b/gone@1"]);
-        let cached_same = store.get(&ObjectKey::namespaced("a", "same")).unwrap();
+        for store in both() {
+            let initial = store.replace(vec![
+                cm("a", "same", "1", &[]),
+                cm("a", "changed", "1", &[]),
+                cm("b", "gone", "1", &[]),
+            ]);
+            assert_eq!(render(&initial), ["+a/same@1", "+a/changed@1", "+b/gone@1"]);
+            let cached_same = store.get(&ObjectKey::namespaced("a", "same")).unwrap();
 
-        let changes = store.replace(vec![
-            cm("a", "changed", "7", &[]),
-            cm("a", "same", "1", &[]),
-            cm("c", "new", "8", &[]),
-        ]);
-        assert_eq!(
-            render(&changes),
-            ["~a/changed@1->7", "+c/new@8", "?b/gone@1"]
-        );
-        let mut keys = store.keys();
-        keys.sort();
-        assert_eq!(
-            keys,
-            [
-                ObjectKey::namespaced("a", "changed"),
-                ObjectKey::namespaced("a", "same"),
-                ObjectKey::namespaced("c", "new")
-            ]
-        );
-        // An unchanged object keeps its cached Arc (no copy, no event).
-        assert!(Arc::ptr_eq(
-            &cached_same,
-            &store.get(&ObjectKey::namespaced("a", "same")).unwrap()
-        ));
-        assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "c"]);
-        assert!(
-            store
-                .replace(Vec::new())
-                .iter()
-                .all(|c| matches!(c, Notification::Delete(d) if d.is_final_state_unknown()))
-        );
-        assert!(store.is_empty());
-        assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
+            let changes = store.replace(vec![
+                cm("a", "changed", "7", &[]),
+                cm("a", "same", "1", &[]),
+                cm("c", "new", "8", &[]),
+            ]);
+            assert_eq!(
+                render(&changes),
+                ["~a/changed@1->7", "+c/new@8", "?b/gone@1"]
+            );
+            let mut keys = store.keys();
+            keys.sort();
+            assert_eq!(
+                keys,
+                [
+                    ObjectKey::namespaced("a", "changed"),
+                    ObjectKey::namespaced("a", "same"),
+                    ObjectKey::namespaced("c", "new")
+                ]
+            );
+            // An unchanged object keeps its cached entry (no copy, no event):
+            // the same Arc, or in a compact store the same content.
+            let now_same = store.get(&ObjectKey::namespaced("a", "same")).unwrap();
+            assert_eq!(Arc::ptr_eq(&cached_same, &now_same), !store.is_compact());
+            assert_eq!(cached_same, now_same);
+            assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "c"]);
+            assert!(
+                store
+                    .replace(Vec::new())
+                    .iter()
+                    .all(|c| matches!(c, Notification::Delete(d) if d.is_final_state_unknown()))
+            );
+            assert!(store.is_empty());
+            assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
+        }
     }
 
     #[test]
     fn replace_with_a_key_listed_twice_keeps_the_later_entry() {
-        let store = Store::<ConfigMap>::new();
-        let changes = store.replace(vec![cm("a", "x", "1", &[]), cm("a", "x", "2", &[])]);
-        assert_eq!(render(&changes), ["+a/x@1", "~a/x@1->2"]);
-        assert_eq!(store.len(), 1);
+        for store in both() {
+            let changes = store.replace(vec![cm("a", "x", "1", &[]), cm("a", "x", "2", &[])]);
+            assert_eq!(render(&changes), ["+a/x@1", "~a/x@1->2"]);
+            assert_eq!(store.len(), 1);
+        }
     }
 
     #[test]
     fn indexes_follow_updates_and_deletes() {
-        let store = Store::<ConfigMap>::new();
-        store.add_indexer("app", by_label("app")).unwrap();
-        assert!(
-            store.add_indexer("app", by_label("app")).unwrap_err()
-                == CacheError::IndexExists {
-                    index: "app".into()
-                }
-        );
-        store.apply(cm("a", "x", "1", &[("app", "web")]));
-        store.apply(cm("b", "y", "1", &[("app", "web")]));
-        store.apply(cm("b", "z", "1", &[("app", "db")]));
-        assert_eq!(
-            store.index_keys("app", "web").unwrap(),
-            [
-                ObjectKey::namespaced("a", "x"),
-                ObjectKey::namespaced("b", "y")
-            ]
-        );
-        assert_eq!(store.by_index(NAMESPACE_INDEX, "b").unwrap().len(), 2);
+        for store in both() {
+            store.add_indexer("app", by_label("app")).unwrap();
+            assert!(
+                store.add_indexer("app", by_label("app")).unwrap_err()
+                    == CacheError::IndexExists {
+                        index: "app".into()
+                    }
+            );
+            store.apply(cm("a", "x", "1", &[("app", "web")]));
+            store.apply(cm("b", "y", "1", &[("app", "web")]));
+            store.apply(cm("b", "z", "1", &[("app", "db")]));
+            assert_eq!(
+                store.index_keys("app", "web").unwrap(),
+                [
+                    ObjectKey::namespaced("a", "x"),
+                    ObjectKey::namespaced("b", "y")
+                ]
+            );
+            assert_eq!(store.by_index(NAMESPACE_INDEX, "b").unwrap().len(), 2);
 
-        // Relabelling moves the object out of its old index value.
-        store.apply(cm("a", "x", "2", &[("app", "db")]));
-        assert_eq!(
-            store.index_keys("app", "web").unwrap(),
-            [ObjectKey::namespaced("b", "y")]
-        );
-        assert_eq!(store.index_values("app").unwrap(), ["db", "web"]);
-        // Dropping the label removes it from the index entirely.
-        store.apply(cm("b", "y", "2", &[]));
-        assert_eq!(store.index_values("app").unwrap(), ["db"]);
-        store.delete(cm("b", "z", "2", &[]));
-        assert_eq!(
-            store.index_keys("app", "db").unwrap(),
-            [ObjectKey::namespaced("a", "x")]
-        );
-        assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "b"]);
-        assert!(
-            store.by_index("nope", "x").unwrap_err()
-                == CacheError::IndexNotFound {
-                    index: "nope".into()
-                }
-        );
+            // Relabelling moves the object out of its old index value.
+            store.apply(cm("a", "x", "2", &[("app", "db")]));
+            assert_eq!(
+                store.index_keys("app", "web").unwrap(),
+                [ObjectKey::namespaced("b", "y")]
+            );
+            assert_eq!(store.index_values("app").unwrap(), ["db", "web"]);
+            // Dropping the label removes it from the index entirely.
+            store.apply(cm("b", "y", "2", &[]));
+            assert_eq!(store.index_values("app").unwrap(), ["db"]);
+            store.delete(cm("b", "z", "2", &[]));
+            assert_eq!(
+                store.index_keys("app", "db").unwrap(),
+                [ObjectKey::namespaced("a", "x")]
+            );
+            assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "b"]);
+            assert!(
+                store.by_index("nope", "x").unwrap_err()
+                    == CacheError::IndexNotFound {
+                        index: "nope".into()
+                    }
+            );
+        }
     }
 
     #[test]
     fn indexer_added_late_indexes_cached_objects() {
-        let store = Store::<ConfigMap>::new();
-        let mut owned = (*cm("a", "x", "1", &[])).clone();
-        owned.metadata.owner_references = Some(vec![
-            k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
-                uid: "u-1".into(),
-                ..Default::default()
-            },
-        ]);
-        store.apply(Arc::new(owned));
-        store.apply(cm("a", "y", "1", &[]));
-        store.add_indexer("owner", by_owner_uid()).unwrap();
-        assert_eq!(
-            store.index_keys("owner", "u-1").unwrap(),
-            [ObjectKey::namespaced("a", "x")]
-        );
-        assert_eq!(store.index_names(), ["namespace", "owner"]);
+        for store in both() {
+            let mut owned = (*cm("a", "x", "1", &[])).clone();
+            owned.metadata.owner_references = Some(vec![
+                k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference {
+                    uid: "u-1".into(),
+                    ..Default::default()
+                },
+            ]);
+            store.apply(Arc::new(owned));
+            store.apply(cm("a", "y", "1", &[]));
+            store.add_indexer("owner", by_owner_uid()).unwrap();
+            assert_eq!(
+                store.index_keys("owner", "u-1").unwrap(),
+                [ObjectKey::namespaced("a", "x")]
+            );
+            assert_eq!(store.index_names(), ["namespace", "owner"]);
+        }
     }
 
     #[test]
     fn multi_valued_indexes_deduplicate() {
-        let store = Store::<ConfigMap>::new();
-        let keys = crate::store::by_field(|c: &ConfigMap| {
-            c.data
-                .iter()
-                .flat_map(|d| d.values().cloned())
-                .collect::<Vec<_>>()
+        for store in both() {
+            let keys = crate::store::by_field(|c: &ConfigMap| {
+                c.data
+                    .iter()
+                    .flat_map(|d| d.values().cloned())
+                    .collect::<Vec<_>>()
+            });
+            store.add_indexer("values", keys).unwrap();
+            let mut obj = (*cm("a", "x", "1", &[])).clone();
+            obj.data = Some(BTreeMap::from([
+                ("k1".into(), "v".into()),
+                ("k2".into(), "v".into()),
+                ("k3".into(), "w".into()),
+            ]));
+            store.apply(Arc::new(obj.clone()));
+            assert_eq!(store.index_values("values").unwrap(), ["v", "w"]);
+            obj.metadata.resource_version = Some("2".into());
+            obj.data = Some(BTreeMap::from([("k1".into(), "w".into())]));
+            store.apply(Arc::new(obj));
+            assert_eq!(store.index_values("values").unwrap(), ["w"]);
+        }
+    }
+
+    #[test]
+    fn a_compact_store_reads_back_equal_objects_as_fresh_arcs() {
+        use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
+        let store = Store::<ConfigMap>::compact();
+        assert!(store.is_compact() && !Store::<ConfigMap>::new().is_compact());
+        let mut obj = (*cm("a", "x", "1", &[("app", "web")])).clone();
+        obj.data = Some(BTreeMap::from([("k".into(), "v \"quoted\" \u{e9}".into())]));
+        obj.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
+            manager: Some("kubectl".into()),
+            fields_v1: Some(FieldsV1(serde_json::json!({"f:data": {"f:k": {}}}))),
+            ..Default::default()
+        }]);
+        let applied = Arc::new(obj.clone());
+        store.apply(applied.clone());
+        let key = ObjectKey::namespaced("a", "x");
+        let first = store.get(&key).unwrap();
+        let second = store.get(&key).unwrap();
+        assert_eq!(*first, obj);
+        assert!(!Arc::ptr_eq(&first, &applied) && !Arc::ptr_eq(&first, &second));
+        assert_eq!(store.list(), [Arc::new(obj.clone())]);
+        assert_eq!(store.by_index(NAMESPACE_INDEX, "a").unwrap().len(), 1);
+        // The previous state of an update is the cached one, decoded.
+        let mut next = obj.clone();
+        next.metadata.resource_version = Some("2".into());
+        next.data = None;
+        match store.apply(Arc::new(next.clone())) {
+            Some(Notification::Update(old, new)) => {
+                assert_eq!((&*old, &*new), (&obj, &next));
+            }
+            other => panic!("expected an update, got {other:?}"),
+        }
+    }
+
+    /// A resource whose `Serialize` leaves out a field its `Deserialize`
+    /// requires: its JSON cannot be decoded back.
+    #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct OneWay {
+        metadata: ObjectMeta,
+        #[serde(skip_serializing)]
+        token: String,
+    }
+
+    impl Resource for OneWay {
+        type DynamicType = ();
+        type Scope = k8s_openapi::NamespaceResourceScope;
+
+        fn kind(_: &()) -> std::borrow::Cow<'_, str> {
+            "OneWay".into()
+        }
+
+        fn group(_: &()) -> std::borrow::Cow<'_, str> {
+            "example.com".into()
+        }
+
+        fn version(_: &()) -> std::borrow::Cow<'_, str> {
+            "v1".into()
+        }
+
+        fn plural(_: &()) -> std::borrow::Cow<'_, str> {
+            "oneways".into()
+        }
+
+        fn meta(&self) -> &ObjectMeta {
+            &self.metadata
+        }
+
+        fn meta_mut(&mut self) -> &mut ObjectMeta {
+            &mut self.metadata
+        }
+    }
+
+    #[test]
+    fn a_compact_store_keeps_decoded_what_its_json_cannot_hold() {
+        let store = Store::<OneWay>::compact();
+        let obj = Arc::new(OneWay {
+            metadata: ObjectMeta {
+                namespace: Some("a".into()),
+                name: Some("x".into()),
+                resource_version: Some("1".into()),
+                ..Default::default()
+            },
+            token: "kept".into(),
         });
-        store.add_indexer("values", keys).unwrap();
-        let mut obj = (*cm("a", "x", "1", &[])).clone();
-        obj.data = Some(BTreeMap::from([
-            ("k1".into(), "v".into()),
-            ("k2".into(), "v".into()),
-            ("k3".into(), "w".into()),
-        ]));
-        store.apply(Arc::new(obj.clone()));
-        assert_eq!(store.index_values("values").unwrap(), ["v", "w"]);
-        obj.metadata.resource_version = Some("2".into());
-        obj.data = Some(BTreeMap::from([("k1".into(), "w".into())]));
-        store.apply(Arc::new(obj));
-        assert_eq!(store.index_values("values").unwrap(), ["w"]);
+        store.apply(obj.clone());
+        let cached = store.get(&ObjectKey::namespaced("a", "x")).unwrap();
+        assert!(Arc::ptr_eq(&cached, &obj), "kept as the decoded object");
+        assert_eq!(cached.token, "kept");
     }
 }

@@ -1,8 +1,9 @@
 //! The thread-safe cache informers fill and listers read: objects held as
-//! `Arc<K>` under their [`ObjectKey`], with named secondary indexes, and
-//! the notifications its changes produce.
+//! `Arc<K>` (or, in a compact store, as JSON) under their [`ObjectKey`],
+//! with named secondary indexes, and the notifications its changes produce.
 
 mod cache;
+mod entry;
 mod error;
 mod index;
 mod key;
@@ -10,6 +11,7 @@ mod notification;
 mod selector;
 
 pub use cache::Store;
+pub(crate) use entry::Codec;
 pub use error::CacheError;
 pub use index::{
     IndexFn, NAMESPACE_INDEX, OWNER_UID_INDEX, by_field, by_label, by_namespace, by_owner_uid,

@@ -1,0 +1,95 @@
+//! How a [`Store`](super::Store) holds one object: decoded and shared
+//! (`Arc<K>`, the default), or compact — the object's JSON, decoded again on
+//! every read ([`Store::compact`](super::Store::compact)).
+
+use std::sync::Arc;
+
+use kube::Resource;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// One cached object.
+pub(super) enum Entry<K> {
+    /// The decoded object, handed out by cloning the `Arc`.
+    Shared(Arc<K>),
+    /// The object's JSON; its resourceVersion is kept beside it so that
+    /// repeats and relists are recognised without decoding.
+    Json {
+        bytes: Box<[u8]>,
+        resource_version: Option<Box<str>>,
+    },
+}
+
+impl<K: Resource> Entry<K> {
+    /// The cached resourceVersion.
+    pub(super) fn resource_version(&self) -> Option<&str> {
+        match self {
+            Entry::Shared(obj) => obj.meta().resource_version.as_deref(),
+            Entry::Json {
+                resource_version, ..
+            } => resource_version.as_deref(),
+        }
+    }
+}
+
+/// Turns objects into compact entries and back: JSON through `K`'s own
+/// serde implementations.
+pub(crate) struct Codec<K> {
+    encode: fn(&K) -> serde_json::Result<Vec<u8>>,
+    decode: fn(&[u8]) -> serde_json::Result<K>,
+}
+
+impl<K> Clone for Codec<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for Codec<K> {}
+
+impl<K: Serialize + DeserializeOwned> Codec<K> {
+    /// The JSON codec.
+    pub(crate) fn json() -> Self {
+        Codec {
+            encode: |obj| serde_json::to_vec(obj),
+            decode: |bytes| serde_json::from_slice(bytes),
+        }
+    }
+}
+
+impl<K: Resource> Codec<K> {
+    /// The entry `obj` is kept as: its JSON when that decodes back into a
+    /// `K`, checked here so that reads cannot fail; otherwise (a type whose
+    /// `Serialize` output its `Deserialize` refuses, or a value JSON cannot
+    /// hold) the decoded object, so nothing is lost.
+    pub(super) fn entry(&self, obj: &Arc<K>) -> Entry<K> {
+        match (self.encode)(obj) {
+            Ok(bytes) if (self.decode)(&bytes).is_ok() => Entry::Json {
+                bytes: bytes.into_boxed_slice(),
+                resource_version: obj.meta().resource_version.as_deref().map(Box::from),
+            },
+            Ok(_) => {
+                tracing::debug!("object's JSON does not decode back into its type; cached decoded");
+                Entry::Shared(obj.clone())
+            }
+            Err(error) => {
+                tracing::debug!(%error, "object cannot be written as JSON; cached decoded");
+                Entry::Shared(obj.clone())
+            }
+        }
+    }
+}
+
+/// The object an entry holds; `codec` is the store's (a store without one
+/// holds only [`Entry::Shared`]).
+pub(super) fn load<K>(codec: Option<&Codec<K>>, entry: &Entry<K>) -> Arc<K> {
+    match (entry, codec) {
+        (Entry::Shared(obj), _) => obj.clone(),
+        (Entry::Json { bytes, .. }, Some(codec)) => Arc::new(
+            (codec.decode)(bytes).expect("compact entries are checked to decode when stored"),
+        ),
+        (Entry::Json { .. }, None) => {
+            unreachable!("only a store with a codec makes compact entries")
+        }
+    }
+}
