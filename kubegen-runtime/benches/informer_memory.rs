@@ -270,6 +270,18 @@ async fn main() -> Result<()> {
             )
         })
         .await?,
+        median_of(RUNS, "kubegen Informer, compact", || {
+            ours(client.clone(), &ns, InformerConfig::default().compact())
+        })
+        .await?,
+        median_of(RUNS, "kubegen Informer, compact, no transform", || {
+            ours(
+                client.clone(),
+                &ns,
+                InformerConfig::default().no_transform().compact(),
+            )
+        })
+        .await?,
         median_of(RUNS, "kubegen Informer, paginated list", || {
             ours(
                 client.clone(),
@@ -360,11 +372,12 @@ fn client_go(env: &TestEnv, ns: &str) -> Vec<Row> {
         }
     };
     let mut rows = Vec::new();
-    for strip in [false, true] {
+    for (strip, json) in [(false, false), (true, false), (true, true)] {
         let mut command = std::process::Command::new(&program);
         command
             .args(["-namespace", ns, "-runs", &RUNS.to_string()])
             .arg(format!("-strip={strip}"))
+            .arg(format!("-json={json}"))
             .env("KUBECONFIG", env.kubeconfig());
         let line = match peer_client_go::json_lines(&mut command) {
             Ok(lines) if !lines.is_empty() => lines[0].clone(),
@@ -380,15 +393,15 @@ fn client_go(env: &TestEnv, ns: &str) -> Vec<Row> {
         let objects = line["objects"].as_u64().unwrap_or(0) as usize;
         let per_object = line["heap_alloc_bytes_per_object"].as_f64().unwrap_or(0.0);
         println!(
-            "client-go {version} (strip={strip}): list path {}, HeapInuse {:.0} B/object",
+            "client-go {version} (strip={strip}, json={json}): list path {}, HeapInuse {:.0} B/object",
             line["list_path"].as_str().unwrap_or("?"),
             line["heap_inuse_bytes_per_object"].as_f64().unwrap_or(0.0)
         );
         rows.push(Row {
-            name: if strip {
-                format!("client-go {version} informer, managedFields stripped")
-            } else {
-                format!("client-go {version} informer (default)")
+            name: match (strip, json) {
+                (true, true) => format!("client-go {version} informer, stripped, JSON"),
+                (true, false) => format!("client-go {version} informer, managedFields stripped"),
+                _ => format!("client-go {version} informer (default)"),
             },
             sync: Duration::from_secs_f64(line["sync_ms"].as_f64().unwrap_or(0.0) / 1000.0),
             steady: (per_object * objects as f64) as usize,
@@ -417,6 +430,24 @@ fn report(rows: &[Row]) {
             "client-go v",
             "(default)",
             "informer cache, managedFields kept: kubegen no_transform vs client-go {v} default",
+        ),
+        (
+            "kubegen Informer, compact",
+            "client-go v",
+            "managedFields stripped",
+            "informer cache, managedFields dropped: kubegen compact vs client-go {v} with a stripping transform",
+        ),
+        (
+            "kubegen Informer, compact, no transform",
+            "client-go v",
+            "(default)",
+            "informer cache, managedFields kept: kubegen compact no_transform vs client-go {v} default",
+        ),
+        (
+            "kubegen Informer (default)",
+            "client-go v",
+            "stripped, JSON",
+            "informer cache, managedFields dropped: kubegen default vs client-go {v} stripping, JSON instead of protobuf",
         ),
     ];
     for (ours, theirs_prefix, theirs_suffix, what) in pairs {

@@ -474,6 +474,81 @@ async fn transform_drops_managed_fields() -> Result<()> {
     Ok(())
 }
 
+/// A compact cache hands out what the API holds (managed fields dropped
+/// by the default transform, kept by `no_transform`), through the watch's
+/// updates and deletes, label selectors and indexes.
+#[tokio::test]
+async fn compact_caches_read_back_what_the_api_holds() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("inf-compact").await?;
+    let client = env.client().await?;
+    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    for (name, tier) in [("a", "web"), ("b", "web"), ("c", "db")] {
+        let mut cm = configmap(name, "1", &[("tier", tier)]);
+        cm.binary_data = Some(BTreeMap::from([(
+            "blob".to_string(),
+            k8s_openapi::ByteString(vec![0, 159, 255]),
+        )]));
+        api.create(&PostParams::default(), &cm).await?;
+    }
+    let stripped = informer(
+        client.clone(),
+        &ns,
+        InformerConfig::default()
+            .compact()
+            .index("tier", by_label("tier")),
+    );
+    let untouched = informer(
+        client,
+        &ns,
+        InformerConfig::default().no_transform().compact(),
+    );
+    for informer in [&stripped, &untouched] {
+        synced(informer).await?;
+        assert!(informer.store().is_compact());
+    }
+    // Every cached object equals the API's, field for field.
+    let same_as_api = || async {
+        for name in ["a", "b", "c"] {
+            let from_api = api.get_opt(name).await?;
+            let key = ObjectKey::namespaced(ns.clone(), name);
+            let without_managed = from_api.clone().map(|mut cm| {
+                cm.metadata.managed_fields = None;
+                cm
+            });
+            if untouched.store().get(&key).map(|c| (*c).clone()) != from_api
+                || stripped.store().get(&key).map(|c| (*c).clone()) != without_managed
+            {
+                return Ok(None);
+            }
+        }
+        Ok(Some(()))
+    };
+    eventually(WAIT, "the caches to equal the API", same_as_api).await?;
+    let web = parse_selector("tier=web")?;
+    assert_eq!(stripped.lister().namespace(&ns).list(&web).len(), 2);
+    assert_eq!(stripped.store().index_keys("tier", "db")?.len(), 1);
+
+    set_value(&api, "a", "2").await?;
+    api.delete("c", &DeleteParams::default()).await?;
+    eventually(WAIT, "the update and the delete", || async {
+        let gone = stripped
+            .store()
+            .get(&ObjectKey::namespaced(ns.clone(), "c"));
+        let a = stripped
+            .store()
+            .get(&ObjectKey::namespaced(ns.clone(), "a"));
+        Ok((gone.is_none() && a.is_some_and(|a| value(&a) == "2")).then_some(()))
+    })
+    .await?;
+    eventually(WAIT, "the caches to equal the API again", same_as_api).await?;
+    assert!(stripped.store().index_keys("tier", "db")?.is_empty());
+    for informer in [stripped, untouched] {
+        informer.shutdown().await;
+    }
+    Ok(())
+}
+
 #[tokio::test]
 async fn factory_shares_one_informer_per_type() -> Result<()> {
     let env = TestEnv::shared().await?;

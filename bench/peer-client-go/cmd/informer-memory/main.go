@@ -9,7 +9,10 @@
 // HeapAlloc (bytes of live objects) is the primary figure; HeapInuse (bytes
 // of in-use spans, so with fragmentation) is reported alongside.
 //
-// The informer keeps client-go's defaults: in v0.36 the WatchListClient
+// The informer keeps client-go's defaults: its generated clients ask for
+// protobuf for built-in types such as ConfigMaps (-json=true makes them ask
+// for JSON, as kube-rs and kubegen do, to compare the codecs' share); in
+// v0.36 the WatchListClient
 // feature gate is on, so the initial list is a watch with
 // sendInitialEvents=true unless the server refuses it or
 // KUBE_FEATURE_WatchListClient=false is set. The requests the informer makes
@@ -52,6 +55,7 @@ type report struct {
 	HeapAllocPerObject float64  `json:"heap_alloc_bytes_per_object"`
 	HeapInusePerObject float64  `json:"heap_inuse_bytes_per_object"`
 	Strip              bool     `json:"strip"`
+	JSON               bool     `json:"json"`
 	Runs               int      `json:"runs"`
 	ListPath           string   `json:"list_path"`
 	WatchListGate      bool     `json:"watch_list_client_gate"`
@@ -174,6 +178,7 @@ func median(values []float64) float64 {
 func run() error {
 	namespace := flag.String("namespace", "", "namespace whose ConfigMaps the informer caches")
 	strip := flag.Bool("strip", false, "clear metadata.managedFields with SetTransform")
+	useJSON := flag.Bool("json", false, "ask for JSON instead of the generated clients' protobuf")
 	runs := flag.Int("runs", 3, "measured syncs (after one warm-up)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "limit for one sync")
 	kubeconfig := flag.String("kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig file")
@@ -184,6 +189,10 @@ func run() error {
 	config, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		return err
+	}
+	if *useJSON {
+		config.ContentType = "application/json"
+		config.AcceptContentTypes = "application/json"
 	}
 	rec := &recorder{}
 	config.Wrap(func(next http.RoundTripper) http.RoundTripper {
@@ -200,6 +209,7 @@ func run() error {
 	}
 	out := report{
 		Strip:         *strip,
+		JSON:          *useJSON,
 		Runs:          *runs,
 		WatchListGate: clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient),
 		WatchListEnv:  os.Getenv("KUBE_FEATURE_WatchListClient"),
