@@ -51,7 +51,11 @@ impl<K: Resource> Lister<K> {
     /// that reads listers).
     pub fn from_objects(objects: impl IntoIterator<Item = K>) -> Self {
         let store = Store::new();
-        store.replace(objects.into_iter().map(Arc::new).collect());
+        let staged = objects
+            .into_iter()
+            .map(|obj| store.stage(&Arc::new(obj)))
+            .collect();
+        store.replace(staged, false);
         Lister::new(Arc::new(store))
     }
 

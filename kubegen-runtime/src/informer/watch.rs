@@ -18,7 +18,7 @@ use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::shared::Shared;
-use crate::store::{Notification, Store};
+use crate::store::{Notification, Staged, Store};
 
 /// Runs until `stop` fires (or its sender is dropped).
 pub(super) async fn run<K>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<()>)
@@ -87,9 +87,10 @@ async fn tick(interval: &mut Option<Interval>) {
     }
 }
 
-/// The list being received, between `Init` and `InitDone`.
+/// The list being received, between `Init` and `InitDone`: staged
+/// entries, so that a compact store never holds the list decoded.
 pub(super) struct Relist<K> {
-    buffer: Option<Vec<Arc<K>>>,
+    buffer: Option<Vec<Staged<K>>>,
     lists: u64,
 }
 
@@ -133,13 +134,13 @@ where
                 }
             }
             watcher::Event::InitApply(obj) => {
-                let obj = self.prepare(obj);
-                relist.buffer.get_or_insert_with(Vec::new).push(obj);
+                let staged = self.store.stage(&self.prepare(obj));
+                relist.buffer.get_or_insert_with(Vec::new).push(staged);
             }
             watcher::Event::InitDone => {
                 let objects = relist.buffer.take().unwrap_or_default();
                 let mut processor = self.processor.lock();
-                let changes = self.store.replace(objects);
+                let changes = self.store.replace(objects, processor.has_listeners());
                 processor.distribute(changes);
                 processor.mark_synced();
                 drop(processor);

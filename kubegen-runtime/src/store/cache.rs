@@ -1,6 +1,7 @@
 //! [`Store`]: the indexed object map and its change computations.
 
 use crate::fast_hash::{HashMap, HashSet};
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use kube::Resource;
@@ -131,7 +132,8 @@ impl<K: Resource> Store<K> {
         }
         let mut index = Index::default();
         for (key, entry) in &inner.items {
-            for value in dedup(index_fn(&self.load(entry))) {
+            let load = || self.load(entry);
+            for value in Lazy::new(key, &load).values(&name, &index_fn) {
                 index.entry(value).or_default().insert(key.clone());
             }
         }
@@ -237,27 +239,46 @@ impl<K: Resource> Store<K> {
             .collect()
     }
 
+    /// Readies `obj` to enter the store without taking its lock: its key,
+    /// and for a compact store its JSON.
+    pub(crate) fn stage(&self, obj: &Arc<K>) -> Staged<K> {
+        Staged {
+            key: ObjectKey::of(&**obj),
+            entry: self.entry(obj),
+        }
+    }
+
     /// Inserts or replaces an object. An object whose resourceVersion equals
     /// the cached one's is a repeat and changes nothing.
     pub(crate) fn apply(&self, obj: Arc<K>) -> Option<Notification<K>> {
-        let key = ObjectKey::of(&*obj);
-        // Encoded before the lock is taken, so readers are not held up.
-        let entry = self.entry(&obj);
+        let Staged { key, entry } = self.stage(&obj);
+        let new = || obj.clone();
         let mut inner = self.inner.write();
         let inner = &mut *inner;
         match inner.items.get_key_value(&key) {
             Some((shared_key, old)) => {
-                if same_version(old.resource_version(), &*obj) {
+                if same_version(old.resource_version(), entry.resource_version()) {
                     return None;
                 }
                 let (shared_key, old) = (shared_key.clone(), self.load(old));
-                update_indices(inner, &shared_key, Some(&old), Some(&obj));
+                let old_obj = || old.clone();
+                update_indices(
+                    inner,
+                    &shared_key,
+                    Some(&Lazy::new(&shared_key, &old_obj)),
+                    Some(&Lazy::new(&shared_key, &new)),
+                );
                 inner.items.insert(shared_key, entry);
                 Some(Notification::Update(old, obj))
             }
             None => {
                 let shared_key = Arc::new(key);
-                update_indices(inner, &shared_key, None, Some(&obj));
+                update_indices(
+                    inner,
+                    &shared_key,
+                    None,
+                    Some(&Lazy::new(&shared_key, &new)),
+                );
                 inner.items.insert(shared_key, entry);
                 Some(Notification::Add(obj))
             }
@@ -270,67 +291,86 @@ impl<K: Resource> Store<K> {
         let key = ObjectKey::of(&*obj);
         let mut inner = self.inner.write();
         let (shared_key, old) = inner.items.remove_entry(&key)?;
-        let old = self.load(&old);
-        update_indices(&mut inner, &shared_key, Some(&old), None);
+        let old = || self.load(&old);
+        update_indices(
+            &mut inner,
+            &shared_key,
+            Some(&Lazy::new(&shared_key, &old)),
+            None,
+        );
         Some(Notification::Delete(DeletedObject::Known(obj)))
     }
 
     /// Replaces the whole contents with a fresh list, returning the
-    /// difference: adds for new objects, updates for objects whose
-    /// resourceVersion changed, and [`DeletedObject::FinalStateUnknown`]
-    /// for cached objects missing from the list. Unchanged objects keep
-    /// their cached `Arc` and produce nothing.
-    pub(crate) fn replace(&self, objects: Vec<Arc<K>>) -> Vec<Notification<K>> {
-        // Encoded before the lock is taken, so readers are not held up.
-        let objects: Vec<(Arc<K>, Entry<K>)> = objects
-            .into_iter()
-            .map(|obj| {
-                let entry = self.entry(&obj);
-                (obj, entry)
-            })
-            .collect();
+    /// difference when `notify` is set (nothing otherwise): adds for new
+    /// objects, updates for objects whose resourceVersion changed, and
+    /// [`DeletedObject::FinalStateUnknown`] for cached objects missing from
+    /// the list. Unchanged objects keep their cached entry and produce
+    /// nothing. A compact store decodes an object here only for a
+    /// notification or an index other than the namespace one, and drops it
+    /// at once, so a relist never holds the whole list decoded.
+    pub(crate) fn replace(&self, objects: Vec<Staged<K>>, notify: bool) -> Vec<Notification<K>> {
         let mut guard = self.inner.write();
         let inner = &mut *guard;
         let mut old_items = std::mem::take(&mut inner.items);
         inner.items.reserve(objects.len());
         let mut changes = Vec::new();
-        for (obj, entry) in objects {
-            let key = ObjectKey::of(&*obj);
+        for Staged { key, entry } in objects {
             // A key listed twice: the later entry wins.
             let previous = match inner.items.remove_entry(&key) {
                 Some(entry) => Some(entry),
                 None => old_items.remove_entry(&key),
             };
+            let load_new = || self.load(&entry);
+            let new = Lazy::new(&key, &load_new);
             match previous {
-                Some((shared_key, old)) if same_version(old.resource_version(), &*obj) => {
+                Some((shared_key, old))
+                    if same_version(old.resource_version(), entry.resource_version()) =>
+                {
                     inner.items.insert(shared_key, old);
                 }
                 Some((shared_key, old)) => {
-                    let old = self.load(&old);
-                    update_indices(inner, &shared_key, Some(&old), Some(&obj));
+                    let load_old = || self.load(&old);
+                    let old = Lazy::new(&shared_key, &load_old);
+                    update_indices(inner, &shared_key, Some(&old), Some(&new));
+                    if notify {
+                        changes.push(Notification::Update(old.get().clone(), new.get().clone()));
+                    }
+                    drop((old, new));
                     inner.items.insert(shared_key, entry);
-                    changes.push(Notification::Update(old, obj));
                 }
                 None => {
-                    let shared_key = Arc::new(key);
-                    update_indices(inner, &shared_key, None, Some(&obj));
+                    let shared_key = Arc::new(key.clone());
+                    update_indices(inner, &shared_key, None, Some(&new));
+                    if notify {
+                        changes.push(Notification::Add(new.get().clone()));
+                    }
+                    drop(new);
                     inner.items.insert(shared_key, entry);
-                    changes.push(Notification::Add(obj));
                 }
             }
         }
         let mut gone: Vec<_> = old_items.into_iter().collect();
         gone.sort_by(|a, b| a.0.cmp(&b.0));
         for (shared_key, old) in gone {
-            let old = self.load(&old);
+            let load_old = || self.load(&old);
+            let old = Lazy::new(&shared_key, &load_old);
             update_indices(inner, &shared_key, Some(&old), None);
-            changes.push(Notification::Delete(DeletedObject::FinalStateUnknown {
-                key: (*shared_key).clone(),
-                last_known: old,
-            }));
+            if notify {
+                changes.push(Notification::Delete(DeletedObject::FinalStateUnknown {
+                    key: (*shared_key).clone(),
+                    last_known: old.get().clone(),
+                }));
+            }
         }
         changes
     }
+}
+
+/// An object ready to enter a store ([`Store::stage`]).
+pub(crate) struct Staged<K> {
+    key: ObjectKey,
+    entry: Entry<K>,
 }
 
 impl<K> Inner<K> {
@@ -343,11 +383,50 @@ impl<K> Inner<K> {
     }
 }
 
+/// An object as the index functions see it: loaded (for a compact store,
+/// decoded) at most once, and only when an index other than the namespace
+/// index, which reads the namespace from the key, asks for it.
+struct Lazy<'a, K> {
+    key: &'a ObjectKey,
+    load: &'a dyn Fn() -> Arc<K>,
+    loaded: OnceCell<Arc<K>>,
+}
+
+impl<'a, K> Lazy<'a, K> {
+    fn new(key: &'a ObjectKey, load: &'a dyn Fn() -> Arc<K>) -> Self {
+        Lazy {
+            key,
+            load,
+            loaded: OnceCell::new(),
+        }
+    }
+
+    fn get(&self) -> &Arc<K> {
+        self.loaded.get_or_init(self.load)
+    }
+
+    /// The values `index_fn`, the index called `name`, lists the object
+    /// under, without duplicates.
+    fn values(&self, name: &str, index_fn: &IndexFn<K>) -> Vec<String> {
+        if name == NAMESPACE_INDEX {
+            // What `by_namespace` gives: the key's namespace is the object's,
+            // empty ones already dropped.
+            return self.key.namespace.iter().cloned().collect();
+        }
+        dedup(index_fn(self.get()))
+    }
+}
+
 /// Moves `key` from the index values of `old` to those of `new`.
-fn update_indices<K>(inner: &mut Inner<K>, key: &Arc<ObjectKey>, old: Option<&K>, new: Option<&K>) {
+fn update_indices<K>(
+    inner: &mut Inner<K>,
+    key: &Arc<ObjectKey>,
+    old: Option<&Lazy<'_, K>>,
+    new: Option<&Lazy<'_, K>>,
+) {
     for (name, index_fn) in &inner.indexers {
-        let old_values = old.map(|o| dedup(index_fn(o))).unwrap_or_default();
-        let new_values = new.map(|n| dedup(index_fn(n))).unwrap_or_default();
+        let old_values = old.map(|o| o.values(name, index_fn)).unwrap_or_default();
+        let new_values = new.map(|n| n.values(name, index_fn)).unwrap_or_default();
         if old.is_some() && new.is_some() && old_values == new_values {
             continue;
         }
@@ -377,9 +456,10 @@ fn dedup(mut values: Vec<String>) -> Vec<String> {
     values
 }
 
-/// Whether a cached resourceVersion and `new`'s are the same and not empty.
-fn same_version<K: Resource>(cached: Option<&str>, new: &K) -> bool {
-    match (cached, new.meta().resource_version.as_deref()) {
+/// Whether a cached resourceVersion and a new one are the same and not
+/// empty.
+fn same_version(cached: Option<&str>, new: Option<&str>) -> bool {
+    match (cached, new) {
         (Some(x), Some(y)) => !x.is_empty() && x == y,
         _ => false,
     }
@@ -411,6 +491,14 @@ mod tests {
             },
             ..Default::default()
         })
+    }
+
+    /// Replaces the store's contents, asking for the notifications.
+    fn replace(
+        store: &Store<ConfigMap>,
+        objects: Vec<Arc<ConfigMap>>,
+    ) -> Vec<Notification<ConfigMap>> {
+        store.replace(objects.iter().map(|o| store.stage(o)).collect(), true)
     }
 
     /// A store of each kind, for tests that hold for both.
@@ -481,19 +569,25 @@ mod tests {
     #[test]
     fn replace_diffs_against_the_cache() {
         for store in both() {
-            let initial = store.replace(vec![
-                cm("a", "same", "1", &[]),
-                cm("a", "changed", "1", &[]),
-                cm("b", "gone", "1", &[]),
-            ]);
+            let initial = replace(
+                &store,
+                vec![
+                    cm("a", "same", "1", &[]),
+                    cm("a", "changed", "1", &[]),
+                    cm("b", "gone", "1", &[]),
+                ],
+            );
             assert_eq!(render(&initial), ["+a/same@1", "+a/changed@1", "+b/gone@1"]);
             let cached_same = store.get(&ObjectKey::namespaced("a", "same")).unwrap();
 
-            let changes = store.replace(vec![
-                cm("a", "changed", "7", &[]),
-                cm("a", "same", "1", &[]),
-                cm("c", "new", "8", &[]),
-            ]);
+            let changes = replace(
+                &store,
+                vec![
+                    cm("a", "changed", "7", &[]),
+                    cm("a", "same", "1", &[]),
+                    cm("c", "new", "8", &[]),
+                ],
+            );
             assert_eq!(
                 render(&changes),
                 ["~a/changed@1->7", "+c/new@8", "?b/gone@1"]
@@ -515,8 +609,7 @@ mod tests {
             assert_eq!(cached_same, now_same);
             assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "c"]);
             assert!(
-                store
-                    .replace(Vec::new())
+                replace(&store, Vec::new())
                     .iter()
                     .all(|c| matches!(c, Notification::Delete(d) if d.is_final_state_unknown()))
             );
@@ -526,9 +619,44 @@ mod tests {
     }
 
     #[test]
+    fn replace_without_notifications_still_indexes() {
+        for store in both() {
+            store.add_indexer("app", by_label("app")).unwrap();
+            let stage =
+                |objects: &[Arc<ConfigMap>]| objects.iter().map(|o| store.stage(o)).collect();
+            let first = [
+                cm("a", "x", "1", &[("app", "web")]),
+                cm("b", "y", "1", &[("app", "web")]),
+            ];
+            assert!(store.replace(stage(&first), false).is_empty());
+            assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "b"]);
+            assert_eq!(store.index_keys("app", "web").unwrap().len(), 2);
+            // x relabelled, y gone, z new.
+            let second = [
+                cm("a", "x", "2", &[("app", "db")]),
+                cm("c", "z", "1", &[("app", "web")]),
+            ];
+            assert!(store.replace(stage(&second), false).is_empty());
+            assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "c"]);
+            assert_eq!(
+                store.index_keys("app", "web").unwrap(),
+                [ObjectKey::namespaced("c", "z")]
+            );
+            assert_eq!(
+                store.index_keys("app", "db").unwrap(),
+                [ObjectKey::namespaced("a", "x")]
+            );
+            assert_eq!(
+                store.get(&ObjectKey::namespaced("a", "x")).unwrap(),
+                second[0]
+            );
+        }
+    }
+
+    #[test]
     fn replace_with_a_key_listed_twice_keeps_the_later_entry() {
         for store in both() {
-            let changes = store.replace(vec![cm("a", "x", "1", &[]), cm("a", "x", "2", &[])]);
+            let changes = replace(&store, vec![cm("a", "x", "1", &[]), cm("a", "x", "2", &[])]);
             assert_eq!(render(&changes), ["+a/x@1", "~a/x@1->2"]);
             assert_eq!(store.len(), 1);
         }

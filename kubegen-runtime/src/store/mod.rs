@@ -10,6 +10,7 @@ mod key;
 mod notification;
 mod selector;
 
+pub(crate) use cache::Staged;
 pub use cache::Store;
 pub(crate) use entry::Codec;
 pub use error::CacheError;
