@@ -10,8 +10,9 @@ use crate::store::{CacheError, NAMESPACE_INDEX, ObjectKey, Store};
 
 pub use crate::store::{SelectorError, parse_selector};
 
-/// Lists and gets cached objects of one type. Objects are shared `Arc<K>`
-/// and cannot be changed through the lister.
+/// Lists and gets cached objects of one type. Objects are `Arc<K>` (shared
+/// with the cache, or freshly decoded from a compact one) and cannot be
+/// changed through the lister.
 ///
 /// ```
 /// # use k8s_openapi::api::core::v1::ConfigMap;

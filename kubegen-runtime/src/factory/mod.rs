@@ -29,11 +29,13 @@ use kube::api::ObjectMeta;
 use kube::runtime::watcher;
 use kube::{Client, Resource};
 use parking_lot::Mutex;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use scope::ApiScope;
 
 use crate::informer::{Informer, InformerConfig, InformerMetrics, Transform, resource_name};
+use crate::store::Codec;
 
 type Tweak = Arc<dyn Fn(&mut watcher::Config) + Send + Sync>;
 type MetaTransform = Arc<dyn Fn(&mut ObjectMeta) + Send + Sync>;
@@ -48,6 +50,8 @@ pub struct FactoryBuilder {
     resyncs: HashMap<TypeId, Duration>,
     meta_transform: Option<MetaTransform>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    /// The codecs of the types cached compactly.
+    compact: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     metrics: Option<InformerMetrics>,
 }
 
@@ -107,6 +111,16 @@ impl FactoryBuilder {
         let transform: Transform<K> = Arc::new(transform);
         self.transforms
             .insert(TypeId::of::<K>(), Box::new(transform));
+        self
+    }
+
+    /// Caches the objects of type `K` compactly, as their JSON, decoded on
+    /// every read (see [`InformerConfig::compact`]): for types with many
+    /// objects that controllers read rarely.
+    #[must_use]
+    pub fn compact_for<K: Serialize + DeserializeOwned + 'static>(mut self) -> Self {
+        self.compact
+            .insert(TypeId::of::<K>(), Box::new(Codec::<K>::json()));
         self
     }
 
@@ -198,6 +212,7 @@ impl SharedInformerFactory {
             resyncs: HashMap::new(),
             meta_transform: None,
             transforms: HashMap::new(),
+            compact: HashMap::new(),
             metrics: None,
         }
     }
@@ -298,6 +313,11 @@ impl SharedInformerFactory {
         if let Some(metrics) = &options.metrics {
             config = config.metrics(metrics.clone());
         }
+        config.codec = options
+            .compact
+            .get(&type_id)
+            .and_then(|codec| codec.downcast_ref::<Codec<K>>())
+            .copied();
         config
     }
 
