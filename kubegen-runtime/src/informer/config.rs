@@ -109,11 +109,11 @@ impl<K: Serialize + DeserializeOwned> InformerConfig<K> {
     /// state of an update is decoded from the cache.
     ///
     /// Trades CPU on every read (a few microseconds per kilobyte of JSON)
-    /// for memory: a 1 KB ConfigMap takes about half the memory it takes
-    /// decoded, and managed fields, when kept, stay as bytes rather than a
-    /// JSON tree. the informer benchmark measures both. Suits large caches
-    /// that are read rarely, such as Secrets or ConfigMaps watched
-    /// cluster-wide.
+    /// for memory: in `kubegen-runtime`'s `informer_memory` benchmark a
+    /// ConfigMap of 1 KB of JSON takes 1.3 KB compact against 2.6 KB decoded,
+    /// and managed fields, when kept, stay bytes rather than a JSON tree
+    /// (1.6 KB against 5.9 KB). Suits large caches that are read rarely,
+    /// such as Secrets or ConfigMaps watched cluster-wide.
     #[must_use]
     pub fn compact(mut self) -> Self {
         self.codec = Some(Codec::json());
