@@ -27,7 +27,9 @@
 //! not the bottleneck and the per-object latency shows the operator's own.
 //!
 //! `SCALE_PEER_ARGS` passes extra flags to the peer (`--priority-queue=false`:
-//! client-go's workqueue instead of controller-runtime's default queue).
+//! client-go's workqueue instead of controller-runtime's default queue),
+//! `SCALE_KUBEGEN_ARGS` to kubegen's operator (`--decoded-caches`: owned
+//! Deployments and Services cached decoded instead of as JSON).
 //!
 //! `cargo bench -p my-application --bench scale`. Without Go the peer is
 //! skipped and kubegen's figures are printed alone. Lines starting with
@@ -121,6 +123,9 @@ impl Side {
                     "127.0.0.1:0",
                 ]);
                 c.env("RUST_LOG", "warn");
+                // Extra flags of kubegen's operator, e.g. `--decoded-caches`.
+                let extra = std::env::var("SCALE_KUBEGEN_ARGS").unwrap_or_default();
+                c.args(extra.split_whitespace());
                 c
             }
             Side::ControllerRuntime(binary) => {

@@ -1,5 +1,6 @@
 //! All-or-nothing writing of a [`FileSet`]: every changed file is staged
-//! beside its target and synced, then the targets are swapped in; removed
+//! beside its target, the staged files are synced to disk, then the targets
+//! are swapped in; removed
 //! files are moved aside the same way. If any step fails, everything already
 //! swapped is put back, staged and set-aside files are deleted, and the error
 //! names the path that failed — the tree is either unchanged or fully
@@ -148,20 +149,20 @@ fn apply(changes: &[Change], journal: &mut Journal) -> Result<(), FileError> {
     Ok(())
 }
 
-/// How many files are staged at once: creating, writing and syncing a file
-/// mostly waits for the file system, and concurrent syncs let the kernel
-/// flush them together.
+/// How many files are staged at once: creating and writing a file mostly
+/// waits for the file system.
 const STAGE_THREADS: usize = 8;
 
 /// What one staging thread did: the files it created (with their change
 /// index) and the first failure it met (with its change index).
 type Staged = (Vec<(PathBuf, usize)>, Option<(usize, FileError)>);
 
-/// Writes every new content to a temp file beside its target and syncs it
-/// to disk, on several threads, before any target is swapped: a crash never
-/// leaves a target renamed over unwritten data. Every temp file created is
-/// recorded (and only those, so a rollback never deletes a file it did not
-/// create); the first failure in staging order is reported.
+/// Writes every new content to a temp file beside its target, on several
+/// threads, then syncs them to disk ([`sync_staged`]) before any target is
+/// swapped: a crash never leaves a target renamed over unwritten data.
+/// Every temp file created is recorded (and only those, so a rollback never
+/// deletes a file it did not create); the first failure in staging order is
+/// reported.
 fn stage_all(changes: &[Change], journal: &mut Journal) -> Result<(), FileError> {
     let jobs: Vec<(usize, &Path, &str)> = changes
         .iter()
@@ -184,8 +185,7 @@ fn stage_all(changes: &[Change], journal: &mut Journal) -> Result<(), FileError>
                         let temp = sibling(target, "new");
                         let result = File::create_new(&temp).and_then(|mut file| {
                             staged.push((temp.clone(), index));
-                            file.write_all(contents.as_bytes())?;
-                            file.sync_all()
+                            file.write_all(contents.as_bytes())
                         });
                         if let Err(e) = result {
                             failed.store(true, Ordering::Relaxed);
@@ -217,8 +217,41 @@ fn stage_all(changes: &[Change], journal: &mut Journal) -> Result<(), FileError>
     journal.staged.sort_by_key(|(_, index)| *index);
     match first {
         Some((_, error)) => Err(error),
-        None => Ok(()),
+        None => sync_staged(&journal.staged),
     }
+}
+
+/// Makes the staged files durable with one `syncfs` per file system they
+/// are on: the kernel writes them back together, where a `fsync` per file
+/// waited for each (most of a fresh `generate`'s time on a slow disk).
+#[cfg(target_os = "linux")]
+fn sync_staged(staged: &[(PathBuf, usize)]) -> Result<(), FileError> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut synced = Vec::new();
+    for (temp, _) in staged {
+        let parent = temp.parent().unwrap_or(Path::new("."));
+        let device = std::fs::symlink_metadata(parent)
+            .map_err(|e| FileError::io(parent, e))?
+            .dev();
+        if synced.contains(&device) {
+            continue;
+        }
+        let file = File::open(temp).map_err(|e| FileError::io(temp, e))?;
+        rustix::fs::syncfs(&file).map_err(|e| FileError::io(temp, e.into()))?;
+        synced.push(device);
+    }
+    Ok(())
+}
+
+/// Makes the staged files durable, one `fsync` each.
+#[cfg(not(target_os = "linux"))]
+fn sync_staged(staged: &[(PathBuf, usize)]) -> Result<(), FileError> {
+    for (temp, _) in staged {
+        File::open(temp)
+            .and_then(|file| file.sync_all())
+            .map_err(|e| FileError::io(temp, e))?;
+    }
+    Ok(())
 }
 
 /// Creates `dir` and its missing ancestors, recording each one created.

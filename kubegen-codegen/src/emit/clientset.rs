@@ -1,5 +1,6 @@
 //! The clientset emitter: one typed client per kind, grouped by API group
-//! version, each a newtype over `kubegen::client::ResourceClient`.
+//! version, each declared with `kubegen::typed_client!` (a newtype over
+//! `kubegen::client::ResourceClient` exposing the kind's verbs).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -65,83 +66,27 @@ pub(super) fn group_version(group: &str, version: &str, gv: &str, kinds: &[Kind]
 fn typed_client(k: &Kind) -> TokenStream {
     let kind = format_ident!("{}", k.kind);
     let ty = format_ident!("{}Client", k.kind);
-    let doc = format!(
-        " The typed client of `{}` ({}): {}.",
-        k.kind,
-        api_version(&k.group, &k.version),
-        k.verbs
-            .iter()
-            .filter_map(|v| Verb::ALL.iter().find(|(_, x)| x == v).map(|(n, _)| *n))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
     let status_verbs = k.status
         && k.verbs
             .iter()
             .any(|v| matches!(v, Verb::UpdateStatus | Verb::ApplyStatus));
-    let methods = k.verbs.iter().map(|verb| match verb {
-        Verb::Get => quote! {
-            /// Reads one object; a missing one is an error with `is_not_found()`.
-            pub async fn get(&self, name: &str) -> ::kubegen::client::Result<#kind> { self.0.get(name).await }
-            /// Reads one object, `None` when it does not exist.
-            pub async fn get_opt(&self, name: &str) -> ::kubegen::client::Result<Option<#kind>> { self.0.get_opt(name).await }
-        },
-        Verb::List => quote! {
-            /// Lists objects.
-            pub async fn list(&self, params: &::kubegen::kube::api::ListParams) -> ::kubegen::client::Result<::kubegen::kube::api::ObjectList<#kind>> { self.0.list(params).await }
-        },
-        Verb::Watch => quote! {
-            /// Watches objects from `resource_version`.
-            pub async fn watch(&self, params: &::kubegen::kube::api::WatchParams, resource_version: &str) -> ::kubegen::client::Result<::kubegen::client::WatchStream<#kind>> { self.0.watch(params, resource_version).await }
-        },
-        Verb::Create => quote! {
-            /// Creates the object.
-            pub async fn create(&self, obj: &#kind) -> ::kubegen::client::Result<#kind> { self.0.create(obj).await }
-        },
-        Verb::Update => quote! {
-            /// Replaces the object (a stale resourceVersion is a conflict).
-            pub async fn update(&self, obj: &#kind) -> ::kubegen::client::Result<#kind> { self.0.update(obj).await }
-        },
-        Verb::UpdateStatus => quote! {
-            /// Replaces the object's status.
-            pub async fn update_status(&self, obj: &#kind) -> ::kubegen::client::Result<#kind> { self.0.update_status(obj).await }
-        },
-        Verb::Patch => {
-            let status = status_verbs.then(|| quote! {
-                /// Patches the object's status.
-                pub async fn patch_status<P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, patch: &::kubegen::kube::api::Patch<P>) -> ::kubegen::client::Result<#kind> { self.0.patch_status(name, patch).await }
-            });
-            quote! {
-                /// Patches the object.
-                pub async fn patch<P: ::kubegen::__private::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, patch: &::kubegen::kube::api::Patch<P>) -> ::kubegen::client::Result<#kind> { self.0.patch(name, patch).await }
-                #status
-            }
+    let mut verbs: Vec<&str> = Vec::new();
+    for verb in &k.verbs {
+        verbs.extend(
+            Verb::ALL
+                .iter()
+                .find(|(_, v)| v == verb)
+                .map(|(name, _)| *name),
+        );
+        if *verb == Verb::Patch && status_verbs {
+            verbs.push("patch_status");
         }
-        Verb::Delete => quote! {
-            /// Deletes the object.
-            pub async fn delete(&self, name: &str, params: &::kubegen::kube::api::DeleteParams) -> ::kubegen::client::Result<()> { self.0.delete(name, params).await }
-        },
-        Verb::DeleteCollection => quote! {
-            /// Deletes every object matching `list`.
-            pub async fn delete_collection(&self, params: &::kubegen::kube::api::DeleteParams, list: &::kubegen::kube::api::ListParams) -> ::kubegen::client::Result<()> { self.0.delete_collection(params, list).await }
-        },
-        Verb::Apply => quote! {
-            /// Server-side apply with this clientset's field manager.
-            pub async fn apply(&self, obj: &#kind, force: bool) -> ::kubegen::client::Result<#kind> { self.0.apply(obj, force).await }
-        },
-        Verb::ApplyStatus => quote! {
-            /// Server-side apply of the status.
-            pub async fn apply_status(&self, obj: &#kind, force: bool) -> ::kubegen::client::Result<#kind> { self.0.apply_status(obj, force).await }
-        },
-    });
+    }
+    let api_version = api_version(&k.group, &k.version);
+    let verbs = verbs.iter().map(|v| format_ident!("{v}"));
     quote! {
-        #[doc = #doc]
-        #[derive(Clone, Debug)]
-        pub struct #ty(::kubegen::client::ResourceClient<#kind>);
-        impl #ty {
-            #(#methods)*
-            /// The generic client underneath (every verb, for what this shim leaves out).
-            pub fn inner(&self) -> &::kubegen::client::ResourceClient<#kind> { &self.0 }
+        ::kubegen::typed_client! {
+            pub struct #ty(#kind, #api_version) { #(#verbs),* }
         }
     }
 }

@@ -2,9 +2,10 @@
 //! generates (get, list, watch, create, update, update_status, patch,
 //! patch_status, delete, delete_collection, apply, apply_status) for any
 //! resource type. Generated clientsets are thin shims that expose the verbs
-//! each resource allows.
+//! each resource allows, declared with [`typed_client!`](crate::typed_client).
 
 mod error;
+mod typed;
 
 use std::fmt::Debug;
 use std::sync::Arc;

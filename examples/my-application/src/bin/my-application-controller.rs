@@ -9,6 +9,8 @@
 //!     [--webhook-cert-dir DIR]             (serve the conversion webhook with tls.crt/tls.key from DIR)
 //!     [--webhook-bind-address ADDR]        (default 0.0.0.0:9443)
 //!     [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]
+//!     [--paginated-lists]                  (fill caches with paginated LISTs, not streaming lists)
+//!     [--decoded-caches]                   (cache owned Deployments/Services decoded, not as JSON)
 //! ```
 //! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
 //! SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release
@@ -21,7 +23,7 @@ use my_application::operator::{Options, manager};
 
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--namespace NS] [--workers N] \
 [--health-probe-bind-address ADDR] [--metrics-bind-address ADDR] [--metrics-cert-dir DIR] \
-[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists]";
+[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists] [--decoded-caches]";
 
 fn parse(args: &[String]) -> Result<(Options, bool)> {
     let mut options = Options::default();
@@ -43,6 +45,7 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
             "--no-leader-elect" => options.leader_election = false,
             "--insecure-metrics" => options.insecure_metrics = true,
             "--paginated-lists" => options.paginated_lists = true,
+            "--decoded-caches" => options.compact_caches = false,
             "--health-probe-bind-address" => {
                 options.health_probe_addr =
                     value()?.parse().context("--health-probe-bind-address")?
