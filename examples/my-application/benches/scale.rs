@@ -28,10 +28,11 @@
 //!
 //! `SCALE_PEER_ARGS` passes extra flags to the peer (`--priority-queue=false`:
 //! client-go's workqueue instead of controller-runtime's default queue),
-//! `SCALE_KUBEGEN_ARGS` to kubegen's operator (`--decoded-caches`: owned
-//! Deployments and Services cached decoded instead of as JSON).
+//! `SCALE_KUBEGEN_ARGS` to kubegen's operator (`--decoded-caches`: objects
+//! cached decoded instead of as JSON).
 //!
-//! `cargo bench -p my-application --bench scale`. Without Go the peer is
+//! `cargo bench -p my-application --bench scale`. Without Go, or with
+//! `SCALE_PEER=0` (for quick A/B runs of kubegen's side alone), the peer is
 //! skipped and kubegen's figures are printed alone. Lines starting with
 //! `BENCH` (kubegen, peer) feed `bench/run_all.py`. Nothing fails on time.
 
@@ -549,7 +550,11 @@ async fn main() -> Result<()> {
         .ok()
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(10.0);
-    let peer = peer_binary();
+    let peer = if env_usize("SCALE_PEER", 1) == 0 {
+        None
+    } else {
+        peer_binary()
+    };
     let peer_versions = peer.as_ref().map_or("-".to_string(), |(_, v)| v.clone());
 
     let mut scenarios: Vec<(String, usize, Option<f64>, usize)> = sizes

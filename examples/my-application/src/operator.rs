@@ -70,8 +70,8 @@ pub struct Options {
     /// back to paginated lists by themselves when the apiserver rejects
     /// streaming ones; this is why the role grants `list`.
     pub paginated_lists: bool,
-    /// Cache the Deployments and Services the operator owns as their JSON,
-    /// decoded when a reconcile reads one
+    /// Cache MyApplications and the Deployments and Services the operator
+    /// owns as their JSON, decoded when a reconcile reads one
     /// ([`compact_for`](kubegen::factory::FactoryBuilder::compact_for)):
     /// less memory per object for a decode per read. On by default; off,
     /// they are cached decoded.
@@ -143,7 +143,10 @@ pub async fn manager(
     let compact_caches = options.compact_caches;
     builder = builder.informer_factory(move |mut factory| {
         if compact_caches {
-            factory = factory.compact_for::<Deployment>().compact_for::<Service>();
+            factory = factory
+                .compact_for::<Deployment>()
+                .compact_for::<Service>()
+                .compact_for::<MyApplication>();
         }
         if let Some(namespace) = namespace {
             factory = factory.namespace(namespace);

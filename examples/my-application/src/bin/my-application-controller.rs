@@ -10,8 +10,16 @@
 //!     [--webhook-bind-address ADDR]        (default 0.0.0.0:9443)
 //!     [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]
 //!     [--paginated-lists]                  (fill caches with paginated LISTs, not streaming lists)
-//!     [--decoded-caches]                   (cache owned Deployments/Services decoded, not as JSON)
+//!     [--decoded-caches]                   (cache objects decoded, not as JSON)
+//!     [--worker-threads N]                 (async runtime threads; default 1)
 //! ```
+//! With one worker thread (the default) every task runs on the main thread
+//! (Tokio's current-thread runtime): the operator's work is waiting on the
+//! apiserver, and at 1,000 applications one thread spent less CPU (1.44–1.53
+//! s against 1.55–1.73 s, no cross-thread wake-ups) and ~1 MiB less memory
+//! than two, with the same time to Ready (the scale bench). Reconcilers that compute for long should pass a higher N; N > 1
+//! starts Tokio's multi-thread runtime with N workers. Blocking work
+//! (webhook handlers, file reads) runs on Tokio's blocking pool either way.
 //! Credentials come from KUBECONFIG or the in-cluster ServiceAccount.
 //! SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release
 //! the Lease, exit 0. Lost leadership: exit 1, to be restarted as a fresh
@@ -21,13 +29,32 @@ use anyhow::{Context, Result, bail};
 use kubegen::logging::{LogFormat, init};
 use my_application::operator::{Options, manager};
 
+/// mimalloc, built without transparent huge pages (its `no_thp` feature).
+/// Against glibc's allocator it cut the operator's CPU until all of 1,000
+/// applications were Ready by about a fifth at the same peak RSS (the scale
+/// bench); with huge pages allowed, mimalloc backed its arenas with 2 MiB
+/// pages and peak RSS grew by a third.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--namespace NS] [--workers N] \
 [--health-probe-bind-address ADDR] [--metrics-bind-address ADDR] [--metrics-cert-dir DIR] \
-[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists] [--decoded-caches]";
+[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists] [--decoded-caches] [--worker-threads N]";
 
-fn parse(args: &[String]) -> Result<(Options, bool)> {
+/// What the command line asks for besides the operator's [`Options`].
+struct Process {
+    /// Log as JSON lines.
+    json: bool,
+    /// Threads of the async runtime (1: current-thread runtime).
+    worker_threads: usize,
+}
+
+fn parse(args: &[String]) -> Result<(Options, Process)> {
     let mut options = Options::default();
-    let mut json = false;
+    let mut process = Process {
+        json: false,
+        worker_threads: 1,
+    };
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -41,7 +68,7 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
                 .with_context(|| format!("{flag} needs a value\n{USAGE}"))
         };
         match flag {
-            "--json-logs" => json = true,
+            "--json-logs" => process.json = true,
             "--no-leader-elect" => options.leader_election = false,
             "--insecure-metrics" => options.insecure_metrics = true,
             "--paginated-lists" => options.paginated_lists = true,
@@ -61,6 +88,12 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
             "--namespace" => options.namespace = Some(value()?),
             "--lease-namespace" => options.lease_namespace = value()?,
             "--workers" => options.workers = value()?.parse().context("--workers")?,
+            "--worker-threads" => {
+                process.worker_threads = value()?.parse().context("--worker-threads")?;
+                if process.worker_threads == 0 {
+                    bail!("--worker-threads must be at least 1");
+                }
+            }
             "--lease-duration" => {
                 let seconds: u64 = value()?.parse().context("--lease-duration")?;
                 options.lease_duration = std::time::Duration::from_secs(seconds);
@@ -72,13 +105,27 @@ fn parse(args: &[String]) -> Result<(Options, bool)> {
             other => bail!("unknown option {other}\n{USAGE}"),
         }
     }
-    Ok((options, json))
+    Ok((options, process))
 }
 
-#[tokio::main]
-async fn main() -> Result<()> {
+fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (options, json) = parse(&args)?;
+    let (options, process) = parse(&args)?;
+    let mut runtime = if process.worker_threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(process.worker_threads);
+        builder
+    };
+    runtime
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(run(options, process.json))
+}
+
+async fn run(options: Options, json: bool) -> Result<()> {
     init(LogFormat::from_flag(json));
     let client = kube::Client::try_default()
         .await
