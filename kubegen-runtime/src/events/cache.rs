@@ -1,6 +1,9 @@
 //! The bounded cache that turns repeats of an event into a series: one slot
 //! per event key, dropped after the series window without a repeat, and
-//! least-recently-used slots evicted beyond the capacity.
+//! least-recently-used slots evicted beyond the capacity. The cache holds
+//! each key once, flattened into one shared allocation ([`SeriesId`]): an
+//! operator records a few events per object it reconciles, so the keys of
+//! thousands of series are live at once.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -49,6 +52,63 @@ pub(crate) struct EventKey {
     pub(crate) note: String,
 }
 
+impl RefKey {
+    fn encode(&self, out: &mut Vec<u8>) {
+        for field in [
+            &self.api_version,
+            &self.kind,
+            &self.namespace,
+            &self.name,
+            &self.uid,
+            &self.field_path,
+        ] {
+            encode_opt(field.as_deref(), out);
+        }
+    }
+}
+
+impl EventKey {
+    /// The key flattened: every field in a fixed order, each string
+    /// preceded by its length and each optional one by a presence byte, so
+    /// that two keys have equal ids exactly when they are equal.
+    pub(crate) fn id(&self) -> SeriesId {
+        let mut out = Vec::with_capacity(128);
+        self.regarding.encode(&mut out);
+        match &self.related {
+            None => out.push(0),
+            Some(related) => {
+                out.push(1);
+                related.encode(&mut out);
+            }
+        }
+        out.push(self.event_type as u8);
+        for field in [&self.reason, &self.action, &self.note] {
+            encode_str(field, &mut out);
+        }
+        SeriesId(out.into())
+    }
+}
+
+fn encode_opt(value: Option<&str>, out: &mut Vec<u8>) {
+    match value {
+        None => out.push(0),
+        Some(value) => {
+            out.push(1);
+            encode_str(value, out);
+        }
+    }
+}
+
+fn encode_str(value: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+    out.extend_from_slice(value.as_bytes());
+}
+
+/// An [`EventKey`] as the cache holds it: one allocation, shared by the
+/// slot table and the use order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct SeriesId(Arc<[u8]>);
+
 /// The server-side Event of a series and how often it was observed.
 #[derive(Debug, Default)]
 pub(crate) struct SeriesState {
@@ -72,9 +132,9 @@ struct Entry {
 pub(crate) struct SeriesCache {
     window: Duration,
     capacity: usize,
-    entries: HashMap<EventKey, Entry>,
+    entries: HashMap<SeriesId, Entry>,
     /// Use stamps, oldest first, for LRU eviction.
-    order: BTreeMap<u64, EventKey>,
+    order: BTreeMap<u64, SeriesId>,
     next_stamp: u64,
 }
 
@@ -93,7 +153,8 @@ impl SeriesCache {
 
     /// The slot of `key` at `now`: the existing one if its last occurrence
     /// is within the window, else a fresh one (a new series).
-    pub(crate) fn slot(&mut self, key: EventKey, now: Instant) -> Slot {
+    pub(crate) fn slot(&mut self, key: &EventKey, now: Instant) -> Slot {
+        let key = key.id();
         let stamp = self.next_stamp;
         self.next_stamp += 1;
         if let Some(entry) = self.entries.get_mut(&key) {
@@ -195,19 +256,55 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_equal_exactly_when_keys_are() {
+        let base = key("a", "1", "n");
+        assert_eq!(base.id(), key("a", "9", "n").id());
+        // Strings whose concatenations agree: the length prefixes and
+        // presence bytes keep them apart.
+        let moved = |f: fn(&mut EventKey)| {
+            let mut k = base.clone();
+            f(&mut k);
+            k
+        };
+        let variants = [
+            moved(|k| {
+                k.reason = "Synce".into();
+                k.action = "dReconcile".into();
+            }),
+            moved(|k| {
+                k.reason = "SyncedReconcile".into();
+                k.action = String::new();
+            }),
+            moved(|k| k.regarding.field_path = Some(String::new())),
+            moved(|k| {
+                k.regarding.namespace = Some("nsa".into());
+                k.regarding.name = Some(String::new());
+            }),
+            moved(|k| k.related = Some(RefKey::from(&reference("a", "1")))),
+            moved(|k| k.event_type = EventType::Warning),
+        ];
+        for (i, a) in variants.iter().enumerate() {
+            assert_ne!(a.id(), base.id(), "variant {i}");
+            for (j, b) in variants.iter().enumerate() {
+                assert_eq!(a == b, a.id() == b.id(), "variants {i} and {j}");
+            }
+        }
+    }
+
+    #[test]
     fn repeats_within_the_window_share_a_slot() {
         let t0 = Instant::now();
         let mut cache = SeriesCache::new(Duration::from_secs(60), 10);
-        let first = cache.slot(key("a", "1", "n"), t0);
-        let repeat = cache.slot(key("a", "7", "n"), t0 + Duration::from_secs(59));
+        let first = cache.slot(&key("a", "1", "n"), t0);
+        let repeat = cache.slot(&key("a", "7", "n"), t0 + Duration::from_secs(59));
         assert!(Arc::ptr_eq(&first, &repeat));
         // The window counts from the last occurrence, not the first.
-        let later = cache.slot(key("a", "7", "n"), t0 + Duration::from_secs(118));
+        let later = cache.slot(&key("a", "7", "n"), t0 + Duration::from_secs(118));
         assert!(Arc::ptr_eq(&first, &later));
-        let other = cache.slot(key("a", "1", "different"), t0);
+        let other = cache.slot(&key("a", "1", "different"), t0);
         assert!(!Arc::ptr_eq(&first, &other));
         // After a silent window, a new series starts.
-        let fresh = cache.slot(key("a", "1", "n"), t0 + Duration::from_secs(179));
+        let fresh = cache.slot(&key("a", "1", "n"), t0 + Duration::from_secs(179));
         assert!(!Arc::ptr_eq(&first, &fresh));
     }
 
@@ -215,26 +312,26 @@ mod tests {
     fn memory_is_bounded_by_expiry_and_lru() {
         let t0 = Instant::now();
         let mut cache = SeriesCache::new(Duration::from_secs(60), 3);
-        let a = cache.slot(key("a", "1", ""), t0);
-        cache.slot(key("b", "1", ""), t0);
-        cache.slot(key("c", "1", ""), t0);
+        let a = cache.slot(&key("a", "1", ""), t0);
+        cache.slot(&key("b", "1", ""), t0);
+        cache.slot(&key("c", "1", ""), t0);
         // Touch a, so b is the least recently used.
-        assert!(Arc::ptr_eq(&a, &cache.slot(key("a", "1", ""), t0)));
-        cache.slot(key("d", "1", ""), t0);
+        assert!(Arc::ptr_eq(&a, &cache.slot(&key("a", "1", ""), t0)));
+        cache.slot(&key("d", "1", ""), t0);
         assert_eq!(cache.len(), 3);
-        assert!(Arc::ptr_eq(&a, &cache.slot(key("a", "1", ""), t0)));
-        let b = cache.slot(key("b", "1", ""), t0);
+        assert!(Arc::ptr_eq(&a, &cache.slot(&key("a", "1", ""), t0)));
+        let b = cache.slot(&key("b", "1", ""), t0);
         assert_eq!(cache.len(), 3);
         // Everything expires after the window.
-        cache.slot(key("e", "1", ""), t0 + Duration::from_secs(120));
+        cache.slot(&key("e", "1", ""), t0 + Duration::from_secs(120));
         assert_eq!(cache.len(), 1);
         assert!(!Arc::ptr_eq(
             &b,
-            &cache.slot(key("b", "1", ""), t0 + Duration::from_secs(120))
+            &cache.slot(&key("b", "1", ""), t0 + Duration::from_secs(120))
         ));
         for i in 0..1000 {
             cache.slot(
-                key(&format!("k{i}"), "1", ""),
+                &key(&format!("k{i}"), "1", ""),
                 t0 + Duration::from_secs(120),
             );
         }

@@ -220,7 +220,7 @@ impl EventRecorder {
         let slot = self
             .cache
             .lock()
-            .slot(key.clone(), tokio::time::Instant::now());
+            .slot(&key, tokio::time::Instant::now());
         let mut series = slot.lock().await;
         let now = MicroTime(Timestamp::now());
         if let Some((namespace, name)) = series.event.clone() {
