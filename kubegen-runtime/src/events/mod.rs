@@ -217,10 +217,7 @@ impl EventRecorder {
             action: truncate(action.to_string(), MAX_FIELD_LEN),
             note: truncate(note.to_string(), MAX_NOTE_BYTES),
         };
-        let slot = self
-            .cache
-            .lock()
-            .slot(&key, tokio::time::Instant::now());
+        let slot = self.cache.lock().slot(&key, tokio::time::Instant::now());
         let mut series = slot.lock().await;
         let now = MicroTime(Timestamp::now());
         if let Some((namespace, name)) = series.event.clone() {
