@@ -17,7 +17,7 @@ use super::event_type::EventType;
 /// The identity of an object reference for deduplication: everything but
 /// its `resourceVersion`, which changes with every write of the object and
 /// would split a series.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RefKey {
     api_version: Option<String>,
     kind: Option<String>,
@@ -42,7 +42,7 @@ impl From<&ObjectReference> for RefKey {
 
 /// What makes two events repeats of one another (the reporting controller
 /// and instance are fixed per recorder).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct EventKey {
     pub(crate) regarding: RefKey,
     pub(crate) related: Option<RefKey>,
