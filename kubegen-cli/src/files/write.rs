@@ -1,9 +1,9 @@
 //! All-or-nothing writing of a [`FileSet`]: every changed file is staged
 //! beside its target, the staged files are synced to disk, then the targets
-//! are swapped in; removed files are moved aside the same way. If any step fails, everything already
-//! swapped is put back, staged and set-aside files are deleted, and the error
-//! names the path that failed — the tree is either unchanged or fully
-//! updated.
+//! are swapped in; removed files are moved aside the same way. If any step
+//! fails, everything already swapped is put back, staged and set-aside files
+//! are deleted, and the error names the path that failed — the tree is
+//! either unchanged or fully updated.
 
 use std::fs::File;
 use std::io::Write as _;
