@@ -47,6 +47,9 @@ pub struct InformerConfig<K> {
     /// at this period.
     pub resync: Option<Duration>,
     pub(crate) transform: Option<Transform<K>>,
+    /// Whether `transform` is the default [`strip_managed_fields`], which
+    /// the watch then applies to the JSON before decoding (see `wire`).
+    pub(crate) strips_managed_fields: bool,
     pub(crate) indexers: Vec<(String, IndexFn<K>)>,
     pub(crate) metrics: Option<InformerMetrics>,
     /// Set by [`InformerConfig::compact`].
@@ -59,6 +62,7 @@ impl<K: Resource + 'static> Default for InformerConfig<K> {
             watcher: default_watcher(),
             resync: None,
             transform: Some(Arc::new(strip_managed_fields::<K>)),
+            strips_managed_fields: true,
             indexers: Vec::new(),
             metrics: None,
             codec: None,
@@ -72,6 +76,7 @@ impl<K> Clone for InformerConfig<K> {
             watcher: self.watcher.clone(),
             resync: self.resync,
             transform: self.transform.clone(),
+            strips_managed_fields: self.strips_managed_fields,
             indexers: self.indexers.clone(),
             metrics: self.metrics.clone(),
             codec: self.codec,
@@ -181,6 +186,7 @@ impl<K> InformerConfig<K> {
     #[must_use]
     pub fn transform(mut self, transform: impl Fn(&mut K) + Send + Sync + 'static) -> Self {
         self.transform = Some(Arc::new(transform));
+        self.strips_managed_fields = false;
         self
     }
 
@@ -188,6 +194,7 @@ impl<K> InformerConfig<K> {
     #[must_use]
     pub fn no_transform(mut self) -> Self {
         self.transform = None;
+        self.strips_managed_fields = false;
         self
     }
 

@@ -24,6 +24,7 @@ mod shared;
 #[cfg(test)]
 mod tests;
 mod watch;
+mod wire;
 
 use std::fmt::Debug;
 use std::sync::Arc;

@@ -5,6 +5,10 @@
 //! `WatchList` feature off, or a server older than 1.27 — makes the task
 //! start over with paginated lists, as client-go's reflector falls back to
 //! LIST when its watch-list request fails.
+//!
+//! With the default transform the watch decodes through
+//! [`Wire`](super::wire::Wire): managed fields are cut from the JSON before
+//! decoding, and a compact cache keeps the received bytes.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -18,15 +22,30 @@ use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::shared::Shared;
+use super::wire::{Received, Wire};
 use crate::store::{Notification, Staged, Store};
 
 /// Runs until `stop` fires (or its sender is dropped).
-pub(super) async fn run<K>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<()>)
+pub(super) async fn run<K>(shared: Arc<Shared<K>>, stop: oneshot::Receiver<()>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
+    if shared.config.strips_managed_fields {
+        run_as::<K, Wire<K>>(shared, stop).await;
+    } else {
+        run_as::<K, K>(shared, stop).await;
+    }
+}
+
+/// The watch loop, decoding objects as `W`.
+async fn run_as<K, W>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<()>)
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    W: Received<K>,
+{
+    let api = W::api(&shared.api);
     let mut config = shared.config.watcher.clone();
-    let mut events = watcher(shared.api.clone(), config.clone())
+    let mut events = watcher(api.clone(), config.clone())
         .default_backoff()
         .boxed();
     let mut resync = shared.config.resync.map(|period| {
@@ -47,7 +66,7 @@ where
                     tracing::warn!(resource = %shared.name, %error, "the apiserver rejected a streaming list; falling back to paginated lists");
                     config.initial_list_strategy = InitialListStrategy::ListWatch;
                     relist.abandon();
-                    events = watcher(shared.api.clone(), config.clone())
+                    events = watcher(api.clone(), config.clone())
                         .default_backoff()
                         .boxed();
                     if let Some(metrics) = &shared.config.metrics {
@@ -114,14 +133,21 @@ impl<K> Shared<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    fn prepare(&self, mut obj: K) -> Arc<K> {
+    /// The object to cache and hand out, transformed, and the JSON a
+    /// compact store may keep for it.
+    fn prepare<W: Received<K>>(&self, received: W) -> (Arc<K>, Option<Box<[u8]>>) {
+        let (mut obj, json) = received.into_parts();
         if let Some(transform) = &self.config.transform {
             transform(&mut obj);
         }
-        Arc::new(obj)
+        (Arc::new(obj), json)
     }
 
-    pub(super) fn on_event(&self, event: watcher::Event<K>, relist: &mut Relist<K>) {
+    pub(super) fn on_event<W: Received<K>>(
+        &self,
+        event: watcher::Event<W>,
+        relist: &mut Relist<K>,
+    ) {
         match event {
             watcher::Event::Init => {
                 relist.lists += 1;
@@ -134,7 +160,8 @@ where
                 }
             }
             watcher::Event::InitApply(obj) => {
-                let staged = self.store.stage(&self.prepare(obj));
+                let (obj, json) = self.prepare(obj);
+                let staged = self.store.stage_received(&obj, json);
                 relist.buffer.get_or_insert_with(Vec::new).push(staged);
             }
             watcher::Event::InitDone => {
@@ -149,11 +176,11 @@ where
                 self.record_size();
             }
             watcher::Event::Apply(obj) => {
-                let obj = self.prepare(obj);
-                self.commit(|store| store.apply(obj));
+                let (obj, json) = self.prepare(obj);
+                self.commit(|store| store.apply_received(obj, json));
             }
             watcher::Event::Delete(obj) => {
-                let obj = self.prepare(obj);
+                let (obj, _) = self.prepare(obj);
                 self.commit(|store| store.delete(obj));
             }
         }

@@ -106,9 +106,9 @@ impl<K: Resource> Store<K> {
     }
 
     /// How `obj` is kept.
-    fn entry(&self, obj: &Arc<K>) -> Entry<K> {
+    fn entry(&self, obj: &Arc<K>, json: Option<Box<[u8]>>) -> Entry<K> {
         match &self.codec {
-            Some(codec) => codec.entry(obj),
+            Some(codec) => codec.entry(obj, json),
             None => Entry::Shared(obj.clone()),
         }
     }
@@ -242,16 +242,34 @@ impl<K: Resource> Store<K> {
     /// Readies `obj` to enter the store without taking its lock: its key,
     /// and for a compact store its JSON.
     pub(crate) fn stage(&self, obj: &Arc<K>) -> Staged<K> {
+        self.stage_received(obj, None)
+    }
+
+    /// [`Store::stage`] for an object decoded from `json`: a compact store
+    /// keeps those bytes instead of encoding the object. The caller vouches
+    /// that `json` decodes into exactly `obj`.
+    pub(crate) fn stage_received(&self, obj: &Arc<K>, json: Option<Box<[u8]>>) -> Staged<K> {
         Staged {
             key: ObjectKey::of(&**obj),
-            entry: self.entry(obj),
+            entry: self.entry(obj, json),
         }
     }
 
-    /// Inserts or replaces an object. An object whose resourceVersion equals
-    /// the cached one's is a repeat and changes nothing.
+    /// [`Store::apply_received`] without received JSON.
+    #[cfg(test)]
     pub(crate) fn apply(&self, obj: Arc<K>) -> Option<Notification<K>> {
-        let Staged { key, entry } = self.stage(&obj);
+        self.apply_received(obj, None)
+    }
+
+    /// Inserts or replaces an object (decoded from `json`, when given: see
+    /// [`Store::stage_received`]). An object whose resourceVersion equals
+    /// the cached one's is a repeat and changes nothing.
+    pub(crate) fn apply_received(
+        &self,
+        obj: Arc<K>,
+        json: Option<Box<[u8]>>,
+    ) -> Option<Notification<K>> {
+        let Staged { key, entry } = self.stage_received(&obj, json);
         let new = || obj.clone();
         let mut inner = self.inner.write();
         let inner = &mut *inner;

@@ -58,15 +58,24 @@ impl<K: Serialize + DeserializeOwned> Codec<K> {
 }
 
 impl<K: Resource> Codec<K> {
-    /// The entry `obj` is kept as: its JSON when that decodes back into a
-    /// `K`, checked here so that reads cannot fail; otherwise (a type whose
-    /// `Serialize` output its `Deserialize` refuses, or a value JSON cannot
-    /// hold) the decoded object, so nothing is lost.
-    pub(super) fn entry(&self, obj: &Arc<K>) -> Entry<K> {
+    /// The entry `obj` is kept as. `received` is JSON that `obj` was just
+    /// decoded from, kept as it is. Otherwise `obj`'s own JSON when that
+    /// decodes back into a `K`, checked here so that reads cannot fail; and
+    /// failing that (a type whose `Serialize` output its `Deserialize`
+    /// refuses, or a value JSON cannot hold) the decoded object, so nothing
+    /// is lost.
+    pub(super) fn entry(&self, obj: &Arc<K>, received: Option<Box<[u8]>>) -> Entry<K> {
+        let resource_version = || obj.meta().resource_version.as_deref().map(Box::from);
+        if let Some(bytes) = received {
+            return Entry::Json {
+                bytes,
+                resource_version: resource_version(),
+            };
+        }
         match (self.encode)(obj) {
             Ok(bytes) if (self.decode)(&bytes).is_ok() => Entry::Json {
                 bytes: bytes.into_boxed_slice(),
-                resource_version: obj.meta().resource_version.as_deref().map(Box::from),
+                resource_version: resource_version(),
             },
             Ok(_) => {
                 tracing::debug!("object's JSON does not decode back into its type; cached decoded");
