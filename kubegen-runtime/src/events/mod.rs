@@ -39,7 +39,7 @@ use k8s_openapi::api::events::v1::{Event, EventSeries};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
-use kube::{Api, Client, Resource};
+use kube::{Client, Resource};
 use parking_lot::Mutex;
 use serde_json::json;
 use tokio::sync::Semaphore;
@@ -273,10 +273,11 @@ impl EventRecorder {
         }
     }
 
-    /// Creates `event`, renaming it if the name was taken.
+    /// Creates `event`, renaming it if the name was taken. The Event's name
+    /// is chosen here, so the apiserver's reply is not decoded.
     async fn create(&self, mut event: Event) -> Result<(String, String), kube::Error> {
         let namespace = event.metadata.namespace.clone().unwrap_or_default();
-        let api: Api<Event> = Api::namespaced(self.client.clone(), &namespace);
+        let request = kube::core::Request::new(Event::url_path(&(), Some(&namespace)));
         let base = event
             .regarding
             .as_ref()
@@ -284,8 +285,12 @@ impl EventRecorder {
             .unwrap_or_else(|| "object".to_string());
         let mut tries = 0;
         loop {
-            match api.create(&PostParams::default(), &event).await {
-                Ok(created) => return Ok((namespace, created.metadata.name.unwrap_or_default())),
+            let body = serde_json::to_vec(&event).map_err(kube::Error::SerdeError)?;
+            let create = request
+                .create(&PostParams::default(), body)
+                .map_err(kube::Error::BuildRequest)?;
+            match self.client.request_text(create).await {
+                Ok(_) => return Ok((namespace, event.metadata.name.unwrap_or_default())),
                 Err(kube::Error::Api(status)) if is_already_exists(&status) && tries < 3 => {
                     tries += 1;
                     event.metadata.name = Some(event_name(&base));
@@ -302,14 +307,18 @@ impl EventRecorder {
         count: i32,
         now: &MicroTime,
     ) -> Result<(), kube::Error> {
-        let api: Api<Event> = Api::namespaced(self.client.clone(), namespace);
         let series = EventSeries {
             count,
             last_observed_time: now.clone(),
         };
-        let patch = json!({ "series": series });
-        api.patch(name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await?;
+        let patch = kube::core::Request::new(Event::url_path(&(), Some(namespace)))
+            .patch(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({ "series": series })),
+            )
+            .map_err(kube::Error::BuildRequest)?;
+        self.client.request_text(patch).await?;
         Ok(())
     }
 }

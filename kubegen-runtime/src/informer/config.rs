@@ -36,9 +36,13 @@ pub(crate) fn default_watcher() -> watcher::Config {
 /// falls back to paginated lists of 500 when the apiserver rejects it;
 /// bookmarks on; kube's default backoff (800 ms doubling to 30 s, with
 /// jitter); no resync. Unlike client-go, managed fields are dropped by
-/// default (see [`strip_managed_fields`]); [`InformerConfig::no_transform`]
-/// keeps them. The cache keeps objects decoded, as client-go does;
-/// [`InformerConfig::compact`] keeps them as JSON instead.
+/// default (see [`strip_managed_fields`]): with this default they are cut
+/// from the received JSON before the object is decoded, so they cost no
+/// decoding either. [`InformerConfig::no_transform`] keeps them, and
+/// [`InformerConfig::transform`] replaces the default with a function run
+/// on each decoded object. The cache keeps objects decoded, as client-go
+/// does; [`InformerConfig::compact`] keeps them as JSON instead (with the
+/// default transform, the received bytes themselves).
 pub struct InformerConfig<K> {
     /// Options of the underlying kube watcher (selectors, page size, list
     /// strategy, bookmarks, timeout).
