@@ -363,6 +363,31 @@ mod tests {
         );
     }
 
+    /// kube decodes lists and watch events with `Wire` inside its own
+    /// types; both must hand `Wire` the object's text itself.
+    #[test]
+    fn decodes_inside_kube_lists_and_watch_events() {
+        let object = format!(
+            r#"{{"metadata":{{"name":"a","managedFields":{ENTRY},"resourceVersion":"3"}},"data":{{"k":"v"}}}}"#
+        );
+        let list = format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMapList","metadata":{{"resourceVersion":"5"}},"items":[{object},{object}]}}"#
+        );
+        let list: kube::core::ObjectList<Wire<ConfigMap>> = serde_json::from_str(&list).unwrap();
+        assert_eq!(list.items.len(), 2);
+        let event = format!(r#"{{"type":"MODIFIED","object":{object}}}"#);
+        let event: kube::core::WatchEvent<Wire<ConfigMap>> = serde_json::from_str(&event).unwrap();
+        let kube::core::WatchEvent::Modified(from_event) = event else {
+            panic!("a modification");
+        };
+        for received in list.items.into_iter().chain([from_event]) {
+            let (obj, json) = Received::<ConfigMap>::into_parts(received);
+            assert_eq!(obj.metadata.managed_fields, None);
+            assert_eq!(obj.data.unwrap()["k"], "v");
+            assert!(json.is_some());
+        }
+    }
+
     #[test]
     fn managed_fields_left_after_the_cut_give_no_bytes() {
         // A duplicate: the first is cut, the decoder still sees the second.
