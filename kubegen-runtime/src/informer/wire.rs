@@ -445,58 +445,62 @@ mod tests {
                     format!("\"{k}\"")
                 }
             };
-            let entry = |k: String, v: String, ws: &mut dyn Iterator<Item = &&str>| {
-                format!(
-                    "{}{k}{}:{}{v}{}",
-                    ws.next().unwrap(),
-                    ws.next().unwrap(),
-                    ws.next().unwrap(),
-                    ws.next().unwrap()
-                )
-            };
             let managed = format!(
                 r#"[{{"manager":"m{}","operation":"Update"}}]"#,
                 self.managed
             );
-            let mut meta_members: Vec<Option<(String, String)>> = vec![
+            let meta_members: Vec<Option<(String, String)>> = vec![
                 Some((key("name"), "\"a\"".into())),
                 Some((key("namespace"), "\"n\"".into())),
                 Some((key("resourceVersion"), "\"9\"".into())),
                 (self.managed > 0).then(|| (key("managedFields"), managed.clone())),
                 (self.managed == 3).then(|| (key("labels"), r#"{"managedFields":"x"}"#.into())),
             ];
-            let meta = self
-                .meta_order
-                .iter()
-                .filter_map(|&i| meta_members[i].take())
-                .map(|(k, v)| entry(k, v, &mut ws))
-                .collect::<Vec<_>>()
-                .join(",");
+            let meta = object(&self.meta_order, meta_members, &mut ws);
             let data = self
                 .data
                 .iter()
                 .map(|(k, v)| {
                     let k = serde_json::to_string(k).unwrap();
                     let v = serde_json::to_string(v).unwrap();
-                    entry(k, v, &mut ws)
+                    member(k, v, &mut ws)
                 })
                 .collect::<Vec<_>>()
                 .join(",");
-            let mut members: Vec<Option<(String, String)>> = vec![
+            let members: Vec<Option<(String, String)>> = vec![
                 Some((key("apiVersion"), "\"v1\"".into())),
                 Some((key("kind"), "\"ConfigMap\"".into())),
-                Some((key("metadata"), format!("{{{meta}}}"))),
+                Some((key("metadata"), meta)),
                 Some((key("data"), format!("{{{data}}}"))),
             ];
-            let top = self
-                .order
-                .iter()
-                .filter_map(|&i| members[i].take())
-                .map(|(k, v)| entry(k, v, &mut ws))
-                .collect::<Vec<_>>()
-                .join(",");
-            format!("{{{top}}}")
+            object(&self.order, members, &mut ws)
         }
+    }
+
+    /// One member, `key: value`, with whitespace from `ws` around each.
+    fn member(key: String, value: String, ws: &mut dyn Iterator<Item = &&str>) -> String {
+        format!(
+            "{}{key}{}:{}{value}{}",
+            ws.next().unwrap(),
+            ws.next().unwrap(),
+            ws.next().unwrap(),
+            ws.next().unwrap()
+        )
+    }
+
+    /// An object of the present `members`, taken in `order`.
+    fn object(
+        order: &[usize],
+        mut members: Vec<Option<(String, String)>>,
+        ws: &mut dyn Iterator<Item = &&str>,
+    ) -> String {
+        let body = order
+            .iter()
+            .filter_map(|&i| members[i].take())
+            .map(|(k, v)| member(k, v, ws))
+            .collect::<Vec<_>>()
+            .join(",");
+        format!("{{{body}}}")
     }
 
     proptest! {
