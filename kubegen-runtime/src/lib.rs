@@ -33,6 +33,7 @@ pub mod lister;
 pub mod logging;
 pub mod manager;
 pub mod ownership;
+pub mod protobuf;
 pub mod server;
 pub mod storage_migration;
 pub mod store;

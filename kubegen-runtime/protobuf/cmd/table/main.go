@@ -9,7 +9,7 @@
 //
 // Anything the decoder does not implement (a type with its own JSON
 // encoding not listed in specials, an interface, a key that is not a
-// string, a protobuf encoding other than bytes/varint/fixed64) stops the
+// string, a float, omitzero alone) stops the
 // program with an error naming the field: the table never guesses.
 package main
 
@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -97,8 +98,6 @@ func (g *generator) value(owner reflect.Type, f reflect.StructField, t reflect.T
 		return "Int32"
 	case reflect.Int64:
 		return "Int64"
-	case reflect.Float64:
-		return "Float64"
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			return "Bytes"
@@ -135,7 +134,10 @@ func (g *generator) fields(t reflect.Type) []field {
 				fail(t, f, "json option %q", option)
 			}
 		}
-		omit := map[[2]bool]string{{false, false}: "Never", {true, false}: "Empty", {false, true}: "Zero", {true, true}: "EmptyOrZero"}[[2]bool{omitEmpty, omitZero}]
+		omit, ok := map[[2]bool]string{{false, false}: "Never", {true, false}: "Empty", {true, true}: "EmptyOrZero"}[[2]bool{omitEmpty, omitZero}]
+		if !ok {
+			fail(t, f, "omitzero without omitempty")
+		}
 		if omitZero && f.Type.Kind() == reflect.Struct && specials[name(f.Type)] != "Time" && specials[name(f.Type)] != "MicroTime" {
 			// Zero of any other struct would need the whole decoded
 			// value (or its IsZero method) before writing the key.
@@ -203,8 +205,11 @@ func main() {
 			continue
 		}
 		kinds = append(kinds, kind{gvk.GroupVersion().String(), gvk.Kind, -1})
-		_ = t
 	}
+	// The apiserver's errors, in a failed request's body or a watch's
+	// ERROR event.
+	status := reflect.TypeFor[metav1.Status]()
+	kinds = append(kinds, kind{"v1", "Status", g.messageOf(status)})
 	sort.Slice(kinds, func(i, j int) bool {
 		if kinds[i].apiVersion != kinds[j].apiVersion {
 			return kinds[i].apiVersion < kinds[j].apiVersion
@@ -213,6 +218,9 @@ func main() {
 	})
 	types := scheme.Scheme.AllKnownTypes()
 	for i := range kinds {
+		if kinds[i].message >= 0 {
+			continue
+		}
 		for gvk, t := range types {
 			if gvk.GroupVersion().String() == kinds[i].apiVersion && gvk.Kind == kinds[i].kind {
 				kinds[i].message = g.messageOf(t)

@@ -1,0 +1,627 @@
+//! A serde `Deserializer` over a protobuf message that presents what
+//! encoding/json writes for the Go object the message decodes into: the
+//! same keys, the same omissions, `null` where Go writes `null`, numbers
+//! and strings as serde_json reads them. A type's `Deserialize` therefore
+//! builds from protobuf exactly the value it builds from the apiserver's
+//! JSON for the same object.
+//!
+//! Go's rules, field by field ([`super::table`]): a plain field absent on
+//! the wire is Go's zero value, written unless `omitempty` (empty string,
+//! 0, false, no bytes) or `omitzero` (a zero `Time`) leaves it out; a
+//! pointer, slice or map absent is `nil`, written `null` or left out; an
+//! embedded struct's fields are written as the outer struct's.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use serde::de::value::BorrowedStrDeserializer;
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+
+use super::Error;
+use super::table::{self, Field, Message, Omit, Shape, Value};
+use super::time::{ZERO_SECONDS, rfc3339};
+use super::wire::{self, Raw};
+
+/// One JSON value, built lazily from the wire.
+pub(super) enum Node<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Str(Cow<'a, str>),
+    /// A message; `type_meta` is the envelope's `(kind, apiVersion)` for a
+    /// top-level object, which protobuf carries outside the message.
+    Object {
+        bytes: &'a [u8],
+        message: &'static Message,
+        type_meta: Option<(Cow<'a, str>, Cow<'a, str>)>,
+    },
+    List(Vec<Node<'a>>),
+    Map(Vec<(Cow<'a, str>, Node<'a>)>),
+    /// JSON carried as bytes (`RawExtension`, `FieldsV1`).
+    Json(&'a [u8]),
+}
+
+/// A Go string as encoding/json writes it: each byte that is not part of
+/// valid UTF-8 becomes U+FFFD.
+pub(super) fn go_string(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => {
+            let mut out = String::with_capacity(bytes.len() + 2);
+            let mut rest = bytes;
+            while !rest.is_empty() {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        out.push_str(s);
+                        break;
+                    }
+                    Err(e) => {
+                        let valid = e.valid_up_to();
+                        out.push_str(std::str::from_utf8(&rest[..valid]).expect("valid prefix"));
+                        out.push(char::REPLACEMENT_CHARACTER);
+                        rest = &rest[valid + 1..];
+                    }
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+fn wrong_wire(value: Value, raw: &Raw<'_>) -> Error {
+    Error::new(format!("a {value:?} field arrived as {raw:?}"))
+}
+
+fn bytes_of<'a>(value: Value, raw: Raw<'a>) -> Result<&'a [u8], Error> {
+    match raw {
+        Raw::Bytes(b) => Ok(b),
+        other => Err(wrong_wire(value, &other)),
+    }
+}
+
+/// A string field of a small message (`Quantity`, `IntOrString`, ...).
+fn string_in(bytes: &[u8], number: u32) -> Result<Option<Cow<'_, str>>, Error> {
+    match wire::last(bytes, number)? {
+        Some(Raw::Bytes(b)) => Ok(Some(go_string(b))),
+        Some(other) => Err(wrong_wire(Value::String, &other)),
+        None => Ok(None),
+    }
+}
+
+/// A varint field of a small message; 0 when absent.
+fn varint_in(bytes: &[u8], number: u32) -> Result<u64, Error> {
+    match wire::last(bytes, number)? {
+        Some(Raw::Varint(v)) => Ok(v),
+        Some(other) => Err(wrong_wire(Value::Int64, &other)),
+        None => Ok(0),
+    }
+}
+
+/// A `Timestamp` as `metav1.Time` (seconds; Go's protobuf decoding drops
+/// the nanoseconds) or `metav1.MicroTime` (truncated to microseconds).
+fn time(bytes: &[u8], micro: bool) -> Result<Node<'_>, Error> {
+    if bytes.is_empty() {
+        return Ok(Node::Null);
+    }
+    let mut seconds = varint_in(bytes, 1)? as i64;
+    // Go's `time.Duration(nanos).Truncate(time.Microsecond)`: toward zero.
+    let mut nanos = if micro {
+        let nanos = i64::from(varint_in(bytes, 2)? as i32);
+        nanos - nanos % 1000
+    } else {
+        0
+    };
+    seconds = seconds
+        .checked_add(nanos.div_euclid(1_000_000_000))
+        .ok_or_else(|| Error::new("a time out of range"))?;
+    nanos = nanos.rem_euclid(1_000_000_000);
+    if seconds == ZERO_SECONDS && nanos == 0 {
+        return Ok(Node::Null);
+    }
+    let micros = micro.then_some((nanos / 1000) as u32);
+    Ok(Node::Str(Cow::Owned(rfc3339(seconds, micros)?)))
+}
+
+/// A JSON value carried in field 1 of a small message; `null` when absent.
+fn json_in(bytes: &[u8]) -> Result<Node<'_>, Error> {
+    match wire::last(bytes, 1)? {
+        Some(Raw::Bytes(raw)) => Ok(Node::Json(raw)),
+        Some(other) => Err(wrong_wire(Value::RawExtension, &other)),
+        None => Ok(Node::Null),
+    }
+}
+
+fn strings<'a>(bytes: &'a [u8]) -> Result<Vec<Node<'a>>, Error> {
+    let mut items = Vec::new();
+    for next in wire::fields(bytes) {
+        if let (1, raw) = next? {
+            items.push(Node::Str(go_string(bytes_of(Value::String, raw)?)));
+        }
+    }
+    Ok(items)
+}
+
+/// The value one occurrence holds.
+fn value<'a>(value: Value, raw: Raw<'a>) -> Result<Node<'a>, Error> {
+    Ok(match (value, raw) {
+        (Value::String, Raw::Bytes(b)) => Node::Str(go_string(b)),
+        (Value::Bool, Raw::Varint(v)) => Node::Bool(v != 0),
+        (Value::Int32, Raw::Varint(v)) => Node::Int(i64::from(v as i32)),
+        (Value::Int64, Raw::Varint(v)) => Node::Int(v as i64),
+        (Value::Bytes, Raw::Bytes(b)) => Node::Str(Cow::Owned(
+            base64::engine::general_purpose::STANDARD.encode(b),
+        )),
+        (Value::Message(i), Raw::Bytes(bytes)) => Node::Object {
+            bytes,
+            message: table::message(i),
+            type_meta: None,
+        },
+        (Value::Time, Raw::Bytes(b)) => time(b, false)?,
+        (Value::MicroTime, Raw::Bytes(b)) => time(b, true)?,
+        (Value::Quantity, Raw::Bytes(b)) => match string_in(b, 1)? {
+            None => Node::Str(Cow::Borrowed("0")),
+            Some(s) if s.is_empty() => return Err(Error::new("an empty quantity")),
+            Some(s) => Node::Str(s),
+        },
+        (Value::IntOrString, Raw::Bytes(b)) => match varint_in(b, 1)? {
+            0 => Node::Int(i64::from(varint_in(b, 2)? as i32)),
+            1 => Node::Str(string_in(b, 3)?.unwrap_or_default()),
+            other => return Err(Error::new(format!("IntOrString of type {other}"))),
+        },
+        (Value::RawExtension | Value::FieldsV1, Raw::Bytes(b)) => json_in(b)?,
+        (Value::StringList, Raw::Bytes(b)) => match strings(b)? {
+            items if items.is_empty() => Node::Null,
+            items => Node::List(items),
+        },
+        (value, raw) => return Err(wrong_wire(value, &raw)),
+    })
+}
+
+/// Go's zero value of a plain field absent on the wire.
+fn zero(value: Value) -> Node<'static> {
+    match value {
+        Value::String => Node::Str(Cow::Borrowed("")),
+        Value::Bool => Node::Bool(false),
+        Value::Int32 | Value::Int64 | Value::IntOrString => Node::Int(0),
+        Value::Quantity => Node::Str(Cow::Borrowed("0")),
+        Value::Message(i) => Node::Object {
+            bytes: &[],
+            message: table::message(i),
+            type_meta: None,
+        },
+        Value::Bytes
+        | Value::Time
+        | Value::MicroTime
+        | Value::RawExtension
+        | Value::FieldsV1
+        | Value::StringList => Node::Null,
+    }
+}
+
+/// Whether a value may only arrive once: protobuf would merge two
+/// occurrences of a message, which the apiserver never writes.
+fn is_message(value: Value) -> bool {
+    !matches!(
+        value,
+        Value::String | Value::Bool | Value::Int32 | Value::Int64 | Value::Bytes
+    )
+}
+
+/// Elements of a repeated field from one occurrence (packed or not).
+fn elements<'a>(v: Value, raw: Raw<'a>, out: &mut Vec<Node<'a>>) -> Result<(), Error> {
+    match (v, raw) {
+        (Value::Bool | Value::Int32 | Value::Int64, Raw::Bytes(mut packed)) => {
+            while !packed.is_empty() {
+                out.push(value(v, Raw::Varint(wire::varint(&mut packed)?))?);
+            }
+        }
+        _ => out.push(value(v, raw)?),
+    }
+    Ok(())
+}
+
+fn entry<'a>(v: Value, raw: Raw<'a>) -> Result<(Cow<'a, str>, Node<'a>), Error> {
+    let bytes = bytes_of(v, raw)?;
+    let key = string_in(bytes, 1)?.unwrap_or_default();
+    let node = match wire::last(bytes, 2)? {
+        Some(raw) => value(v, raw)?,
+        None => zero(v),
+    };
+    Ok((key, node))
+}
+
+/// The node for `field` from its occurrences, or `None` when encoding/json
+/// leaves it out.
+fn field_node<'a>(
+    message: &Message,
+    field: &Field,
+    raws: impl Iterator<Item = Raw<'a>>,
+) -> Result<Option<Node<'a>>, Error> {
+    let omit_nil = field.omit != Omit::Never;
+    let nil = |omit: bool| Ok((!omit).then_some(Node::Null));
+    match field.shape {
+        Shape::Repeated => {
+            let mut items = Vec::new();
+            for raw in raws {
+                elements(field.value, raw, &mut items)?;
+            }
+            if items.is_empty() {
+                return nil(omit_nil);
+            }
+            Ok(Some(Node::List(items)))
+        }
+        Shape::Map => {
+            let entries = raws
+                .map(|raw| entry(field.value, raw))
+                .collect::<Result<Vec<_>, _>>()?;
+            if entries.is_empty() {
+                return nil(omit_nil);
+            }
+            Ok(Some(Node::Map(entries)))
+        }
+        Shape::Pointer | Shape::Plain | Shape::Inline => {
+            let mut last = None;
+            for raw in raws {
+                if last.is_some() && is_message(field.value) {
+                    return Err(Error::new(format!(
+                        "{}.{} arrived twice",
+                        message.name, field.json
+                    )));
+                }
+                last = Some(raw);
+            }
+            if field.shape == Shape::Pointer {
+                return match last {
+                    Some(raw) => value(field.value, raw).map(Some),
+                    None => nil(omit_nil),
+                };
+            }
+            let node = match last {
+                Some(raw) => value(field.value, raw)?,
+                None => zero(field.value),
+            };
+            let empty = match (&node, field.value) {
+                (Node::Str(s), Value::String | Value::Bytes) => s.is_empty(),
+                (Node::Null, Value::Bytes) => true,
+                (Node::Bool(b), _) => !b,
+                (Node::Int(i), Value::Int32 | Value::Int64) => *i == 0,
+                // Structs are never empty to encoding/json.
+                _ => false,
+            };
+            let zero = match field.value {
+                // `[]byte`'s zero is nil; an empty slice is not zero.
+                Value::Bytes => last.is_none(),
+                Value::Time | Value::MicroTime => matches!(node, Node::Null),
+                // The table refuses omitzero on any other struct.
+                Value::Message(_)
+                | Value::Quantity
+                | Value::IntOrString
+                | Value::RawExtension
+                | Value::FieldsV1
+                | Value::StringList => false,
+                _ => empty,
+            };
+            let omitted = match field.omit {
+                Omit::Never => false,
+                Omit::Empty => empty,
+                Omit::EmptyOrZero => empty || zero,
+            };
+            Ok((!omitted).then_some(node))
+        }
+    }
+}
+
+/// The fields of one message still to be written.
+struct Frame<'a> {
+    message: &'static Message,
+    wire: Vec<(u32, Raw<'a>)>,
+    next: usize,
+}
+
+impl<'a> Frame<'a> {
+    fn new(message: &'static Message, bytes: &'a [u8]) -> Result<Self, Error> {
+        Ok(Frame {
+            message,
+            wire: wire::fields(bytes).collect::<Result<_, _>>()?,
+            next: 0,
+        })
+    }
+
+    fn occurrences(&self, number: u32) -> impl Iterator<Item = Raw<'a>> + '_ {
+        self.wire
+            .iter()
+            .filter(move |(n, _)| *n == number)
+            .map(|(_, raw)| *raw)
+    }
+}
+
+/// A message as a JSON object: keys in Go field order, embedded structs
+/// flattened.
+struct Fields<'a> {
+    type_meta: Vec<(&'static str, Cow<'a, str>)>,
+    frames: Vec<Frame<'a>>,
+    value: Option<Node<'a>>,
+}
+
+impl<'a> Fields<'a> {
+    /// The next key and its value, or `None` at the end.
+    fn advance(&mut self) -> Result<Option<(&'static str, Node<'a>)>, Error> {
+        if let Some((key, value)) = self.type_meta.pop() {
+            return Ok(Some((key, Node::Str(value))));
+        }
+        while let Some(frame) = self.frames.last_mut() {
+            let Some(field) = frame.message.fields.get(frame.next) else {
+                self.frames.pop();
+                continue;
+            };
+            frame.next += 1;
+            if field.shape == Shape::Inline {
+                let Value::Message(i) = field.value else {
+                    return Err(Error::new("an inlined field that is not a struct"));
+                };
+                let bytes = match field_node(frame.message, field, frame.occurrences(field.number))?
+                {
+                    Some(Node::Object { bytes, .. }) => bytes,
+                    _ => &[],
+                };
+                let inner = Frame::new(table::message(i), bytes)?;
+                self.frames.push(inner);
+                continue;
+            }
+            if let Some(node) = field_node(frame.message, field, frame.occurrences(field.number))? {
+                return Ok(Some((field.json, node)));
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl<'de> MapAccess<'de> for Fields<'de> {
+    type Error = Error;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        match self.advance()? {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(BorrowedStrDeserializer::new(key))
+                    .map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(
+            self.value
+                .take()
+                .ok_or_else(|| Error::new("a value without a key"))?,
+        )
+    }
+}
+
+struct Entries<'a> {
+    entries: std::vec::IntoIter<(Cow<'a, str>, Node<'a>)>,
+    value: Option<Node<'a>>,
+}
+
+impl<'de> MapAccess<'de> for Entries<'de> {
+    type Error = Error;
+
+    fn next_key_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        match self.entries.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(Node::Str(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
+        seed.deserialize(
+            self.value
+                .take()
+                .ok_or_else(|| Error::new("a value without a key"))?,
+        )
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
+}
+
+struct Items<'a>(std::vec::IntoIter<Node<'a>>);
+
+impl<'de> SeqAccess<'de> for Items<'de> {
+    type Error = Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, Error> {
+        self.0.next().map(|node| seed.deserialize(node)).transpose()
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+/// Runs one serde_json deserializer method over JSON bytes, requiring
+/// that nothing follows the value.
+fn from_json<'de, T>(
+    bytes: &'de [u8],
+    f: impl FnOnce(
+        &mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>,
+    ) -> serde_json::Result<T>,
+) -> Result<T, Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = f(&mut de).map_err(|e| Error::new(format!("embedded JSON: {e}")))?;
+    de.end()
+        .map_err(|e| Error::new(format!("embedded JSON: {e}")))?;
+    Ok(value)
+}
+
+/// Methods that read JSON bytes with serde_json's own method and any other
+/// node as `deserialize_any` does.
+macro_rules! by_any {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            match self {
+                Node::Json(bytes) => from_json(bytes, |de| de::Deserializer::$method(de, visitor)),
+                node => node.deserialize_any(visitor),
+            }
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for Node<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Node::Null => visitor.visit_unit(),
+            Node::Bool(b) => visitor.visit_bool(b),
+            // serde_json hands out non-negative integers as u64.
+            Node::Int(i) if i >= 0 => visitor.visit_u64(i as u64),
+            Node::Int(i) => visitor.visit_i64(i),
+            Node::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+            Node::Str(Cow::Owned(s)) => visitor.visit_string(s),
+            Node::Object {
+                bytes,
+                message,
+                type_meta,
+            } => {
+                let type_meta = match type_meta {
+                    // Popped from the back: kind first, as TypeMeta declares.
+                    Some((kind, api_version)) => [("apiVersion", api_version), ("kind", kind)]
+                        .into_iter()
+                        .filter(|(_, v)| !v.is_empty())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                visitor.visit_map(Fields {
+                    type_meta,
+                    frames: vec![Frame::new(message, bytes)?],
+                    value: None,
+                })
+            }
+            Node::List(items) => visitor.visit_seq(Items(items.into_iter())),
+            Node::Map(entries) => visitor.visit_map(Entries {
+                entries: entries.into_iter(),
+                value: None,
+            }),
+            Node::Json(bytes) => {
+                from_json(bytes, |de| de::Deserializer::deserialize_any(de, visitor))
+            }
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Node::Null => visitor.visit_none(),
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_option(de, visitor)
+            }),
+            node => visitor.visit_some(node),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self {
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_newtype_struct(de, name, visitor)
+            }),
+            node => visitor.visit_newtype_struct(node),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self {
+            Node::Str(s) => visitor.visit_enum(s.into_owned().into_deserializer()),
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_enum(de, name, variants, visitor)
+            }),
+            _ => Err(de::Error::custom(format!(
+                "an enum {name} that is not a string"
+            ))),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self {
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_unit_struct(de, name, visitor)
+            }),
+            node => node.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
+        match self {
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_tuple(de, len, visitor)
+            }),
+            node => node.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self {
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_tuple_struct(de, name, len, visitor)
+            }),
+            node => node.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self {
+            Node::Json(bytes) => from_json(bytes, |de| {
+                de::Deserializer::deserialize_struct(de, name, fields, visitor)
+            }),
+            node => node.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    by_any! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
+        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
+        deserialize_seq deserialize_map deserialize_identifier
+    }
+}
