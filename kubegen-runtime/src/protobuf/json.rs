@@ -625,3 +625,187 @@ impl<'de> de::Deserializer<'de> for Node<'de> {
         deserialize_seq deserialize_map deserialize_identifier
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::coordination::v1::Lease;
+    use k8s_openapi::api::core::v1::{ConfigMap, Pod};
+    use serde::Deserialize;
+
+    use super::*;
+
+    /// Field `number` holding `data` (length-delimited).
+    fn bytes(number: u32, data: &[u8]) -> Vec<u8> {
+        let mut out = varint(u64::from(number) << 3 | 2);
+        out.extend(varint(data.len() as u64));
+        out.extend_from_slice(data);
+        out
+    }
+
+    fn number(number: u32, value: u64) -> Vec<u8> {
+        let mut out = varint(u64::from(number) << 3);
+        out.extend(varint(value));
+        out
+    }
+
+    fn varint(mut value: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        while value >= 0x80 {
+            out.push(value as u8 | 0x80);
+            value >>= 7;
+        }
+        out.push(value as u8);
+        out
+    }
+
+    fn decode<K: for<'de> Deserialize<'de>>(
+        api_version: &str,
+        kind: &str,
+        message: &[u8],
+    ) -> Result<K, Error> {
+        K::deserialize(Node::Object {
+            bytes: message,
+            message: table::kind(api_version, kind).unwrap(),
+            type_meta: None,
+        })
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_one_replacement_per_byte_as_in_go() {
+        assert_eq!(go_string(b"ok"), "ok");
+        assert_eq!(go_string(&[0xe2, 0x82, b'A']), "\u{fffd}\u{fffd}A");
+        assert_eq!(
+            go_string(&[b'a', 0xed, 0xa0, 0x80, b'b']),
+            "a\u{fffd}\u{fffd}\u{fffd}b"
+        );
+        assert_eq!(go_string(&[0xff]), "\u{fffd}");
+        assert_eq!(go_string("é".as_bytes()), "é");
+    }
+
+    #[test]
+    fn omitempty_zero_values_and_nil_follow_go() {
+        // metadata { name: "" (written), namespace: "ns", creationTimestamp:
+        // an empty Timestamp }; data { "k": <no value> }; binaryData
+        // { "b": "" }.
+        let meta = [bytes(1, b""), bytes(3, b"ns"), bytes(8, b"")].concat();
+        let message = [
+            bytes(1, &meta),
+            bytes(2, &bytes(1, b"k")),
+            bytes(3, &[bytes(1, b"b"), bytes(2, b"")].concat()),
+        ]
+        .concat();
+        let cm: ConfigMap = decode("v1", "ConfigMap", &message).unwrap();
+        assert_eq!(cm.metadata.name, None, "omitempty drops the empty name");
+        assert_eq!(cm.metadata.namespace.as_deref(), Some("ns"));
+        assert_eq!(
+            cm.metadata.creation_timestamp, None,
+            "the zero time is omitted"
+        );
+        assert_eq!(
+            cm.data.unwrap()["k"],
+            "",
+            "a map entry without a value is the zero value"
+        );
+        assert_eq!(cm.binary_data.unwrap()["b"].0, Vec::<u8>::new());
+        assert_eq!(cm.immutable, None);
+    }
+
+    #[test]
+    fn fields_without_omitempty_are_written_as_zero() {
+        // spec { containers [ { ports [ {} ] } ] }: the container's name and
+        // the port's containerPort have no omitempty.
+        let container = bytes(6, b"");
+        let spec = bytes(2, &container);
+        let pod: Pod = decode("v1", "Pod", &bytes(2, &spec)).unwrap();
+        let container = &pod.spec.unwrap().containers[0];
+        assert_eq!(container.name, "");
+        assert_eq!(container.ports.as_ref().unwrap()[0].container_port, 0);
+        assert_eq!(container.ports.as_ref().unwrap()[0].name, None);
+    }
+
+    #[test]
+    fn times_are_truncated_as_go_decodes_them() {
+        let timestamp = |seconds: i64, nanos: i32| {
+            [number(1, seconds as u64), number(2, nanos as i64 as u64)].concat()
+        };
+        // spec { acquireTime: 1.123456789 s (MicroTime), renewTime: -0.0000015 s }
+        let spec = [
+            bytes(3, &timestamp(1, 123_456_789)),
+            bytes(4, &timestamp(0, -1_500)),
+        ]
+        .concat();
+        let lease: Lease = decode("coordination.k8s.io/v1", "Lease", &bytes(2, &spec)).unwrap();
+        let spec = lease.spec.unwrap();
+        assert_eq!(
+            spec.acquire_time.unwrap().0.to_string(),
+            "1970-01-01T00:00:01.123456Z"
+        );
+        assert_eq!(
+            spec.renew_time.unwrap().0.to_string(),
+            "1969-12-31T23:59:59.999999Z"
+        );
+        // metadata { creationTimestamp: 5.9 s (Time keeps seconds) }
+        let meta = bytes(8, &timestamp(5, 900_000_000));
+        let lease: Lease = decode("coordination.k8s.io/v1", "Lease", &bytes(1, &meta)).unwrap();
+        assert_eq!(
+            lease
+                .metadata
+                .creation_timestamp
+                .as_ref()
+                .unwrap()
+                .0
+                .as_second(),
+            5
+        );
+        assert_eq!(
+            lease
+                .metadata
+                .creation_timestamp
+                .unwrap()
+                .0
+                .subsec_nanosecond(),
+            0
+        );
+    }
+
+    #[test]
+    fn int_or_string_and_inline_structs() {
+        // spec { strategy { rollingUpdate { maxSurge: "25%", maxUnavailable: 2 } } }
+        let surge = [number(1, 1), bytes(3, b"25%")].concat();
+        let unavailable = [number(1, 0), number(2, 2)].concat();
+        let rolling = [bytes(2, &surge), bytes(1, &unavailable)].concat();
+        let spec = bytes(4, &bytes(2, &rolling));
+        let d: Deployment = decode("apps/v1", "Deployment", &bytes(2, &spec)).unwrap();
+        let rolling = d.spec.unwrap().strategy.unwrap().rolling_update.unwrap();
+        assert_eq!(
+            format!("{:?}", rolling.max_surge.unwrap()),
+            "String(\"25%\")"
+        );
+        assert_eq!(format!("{:?}", rolling.max_unavailable.unwrap()), "Int(2)");
+
+        let bad = bytes(4, &bytes(2, &bytes(2, &[number(1, 2)].concat())));
+        let err = decode::<Deployment>("apps/v1", "Deployment", &bytes(2, &bad)).unwrap_err();
+        assert!(err.to_string().contains("IntOrString of type 2"), "{err}");
+
+        // A volume's configMap arrives inside the inlined VolumeSource
+        // (field 2) and is written as the volume's own key.
+        let source = bytes(19, &bytes(1, &bytes(1, b"cm")));
+        let volume = [bytes(1, b"v"), bytes(2, &source)].concat();
+        let pod: Pod = decode("v1", "Pod", &bytes(2, &bytes(1, &volume))).unwrap();
+        let volume = &pod.spec.unwrap().volumes.unwrap()[0];
+        assert_eq!(volume.config_map.as_ref().unwrap().name, "cm");
+    }
+
+    #[test]
+    fn what_go_would_not_decode_is_an_error() {
+        let meta = bytes(1, b"a");
+        let twice = [bytes(1, &meta), bytes(1, &meta)].concat();
+        let err = decode::<ConfigMap>("v1", "ConfigMap", &twice).unwrap_err();
+        assert!(err.to_string().contains("arrived twice"), "{err}");
+        let wrong_wire = bytes(1, &number(1, 7));
+        assert!(decode::<ConfigMap>("v1", "ConfigMap", &wrong_wire).is_err());
+        let truncated = &bytes(1, &meta)[..3];
+        assert!(decode::<ConfigMap>("v1", "ConfigMap", truncated).is_err());
+    }
+}
