@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test control-plane lint fmt doc deps cycles builtin-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
+.PHONY: test control-plane lint fmt doc deps cycles builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -12,7 +12,8 @@ help:
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
 	@echo "make lint           rustfmt check, clippy -D warnings, docs -D warnings,"
-	@echo "                    operator dependency check, built-in schema table check,"
+	@echo "                    operator dependency check, built-in schema and protobuf"
+	@echo "                    table checks,"
 	@echo "                    cargo package of every crate"
 	@echo "make generate       regenerate the example's CRD, RBAC and Rust modules"
 	@echo "make verify         kubegen generate --check on the example"
@@ -43,7 +44,7 @@ verify:
 control-plane:
 	bash $(CONTROL_PLANE)
 
-lint: doc deps cycles builtin-check package
+lint: doc deps cycles builtin-check protobuf-check package
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
@@ -67,6 +68,12 @@ cycles:
 ## runs first); run the script without --check to regenerate.
 builtin-check:
 	python3 hack/k8s-builtin-schemas.py --check
+
+## kubegen-runtime's protobuf field table is what its Go program writes
+## from the Go API types (k8s.io/api, from the Go module proxy); run
+## kubegen-runtime/protobuf/table.sh without --check to regenerate.
+protobuf-check:
+	bash kubegen-runtime/protobuf/table.sh --check
 
 ## Every published crate packages (manifest metadata, versions on path
 ## dependencies, files included) and builds from its package.

@@ -1,14 +1,11 @@
-// The Go side of kubegen-runtime's protobuf codec for built-in types:
-// `cmd/table` writes the field table the Rust decoder reads
-// (src/protobuf/table.rs), from the Go types themselves, and `cmd/vectors`
-// writes test vectors (random objects as protobuf and as the JSON the
-// apiserver would serve for them). build.sh builds both.
+// The Go side of kubegen-runtime's protobuf decoder for built-in types:
+// cmd/table writes the field table the Rust decoder reads
+// (src/protobuf/fields.rs) from the Go types themselves; table.sh runs it.
 module kubegen.local/kubegen-runtime/protobuf
 
 go 1.26.0
 
 require (
-	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/client-go v0.36.3
 )
@@ -17,6 +14,7 @@ require (
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/kr/text v0.2.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/x448/float16 v0.8.4 // indirect
@@ -24,6 +22,7 @@ require (
 	golang.org/x/net v0.49.0 // indirect
 	golang.org/x/text v0.33.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
+	k8s.io/api v0.36.3 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect

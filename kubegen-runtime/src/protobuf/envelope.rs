@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use super::Error;
 use super::json::{Node, go_string};
-use super::table;
+use super::lookup;
 use super::wire::{self, Raw};
 
 const MAGIC: &[u8] = b"k8s\0";
@@ -62,7 +62,7 @@ fn unwrap(bytes: &[u8]) -> Result<Unknown<'_>, Error> {
 /// Decodes `T` from an envelope whose kind the table knows.
 fn decode_as<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     let unknown = unwrap(bytes)?;
-    let message = table::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
+    let message = lookup::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
         Error::new(format!(
             "{} {} is not a built-in kind of this table",
             unknown.api_version, unknown.kind

@@ -2154,7 +2154,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.NodeProxyOptions",
-        fields: &[f(1, "path", Plain, String, Empty)],
+        fields: &[
+            f(1, "path", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PersistentVolume",
@@ -2239,11 +2241,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.PodPortForwardOptions",
-        fields: &[f(1, "ports", Repeated, Int32, Empty)],
+        fields: &[
+            f(1, "ports", Repeated, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodProxyOptions",
-        fields: &[f(1, "path", Plain, String, Empty)],
+        fields: &[
+            f(1, "path", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodStatusResult",
@@ -2323,7 +2329,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.SerializedReference",
-        fields: &[f(1, "reference", Plain, Message(406), Empty)],
+        fields: &[
+            f(1, "reference", Plain, Message(406), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.Service",
@@ -2358,7 +2366,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.ServiceProxyOptions",
-        fields: &[f(1, "path", Plain, String, Empty)],
+        fields: &[
+            f(1, "path", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/apimachinery/pkg/apis/meta/v1.ListMeta",
@@ -2699,13 +2709,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(7, "updateStrategy", Plain, Message(574), Empty),
             f(8, "revisionHistoryLimit", Pointer, Int32, Empty),
             f(9, "minReadySeconds", Plain, Int32, Empty),
-            f(
-                10,
-                "persistentVolumeClaimRetentionPolicy",
-                Pointer,
-                Message(575),
-                Empty,
-            ),
+            f(10, "persistentVolumeClaimRetentionPolicy", Pointer, Message(575), Empty),
             f(11, "ordinals", Pointer, Message(576), Empty),
         ],
     },
@@ -2754,11 +2758,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/apps/v1beta1.RollbackConfig",
-        fields: &[f(1, "revision", Plain, Int64, Empty)],
+        fields: &[
+            f(1, "revision", Plain, Int64, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1beta1.ScaleSpec",
-        fields: &[f(1, "replicas", Plain, Int32, Empty)],
+        fields: &[
+            f(1, "replicas", Plain, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1beta1.ScaleStatus",
@@ -2780,13 +2788,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(7, "updateStrategy", Plain, Message(580), Empty),
             f(8, "revisionHistoryLimit", Pointer, Int32, Empty),
             f(9, "minReadySeconds", Plain, Int32, Empty),
-            f(
-                10,
-                "persistentVolumeClaimRetentionPolicy",
-                Pointer,
-                Message(581),
-                Empty,
-            ),
+            f(10, "persistentVolumeClaimRetentionPolicy", Pointer, Message(581), Empty),
             f(11, "ordinals", Pointer, Message(582), Empty),
         ],
     },
@@ -2880,7 +2882,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/apps/v1beta2.ScaleSpec",
-        fields: &[f(1, "replicas", Plain, Int32, Empty)],
+        fields: &[
+            f(1, "replicas", Plain, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1beta2.ScaleStatus",
@@ -2902,13 +2906,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(7, "updateStrategy", Plain, Message(589), Empty),
             f(8, "revisionHistoryLimit", Pointer, Int32, Empty),
             f(9, "minReadySeconds", Plain, Int32, Empty),
-            f(
-                10,
-                "persistentVolumeClaimRetentionPolicy",
-                Pointer,
-                Message(590),
-                Empty,
-            ),
+            f(10, "persistentVolumeClaimRetentionPolicy", Pointer, Message(590), Empty),
             f(11, "ordinals", Pointer, Message(591), Empty),
         ],
     },
@@ -2929,7 +2927,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/authentication/v1.SelfSubjectReviewStatus",
-        fields: &[f(1, "userInfo", Plain, Message(593), Empty)],
+        fields: &[
+            f(1, "userInfo", Plain, Message(593), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/authentication/v1.TokenRequestSpec",
@@ -2964,11 +2964,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/authentication/v1alpha1.SelfSubjectReviewStatus",
-        fields: &[f(1, "userInfo", Plain, Message(593), Empty)],
+        fields: &[
+            f(1, "userInfo", Plain, Message(593), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/authentication/v1beta1.SelfSubjectReviewStatus",
-        fields: &[f(1, "userInfo", Plain, Message(593), Empty)],
+        fields: &[
+            f(1, "userInfo", Plain, Message(593), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/authentication/v1beta1.TokenReviewSpec",
@@ -3015,7 +3019,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/authorization/v1.SelfSubjectRulesReviewSpec",
-        fields: &[f(1, "namespace", Plain, String, Empty)],
+        fields: &[
+            f(1, "namespace", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/authorization/v1.SubjectRulesReviewStatus",
@@ -3055,7 +3061,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/authorization/v1beta1.SelfSubjectRulesReviewSpec",
-        fields: &[f(1, "namespace", Plain, String, Empty)],
+        fields: &[
+            f(1, "namespace", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/authorization/v1beta1.SubjectRulesReviewStatus",
@@ -3087,7 +3095,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/autoscaling/v1.ScaleSpec",
-        fields: &[f(1, "replicas", Plain, Int32, Empty)],
+        fields: &[
+            f(1, "replicas", Plain, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/autoscaling/v1.ScaleStatus",
@@ -3455,7 +3465,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.RollbackConfig",
-        fields: &[f(1, "revision", Plain, Int64, Empty)],
+        fields: &[
+            f(1, "revision", Plain, Int64, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.IngressSpec",
@@ -3468,7 +3480,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.IngressStatus",
-        fields: &[f(1, "loadBalancer", Plain, Message(629), Empty)],
+        fields: &[
+            f(1, "loadBalancer", Plain, Message(629), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.NetworkPolicySpec",
@@ -3502,7 +3516,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.ScaleSpec",
-        fields: &[f(1, "replicas", Plain, Int32, Empty)],
+        fields: &[
+            f(1, "replicas", Plain, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.ScaleStatus",
@@ -3523,7 +3539,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.FlowSchemaStatus",
-        fields: &[f(1, "conditions", Repeated, Message(636), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(636), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationSpec",
@@ -3535,7 +3553,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationStatus",
-        fields: &[f(1, "conditions", Repeated, Message(639), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(639), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.FlowSchemaSpec",
@@ -3548,7 +3568,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.FlowSchemaStatus",
-        fields: &[f(1, "conditions", Repeated, Message(643), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(643), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationSpec",
@@ -3560,7 +3582,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationStatus",
-        fields: &[f(1, "conditions", Repeated, Message(646), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(646), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.FlowSchemaSpec",
@@ -3573,7 +3597,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.FlowSchemaStatus",
-        fields: &[f(1, "conditions", Repeated, Message(650), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(650), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationSpec",
@@ -3585,7 +3611,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationStatus",
-        fields: &[f(1, "conditions", Repeated, Message(653), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(653), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.FlowSchemaSpec",
@@ -3598,7 +3626,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.FlowSchemaStatus",
-        fields: &[f(1, "conditions", Repeated, Message(657), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(657), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationSpec",
@@ -3610,11 +3640,14 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationStatus",
-        fields: &[f(1, "conditions", Repeated, Message(660), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(660), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/apiserverinternal/v1alpha1.StorageVersionSpec",
-        fields: &[],
+        fields: &[
+        ],
     },
     Message {
         name: "k8s.io/api/apiserverinternal/v1alpha1.StorageVersionStatus",
@@ -3626,7 +3659,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1.IPAddressSpec",
-        fields: &[f(1, "parentRef", Pointer, Message(663), Empty)],
+        fields: &[
+            f(1, "parentRef", Pointer, Message(663), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressSpec",
@@ -3639,7 +3674,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressStatus",
-        fields: &[f(1, "loadBalancer", Plain, Message(667), Empty)],
+        fields: &[
+            f(1, "loadBalancer", Plain, Message(667), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressClassSpec",
@@ -3659,15 +3696,21 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1.ServiceCIDRSpec",
-        fields: &[f(1, "cidrs", Repeated, String, Empty)],
+        fields: &[
+            f(1, "cidrs", Repeated, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1.ServiceCIDRStatus",
-        fields: &[f(1, "conditions", Repeated, Message(549), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(549), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IPAddressSpec",
-        fields: &[f(1, "parentRef", Pointer, Message(671), Empty)],
+        fields: &[
+            f(1, "parentRef", Pointer, Message(671), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressSpec",
@@ -3680,7 +3723,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressStatus",
-        fields: &[f(1, "loadBalancer", Plain, Message(675), Empty)],
+        fields: &[
+            f(1, "loadBalancer", Plain, Message(675), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressClassSpec",
@@ -3691,15 +3736,21 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.ServiceCIDRSpec",
-        fields: &[f(1, "cidrs", Repeated, String, Empty)],
+        fields: &[
+            f(1, "cidrs", Repeated, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.ServiceCIDRStatus",
-        fields: &[f(1, "conditions", Repeated, Message(549), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(549), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/node/v1.Overhead",
-        fields: &[f(1, "podFixed", Map, Quantity, Empty)],
+        fields: &[
+            f(1, "podFixed", Map, Quantity, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/node/v1.Scheduling",
@@ -3718,7 +3769,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/node/v1beta1.Overhead",
-        fields: &[f(1, "podFixed", Map, Quantity, Empty)],
+        fields: &[
+            f(1, "podFixed", Map, Quantity, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/node/v1beta1.Scheduling",
@@ -3735,13 +3788,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(3, "orphanDependents", Pointer, Bool, Empty),
             f(4, "propagationPolicy", Pointer, String, Empty),
             f(5, "dryRun", Repeated, String, Empty),
-            f(
-                6,
-                "ignoreStoreReadErrorWithClusterBreakingPotential",
-                Pointer,
-                Bool,
-                Empty,
-            ),
+            f(6, "ignoreStoreReadErrorWithClusterBreakingPotential", Pointer, Bool, Empty),
         ],
     },
     Message {
@@ -3798,7 +3845,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/rbac/v1.AggregationRule",
-        fields: &[f(1, "clusterRoleSelectors", Repeated, Message(500), Empty)],
+        fields: &[
+            f(1, "clusterRoleSelectors", Repeated, Message(500), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/rbac/v1.Subject",
@@ -3829,7 +3878,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/rbac/v1alpha1.AggregationRule",
-        fields: &[f(1, "clusterRoleSelectors", Repeated, Message(500), Empty)],
+        fields: &[
+            f(1, "clusterRoleSelectors", Repeated, Message(500), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/rbac/v1alpha1.Subject",
@@ -3860,7 +3911,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/rbac/v1beta1.AggregationRule",
-        fields: &[f(1, "clusterRoleSelectors", Repeated, Message(500), Empty)],
+        fields: &[
+            f(1, "clusterRoleSelectors", Repeated, Message(500), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/rbac/v1beta1.Subject",
@@ -3889,7 +3942,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1.ResourceClaimSpec",
-        fields: &[f(1, "devices", Plain, Message(683), Never)],
+        fields: &[
+            f(1, "devices", Plain, Message(683), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.ResourceClaimStatus",
@@ -3928,7 +3983,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1alpha3.DeviceTaintRuleStatus",
-        fields: &[f(1, "conditions", Repeated, Message(549), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(549), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1alpha3.ResourcePoolStatusRequestSpec",
@@ -3956,7 +4013,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.ResourceClaimSpec",
-        fields: &[f(1, "devices", Plain, Message(696), Never)],
+        fields: &[
+            f(1, "devices", Plain, Message(696), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.ResourceClaimStatus",
@@ -4003,11 +4062,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.DeviceTaintRuleStatus",
-        fields: &[f(1, "conditions", Repeated, Message(549), Empty)],
+        fields: &[
+            f(1, "conditions", Repeated, Message(549), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.ResourceClaimSpec",
-        fields: &[f(1, "devices", Plain, Message(707), Never)],
+        fields: &[
+            f(1, "devices", Plain, Message(707), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.ResourceClaimStatus",
@@ -4074,20 +4137,16 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(6, "tokenRequests", Repeated, Message(721), Empty),
             f(7, "requiresRepublish", Pointer, Bool, Empty),
             f(8, "seLinuxMount", Pointer, Bool, Empty),
-            f(
-                9,
-                "nodeAllocatableUpdatePeriodSeconds",
-                Pointer,
-                Int64,
-                Empty,
-            ),
+            f(9, "nodeAllocatableUpdatePeriodSeconds", Pointer, Int64, Empty),
             f(10, "serviceAccountTokenInSecrets", Pointer, Bool, Empty),
             f(11, "preventPodSchedulingIfMissing", Pointer, Bool, Empty),
         ],
     },
     Message {
         name: "k8s.io/api/storage/v1.CSINodeSpec",
-        fields: &[f(1, "drivers", Repeated, Message(722), Never)],
+        fields: &[
+            f(1, "drivers", Repeated, Message(722), Never),
+        ],
     },
     Message {
         name: "k8s.io/apimachinery/pkg/apis/meta/v1.LabelSelector",
@@ -4098,7 +4157,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.TopologySelectorTerm",
-        fields: &[f(1, "matchLabelExpressions", Repeated, Message(724), Empty)],
+        fields: &[
+            f(1, "matchLabelExpressions", Repeated, Message(724), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/storage/v1.VolumeAttachmentSpec",
@@ -4145,20 +4206,16 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(6, "tokenRequests", Repeated, Message(729), Empty),
             f(7, "requiresRepublish", Pointer, Bool, Empty),
             f(8, "seLinuxMount", Pointer, Bool, Empty),
-            f(
-                9,
-                "nodeAllocatableUpdatePeriodSeconds",
-                Pointer,
-                Int64,
-                Empty,
-            ),
+            f(9, "nodeAllocatableUpdatePeriodSeconds", Pointer, Int64, Empty),
             f(10, "serviceAccountTokenInSecrets", Pointer, Bool, Empty),
             f(11, "preventPodSchedulingIfMissing", Pointer, Bool, Empty),
         ],
     },
     Message {
         name: "k8s.io/api/storage/v1beta1.CSINodeSpec",
-        fields: &[f(1, "drivers", Repeated, Message(730), Never)],
+        fields: &[
+            f(1, "drivers", Repeated, Message(730), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/storage/v1beta1.VolumeAttachmentSpec",
@@ -4179,7 +4236,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/storagemigration/v1beta1.StorageVersionMigrationSpec",
-        fields: &[f(1, "resource", Plain, Message(733), Never)],
+        fields: &[
+            f(1, "resource", Plain, Message(733), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/storagemigration/v1beta1.StorageVersionMigrationStatus",
@@ -4214,11 +4273,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.LimitRangeSpec",
-        fields: &[f(1, "limits", Repeated, Message(736), Never)],
+        fields: &[
+            f(1, "limits", Repeated, Message(736), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.NamespaceSpec",
-        fields: &[f(1, "finalizers", Repeated, String, Empty)],
+        fields: &[
+            f(1, "finalizers", Repeated, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.NamespaceStatus",
@@ -4305,13 +4368,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(4, "conditions", Repeated, Message(754), Empty),
             f(5, "allocatedResources", Map, Quantity, Empty),
             f(7, "allocatedResourceStatuses", Map, String, Empty),
-            f(
-                8,
-                "currentVolumeAttributesClassName",
-                Pointer,
-                String,
-                Empty,
-            ),
+            f(8, "currentVolumeAttributesClassName", Pointer, String, Empty),
             f(9, "modifyVolumeStatus", Pointer, Message(755), Empty),
         ],
     },
@@ -4351,13 +4408,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(30, "enableServiceLinks", Pointer, Bool, Empty),
             f(31, "preemptionPolicy", Pointer, String, Empty),
             f(32, "overhead", Map, Quantity, Empty),
-            f(
-                33,
-                "topologySpreadConstraints",
-                Repeated,
-                Message(764),
-                Empty,
-            ),
+            f(33, "topologySpreadConstraints", Repeated, Message(764), Empty),
             f(35, "setHostnameAsFQDN", Pointer, Bool, Empty),
             f(36, "os", Pointer, Message(765), Empty),
             f(37, "hostUsers", Pointer, Bool, Empty),
@@ -4385,31 +4436,13 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(10, "initContainerStatuses", Repeated, Message(773), Empty),
             f(8, "containerStatuses", Repeated, Message(773), Empty),
             f(9, "qosClass", Plain, String, Empty),
-            f(
-                13,
-                "ephemeralContainerStatuses",
-                Repeated,
-                Message(773),
-                Empty,
-            ),
+            f(13, "ephemeralContainerStatuses", Repeated, Message(773), Empty),
             f(14, "resize", Plain, String, Empty),
             f(15, "resourceClaimStatuses", Repeated, Message(774), Empty),
-            f(
-                18,
-                "extendedResourceClaimStatus",
-                Pointer,
-                Message(775),
-                Empty,
-            ),
+            f(18, "extendedResourceClaimStatus", Pointer, Message(775), Empty),
             f(19, "allocatedResources", Map, Quantity, Empty),
             f(20, "resources", Pointer, Message(768), Empty),
-            f(
-                21,
-                "nodeAllocatableResourceClaimStatuses",
-                Repeated,
-                Message(776),
-                Empty,
-            ),
+            f(21, "nodeAllocatableResourceClaimStatuses", Repeated, Message(776), Empty),
         ],
     },
     Message {
@@ -4488,11 +4521,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.LocalObjectReference",
-        fields: &[f(1, "name", Plain, String, Empty)],
+        fields: &[
+            f(1, "name", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/apimachinery/pkg/apis/meta/v1.ShardInfo",
-        fields: &[f(1, "selector", Plain, String, Never)],
+        fields: &[
+            f(1, "selector", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/apimachinery/pkg/apis/meta/v1.StatusCause",
@@ -4606,7 +4643,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1.TypeChecking",
-        fields: &[f(1, "expressionWarnings", Repeated, Message(787), Empty)],
+        fields: &[
+            f(1, "expressionWarnings", Repeated, Message(787), Empty),
+        ],
     },
     Message {
         name: "k8s.io/apimachinery/pkg/apis/meta/v1.Condition",
@@ -4685,7 +4724,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1alpha1.TypeChecking",
-        fields: &[f(1, "expressionWarnings", Repeated, Message(791), Empty)],
+        fields: &[
+            f(1, "expressionWarnings", Repeated, Message(791), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1beta1.ParamKind",
@@ -4761,7 +4802,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1beta1.TypeChecking",
-        fields: &[f(1, "expressionWarnings", Repeated, Message(796), Empty)],
+        fields: &[
+            f(1, "expressionWarnings", Repeated, Message(796), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1.DaemonSetUpdateStrategy",
@@ -4824,7 +4867,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/apps/v1.StatefulSetOrdinals",
-        fields: &[f(1, "start", Plain, Int32, Never)],
+        fields: &[
+            f(1, "start", Plain, Int32, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1.StatefulSetCondition",
@@ -4870,7 +4915,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/apps/v1beta1.StatefulSetOrdinals",
-        fields: &[f(1, "start", Plain, Int32, Never)],
+        fields: &[
+            f(1, "start", Plain, Int32, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1beta1.StatefulSetCondition",
@@ -4943,7 +4990,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/apps/v1beta2.StatefulSetOrdinals",
-        fields: &[f(1, "start", Plain, Int32, Never)],
+        fields: &[
+            f(1, "start", Plain, Int32, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/apps/v1beta2.StatefulSetCondition",
@@ -5120,11 +5169,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/batch/v1.PodFailurePolicy",
-        fields: &[f(1, "rules", Repeated, Message(818), Never)],
+        fields: &[
+            f(1, "rules", Repeated, Message(818), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/batch/v1.SuccessPolicy",
-        fields: &[f(1, "rules", Repeated, Message(819), Never)],
+        fields: &[
+            f(1, "rules", Repeated, Message(819), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/batch/v1.JobCondition",
@@ -5262,7 +5315,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.IngressLoadBalancerStatus",
-        fields: &[f(1, "ingress", Repeated, Message(827), Empty)],
+        fields: &[
+            f(1, "ingress", Repeated, Message(827), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.NetworkPolicyIngressRule",
@@ -5290,11 +5345,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.PriorityLevelConfigurationReference",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.FlowDistinguisherMethod",
-        fields: &[f(1, "type", Plain, String, Never)],
+        fields: &[
+            f(1, "type", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.PolicyRulesWithSubjects",
@@ -5342,11 +5401,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.PriorityLevelConfigurationReference",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.FlowDistinguisherMethod",
-        fields: &[f(1, "type", Plain, String, Never)],
+        fields: &[
+            f(1, "type", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.PolicyRulesWithSubjects",
@@ -5394,11 +5457,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.PriorityLevelConfigurationReference",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.FlowDistinguisherMethod",
-        fields: &[f(1, "type", Plain, String, Never)],
+        fields: &[
+            f(1, "type", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.PolicyRulesWithSubjects",
@@ -5446,11 +5513,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.PriorityLevelConfigurationReference",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.FlowDistinguisherMethod",
-        fields: &[f(1, "type", Plain, String, Never)],
+        fields: &[
+            f(1, "type", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.PolicyRulesWithSubjects",
@@ -5548,7 +5619,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressLoadBalancerStatus",
-        fields: &[f(1, "ingress", Repeated, Message(848), Empty)],
+        fields: &[
+            f(1, "ingress", Repeated, Message(848), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressClassParametersReference",
@@ -5607,7 +5680,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressLoadBalancerStatus",
-        fields: &[f(1, "ingress", Repeated, Message(852), Empty)],
+        fields: &[
+            f(1, "ingress", Repeated, Message(852), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressClassParametersReference",
@@ -5631,7 +5706,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/node/v1alpha1.Overhead",
-        fields: &[f(1, "podFixed", Map, Quantity, Empty)],
+        fields: &[
+            f(1, "podFixed", Map, Quantity, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/node/v1alpha1.Scheduling",
@@ -5649,11 +5726,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1.DeviceSelector",
-        fields: &[f(1, "cel", Pointer, Message(853), Empty)],
+        fields: &[
+            f(1, "cel", Pointer, Message(853), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.DeviceClassConfiguration",
-        fields: &[f(1, "", Inline, Message(854), Never)],
+        fields: &[
+            f(1, "", Inline, Message(854), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.DeviceClaim",
@@ -5702,7 +5783,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.NodeSelector",
-        fields: &[f(1, "nodeSelectorTerms", Repeated, Message(860), Never)],
+        fields: &[
+            f(1, "nodeSelectorTerms", Repeated, Message(860), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.Device",
@@ -5719,13 +5802,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(10, "bindingConditions", Repeated, String, Empty),
             f(11, "bindingFailureConditions", Repeated, String, Empty),
             f(12, "allowMultipleAllocations", Pointer, Bool, Empty),
-            f(
-                13,
-                "nodeAllocatableResourceMappings",
-                Map,
-                Message(865),
-                Empty,
-            ),
+            f(13, "nodeAllocatableResourceMappings", Map, Message(865), Empty),
         ],
     },
     Message {
@@ -5769,11 +5846,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.DeviceSelector",
-        fields: &[f(1, "cel", Pointer, Message(867), Empty)],
+        fields: &[
+            f(1, "cel", Pointer, Message(867), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.DeviceClassConfiguration",
-        fields: &[f(1, "", Inline, Message(868), Never)],
+        fields: &[
+            f(1, "", Inline, Message(868), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.DeviceClaim",
@@ -5836,11 +5917,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.DeviceSelector",
-        fields: &[f(1, "cel", Pointer, Message(876), Empty)],
+        fields: &[
+            f(1, "cel", Pointer, Message(876), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.DeviceClassConfiguration",
-        fields: &[f(1, "", Inline, Message(877), Never)],
+        fields: &[
+            f(1, "", Inline, Message(877), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.DeviceTaintSelector",
@@ -5919,13 +6004,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(10, "bindingConditions", Repeated, String, Empty),
             f(11, "bindingFailureConditions", Repeated, String, Empty),
             f(12, "allowMultipleAllocations", Pointer, Bool, Empty),
-            f(
-                13,
-                "nodeAllocatableResourceMappings",
-                Map,
-                Message(886),
-                Empty,
-            ),
+            f(13, "nodeAllocatableResourceMappings", Map, Message(886), Empty),
         ],
     },
     Message {
@@ -5937,7 +6016,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.PodGroupTemplateReference",
-        fields: &[f(1, "workload", Pointer, Message(888), Never)],
+        fields: &[
+            f(1, "workload", Pointer, Message(888), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.PodGroupSchedulingPolicy",
@@ -5948,7 +6029,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.PodGroupSchedulingConstraints",
-        fields: &[f(1, "topology", Repeated, Message(891), Empty)],
+        fields: &[
+            f(1, "topology", Repeated, Message(891), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.PodGroupResourceClaim",
@@ -6134,7 +6217,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.NodeConfigSource",
-        fields: &[f(2, "configMap", Pointer, Message(894), Empty)],
+        fields: &[
+            f(2, "configMap", Pointer, Message(894), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.NodeCondition",
@@ -6156,7 +6241,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.NodeDaemonEndpoints",
-        fields: &[f(1, "kubeletEndpoint", Plain, Message(895), Empty)],
+        fields: &[
+            f(1, "kubeletEndpoint", Plain, Message(895), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.NodeSystemInfo",
@@ -6206,7 +6293,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.NodeFeatures",
-        fields: &[f(1, "supplementalGroupsPolicy", Pointer, Bool, Empty)],
+        fields: &[
+            f(1, "supplementalGroupsPolicy", Pointer, Bool, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PersistentVolumeSource",
@@ -6237,7 +6326,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.VolumeNodeAffinity",
-        fields: &[f(1, "required", Pointer, Message(688), Empty)],
+        fields: &[
+            f(1, "required", Pointer, Message(688), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.VolumeResourceRequirements",
@@ -6368,7 +6459,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.PodReadinessGate",
-        fields: &[f(1, "conditionType", Plain, String, Never)],
+        fields: &[
+            f(1, "conditionType", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.TopologySpreadConstraint",
@@ -6385,11 +6478,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.PodOS",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodSchedulingGate",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodResourceClaim",
@@ -6409,7 +6506,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.PodSchedulingGroup",
-        fields: &[f(1, "podGroupName", Pointer, String, Empty)],
+        fields: &[
+            f(1, "podGroupName", Pointer, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodCondition",
@@ -6425,11 +6524,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.HostIP",
-        fields: &[f(1, "ip", Plain, String, Never)],
+        fields: &[
+            f(1, "ip", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodIP",
-        fields: &[f(1, "ip", Plain, String, Never)],
+        fields: &[
+            f(1, "ip", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ContainerStatus",
@@ -6447,13 +6550,7 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(11, "resources", Pointer, Message(768), Empty),
             f(12, "volumeMounts", Repeated, Message(943), Empty),
             f(13, "user", Pointer, Message(944), Empty),
-            f(
-                14,
-                "allocatedResourcesStatus",
-                Repeated,
-                Message(945),
-                Empty,
-            ),
+            f(14, "allocatedResourcesStatus", Repeated, Message(945), Empty),
             f(15, "stopSignal", Pointer, String, Empty),
         ],
     },
@@ -6491,7 +6588,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.ScopeSelector",
-        fields: &[f(1, "matchExpressions", Repeated, Message(947), Empty)],
+        fields: &[
+            f(1, "matchExpressions", Repeated, Message(947), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ServicePort",
@@ -6506,11 +6605,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.SessionAffinityConfig",
-        fields: &[f(1, "clientIP", Pointer, Message(948), Empty)],
+        fields: &[
+            f(1, "clientIP", Pointer, Message(948), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.LoadBalancerStatus",
-        fields: &[f(1, "ingress", Repeated, Message(949), Empty)],
+        fields: &[
+            f(1, "ingress", Repeated, Message(949), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1.NamedRuleWithOperations",
@@ -6521,11 +6624,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1.ApplyConfiguration",
-        fields: &[f(1, "expression", Plain, String, Empty)],
+        fields: &[
+            f(1, "expression", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1.JSONPatch",
-        fields: &[f(1, "expression", Plain, String, Empty)],
+        fields: &[
+            f(1, "expression", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1.ServiceReference",
@@ -6561,11 +6668,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1alpha1.ApplyConfiguration",
-        fields: &[f(1, "expression", Plain, String, Empty)],
+        fields: &[
+            f(1, "expression", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1alpha1.JSONPatch",
-        fields: &[f(1, "expression", Plain, String, Empty)],
+        fields: &[
+            f(1, "expression", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1alpha1.ExpressionWarning",
@@ -6583,11 +6694,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1beta1.ApplyConfiguration",
-        fields: &[f(1, "expression", Plain, String, Empty)],
+        fields: &[
+            f(1, "expression", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1beta1.JSONPatch",
-        fields: &[f(1, "expression", Plain, String, Empty)],
+        fields: &[
+            f(1, "expression", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/admissionregistration/v1beta1.ServiceReference",
@@ -6775,19 +6890,27 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/discovery/v1.ForZone",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/discovery/v1.ForNode",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/discovery/v1beta1.ForZone",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/discovery/v1beta1.ForNode",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.RollingUpdateDaemonSet",
@@ -6805,7 +6928,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.IngressRuleValue",
-        fields: &[f(1, "http", Pointer, Message(957), Empty)],
+        fields: &[
+            f(1, "http", Pointer, Message(957), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.IngressLoadBalancerIngress",
@@ -6972,7 +7097,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressRuleValue",
-        fields: &[f(1, "http", Pointer, Message(977), Empty)],
+        fields: &[
+            f(1, "http", Pointer, Message(977), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressLoadBalancerIngress",
@@ -7000,7 +7127,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressRuleValue",
-        fields: &[f(1, "http", Pointer, Message(980), Empty)],
+        fields: &[
+            f(1, "http", Pointer, Message(980), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressLoadBalancerIngress",
@@ -7012,11 +7141,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1.CELDeviceSelector",
-        fields: &[f(1, "expression", Plain, String, Never)],
+        fields: &[
+            f(1, "expression", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.DeviceConfiguration",
-        fields: &[f(1, "opaque", Pointer, Message(982), Empty)],
+        fields: &[
+            f(1, "opaque", Pointer, Message(982), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.DeviceRequest",
@@ -7108,15 +7241,21 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1.Counter",
-        fields: &[f(1, "value", Plain, Quantity, Never)],
+        fields: &[
+            f(1, "value", Plain, Quantity, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.CELDeviceSelector",
-        fields: &[f(1, "expression", Plain, String, Never)],
+        fields: &[
+            f(1, "expression", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.DeviceConfiguration",
-        fields: &[f(1, "opaque", Pointer, Message(989), Empty)],
+        fields: &[
+            f(1, "opaque", Pointer, Message(989), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.DeviceRequest",
@@ -7176,26 +7315,26 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(9, "bindingConditions", Repeated, String, Empty),
             f(10, "bindingFailureConditions", Repeated, String, Empty),
             f(11, "allowMultipleAllocations", Pointer, Bool, Empty),
-            f(
-                12,
-                "nodeAllocatableResourceMappings",
-                Map,
-                Message(999),
-                Empty,
-            ),
+            f(12, "nodeAllocatableResourceMappings", Map, Message(999), Empty),
         ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.Counter",
-        fields: &[f(1, "value", Plain, Quantity, Never)],
+        fields: &[
+            f(1, "value", Plain, Quantity, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.CELDeviceSelector",
-        fields: &[f(1, "expression", Plain, String, Never)],
+        fields: &[
+            f(1, "expression", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.DeviceConfiguration",
-        fields: &[f(1, "opaque", Pointer, Message(1000), Empty)],
+        fields: &[
+            f(1, "opaque", Pointer, Message(1000), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.DeviceRequest",
@@ -7271,7 +7410,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.Counter",
-        fields: &[f(1, "value", Plain, Quantity, Never)],
+        fields: &[
+            f(1, "value", Plain, Quantity, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.WorkloadPodGroupTemplateReference",
@@ -7282,23 +7423,32 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.BasicSchedulingPolicy",
-        fields: &[],
+        fields: &[
+        ],
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.GangSchedulingPolicy",
-        fields: &[f(1, "minCount", Plain, Int32, Never)],
+        fields: &[
+            f(1, "minCount", Plain, Int32, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/scheduling/v1alpha2.TopologyConstraint",
-        fields: &[f(1, "key", Plain, String, Never)],
+        fields: &[
+            f(1, "key", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/storage/v1.VolumeNodeResources",
-        fields: &[f(1, "count", Pointer, Int32, Empty)],
+        fields: &[
+            f(1, "count", Pointer, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/storage/v1beta1.VolumeNodeResources",
-        fields: &[f(1, "count", Pointer, Int32, Empty)],
+        fields: &[
+            f(1, "count", Pointer, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ConfigMapNodeConfigSource",
@@ -7312,11 +7462,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.DaemonEndpoint",
-        fields: &[f(1, "Port", Plain, Int32, Never)],
+        fields: &[
+            f(1, "Port", Plain, Int32, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.NodeSwapStatus",
-        fields: &[f(1, "capacity", Pointer, Int64, Empty)],
+        fields: &[
+            f(1, "capacity", Pointer, Int64, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.NodeRuntimeHandlerFeatures",
@@ -7538,22 +7692,10 @@ pub(super) static MESSAGES: [Message; 1076] = [
             f(3, "readOnly", Plain, Bool, Empty),
             f(4, "fsType", Plain, String, Empty),
             f(5, "volumeAttributes", Map, String, Empty),
-            f(
-                6,
-                "controllerPublishSecretRef",
-                Pointer,
-                Message(1006),
-                Empty,
-            ),
+            f(6, "controllerPublishSecretRef", Pointer, Message(1006), Empty),
             f(7, "nodeStageSecretRef", Pointer, Message(1006), Empty),
             f(8, "nodePublishSecretRef", Pointer, Message(1006), Empty),
-            f(
-                9,
-                "controllerExpandSecretRef",
-                Pointer,
-                Message(1006),
-                Empty,
-            ),
+            f(9, "controllerExpandSecretRef", Pointer, Message(1006), Empty),
             f(10, "nodeExpandSecretRef", Pointer, Message(1006), Empty),
         ],
     },
@@ -7760,58 +7902,22 @@ pub(super) static MESSAGES: [Message; 1076] = [
     Message {
         name: "k8s.io/api/core/v1.NodeAffinity",
         fields: &[
-            f(
-                1,
-                "requiredDuringSchedulingIgnoredDuringExecution",
-                Pointer,
-                Message(688),
-                Empty,
-            ),
-            f(
-                2,
-                "preferredDuringSchedulingIgnoredDuringExecution",
-                Repeated,
-                Message(1033),
-                Empty,
-            ),
+            f(1, "requiredDuringSchedulingIgnoredDuringExecution", Pointer, Message(688), Empty),
+            f(2, "preferredDuringSchedulingIgnoredDuringExecution", Repeated, Message(1033), Empty),
         ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodAffinity",
         fields: &[
-            f(
-                1,
-                "requiredDuringSchedulingIgnoredDuringExecution",
-                Repeated,
-                Message(1034),
-                Empty,
-            ),
-            f(
-                2,
-                "preferredDuringSchedulingIgnoredDuringExecution",
-                Repeated,
-                Message(1035),
-                Empty,
-            ),
+            f(1, "requiredDuringSchedulingIgnoredDuringExecution", Repeated, Message(1034), Empty),
+            f(2, "preferredDuringSchedulingIgnoredDuringExecution", Repeated, Message(1035), Empty),
         ],
     },
     Message {
         name: "k8s.io/api/core/v1.PodAntiAffinity",
         fields: &[
-            f(
-                1,
-                "requiredDuringSchedulingIgnoredDuringExecution",
-                Repeated,
-                Message(1034),
-                Empty,
-            ),
-            f(
-                2,
-                "preferredDuringSchedulingIgnoredDuringExecution",
-                Repeated,
-                Message(1035),
-                Empty,
-            ),
+            f(1, "requiredDuringSchedulingIgnoredDuringExecution", Repeated, Message(1034), Empty),
+            f(2, "preferredDuringSchedulingIgnoredDuringExecution", Repeated, Message(1035), Empty),
         ],
     },
     Message {
@@ -7848,7 +7954,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.ContainerUser",
-        fields: &[f(1, "linux", Pointer, Message(1040), Empty)],
+        fields: &[
+            f(1, "linux", Pointer, Message(1040), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ResourceStatus",
@@ -7875,7 +7983,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.ClientIPConfig",
-        fields: &[f(1, "timeoutSeconds", Pointer, Int32, Empty)],
+        fields: &[
+            f(1, "timeoutSeconds", Pointer, Int32, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.LoadBalancerIngress",
@@ -7943,7 +8053,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.HTTPIngressRuleValue",
-        fields: &[f(1, "paths", Repeated, Message(1043), Never)],
+        fields: &[
+            f(1, "paths", Repeated, Message(1043), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/extensions/v1beta1.IngressPortStatus",
@@ -7962,11 +8074,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.UserSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.GroupSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1.ServiceAccountSubject",
@@ -7985,11 +8101,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.UserSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.GroupSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta1.ServiceAccountSubject",
@@ -8008,11 +8128,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.UserSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.GroupSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta2.ServiceAccountSubject",
@@ -8031,11 +8155,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.UserSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.GroupSubject",
-        fields: &[f(1, "name", Plain, String, Never)],
+        fields: &[
+            f(1, "name", Plain, String, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/flowcontrol/v1beta3.ServiceAccountSubject",
@@ -8061,7 +8189,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1.HTTPIngressRuleValue",
-        fields: &[f(1, "paths", Repeated, Message(1044), Never)],
+        fields: &[
+            f(1, "paths", Repeated, Message(1044), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1.IngressPortStatus",
@@ -8080,7 +8210,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.HTTPIngressRuleValue",
-        fields: &[f(1, "paths", Repeated, Message(1045), Never)],
+        fields: &[
+            f(1, "paths", Repeated, Message(1045), Never),
+        ],
     },
     Message {
         name: "k8s.io/api/networking/v1beta1.IngressPortStatus",
@@ -8191,7 +8323,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.CapacityRequirements",
-        fields: &[f(1, "requests", Map, Quantity, Empty)],
+        fields: &[
+            f(1, "requests", Map, Quantity, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.DeviceRequestAllocationResult",
@@ -8494,7 +8628,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.EphemeralVolumeSource",
-        fields: &[f(1, "volumeClaimTemplate", Pointer, Message(1056), Empty)],
+        fields: &[
+            f(1, "volumeClaimTemplate", Pointer, Message(1056), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ImageVolumeSource",
@@ -8593,7 +8729,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.ContainerStateRunning",
-        fields: &[f(1, "startedAt", Plain, Time, Empty)],
+        fields: &[
+            f(1, "startedAt", Plain, Time, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ContainerStateTerminated",
@@ -8609,7 +8747,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.VolumeStatus",
-        fields: &[f(1, "image", Pointer, Message(1067), Empty)],
+        fields: &[
+            f(1, "image", Pointer, Message(1067), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.LinuxContainerUser",
@@ -8671,7 +8811,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1.CapacityRequirements",
-        fields: &[f(1, "requests", Map, Quantity, Empty)],
+        fields: &[
+            f(1, "requests", Map, Quantity, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1.CapacityRequestPolicyRange",
@@ -8701,7 +8843,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.CapacityRequirements",
-        fields: &[f(1, "requests", Map, Quantity, Empty)],
+        fields: &[
+            f(1, "requests", Map, Quantity, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta2.CapacityRequestPolicyRange",
@@ -8788,7 +8932,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.ExecAction",
-        fields: &[f(1, "command", Repeated, String, Empty)],
+        fields: &[
+            f(1, "command", Repeated, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.HTTPGetAction",
@@ -8816,11 +8962,15 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.SleepAction",
-        fields: &[f(1, "seconds", Plain, Int64, Never)],
+        fields: &[
+            f(1, "seconds", Plain, Int64, Never),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ImageVolumeStatus",
-        fields: &[f(1, "imageRef", Plain, String, Empty)],
+        fields: &[
+            f(1, "imageRef", Plain, String, Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/resource/v1beta1.CapacityRequestPolicyRange",
@@ -8840,7 +8990,9 @@ pub(super) static MESSAGES: [Message; 1076] = [
     },
     Message {
         name: "k8s.io/api/core/v1.DownwardAPIProjection",
-        fields: &[f(1, "items", Repeated, Message(1054), Empty)],
+        fields: &[
+            f(1, "items", Repeated, Message(1054), Empty),
+        ],
     },
     Message {
         name: "k8s.io/api/core/v1.ConfigMapProjection",
@@ -8891,1559 +9043,315 @@ pub(super) static MESSAGES: [Message; 1076] = [
 
 /// Every built-in kind, sorted by apiVersion then kind.
 pub(super) static KINDS: [Kind; 311] = [
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "MutatingAdmissionPolicy",
-        message: 1,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "MutatingAdmissionPolicyBinding",
-        message: 2,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "MutatingAdmissionPolicyBindingList",
-        message: 3,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "MutatingAdmissionPolicyList",
-        message: 4,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "MutatingWebhookConfiguration",
-        message: 5,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "MutatingWebhookConfigurationList",
-        message: 6,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingAdmissionPolicy",
-        message: 7,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingAdmissionPolicyBinding",
-        message: 8,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingAdmissionPolicyBindingList",
-        message: 9,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingAdmissionPolicyList",
-        message: 10,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingWebhookConfiguration",
-        message: 11,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingWebhookConfigurationList",
-        message: 12,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "MutatingAdmissionPolicy",
-        message: 13,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "MutatingAdmissionPolicyBinding",
-        message: 14,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "MutatingAdmissionPolicyBindingList",
-        message: 15,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "MutatingAdmissionPolicyList",
-        message: 16,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "ValidatingAdmissionPolicy",
-        message: 17,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "ValidatingAdmissionPolicyBinding",
-        message: 18,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "ValidatingAdmissionPolicyBindingList",
-        message: 19,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1alpha1",
-        kind: "ValidatingAdmissionPolicyList",
-        message: 20,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "MutatingAdmissionPolicy",
-        message: 21,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "MutatingAdmissionPolicyBinding",
-        message: 22,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "MutatingAdmissionPolicyBindingList",
-        message: 23,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "MutatingAdmissionPolicyList",
-        message: 24,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "MutatingWebhookConfiguration",
-        message: 25,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "MutatingWebhookConfigurationList",
-        message: 26,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "ValidatingAdmissionPolicy",
-        message: 27,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "ValidatingAdmissionPolicyBinding",
-        message: 28,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "ValidatingAdmissionPolicyBindingList",
-        message: 29,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "ValidatingAdmissionPolicyList",
-        message: 30,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "ValidatingWebhookConfiguration",
-        message: 31,
-    },
-    Kind {
-        api_version: "admissionregistration.k8s.io/v1beta1",
-        kind: "ValidatingWebhookConfigurationList",
-        message: 32,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "ControllerRevision",
-        message: 33,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "ControllerRevisionList",
-        message: 34,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "DaemonSet",
-        message: 35,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "DaemonSetList",
-        message: 36,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "Deployment",
-        message: 37,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "DeploymentList",
-        message: 38,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "ReplicaSet",
-        message: 39,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "ReplicaSetList",
-        message: 40,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "StatefulSet",
-        message: 41,
-    },
-    Kind {
-        api_version: "apps/v1",
-        kind: "StatefulSetList",
-        message: 42,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "ControllerRevision",
-        message: 43,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "ControllerRevisionList",
-        message: 44,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "Deployment",
-        message: 45,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "DeploymentList",
-        message: 46,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "DeploymentRollback",
-        message: 47,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "Scale",
-        message: 48,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "StatefulSet",
-        message: 49,
-    },
-    Kind {
-        api_version: "apps/v1beta1",
-        kind: "StatefulSetList",
-        message: 50,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "ControllerRevision",
-        message: 51,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "ControllerRevisionList",
-        message: 52,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "DaemonSet",
-        message: 53,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "DaemonSetList",
-        message: 54,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "Deployment",
-        message: 55,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "DeploymentList",
-        message: 56,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "ReplicaSet",
-        message: 57,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "ReplicaSetList",
-        message: 58,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "Scale",
-        message: 59,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "StatefulSet",
-        message: 60,
-    },
-    Kind {
-        api_version: "apps/v1beta2",
-        kind: "StatefulSetList",
-        message: 61,
-    },
-    Kind {
-        api_version: "authentication.k8s.io/v1",
-        kind: "SelfSubjectReview",
-        message: 62,
-    },
-    Kind {
-        api_version: "authentication.k8s.io/v1",
-        kind: "TokenRequest",
-        message: 63,
-    },
-    Kind {
-        api_version: "authentication.k8s.io/v1",
-        kind: "TokenReview",
-        message: 64,
-    },
-    Kind {
-        api_version: "authentication.k8s.io/v1alpha1",
-        kind: "SelfSubjectReview",
-        message: 65,
-    },
-    Kind {
-        api_version: "authentication.k8s.io/v1beta1",
-        kind: "SelfSubjectReview",
-        message: 66,
-    },
-    Kind {
-        api_version: "authentication.k8s.io/v1beta1",
-        kind: "TokenReview",
-        message: 67,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1",
-        kind: "LocalSubjectAccessReview",
-        message: 68,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1",
-        kind: "SelfSubjectAccessReview",
-        message: 69,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1",
-        kind: "SelfSubjectRulesReview",
-        message: 70,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1",
-        kind: "SubjectAccessReview",
-        message: 71,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1beta1",
-        kind: "LocalSubjectAccessReview",
-        message: 72,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1beta1",
-        kind: "SelfSubjectAccessReview",
-        message: 73,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1beta1",
-        kind: "SelfSubjectRulesReview",
-        message: 74,
-    },
-    Kind {
-        api_version: "authorization.k8s.io/v1beta1",
-        kind: "SubjectAccessReview",
-        message: 75,
-    },
-    Kind {
-        api_version: "autoscaling/v1",
-        kind: "HorizontalPodAutoscaler",
-        message: 76,
-    },
-    Kind {
-        api_version: "autoscaling/v1",
-        kind: "HorizontalPodAutoscalerList",
-        message: 77,
-    },
-    Kind {
-        api_version: "autoscaling/v1",
-        kind: "Scale",
-        message: 78,
-    },
-    Kind {
-        api_version: "autoscaling/v2",
-        kind: "HorizontalPodAutoscaler",
-        message: 79,
-    },
-    Kind {
-        api_version: "autoscaling/v2",
-        kind: "HorizontalPodAutoscalerList",
-        message: 80,
-    },
-    Kind {
-        api_version: "batch/v1",
-        kind: "CronJob",
-        message: 81,
-    },
-    Kind {
-        api_version: "batch/v1",
-        kind: "CronJobList",
-        message: 82,
-    },
-    Kind {
-        api_version: "batch/v1",
-        kind: "Job",
-        message: 83,
-    },
-    Kind {
-        api_version: "batch/v1",
-        kind: "JobList",
-        message: 84,
-    },
-    Kind {
-        api_version: "batch/v1beta1",
-        kind: "CronJob",
-        message: 85,
-    },
-    Kind {
-        api_version: "batch/v1beta1",
-        kind: "CronJobList",
-        message: 86,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1",
-        kind: "CertificateSigningRequest",
-        message: 87,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1",
-        kind: "CertificateSigningRequestList",
-        message: 88,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1alpha1",
-        kind: "ClusterTrustBundle",
-        message: 89,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1alpha1",
-        kind: "ClusterTrustBundleList",
-        message: 90,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1beta1",
-        kind: "CertificateSigningRequest",
-        message: 91,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1beta1",
-        kind: "CertificateSigningRequestList",
-        message: 92,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1beta1",
-        kind: "ClusterTrustBundle",
-        message: 93,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1beta1",
-        kind: "ClusterTrustBundleList",
-        message: 94,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1beta1",
-        kind: "PodCertificateRequest",
-        message: 95,
-    },
-    Kind {
-        api_version: "certificates.k8s.io/v1beta1",
-        kind: "PodCertificateRequestList",
-        message: 96,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1",
-        kind: "Lease",
-        message: 97,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1",
-        kind: "LeaseList",
-        message: 98,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1alpha2",
-        kind: "LeaseCandidate",
-        message: 99,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1alpha2",
-        kind: "LeaseCandidateList",
-        message: 100,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1beta1",
-        kind: "Lease",
-        message: 101,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1beta1",
-        kind: "LeaseCandidate",
-        message: 102,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1beta1",
-        kind: "LeaseCandidateList",
-        message: 103,
-    },
-    Kind {
-        api_version: "coordination.k8s.io/v1beta1",
-        kind: "LeaseList",
-        message: 104,
-    },
-    Kind {
-        api_version: "discovery.k8s.io/v1",
-        kind: "EndpointSlice",
-        message: 105,
-    },
-    Kind {
-        api_version: "discovery.k8s.io/v1",
-        kind: "EndpointSliceList",
-        message: 106,
-    },
-    Kind {
-        api_version: "discovery.k8s.io/v1beta1",
-        kind: "EndpointSlice",
-        message: 107,
-    },
-    Kind {
-        api_version: "discovery.k8s.io/v1beta1",
-        kind: "EndpointSliceList",
-        message: 108,
-    },
-    Kind {
-        api_version: "events.k8s.io/v1",
-        kind: "Event",
-        message: 109,
-    },
-    Kind {
-        api_version: "events.k8s.io/v1",
-        kind: "EventList",
-        message: 110,
-    },
-    Kind {
-        api_version: "events.k8s.io/v1beta1",
-        kind: "Event",
-        message: 111,
-    },
-    Kind {
-        api_version: "events.k8s.io/v1beta1",
-        kind: "EventList",
-        message: 112,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "DaemonSet",
-        message: 113,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "DaemonSetList",
-        message: 114,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "Deployment",
-        message: 115,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "DeploymentList",
-        message: 116,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "DeploymentRollback",
-        message: 117,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "Ingress",
-        message: 118,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "IngressList",
-        message: 119,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "NetworkPolicy",
-        message: 120,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "NetworkPolicyList",
-        message: 121,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "ReplicaSet",
-        message: 122,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "ReplicaSetList",
-        message: 123,
-    },
-    Kind {
-        api_version: "extensions/v1beta1",
-        kind: "Scale",
-        message: 124,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1",
-        kind: "FlowSchema",
-        message: 125,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1",
-        kind: "FlowSchemaList",
-        message: 126,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1",
-        kind: "PriorityLevelConfiguration",
-        message: 127,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1",
-        kind: "PriorityLevelConfigurationList",
-        message: 128,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta1",
-        kind: "FlowSchema",
-        message: 129,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta1",
-        kind: "FlowSchemaList",
-        message: 130,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta1",
-        kind: "PriorityLevelConfiguration",
-        message: 131,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta1",
-        kind: "PriorityLevelConfigurationList",
-        message: 132,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta2",
-        kind: "FlowSchema",
-        message: 133,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta2",
-        kind: "FlowSchemaList",
-        message: 134,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta2",
-        kind: "PriorityLevelConfiguration",
-        message: 135,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta2",
-        kind: "PriorityLevelConfigurationList",
-        message: 136,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta3",
-        kind: "FlowSchema",
-        message: 137,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta3",
-        kind: "FlowSchemaList",
-        message: 138,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta3",
-        kind: "PriorityLevelConfiguration",
-        message: 139,
-    },
-    Kind {
-        api_version: "flowcontrol.apiserver.k8s.io/v1beta3",
-        kind: "PriorityLevelConfigurationList",
-        message: 140,
-    },
-    Kind {
-        api_version: "internal.apiserver.k8s.io/v1alpha1",
-        kind: "StorageVersion",
-        message: 141,
-    },
-    Kind {
-        api_version: "internal.apiserver.k8s.io/v1alpha1",
-        kind: "StorageVersionList",
-        message: 142,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "IPAddress",
-        message: 143,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "IPAddressList",
-        message: 144,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "Ingress",
-        message: 145,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "IngressClass",
-        message: 146,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "IngressClassList",
-        message: 147,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "IngressList",
-        message: 148,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "NetworkPolicy",
-        message: 149,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "NetworkPolicyList",
-        message: 150,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "ServiceCIDR",
-        message: 151,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1",
-        kind: "ServiceCIDRList",
-        message: 152,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "IPAddress",
-        message: 153,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "IPAddressList",
-        message: 154,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "Ingress",
-        message: 155,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "IngressClass",
-        message: 156,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "IngressClassList",
-        message: 157,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "IngressList",
-        message: 158,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "ServiceCIDR",
-        message: 159,
-    },
-    Kind {
-        api_version: "networking.k8s.io/v1beta1",
-        kind: "ServiceCIDRList",
-        message: 160,
-    },
-    Kind {
-        api_version: "node.k8s.io/v1",
-        kind: "RuntimeClass",
-        message: 161,
-    },
-    Kind {
-        api_version: "node.k8s.io/v1",
-        kind: "RuntimeClassList",
-        message: 162,
-    },
-    Kind {
-        api_version: "node.k8s.io/v1alpha1",
-        kind: "RuntimeClass",
-        message: 163,
-    },
-    Kind {
-        api_version: "node.k8s.io/v1alpha1",
-        kind: "RuntimeClassList",
-        message: 164,
-    },
-    Kind {
-        api_version: "node.k8s.io/v1beta1",
-        kind: "RuntimeClass",
-        message: 165,
-    },
-    Kind {
-        api_version: "node.k8s.io/v1beta1",
-        kind: "RuntimeClassList",
-        message: 166,
-    },
-    Kind {
-        api_version: "policy/v1",
-        kind: "Eviction",
-        message: 167,
-    },
-    Kind {
-        api_version: "policy/v1",
-        kind: "PodDisruptionBudget",
-        message: 168,
-    },
-    Kind {
-        api_version: "policy/v1",
-        kind: "PodDisruptionBudgetList",
-        message: 169,
-    },
-    Kind {
-        api_version: "policy/v1beta1",
-        kind: "Eviction",
-        message: 170,
-    },
-    Kind {
-        api_version: "policy/v1beta1",
-        kind: "PodDisruptionBudget",
-        message: 171,
-    },
-    Kind {
-        api_version: "policy/v1beta1",
-        kind: "PodDisruptionBudgetList",
-        message: 172,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRole",
-        message: 173,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        message: 174,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBindingList",
-        message: 175,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleList",
-        message: 176,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "Role",
-        message: 177,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "RoleBinding",
-        message: 178,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "RoleBindingList",
-        message: 179,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1",
-        kind: "RoleList",
-        message: 180,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "ClusterRole",
-        message: 181,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "ClusterRoleBinding",
-        message: 182,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "ClusterRoleBindingList",
-        message: 183,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "ClusterRoleList",
-        message: 184,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "Role",
-        message: 185,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "RoleBinding",
-        message: 186,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "RoleBindingList",
-        message: 187,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1alpha1",
-        kind: "RoleList",
-        message: 188,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "ClusterRole",
-        message: 189,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "ClusterRoleBinding",
-        message: 190,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "ClusterRoleBindingList",
-        message: 191,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "ClusterRoleList",
-        message: 192,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "Role",
-        message: 193,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "RoleBinding",
-        message: 194,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "RoleBindingList",
-        message: 195,
-    },
-    Kind {
-        api_version: "rbac.authorization.k8s.io/v1beta1",
-        kind: "RoleList",
-        message: 196,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "DeviceClass",
-        message: 197,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "DeviceClassList",
-        message: 198,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "ResourceClaim",
-        message: 199,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "ResourceClaimList",
-        message: 200,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "ResourceClaimTemplate",
-        message: 201,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "ResourceClaimTemplateList",
-        message: 202,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "ResourceSlice",
-        message: 203,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1",
-        kind: "ResourceSliceList",
-        message: 204,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1alpha3",
-        kind: "DeviceTaintRule",
-        message: 205,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1alpha3",
-        kind: "DeviceTaintRuleList",
-        message: 206,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1alpha3",
-        kind: "ResourcePoolStatusRequest",
-        message: 207,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1alpha3",
-        kind: "ResourcePoolStatusRequestList",
-        message: 208,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "DeviceClass",
-        message: 209,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "DeviceClassList",
-        message: 210,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "ResourceClaim",
-        message: 211,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "ResourceClaimList",
-        message: 212,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "ResourceClaimTemplate",
-        message: 213,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "ResourceClaimTemplateList",
-        message: 214,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "ResourceSlice",
-        message: 215,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta1",
-        kind: "ResourceSliceList",
-        message: 216,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "DeviceClass",
-        message: 217,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "DeviceClassList",
-        message: 218,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "DeviceTaintRule",
-        message: 219,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "DeviceTaintRuleList",
-        message: 220,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "ResourceClaim",
-        message: 221,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "ResourceClaimList",
-        message: 222,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "ResourceClaimTemplate",
-        message: 223,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "ResourceClaimTemplateList",
-        message: 224,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "ResourceSlice",
-        message: 225,
-    },
-    Kind {
-        api_version: "resource.k8s.io/v1beta2",
-        kind: "ResourceSliceList",
-        message: 226,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1",
-        kind: "PriorityClass",
-        message: 227,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1",
-        kind: "PriorityClassList",
-        message: 228,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1alpha2",
-        kind: "PodGroup",
-        message: 229,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1alpha2",
-        kind: "PodGroupList",
-        message: 230,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1alpha2",
-        kind: "Workload",
-        message: 231,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1alpha2",
-        kind: "WorkloadList",
-        message: 232,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1beta1",
-        kind: "PriorityClass",
-        message: 233,
-    },
-    Kind {
-        api_version: "scheduling.k8s.io/v1beta1",
-        kind: "PriorityClassList",
-        message: 234,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "CSIDriver",
-        message: 235,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "CSIDriverList",
-        message: 236,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "CSINode",
-        message: 237,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "CSINodeList",
-        message: 238,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "CSIStorageCapacity",
-        message: 239,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "CSIStorageCapacityList",
-        message: 240,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "StorageClass",
-        message: 241,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "StorageClassList",
-        message: 242,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "VolumeAttachment",
-        message: 243,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "VolumeAttachmentList",
-        message: 244,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "VolumeAttributesClass",
-        message: 245,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1",
-        kind: "VolumeAttributesClassList",
-        message: 246,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1alpha1",
-        kind: "CSIStorageCapacity",
-        message: 247,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1alpha1",
-        kind: "CSIStorageCapacityList",
-        message: 248,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1alpha1",
-        kind: "VolumeAttachment",
-        message: 249,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1alpha1",
-        kind: "VolumeAttachmentList",
-        message: 250,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1alpha1",
-        kind: "VolumeAttributesClass",
-        message: 251,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1alpha1",
-        kind: "VolumeAttributesClassList",
-        message: 252,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "CSIDriver",
-        message: 253,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "CSIDriverList",
-        message: 254,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "CSINode",
-        message: 255,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "CSINodeList",
-        message: 256,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "CSIStorageCapacity",
-        message: 257,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "CSIStorageCapacityList",
-        message: 258,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "StorageClass",
-        message: 259,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "StorageClassList",
-        message: 260,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "VolumeAttachment",
-        message: 261,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "VolumeAttachmentList",
-        message: 262,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "VolumeAttributesClass",
-        message: 263,
-    },
-    Kind {
-        api_version: "storage.k8s.io/v1beta1",
-        kind: "VolumeAttributesClassList",
-        message: 264,
-    },
-    Kind {
-        api_version: "storagemigration.k8s.io/v1beta1",
-        kind: "StorageVersionMigration",
-        message: 265,
-    },
-    Kind {
-        api_version: "storagemigration.k8s.io/v1beta1",
-        kind: "StorageVersionMigrationList",
-        message: 266,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Binding",
-        message: 267,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ComponentStatus",
-        message: 268,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ComponentStatusList",
-        message: 269,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ConfigMap",
-        message: 270,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ConfigMapList",
-        message: 271,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Endpoints",
-        message: 272,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "EndpointsList",
-        message: 273,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Event",
-        message: 274,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "EventList",
-        message: 275,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "LimitRange",
-        message: 276,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "LimitRangeList",
-        message: 277,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "List",
-        message: 278,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Namespace",
-        message: 279,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "NamespaceList",
-        message: 280,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Node",
-        message: 281,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "NodeList",
-        message: 282,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "NodeProxyOptions",
-        message: 283,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PersistentVolume",
-        message: 284,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PersistentVolumeClaim",
-        message: 285,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PersistentVolumeClaimList",
-        message: 286,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PersistentVolumeList",
-        message: 287,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Pod",
-        message: 288,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodAttachOptions",
-        message: 289,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodExecOptions",
-        message: 290,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodList",
-        message: 291,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodLogOptions",
-        message: 292,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodPortForwardOptions",
-        message: 293,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodProxyOptions",
-        message: 294,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodStatusResult",
-        message: 295,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodTemplate",
-        message: 296,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "PodTemplateList",
-        message: 297,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "RangeAllocation",
-        message: 298,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ReplicationController",
-        message: 299,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ReplicationControllerList",
-        message: 300,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ResourceQuota",
-        message: 301,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ResourceQuotaList",
-        message: 302,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Secret",
-        message: 303,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "SecretList",
-        message: 304,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "SerializedReference",
-        message: 305,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Service",
-        message: 306,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ServiceAccount",
-        message: 307,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ServiceAccountList",
-        message: 308,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ServiceList",
-        message: 309,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "ServiceProxyOptions",
-        message: 310,
-    },
-    Kind {
-        api_version: "v1",
-        kind: "Status",
-        message: 0,
-    },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "MutatingAdmissionPolicy", message: 1 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "MutatingAdmissionPolicyBinding", message: 2 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "MutatingAdmissionPolicyBindingList", message: 3 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "MutatingAdmissionPolicyList", message: 4 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", message: 5 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfigurationList", message: 6 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "ValidatingAdmissionPolicy", message: 7 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "ValidatingAdmissionPolicyBinding", message: 8 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "ValidatingAdmissionPolicyBindingList", message: 9 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "ValidatingAdmissionPolicyList", message: 10 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfiguration", message: 11 },
+    Kind { api_version: "admissionregistration.k8s.io/v1", kind: "ValidatingWebhookConfigurationList", message: 12 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "MutatingAdmissionPolicy", message: 13 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "MutatingAdmissionPolicyBinding", message: 14 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "MutatingAdmissionPolicyBindingList", message: 15 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "MutatingAdmissionPolicyList", message: 16 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicy", message: 17 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicyBinding", message: 18 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicyBindingList", message: 19 },
+    Kind { api_version: "admissionregistration.k8s.io/v1alpha1", kind: "ValidatingAdmissionPolicyList", message: 20 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "MutatingAdmissionPolicy", message: 21 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "MutatingAdmissionPolicyBinding", message: 22 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "MutatingAdmissionPolicyBindingList", message: 23 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "MutatingAdmissionPolicyList", message: 24 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "MutatingWebhookConfiguration", message: 25 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "MutatingWebhookConfigurationList", message: 26 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicy", message: 27 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicyBinding", message: 28 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicyBindingList", message: 29 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingAdmissionPolicyList", message: 30 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingWebhookConfiguration", message: 31 },
+    Kind { api_version: "admissionregistration.k8s.io/v1beta1", kind: "ValidatingWebhookConfigurationList", message: 32 },
+    Kind { api_version: "apps/v1", kind: "ControllerRevision", message: 33 },
+    Kind { api_version: "apps/v1", kind: "ControllerRevisionList", message: 34 },
+    Kind { api_version: "apps/v1", kind: "DaemonSet", message: 35 },
+    Kind { api_version: "apps/v1", kind: "DaemonSetList", message: 36 },
+    Kind { api_version: "apps/v1", kind: "Deployment", message: 37 },
+    Kind { api_version: "apps/v1", kind: "DeploymentList", message: 38 },
+    Kind { api_version: "apps/v1", kind: "ReplicaSet", message: 39 },
+    Kind { api_version: "apps/v1", kind: "ReplicaSetList", message: 40 },
+    Kind { api_version: "apps/v1", kind: "StatefulSet", message: 41 },
+    Kind { api_version: "apps/v1", kind: "StatefulSetList", message: 42 },
+    Kind { api_version: "apps/v1beta1", kind: "ControllerRevision", message: 43 },
+    Kind { api_version: "apps/v1beta1", kind: "ControllerRevisionList", message: 44 },
+    Kind { api_version: "apps/v1beta1", kind: "Deployment", message: 45 },
+    Kind { api_version: "apps/v1beta1", kind: "DeploymentList", message: 46 },
+    Kind { api_version: "apps/v1beta1", kind: "DeploymentRollback", message: 47 },
+    Kind { api_version: "apps/v1beta1", kind: "Scale", message: 48 },
+    Kind { api_version: "apps/v1beta1", kind: "StatefulSet", message: 49 },
+    Kind { api_version: "apps/v1beta1", kind: "StatefulSetList", message: 50 },
+    Kind { api_version: "apps/v1beta2", kind: "ControllerRevision", message: 51 },
+    Kind { api_version: "apps/v1beta2", kind: "ControllerRevisionList", message: 52 },
+    Kind { api_version: "apps/v1beta2", kind: "DaemonSet", message: 53 },
+    Kind { api_version: "apps/v1beta2", kind: "DaemonSetList", message: 54 },
+    Kind { api_version: "apps/v1beta2", kind: "Deployment", message: 55 },
+    Kind { api_version: "apps/v1beta2", kind: "DeploymentList", message: 56 },
+    Kind { api_version: "apps/v1beta2", kind: "ReplicaSet", message: 57 },
+    Kind { api_version: "apps/v1beta2", kind: "ReplicaSetList", message: 58 },
+    Kind { api_version: "apps/v1beta2", kind: "Scale", message: 59 },
+    Kind { api_version: "apps/v1beta2", kind: "StatefulSet", message: 60 },
+    Kind { api_version: "apps/v1beta2", kind: "StatefulSetList", message: 61 },
+    Kind { api_version: "authentication.k8s.io/v1", kind: "SelfSubjectReview", message: 62 },
+    Kind { api_version: "authentication.k8s.io/v1", kind: "TokenRequest", message: 63 },
+    Kind { api_version: "authentication.k8s.io/v1", kind: "TokenReview", message: 64 },
+    Kind { api_version: "authentication.k8s.io/v1alpha1", kind: "SelfSubjectReview", message: 65 },
+    Kind { api_version: "authentication.k8s.io/v1beta1", kind: "SelfSubjectReview", message: 66 },
+    Kind { api_version: "authentication.k8s.io/v1beta1", kind: "TokenReview", message: 67 },
+    Kind { api_version: "authorization.k8s.io/v1", kind: "LocalSubjectAccessReview", message: 68 },
+    Kind { api_version: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", message: 69 },
+    Kind { api_version: "authorization.k8s.io/v1", kind: "SelfSubjectRulesReview", message: 70 },
+    Kind { api_version: "authorization.k8s.io/v1", kind: "SubjectAccessReview", message: 71 },
+    Kind { api_version: "authorization.k8s.io/v1beta1", kind: "LocalSubjectAccessReview", message: 72 },
+    Kind { api_version: "authorization.k8s.io/v1beta1", kind: "SelfSubjectAccessReview", message: 73 },
+    Kind { api_version: "authorization.k8s.io/v1beta1", kind: "SelfSubjectRulesReview", message: 74 },
+    Kind { api_version: "authorization.k8s.io/v1beta1", kind: "SubjectAccessReview", message: 75 },
+    Kind { api_version: "autoscaling/v1", kind: "HorizontalPodAutoscaler", message: 76 },
+    Kind { api_version: "autoscaling/v1", kind: "HorizontalPodAutoscalerList", message: 77 },
+    Kind { api_version: "autoscaling/v1", kind: "Scale", message: 78 },
+    Kind { api_version: "autoscaling/v2", kind: "HorizontalPodAutoscaler", message: 79 },
+    Kind { api_version: "autoscaling/v2", kind: "HorizontalPodAutoscalerList", message: 80 },
+    Kind { api_version: "batch/v1", kind: "CronJob", message: 81 },
+    Kind { api_version: "batch/v1", kind: "CronJobList", message: 82 },
+    Kind { api_version: "batch/v1", kind: "Job", message: 83 },
+    Kind { api_version: "batch/v1", kind: "JobList", message: 84 },
+    Kind { api_version: "batch/v1beta1", kind: "CronJob", message: 85 },
+    Kind { api_version: "batch/v1beta1", kind: "CronJobList", message: 86 },
+    Kind { api_version: "certificates.k8s.io/v1", kind: "CertificateSigningRequest", message: 87 },
+    Kind { api_version: "certificates.k8s.io/v1", kind: "CertificateSigningRequestList", message: 88 },
+    Kind { api_version: "certificates.k8s.io/v1alpha1", kind: "ClusterTrustBundle", message: 89 },
+    Kind { api_version: "certificates.k8s.io/v1alpha1", kind: "ClusterTrustBundleList", message: 90 },
+    Kind { api_version: "certificates.k8s.io/v1beta1", kind: "CertificateSigningRequest", message: 91 },
+    Kind { api_version: "certificates.k8s.io/v1beta1", kind: "CertificateSigningRequestList", message: 92 },
+    Kind { api_version: "certificates.k8s.io/v1beta1", kind: "ClusterTrustBundle", message: 93 },
+    Kind { api_version: "certificates.k8s.io/v1beta1", kind: "ClusterTrustBundleList", message: 94 },
+    Kind { api_version: "certificates.k8s.io/v1beta1", kind: "PodCertificateRequest", message: 95 },
+    Kind { api_version: "certificates.k8s.io/v1beta1", kind: "PodCertificateRequestList", message: 96 },
+    Kind { api_version: "coordination.k8s.io/v1", kind: "Lease", message: 97 },
+    Kind { api_version: "coordination.k8s.io/v1", kind: "LeaseList", message: 98 },
+    Kind { api_version: "coordination.k8s.io/v1alpha2", kind: "LeaseCandidate", message: 99 },
+    Kind { api_version: "coordination.k8s.io/v1alpha2", kind: "LeaseCandidateList", message: 100 },
+    Kind { api_version: "coordination.k8s.io/v1beta1", kind: "Lease", message: 101 },
+    Kind { api_version: "coordination.k8s.io/v1beta1", kind: "LeaseCandidate", message: 102 },
+    Kind { api_version: "coordination.k8s.io/v1beta1", kind: "LeaseCandidateList", message: 103 },
+    Kind { api_version: "coordination.k8s.io/v1beta1", kind: "LeaseList", message: 104 },
+    Kind { api_version: "discovery.k8s.io/v1", kind: "EndpointSlice", message: 105 },
+    Kind { api_version: "discovery.k8s.io/v1", kind: "EndpointSliceList", message: 106 },
+    Kind { api_version: "discovery.k8s.io/v1beta1", kind: "EndpointSlice", message: 107 },
+    Kind { api_version: "discovery.k8s.io/v1beta1", kind: "EndpointSliceList", message: 108 },
+    Kind { api_version: "events.k8s.io/v1", kind: "Event", message: 109 },
+    Kind { api_version: "events.k8s.io/v1", kind: "EventList", message: 110 },
+    Kind { api_version: "events.k8s.io/v1beta1", kind: "Event", message: 111 },
+    Kind { api_version: "events.k8s.io/v1beta1", kind: "EventList", message: 112 },
+    Kind { api_version: "extensions/v1beta1", kind: "DaemonSet", message: 113 },
+    Kind { api_version: "extensions/v1beta1", kind: "DaemonSetList", message: 114 },
+    Kind { api_version: "extensions/v1beta1", kind: "Deployment", message: 115 },
+    Kind { api_version: "extensions/v1beta1", kind: "DeploymentList", message: 116 },
+    Kind { api_version: "extensions/v1beta1", kind: "DeploymentRollback", message: 117 },
+    Kind { api_version: "extensions/v1beta1", kind: "Ingress", message: 118 },
+    Kind { api_version: "extensions/v1beta1", kind: "IngressList", message: 119 },
+    Kind { api_version: "extensions/v1beta1", kind: "NetworkPolicy", message: 120 },
+    Kind { api_version: "extensions/v1beta1", kind: "NetworkPolicyList", message: 121 },
+    Kind { api_version: "extensions/v1beta1", kind: "ReplicaSet", message: 122 },
+    Kind { api_version: "extensions/v1beta1", kind: "ReplicaSetList", message: 123 },
+    Kind { api_version: "extensions/v1beta1", kind: "Scale", message: 124 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1", kind: "FlowSchema", message: 125 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1", kind: "FlowSchemaList", message: 126 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1", kind: "PriorityLevelConfiguration", message: 127 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1", kind: "PriorityLevelConfigurationList", message: 128 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "FlowSchema", message: 129 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "FlowSchemaList", message: 130 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "PriorityLevelConfiguration", message: 131 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta1", kind: "PriorityLevelConfigurationList", message: 132 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "FlowSchema", message: 133 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "FlowSchemaList", message: 134 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "PriorityLevelConfiguration", message: 135 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta2", kind: "PriorityLevelConfigurationList", message: 136 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "FlowSchema", message: 137 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "FlowSchemaList", message: 138 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "PriorityLevelConfiguration", message: 139 },
+    Kind { api_version: "flowcontrol.apiserver.k8s.io/v1beta3", kind: "PriorityLevelConfigurationList", message: 140 },
+    Kind { api_version: "internal.apiserver.k8s.io/v1alpha1", kind: "StorageVersion", message: 141 },
+    Kind { api_version: "internal.apiserver.k8s.io/v1alpha1", kind: "StorageVersionList", message: 142 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "IPAddress", message: 143 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "IPAddressList", message: 144 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "Ingress", message: 145 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "IngressClass", message: 146 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "IngressClassList", message: 147 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "IngressList", message: 148 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "NetworkPolicy", message: 149 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "NetworkPolicyList", message: 150 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "ServiceCIDR", message: 151 },
+    Kind { api_version: "networking.k8s.io/v1", kind: "ServiceCIDRList", message: 152 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "IPAddress", message: 153 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "IPAddressList", message: 154 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "Ingress", message: 155 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "IngressClass", message: 156 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "IngressClassList", message: 157 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "IngressList", message: 158 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "ServiceCIDR", message: 159 },
+    Kind { api_version: "networking.k8s.io/v1beta1", kind: "ServiceCIDRList", message: 160 },
+    Kind { api_version: "node.k8s.io/v1", kind: "RuntimeClass", message: 161 },
+    Kind { api_version: "node.k8s.io/v1", kind: "RuntimeClassList", message: 162 },
+    Kind { api_version: "node.k8s.io/v1alpha1", kind: "RuntimeClass", message: 163 },
+    Kind { api_version: "node.k8s.io/v1alpha1", kind: "RuntimeClassList", message: 164 },
+    Kind { api_version: "node.k8s.io/v1beta1", kind: "RuntimeClass", message: 165 },
+    Kind { api_version: "node.k8s.io/v1beta1", kind: "RuntimeClassList", message: 166 },
+    Kind { api_version: "policy/v1", kind: "Eviction", message: 167 },
+    Kind { api_version: "policy/v1", kind: "PodDisruptionBudget", message: 168 },
+    Kind { api_version: "policy/v1", kind: "PodDisruptionBudgetList", message: 169 },
+    Kind { api_version: "policy/v1beta1", kind: "Eviction", message: 170 },
+    Kind { api_version: "policy/v1beta1", kind: "PodDisruptionBudget", message: 171 },
+    Kind { api_version: "policy/v1beta1", kind: "PodDisruptionBudgetList", message: 172 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", message: 173 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", message: 174 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBindingList", message: 175 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleList", message: 176 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "Role", message: 177 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", message: 178 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "RoleBindingList", message: 179 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1", kind: "RoleList", message: 180 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "ClusterRole", message: 181 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "ClusterRoleBinding", message: 182 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "ClusterRoleBindingList", message: 183 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "ClusterRoleList", message: 184 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "Role", message: 185 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "RoleBinding", message: 186 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "RoleBindingList", message: 187 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1alpha1", kind: "RoleList", message: 188 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRole", message: 189 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRoleBinding", message: 190 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRoleBindingList", message: 191 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "ClusterRoleList", message: 192 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "Role", message: 193 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "RoleBinding", message: 194 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "RoleBindingList", message: 195 },
+    Kind { api_version: "rbac.authorization.k8s.io/v1beta1", kind: "RoleList", message: 196 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "DeviceClass", message: 197 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "DeviceClassList", message: 198 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "ResourceClaim", message: 199 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "ResourceClaimList", message: 200 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "ResourceClaimTemplate", message: 201 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "ResourceClaimTemplateList", message: 202 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "ResourceSlice", message: 203 },
+    Kind { api_version: "resource.k8s.io/v1", kind: "ResourceSliceList", message: 204 },
+    Kind { api_version: "resource.k8s.io/v1alpha3", kind: "DeviceTaintRule", message: 205 },
+    Kind { api_version: "resource.k8s.io/v1alpha3", kind: "DeviceTaintRuleList", message: 206 },
+    Kind { api_version: "resource.k8s.io/v1alpha3", kind: "ResourcePoolStatusRequest", message: 207 },
+    Kind { api_version: "resource.k8s.io/v1alpha3", kind: "ResourcePoolStatusRequestList", message: 208 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "DeviceClass", message: 209 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "DeviceClassList", message: 210 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "ResourceClaim", message: 211 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "ResourceClaimList", message: 212 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "ResourceClaimTemplate", message: 213 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "ResourceClaimTemplateList", message: 214 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "ResourceSlice", message: 215 },
+    Kind { api_version: "resource.k8s.io/v1beta1", kind: "ResourceSliceList", message: 216 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "DeviceClass", message: 217 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "DeviceClassList", message: 218 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "DeviceTaintRule", message: 219 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "DeviceTaintRuleList", message: 220 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "ResourceClaim", message: 221 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "ResourceClaimList", message: 222 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "ResourceClaimTemplate", message: 223 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "ResourceClaimTemplateList", message: 224 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "ResourceSlice", message: 225 },
+    Kind { api_version: "resource.k8s.io/v1beta2", kind: "ResourceSliceList", message: 226 },
+    Kind { api_version: "scheduling.k8s.io/v1", kind: "PriorityClass", message: 227 },
+    Kind { api_version: "scheduling.k8s.io/v1", kind: "PriorityClassList", message: 228 },
+    Kind { api_version: "scheduling.k8s.io/v1alpha2", kind: "PodGroup", message: 229 },
+    Kind { api_version: "scheduling.k8s.io/v1alpha2", kind: "PodGroupList", message: 230 },
+    Kind { api_version: "scheduling.k8s.io/v1alpha2", kind: "Workload", message: 231 },
+    Kind { api_version: "scheduling.k8s.io/v1alpha2", kind: "WorkloadList", message: 232 },
+    Kind { api_version: "scheduling.k8s.io/v1beta1", kind: "PriorityClass", message: 233 },
+    Kind { api_version: "scheduling.k8s.io/v1beta1", kind: "PriorityClassList", message: 234 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "CSIDriver", message: 235 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "CSIDriverList", message: 236 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "CSINode", message: 237 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "CSINodeList", message: 238 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "CSIStorageCapacity", message: 239 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "CSIStorageCapacityList", message: 240 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "StorageClass", message: 241 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "StorageClassList", message: 242 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "VolumeAttachment", message: 243 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "VolumeAttachmentList", message: 244 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "VolumeAttributesClass", message: 245 },
+    Kind { api_version: "storage.k8s.io/v1", kind: "VolumeAttributesClassList", message: 246 },
+    Kind { api_version: "storage.k8s.io/v1alpha1", kind: "CSIStorageCapacity", message: 247 },
+    Kind { api_version: "storage.k8s.io/v1alpha1", kind: "CSIStorageCapacityList", message: 248 },
+    Kind { api_version: "storage.k8s.io/v1alpha1", kind: "VolumeAttachment", message: 249 },
+    Kind { api_version: "storage.k8s.io/v1alpha1", kind: "VolumeAttachmentList", message: 250 },
+    Kind { api_version: "storage.k8s.io/v1alpha1", kind: "VolumeAttributesClass", message: 251 },
+    Kind { api_version: "storage.k8s.io/v1alpha1", kind: "VolumeAttributesClassList", message: 252 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "CSIDriver", message: 253 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "CSIDriverList", message: 254 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "CSINode", message: 255 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "CSINodeList", message: 256 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "CSIStorageCapacity", message: 257 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "CSIStorageCapacityList", message: 258 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "StorageClass", message: 259 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "StorageClassList", message: 260 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "VolumeAttachment", message: 261 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "VolumeAttachmentList", message: 262 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "VolumeAttributesClass", message: 263 },
+    Kind { api_version: "storage.k8s.io/v1beta1", kind: "VolumeAttributesClassList", message: 264 },
+    Kind { api_version: "storagemigration.k8s.io/v1beta1", kind: "StorageVersionMigration", message: 265 },
+    Kind { api_version: "storagemigration.k8s.io/v1beta1", kind: "StorageVersionMigrationList", message: 266 },
+    Kind { api_version: "v1", kind: "Binding", message: 267 },
+    Kind { api_version: "v1", kind: "ComponentStatus", message: 268 },
+    Kind { api_version: "v1", kind: "ComponentStatusList", message: 269 },
+    Kind { api_version: "v1", kind: "ConfigMap", message: 270 },
+    Kind { api_version: "v1", kind: "ConfigMapList", message: 271 },
+    Kind { api_version: "v1", kind: "Endpoints", message: 272 },
+    Kind { api_version: "v1", kind: "EndpointsList", message: 273 },
+    Kind { api_version: "v1", kind: "Event", message: 274 },
+    Kind { api_version: "v1", kind: "EventList", message: 275 },
+    Kind { api_version: "v1", kind: "LimitRange", message: 276 },
+    Kind { api_version: "v1", kind: "LimitRangeList", message: 277 },
+    Kind { api_version: "v1", kind: "List", message: 278 },
+    Kind { api_version: "v1", kind: "Namespace", message: 279 },
+    Kind { api_version: "v1", kind: "NamespaceList", message: 280 },
+    Kind { api_version: "v1", kind: "Node", message: 281 },
+    Kind { api_version: "v1", kind: "NodeList", message: 282 },
+    Kind { api_version: "v1", kind: "NodeProxyOptions", message: 283 },
+    Kind { api_version: "v1", kind: "PersistentVolume", message: 284 },
+    Kind { api_version: "v1", kind: "PersistentVolumeClaim", message: 285 },
+    Kind { api_version: "v1", kind: "PersistentVolumeClaimList", message: 286 },
+    Kind { api_version: "v1", kind: "PersistentVolumeList", message: 287 },
+    Kind { api_version: "v1", kind: "Pod", message: 288 },
+    Kind { api_version: "v1", kind: "PodAttachOptions", message: 289 },
+    Kind { api_version: "v1", kind: "PodExecOptions", message: 290 },
+    Kind { api_version: "v1", kind: "PodList", message: 291 },
+    Kind { api_version: "v1", kind: "PodLogOptions", message: 292 },
+    Kind { api_version: "v1", kind: "PodPortForwardOptions", message: 293 },
+    Kind { api_version: "v1", kind: "PodProxyOptions", message: 294 },
+    Kind { api_version: "v1", kind: "PodStatusResult", message: 295 },
+    Kind { api_version: "v1", kind: "PodTemplate", message: 296 },
+    Kind { api_version: "v1", kind: "PodTemplateList", message: 297 },
+    Kind { api_version: "v1", kind: "RangeAllocation", message: 298 },
+    Kind { api_version: "v1", kind: "ReplicationController", message: 299 },
+    Kind { api_version: "v1", kind: "ReplicationControllerList", message: 300 },
+    Kind { api_version: "v1", kind: "ResourceQuota", message: 301 },
+    Kind { api_version: "v1", kind: "ResourceQuotaList", message: 302 },
+    Kind { api_version: "v1", kind: "Secret", message: 303 },
+    Kind { api_version: "v1", kind: "SecretList", message: 304 },
+    Kind { api_version: "v1", kind: "SerializedReference", message: 305 },
+    Kind { api_version: "v1", kind: "Service", message: 306 },
+    Kind { api_version: "v1", kind: "ServiceAccount", message: 307 },
+    Kind { api_version: "v1", kind: "ServiceAccountList", message: 308 },
+    Kind { api_version: "v1", kind: "ServiceList", message: 309 },
+    Kind { api_version: "v1", kind: "ServiceProxyOptions", message: 310 },
+    Kind { api_version: "v1", kind: "Status", message: 0 },
 ];

@@ -18,7 +18,8 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use super::Error;
-use super::table::{self, Field, Message, Omit, Shape, Value};
+use super::lookup;
+use super::table::{Field, Message, Omit, Shape, Value};
 use super::time::{ZERO_SECONDS, rfc3339};
 use super::wire::{self, Raw};
 
@@ -153,7 +154,7 @@ fn value<'a>(value: Value, raw: Raw<'a>) -> Result<Node<'a>, Error> {
         )),
         (Value::Message(i), Raw::Bytes(bytes)) => Node::Object {
             bytes,
-            message: table::message(i),
+            message: lookup::message(i),
             type_meta: None,
         },
         (Value::Time, Raw::Bytes(b)) => time(b, false)?,
@@ -186,7 +187,7 @@ fn zero(value: Value) -> Node<'static> {
         Value::Quantity => Node::Str(Cow::Borrowed("0")),
         Value::Message(i) => Node::Object {
             bytes: &[],
-            message: table::message(i),
+            message: lookup::message(i),
             type_meta: None,
         },
         Value::Bytes
@@ -364,7 +365,7 @@ impl<'a> Fields<'a> {
                     Some(Node::Object { bytes, .. }) => bytes,
                     _ => &[],
                 };
-                let inner = Frame::new(table::message(i), bytes)?;
+                let inner = Frame::new(lookup::message(i), bytes)?;
                 self.frames.push(inner);
                 continue;
             }
@@ -666,7 +667,7 @@ mod tests {
     ) -> Result<K, Error> {
         K::deserialize(Node::Object {
             bytes: message,
-            message: table::kind(api_version, kind).unwrap(),
+            message: lookup::kind(api_version, kind).unwrap(),
             type_meta: None,
         })
     }

@@ -5,20 +5,22 @@
 //! (`application/vnd.kubernetes.protobuf`), as client-go's generated
 //! clients ask by default; encoding it costs the apiserver less CPU than
 //! JSON. Each message is presented to serde as the JSON encoding/json would
-//! write for the same Go object ([`json`]), driven by a field table written
-//! from the Go types ([`table`], `fields.rs`), so decoding from protobuf
+//! write for the same Go object (`json`), driven by a field table written
+//! from the Go types (`table`, `fields.rs`), so decoding from protobuf
 //! gives the value decoding the apiserver's JSON gives. Custom resources
 //! have no protobuf encoding and stay JSON.
 //!
-//! Framing ([`envelope`]): every object is `k8s\0` followed by a
+//! Framing (`envelope`): every object is `k8s\0` followed by a
 //! `runtime.Unknown` holding its apiVersion, kind and message bytes; a list
 //! is one such envelope; a watch stream is a sequence of 4-byte big-endian
 //! length-prefixed `metav1.WatchEvent` messages (bare), whose object is an
 //! envelope.
 
 mod envelope;
+#[rustfmt::skip]
 mod fields;
 mod json;
+mod lookup;
 mod table;
 mod time;
 mod wire;
@@ -36,7 +38,7 @@ pub const WATCH_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=w
 /// Whether the apiserver can serve `api_version`/`kind` as protobuf (a
 /// built-in kind of the table's Kubernetes version).
 pub fn knows(api_version: &str, kind: &str) -> bool {
-    table::kind(api_version, kind).is_some()
+    lookup::kind(api_version, kind).is_some()
 }
 
 /// Why protobuf bytes did not decode.
