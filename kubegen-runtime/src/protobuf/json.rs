@@ -469,13 +469,15 @@ fn from_json<'de, T>(
     Ok(value)
 }
 
-/// Methods that read JSON bytes with serde_json's own method and any other
-/// node as `deserialize_any` does.
+/// Methods that read JSON bytes with serde_json's own method (with the
+/// same arguments) and any other node as `deserialize_any` does.
 macro_rules! by_any {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Error> {
             match self {
-                Node::Json(bytes) => from_json(bytes, |de| de::Deserializer::$method(de, visitor)),
+                Node::Json(bytes) => {
+                    from_json(bytes, |de| de::Deserializer::$method(de, $($arg,)* visitor))
+                }
                 node => node.deserialize_any(visitor),
             }
         }
@@ -564,66 +566,20 @@ impl<'de> de::Deserializer<'de> for Node<'de> {
         }
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        match self {
-            Node::Json(bytes) => from_json(bytes, |de| {
-                de::Deserializer::deserialize_unit_struct(de, name, visitor)
-            }),
-            node => node.deserialize_any(visitor),
-        }
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Error> {
-        match self {
-            Node::Json(bytes) => from_json(bytes, |de| {
-                de::Deserializer::deserialize_tuple(de, len, visitor)
-            }),
-            node => node.deserialize_any(visitor),
-        }
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        match self {
-            Node::Json(bytes) => from_json(bytes, |de| {
-                de::Deserializer::deserialize_tuple_struct(de, name, len, visitor)
-            }),
-            node => node.deserialize_any(visitor),
-        }
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        match self {
-            Node::Json(bytes) => from_json(bytes, |de| {
-                de::Deserializer::deserialize_struct(de, name, fields, visitor)
-            }),
-            node => node.deserialize_any(visitor),
-        }
-    }
-
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_unit()
     }
 
     by_any! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_seq deserialize_map deserialize_identifier
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
+        deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+        deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char() deserialize_str()
+        deserialize_string() deserialize_bytes() deserialize_byte_buf() deserialize_unit()
+        deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
     }
 }
 
