@@ -276,7 +276,12 @@ impl SharedInformerFactory {
             options.namespace.as_deref(),
             &dyntype,
         );
-        let informer = Informer::with_name(api, name, self.informer_config::<K>(config));
+        let informer = Informer::build(
+            api,
+            name,
+            self.informer_config::<K>(config),
+            crate::informer::built_in::<K>(&dyntype),
+        );
         let position = state.entries.len();
         state.index.insert(key, position);
         state.entries.push(Entry {

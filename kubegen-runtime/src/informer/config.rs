@@ -35,7 +35,9 @@ pub(crate) fn default_watcher() -> watcher::Config {
 /// streaming list (a watch with `sendInitialEvents=true`, KEP-3157), which
 /// falls back to paginated lists of 500 when the apiserver rejects it;
 /// bookmarks on; kube's default backoff (800 ms doubling to 30 s, with
-/// jitter); no resync. Unlike client-go, managed fields are dropped by
+/// jitter); no resync. Built-in kinds are read in protobuf, as client-go's
+/// typed clients read them ([`InformerConfig::json`] opts out); custom
+/// resources in JSON. Unlike client-go, managed fields are dropped by
 /// default (see [`strip_managed_fields`]): with this default they are cut
 /// from the received JSON before the object is decoded, so they cost no
 /// decoding either. [`InformerConfig::no_transform`] keeps them, and
@@ -58,6 +60,9 @@ pub struct InformerConfig<K> {
     pub(crate) metrics: Option<InformerMetrics>,
     /// Set by [`InformerConfig::compact`].
     pub(crate) codec: Option<Codec<K>>,
+    /// Whether built-in kinds are listed and watched in protobuf; cleared
+    /// by [`InformerConfig::json`].
+    pub(crate) protobuf: bool,
 }
 
 impl<K: Resource + 'static> Default for InformerConfig<K> {
@@ -70,6 +75,7 @@ impl<K: Resource + 'static> Default for InformerConfig<K> {
             indexers: Vec::new(),
             metrics: None,
             codec: None,
+            protobuf: true,
         }
     }
 }
@@ -84,6 +90,7 @@ impl<K> Clone for InformerConfig<K> {
             indexers: self.indexers.clone(),
             metrics: self.metrics.clone(),
             codec: self.codec,
+            protobuf: self.protobuf,
         }
     }
 }
@@ -99,6 +106,7 @@ impl<K> std::fmt::Debug for InformerConfig<K> {
                 &self.indexers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
             .field("compact", &self.codec.is_some())
+            .field("protobuf", &self.protobuf)
             .finish()
     }
 }
@@ -176,6 +184,17 @@ impl<K> InformerConfig<K> {
     #[must_use]
     pub fn page_size(mut self, size: Option<u32>) -> Self {
         self.watcher.page_size = size;
+        self
+    }
+
+    /// Lists and watches in JSON even for a built-in kind, which is
+    /// otherwise read in protobuf (as client-go's typed clients read it):
+    /// the apiserver encodes protobuf for a fraction of JSON's CPU cost,
+    /// and `kubegen` decodes it into the same value (see
+    /// [`crate::protobuf`]). Custom resources are always JSON.
+    #[must_use]
+    pub fn json(mut self) -> Self {
+        self.protobuf = false;
         self
     }
 

@@ -20,6 +20,7 @@ mod config;
 mod handler;
 mod metrics;
 mod processor;
+mod protobuf_watch;
 mod shared;
 #[cfg(test)]
 mod tests;
@@ -74,6 +75,13 @@ pub fn resource_name<K: Resource>(dyntype: &K::DynamicType) -> String {
     } else {
         name
     }
+}
+
+/// Whether the apiserver serves `K` as protobuf: a built-in kind of the
+/// Kubernetes version whose protobuf field table kubegen carries (see
+/// [`crate::protobuf`]), read whole rather than as metadata.
+pub(crate) fn built_in<K: Resource>(dyntype: &K::DynamicType) -> bool {
+    !K::metadata_api() && crate::protobuf::knows(&K::api_version(dyntype), &K::kind(dyntype))
 }
 
 /// Keeps a cache of one resource type current and tells handlers about
@@ -134,12 +142,26 @@ where
     where
         K::DynamicType: Default,
     {
-        Self::with_name(api, resource_name::<K>(&K::DynamicType::default()), config)
+        let dyntype = K::DynamicType::default();
+        let protobuf = built_in::<K>(&dyntype);
+        Self::build(api, resource_name::<K>(&dyntype), config, protobuf)
     }
 
     /// An informer whose resource type is reported as `name` in metrics
-    /// (for dynamic types, see [`resource_name`]).
+    /// (for dynamic types, see [`resource_name`]). It lists and watches in
+    /// JSON: without `K`'s dynamic type it cannot tell a built-in kind.
     pub fn with_name(api: Api<K>, name: impl Into<String>, config: InformerConfig<K>) -> Self {
+        Self::build(api, name, config, false)
+    }
+
+    /// An informer that lists and watches in protobuf when `built_in` (see
+    /// [`built_in`]) and the configuration allows it.
+    pub(crate) fn build(
+        api: Api<K>,
+        name: impl Into<String>,
+        config: InformerConfig<K>,
+        built_in: bool,
+    ) -> Self {
         let store = Arc::new(Store::with_codec(config.codec));
         for (index, index_fn) in &config.indexers {
             if let Err(e) = store.add_indexer(index.clone(), index_fn.clone()) {
@@ -149,6 +171,7 @@ where
         let (state, _) = state_channel::channel(Lifecycle::default());
         let shared = Arc::new(Shared {
             name: name.into(),
+            protobuf: built_in && config.protobuf,
             api,
             config,
             store,

@@ -15,6 +15,9 @@ use crate::store::Store;
 pub(super) struct Shared<K> {
     /// The resource type name, for metrics and logs.
     pub(super) name: String,
+    /// Whether the watch asks for protobuf (a built-in kind, not opted
+    /// out with [`InformerConfig::json`]).
+    pub(super) protobuf: bool,
     pub(super) api: Api<K>,
     pub(super) config: InformerConfig<K>,
     pub(super) store: Arc<Store<K>>,

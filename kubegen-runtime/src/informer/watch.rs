@@ -6,14 +6,19 @@
 //! start over with paginated lists, as client-go's reflector falls back to
 //! LIST when its watch-list request fails.
 //!
-//! With the default transform the watch decodes through
-//! [`Wire`](super::wire::Wire): managed fields are cut from the JSON before
-//! decoding, and a compact cache keeps the received bytes.
+//! A built-in kind is listed and watched in protobuf
+//! ([`protobuf_watch`](super::protobuf_watch)); a reply that is not
+//! protobuf (`406`) sends the task back to kube's JSON watcher. In
+//! protobuf, managed fields are cut from each watched message before it is
+//! decoded; in JSON, with the default transform the watch decodes through
+//! [`Wire`](super::wire::Wire): managed fields are cut from the JSON
+//! before decoding, and a compact cache keeps the received bytes.
 
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use futures::StreamExt;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 use kube::Resource;
 use kube::runtime::watcher::InitialListStrategy;
 use kube::runtime::{WatchStreamExt, watcher};
@@ -21,6 +26,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
+use super::protobuf_watch;
 use super::shared::Shared;
 use super::wire::{Received, Wire};
 use crate::store::{Notification, Staged, Store};
@@ -37,17 +43,48 @@ where
     }
 }
 
+/// The events of one watcher, decoded as `W`.
+type Events<W> = BoxStream<'static, Result<watcher::Event<W>, watcher::Error>>;
+
+/// The watcher `shared`'s informer uses with `config`: protobuf when
+/// `protobuf`, kube's JSON watcher otherwise; with kube's default backoff.
+fn open<K, W>(shared: &Shared<K>, config: &watcher::Config, protobuf: bool) -> Events<W>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    W: Received<K>,
+{
+    if protobuf {
+        protobuf_watch::watcher::<K>(
+            shared.api.clone().into_client(),
+            shared.api.resource_url().to_string(),
+            config.clone(),
+            !shared.config.strips_managed_fields,
+        )
+        .map_ok(|event| match event {
+            watcher::Event::Apply(obj) => watcher::Event::Apply(W::decoded(obj)),
+            watcher::Event::Delete(obj) => watcher::Event::Delete(W::decoded(obj)),
+            watcher::Event::Init => watcher::Event::Init,
+            watcher::Event::InitApply(obj) => watcher::Event::InitApply(W::decoded(obj)),
+            watcher::Event::InitDone => watcher::Event::InitDone,
+        })
+        .default_backoff()
+        .boxed()
+    } else {
+        watcher(W::api(&shared.api), config.clone())
+            .default_backoff()
+            .boxed()
+    }
+}
+
 /// The watch loop, decoding objects as `W`.
 async fn run_as<K, W>(shared: Arc<Shared<K>>, mut stop: oneshot::Receiver<()>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     W: Received<K>,
 {
-    let api = W::api(&shared.api);
     let mut config = shared.config.watcher.clone();
-    let mut events = watcher(api.clone(), config.clone())
-        .default_backoff()
-        .boxed();
+    let mut protobuf = shared.protobuf;
+    let mut events = open::<K, W>(&shared, &config, protobuf);
     let mut resync = shared.config.resync.map(|period| {
         let mut interval = tokio::time::interval_at(Instant::now() + period, period);
         interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -60,21 +97,24 @@ where
             _ = &mut stop => break,
             event = events.next() => match event {
                 Some(Ok(event)) => shared.on_event(event, &mut relist),
-                Some(Err(error)) if config.initial_list_strategy == InitialListStrategy::StreamingList
-                    && rejects_streaming_list(&error) =>
-                {
-                    tracing::warn!(resource = %shared.name, %error, "the apiserver rejected a streaming list; falling back to paginated lists");
-                    config.initial_list_strategy = InitialListStrategy::ListWatch;
-                    relist.abandon();
-                    events = watcher(api.clone(), config.clone())
-                        .default_backoff()
-                        .boxed();
-                    if let Some(metrics) = &shared.config.metrics {
-                        metrics.inc_watch_restarts(&shared.name);
-                    }
-                }
                 Some(Err(error)) => {
-                    tracing::warn!(resource = %shared.name, %error, "informer watch failed; retrying after backoff");
+                    if protobuf && rejects_protobuf(&error) {
+                        tracing::warn!(resource = %shared.name, %error, "the apiserver does not serve this resource as protobuf; falling back to JSON");
+                        protobuf = false;
+                    } else if config.initial_list_strategy == InitialListStrategy::StreamingList
+                        && rejects_streaming_list(&error)
+                    {
+                        tracing::warn!(resource = %shared.name, %error, "the apiserver rejected a streaming list; falling back to paginated lists");
+                        config.initial_list_strategy = InitialListStrategy::ListWatch;
+                    } else {
+                        tracing::warn!(resource = %shared.name, %error, "informer watch failed; retrying after backoff");
+                        if let Some(metrics) = &shared.config.metrics {
+                            metrics.inc_watch_restarts(&shared.name);
+                        }
+                        continue;
+                    }
+                    relist.abandon();
+                    events = open::<K, W>(&shared, &config, protobuf);
                     if let Some(metrics) = &shared.config.metrics {
                         metrics.inc_watch_restarts(&shared.name);
                     }
@@ -84,6 +124,17 @@ where
             _ = tick(&mut resync) => shared.resync(),
         }
     }
+}
+
+/// Whether `error` says the resource is not served as protobuf: `406 Not
+/// Acceptable` when a list or watch starts.
+pub(super) fn rejects_protobuf(error: &watcher::Error) -> bool {
+    matches!(
+        error,
+        watcher::Error::InitialListFailed(kube::Error::Api(status))
+            | watcher::Error::WatchStartFailed(kube::Error::Api(status))
+            if status.code == 406
+    )
 }
 
 /// Whether `error` is the apiserver refusing `sendInitialEvents` itself

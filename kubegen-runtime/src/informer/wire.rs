@@ -29,6 +29,9 @@ pub(super) trait Received<K>:
     /// The kube `Api` the watcher requests: `api`'s URL, decoding `Self`.
     fn api(api: &Api<K>) -> Api<Self>;
 
+    /// An object decoded elsewhere (from protobuf), with no JSON known.
+    fn decoded(obj: K) -> Self;
+
     /// The object, and JSON that decodes into exactly it (when known).
     fn into_parts(self) -> (K, Option<Box<[u8]>>);
 }
@@ -40,6 +43,10 @@ where
 {
     fn api(api: &Api<K>) -> Api<K> {
         api.clone()
+    }
+
+    fn decoded(obj: K) -> Self {
+        obj
     }
 
     fn into_parts(self) -> (K, Option<Box<[u8]>>) {
@@ -132,6 +139,10 @@ where
             url: api.resource_url().to_string(),
         };
         Api::all_with(api.clone().into_client(), &wire)
+    }
+
+    fn decoded(obj: K) -> Self {
+        Wire { obj, json: None }
     }
 
     fn into_parts(self) -> (K, Option<Box<[u8]>>) {

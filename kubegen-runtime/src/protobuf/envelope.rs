@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use super::Error;
 use super::json::{Node, go_string};
 use super::lookup;
+use super::table::{Message, Value};
 use super::wire::{self, Raw};
 
 const MAGIC: &[u8] = b"k8s\0";
@@ -59,8 +60,9 @@ fn unwrap(bytes: &[u8]) -> Result<Unknown<'_>, Error> {
     Ok(unknown)
 }
 
-/// Decodes `T` from an envelope whose kind the table knows.
-fn decode_as<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+/// Decodes `T` from an envelope whose kind the table knows, without the
+/// object's `metadata.managedFields` unless `keep_managed_fields`.
+fn decode_as<T: DeserializeOwned>(bytes: &[u8], keep_managed_fields: bool) -> Result<T, Error> {
     let unknown = unwrap(bytes)?;
     let message = lookup::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
         Error::new(format!(
@@ -68,11 +70,82 @@ fn decode_as<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
             unknown.api_version, unknown.kind
         ))
     })?;
+    let raw = if keep_managed_fields {
+        Cow::Borrowed(unknown.raw)
+    } else {
+        without_managed_fields(unknown.raw, message)?
+    };
     T::deserialize(Node::Object {
-        bytes: unknown.raw,
+        bytes: &raw,
         message,
         type_meta: Some((unknown.kind, unknown.api_version)),
     })
+}
+
+const OBJECT_META: &str = "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta";
+
+/// `raw`, a message of `message`, without `metadata.managedFields`
+/// (borrowed when it has none): the metadata field is written again
+/// without them, everything else is copied as it is.
+fn without_managed_fields<'a>(raw: &'a [u8], message: &Message) -> Result<Cow<'a, [u8]>, Error> {
+    let Some((metadata, meta)) = message.fields.iter().find_map(|f| match f.value {
+        Value::Message(i) if f.json == "metadata" && lookup::message(i).name == OBJECT_META => {
+            Some((f.number, lookup::message(i)))
+        }
+        _ => None,
+    }) else {
+        return Ok(Cow::Borrowed(raw));
+    };
+    let managed = meta
+        .fields
+        .iter()
+        .find(|f| f.json == "managedFields")
+        .expect("ObjectMeta has managedFields")
+        .number;
+    let has_managed = |meta: &[u8]| -> Result<bool, Error> {
+        for next in wire::fields(meta) {
+            if next?.0 == managed {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
+    let mut metas = Vec::new();
+    for next in wire::fields(raw) {
+        if let (n, value) = next?
+            && n == metadata
+        {
+            metas.push(bytes_field(value, "metadata")?);
+        }
+    }
+    let mut any = false;
+    for meta in &metas {
+        any |= has_managed(meta)?;
+    }
+    if !any {
+        return Ok(Cow::Borrowed(raw));
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut metas = metas.into_iter();
+    for next in wire::spans(raw) {
+        let (n, span) = next?;
+        if n != metadata {
+            out.extend_from_slice(&raw[span]);
+            continue;
+        }
+        let meta = metas.next().expect("one span per metadata field");
+        let mut kept = Vec::with_capacity(meta.len());
+        for next in wire::spans(meta) {
+            let (n, span) = next?;
+            if n != managed {
+                kept.extend_from_slice(&meta[span]);
+            }
+        }
+        wire::put_varint(&mut out, u64::from(metadata) << 3 | 2);
+        wire::put_varint(&mut out, kept.len() as u64);
+        out.extend_from_slice(&kept);
+    }
+    Ok(Cow::Owned(out))
 }
 
 /// Decodes one object of a built-in kind from its protobuf envelope (the
@@ -83,13 +156,13 @@ fn decode_as<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
 /// would have written as JSON for the same object; an apiVersion or kind
 /// other than `K`'s is `K`'s own error, as with JSON.
 pub fn decode<K: DeserializeOwned>(bytes: &[u8]) -> Result<K, Error> {
-    decode_as(bytes)
+    decode_as(bytes, true)
 }
 
 /// Decodes a list of a built-in kind (the body of a LIST asked for as
 /// protobuf).
 pub fn decode_list<K: DeserializeOwned + Clone>(bytes: &[u8]) -> Result<ObjectList<K>, Error> {
-    decode_as(bytes)
+    decode_as(bytes, true)
 }
 
 /// Decodes one frame of a protobuf watch stream (without its 4-byte length
@@ -100,7 +173,18 @@ pub fn decode_list<K: DeserializeOwned + Clone>(bytes: &[u8]) -> Result<ObjectLi
 pub fn decode_watch_event<K: DeserializeOwned + Clone>(
     frame: &[u8],
 ) -> Result<kube::core::WatchEvent<K>, Error> {
+    watch_event(frame, true)
+}
+
+/// [`decode_watch_event`], leaving out the object's managed fields unless
+/// `keep_managed_fields` (they are cut from the message before it is
+/// decoded, so they cost no decoding).
+pub(crate) fn watch_event<K: DeserializeOwned + Clone>(
+    frame: &[u8],
+    keep_managed_fields: bool,
+) -> Result<kube::core::WatchEvent<K>, Error> {
     use kube::core::WatchEvent;
+    let keep = keep_managed_fields;
     let (mut kind, mut object) = (Cow::Borrowed(""), None);
     for next in wire::fields(frame) {
         match next? {
@@ -114,13 +198,83 @@ pub fn decode_watch_event<K: DeserializeOwned + Clone>(
         "object.raw",
     )?;
     Ok(match &*kind {
-        "ADDED" => WatchEvent::Added(decode_as(object)?),
-        "MODIFIED" => WatchEvent::Modified(decode_as(object)?),
-        "DELETED" => WatchEvent::Deleted(decode_as(object)?),
+        "ADDED" => WatchEvent::Added(decode_as(object, keep)?),
+        "MODIFIED" => WatchEvent::Modified(decode_as(object, keep)?),
+        "DELETED" => WatchEvent::Deleted(decode_as(object, keep)?),
         // A bookmark's object is `K` with only its resourceVersion and
         // annotations set.
-        "BOOKMARK" => WatchEvent::Bookmark(decode_as(object)?),
-        "ERROR" => WatchEvent::Error(Box::new(decode_as::<Status>(object)?)),
+        "BOOKMARK" => WatchEvent::Bookmark(decode_as(object, true)?),
+        "ERROR" => WatchEvent::Error(Box::new(decode_as::<Status>(object, true)?)),
         other => return Err(Error::new(format!("a watch event of type {other:?}"))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::core::WatchEvent;
+
+    use super::*;
+    use crate::protobuf::encode::{bytes, envelope};
+
+    /// A ConfigMap whose metadata (between two data entries) has a name, a
+    /// managed fields entry and a label.
+    fn config_map() -> Vec<u8> {
+        let managed = bytes(17, &bytes(1, b"kubectl"));
+        let label = bytes(11, &[bytes(1, b"app"), bytes(2, b"x")].concat());
+        let metadata = [bytes(1, b"a"), managed, label].concat();
+        let entry = |k: &[u8], v: &[u8]| bytes(2, &[bytes(1, k), bytes(2, v)].concat());
+        let raw = [
+            entry(b"k1", b"v1"),
+            bytes(1, &metadata),
+            entry(b"k2", b"v2"),
+        ]
+        .concat();
+        envelope("v1", "ConfigMap", &raw)
+    }
+
+    #[test]
+    fn managed_fields_are_cut_before_decoding_and_nothing_else_is() {
+        let kept: ConfigMap = decode_as(&config_map(), true).unwrap();
+        assert_eq!(
+            kept.metadata.managed_fields.as_ref().unwrap()[0]
+                .manager
+                .as_deref(),
+            Some("kubectl")
+        );
+        let cut: ConfigMap = decode_as(&config_map(), false).unwrap();
+        let mut expected = kept.clone();
+        expected.metadata.managed_fields = None;
+        assert_eq!(cut, expected);
+        assert_eq!(cut.metadata.labels.unwrap()["app"], "x");
+        assert_eq!(cut.data.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_message_without_managed_fields_is_not_copied() {
+        let message = lookup::kind("v1", "ConfigMap").unwrap();
+        let raw = bytes(1, &bytes(1, b"a"));
+        assert!(matches!(
+            without_managed_fields(&raw, message).unwrap(),
+            Cow::Borrowed(_)
+        ));
+        // A kind with no ObjectMeta at all.
+        let status = lookup::kind("v1", "Status").unwrap();
+        assert!(matches!(
+            without_managed_fields(&raw, status).unwrap(),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn watch_events_leave_out_managed_fields_when_asked() {
+        let frame = [bytes(1, b"ADDED"), bytes(2, &bytes(1, &config_map()))].concat();
+        let object = |keep| match watch_event::<ConfigMap>(&frame, keep).unwrap() {
+            WatchEvent::Added(cm) => cm,
+            other => panic!("{other:?}"),
+        };
+        assert!(object(true).metadata.managed_fields.is_some());
+        assert!(object(false).metadata.managed_fields.is_none());
+        assert_eq!(object(false).metadata.name.as_deref(), Some("a"));
+    }
 }

@@ -591,30 +591,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-
-    /// Field `number` holding `data` (length-delimited).
-    fn bytes(number: u32, data: &[u8]) -> Vec<u8> {
-        let mut out = varint(u64::from(number) << 3 | 2);
-        out.extend(varint(data.len() as u64));
-        out.extend_from_slice(data);
-        out
-    }
-
-    fn number(number: u32, value: u64) -> Vec<u8> {
-        let mut out = varint(u64::from(number) << 3);
-        out.extend(varint(value));
-        out
-    }
-
-    fn varint(mut value: u64) -> Vec<u8> {
-        let mut out = Vec::new();
-        while value >= 0x80 {
-            out.push(value as u8 | 0x80);
-            value >>= 7;
-        }
-        out.push(value as u8);
-        out
-    }
+    use crate::protobuf::encode::{bytes, number};
 
     fn decode<K: for<'de> Deserialize<'de>>(
         api_version: &str,

@@ -16,6 +16,8 @@
 //! length-prefixed `metav1.WatchEvent` messages (bare), whose object is an
 //! envelope.
 
+#[cfg(test)]
+mod encode;
 mod envelope;
 #[rustfmt::skip]
 mod fields;
@@ -27,6 +29,7 @@ mod wire;
 
 use std::fmt;
 
+pub(crate) use envelope::watch_event;
 pub use envelope::{decode, decode_list, decode_watch_event};
 
 /// The media type to ask for protobuf with.

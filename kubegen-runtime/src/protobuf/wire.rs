@@ -1,6 +1,8 @@
 //! Protobuf's wire format, read without copying: varints, field keys, and a
 //! message split into its fields' raw values.
 
+use std::ops::Range;
+
 use super::Error;
 
 /// One field occurrence as it appears on the wire.
@@ -81,6 +83,31 @@ pub(super) fn fields(mut input: &[u8]) -> impl Iterator<Item = Result<(u32, Raw<
     })
 }
 
+/// Every field of a message with the bytes it spans, key included.
+pub(super) fn spans(input: &[u8]) -> impl Iterator<Item = Result<(u32, Range<usize>), Error>> {
+    let mut rest = input;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let start = input.len() - rest.len();
+        let next = field(&mut rest).map(|(number, _)| (number, start..input.len() - rest.len()));
+        if next.is_err() {
+            rest = &[];
+        }
+        Some(next)
+    })
+}
+
+/// Appends `value` as a varint.
+pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
 /// The last occurrence of field `number` (protobuf's rule for a field that
 /// is not repeated).
 pub(super) fn last(input: &[u8], number: u32) -> Result<Option<Raw<'_>>, Error> {
@@ -144,5 +171,28 @@ mod tests {
         assert!(fields(&[0x0b]).any(|f| f.is_err()), "wire type 3 (groups)");
         assert!(fields(&[0x00, 0x00]).any(|f| f.is_err()), "field number 0");
         assert_eq!(last(&[0x08, 1, 0x08, 2], 1).unwrap(), Some(Raw::Varint(2)));
+        let spans: Vec<_> = spans(&message).collect::<Result<_, _>>().unwrap();
+        assert_eq!(spans, [(1, 0..4), (2, 4..7), (3, 7..16), (4, 16..21)]);
+    }
+
+    #[test]
+    fn written_varints_read_back() {
+        for value in [
+            0,
+            1,
+            127,
+            128,
+            150,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            let mut input = &out[..];
+            assert_eq!(varint(&mut input).unwrap(), value);
+            assert!(input.is_empty(), "{value} left bytes");
+        }
     }
 }

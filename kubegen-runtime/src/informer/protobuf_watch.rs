@@ -1,0 +1,474 @@
+//! The list and watch of a built-in kind in Kubernetes protobuf, which the
+//! apiserver encodes for a fraction of the CPU that JSON costs it (and
+//! which client-go asks for by default for built-in types).
+//!
+//! The protocol is kube's watcher's, step for step: a streaming list (a
+//! watch with `sendInitialEvents=true`, ended by the `initial-events-end`
+//! bookmark) or paginated LISTs, then a watch from the last
+//! resourceVersion, following bookmarks and resuming a watch that ends;
+//! `410 Gone` starts again from an empty state. Only the requests differ:
+//! they accept `application/vnd.kubernetes.protobuf` and the replies are
+//! decoded by [`crate::protobuf`]. The stream yields kube's
+//! [`watcher::Event`]s and [`watcher::Error`]s, so the informer's loop,
+//! kube's backoff and the fallback to paginated lists treat it as they
+//! treat kube's watcher.
+//!
+//! A reply that is not protobuf (the apiserver serves some built-in group
+//! through an aggregated server without it, say) is `406 Not Acceptable`,
+//! as the apiserver itself answers for a media type it cannot give, and
+//! the informer goes back to JSON.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use bytes::{Buf, Bytes, BytesMut};
+use futures::Stream;
+use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+use http_body_util::BodyExt;
+use kube::Client;
+use kube::api::{ListParams, VersionMatch, WatchParams};
+use kube::client::Body;
+use kube::core::{Request, Status, WatchEvent};
+use kube::runtime::watcher::{self, Event, InitialListStrategy, ListSemantic};
+use kube::{Resource, ResourceExt};
+use serde::de::DeserializeOwned;
+
+use crate::protobuf;
+
+/// How long a watch may stay silent past its `timeoutSeconds` before it is
+/// taken for dead and resumed (kube's margin).
+const IDLE_MARGIN: Duration = Duration::from_secs(5);
+
+/// kube's default watch timeout, in seconds.
+const DEFAULT_TIMEOUT: u32 = 290;
+
+/// The watch of the resources at `url` (a collection path), as kube's
+/// `watcher(api, config)` would give it, over protobuf. Managed fields are
+/// cut from watched objects before decoding unless `keep_managed_fields`.
+pub(super) fn watcher<K>(
+    client: Client,
+    url: String,
+    config: watcher::Config,
+    keep_managed_fields: bool,
+) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
+where
+    K: Resource + Clone + DeserializeOwned + Send + 'static,
+{
+    let source = Source {
+        client,
+        url,
+        config,
+        keep_managed_fields,
+    };
+    futures::stream::unfold((source, State::Empty), |(source, mut state)| async move {
+        loop {
+            let (event, next) = source.step(state).await;
+            state = next;
+            if let Some(event) = event {
+                return Some((event, (source, state)));
+            }
+        }
+    })
+}
+
+/// Where and how to list and watch.
+struct Source {
+    client: Client,
+    url: String,
+    config: watcher::Config,
+    keep_managed_fields: bool,
+}
+
+/// Where the watcher is (kube's states).
+enum State<K> {
+    /// Nothing listed: list (or start a streaming list) next.
+    Empty,
+    /// Paginated listing: the page being handed out and what follows it.
+    InitPage {
+        continue_token: Option<String>,
+        objects: VecDeque<K>,
+        resource_version: Option<String>,
+    },
+    /// A streaming list, until its `initial-events-end` bookmark.
+    InitialWatch { frames: Frames },
+    /// Listed up to `resource_version`; a watch starts from it next.
+    InitListed { resource_version: String },
+    /// Watching from `resource_version`.
+    Watching {
+        resource_version: String,
+        frames: Frames,
+    },
+}
+
+type Step<K> = (Option<Result<Event<K>, watcher::Error>>, State<K>);
+
+impl Source {
+    /// One step of the state machine: maybe an event, and the next state.
+    async fn step<K>(&self, state: State<K>) -> Step<K>
+    where
+        K: Resource + Clone + DeserializeOwned,
+    {
+        match state {
+            State::Empty => match self.config.initial_list_strategy {
+                InitialListStrategy::ListWatch => (
+                    Some(Ok(Event::Init)),
+                    State::InitPage {
+                        continue_token: None,
+                        objects: VecDeque::new(),
+                        resource_version: None,
+                    },
+                ),
+                InitialListStrategy::StreamingList => match self.watch("0", true).await {
+                    Ok(frames) => (Some(Ok(Event::Init)), State::InitialWatch { frames }),
+                    Err(error) => (
+                        Some(Err(watcher::Error::WatchStartFailed(error))),
+                        State::Empty,
+                    ),
+                },
+            },
+            State::InitPage {
+                continue_token,
+                mut objects,
+                resource_version,
+            } => {
+                if let Some(obj) = objects.pop_front() {
+                    let state = State::InitPage {
+                        continue_token,
+                        objects,
+                        resource_version,
+                    };
+                    return (Some(Ok(Event::InitApply(obj))), state);
+                }
+                if continue_token.is_none()
+                    && let Some(resource_version) = resource_version
+                {
+                    return (
+                        Some(Ok(Event::InitDone)),
+                        State::InitListed { resource_version },
+                    );
+                }
+                match self.list::<K>(continue_token).await {
+                    Ok(list) => {
+                        let resource_version =
+                            list.metadata.resource_version.filter(|v| !v.is_empty());
+                        let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
+                        if resource_version.is_none() && continue_token.is_none() {
+                            return (Some(Err(watcher::Error::NoResourceVersion)), State::Empty);
+                        }
+                        let state = State::InitPage {
+                            continue_token,
+                            objects: list.items.into(),
+                            resource_version,
+                        };
+                        (None, state)
+                    }
+                    Err(error) => (
+                        Some(Err(watcher::Error::InitialListFailed(error))),
+                        State::Empty,
+                    ),
+                }
+            }
+            State::InitialWatch { mut frames } => match self.next(&mut frames).await {
+                Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => (
+                    Some(Ok(Event::InitApply(obj))),
+                    State::InitialWatch { frames },
+                ),
+                // The apiserver sends no deletions during a streaming list.
+                Some(Ok(WatchEvent::Deleted(_))) => (None, State::InitialWatch { frames }),
+                Some(Ok(WatchEvent::Bookmark(bookmark))) => {
+                    if bookmark
+                        .metadata
+                        .annotations
+                        .contains_key("k8s.io/initial-events-end")
+                    {
+                        let resource_version = bookmark.metadata.resource_version;
+                        (
+                            Some(Ok(Event::InitDone)),
+                            State::Watching {
+                                resource_version,
+                                frames,
+                            },
+                        )
+                    } else {
+                        (None, State::InitialWatch { frames })
+                    }
+                }
+                Some(Ok(WatchEvent::Error(status))) => {
+                    let state = if status.code == 410 {
+                        State::Empty
+                    } else {
+                        State::InitialWatch { frames }
+                    };
+                    (Some(Err(watcher::Error::WatchError(status))), state)
+                }
+                Some(Err(error)) => (
+                    Some(Err(watcher::Error::WatchFailed(error))),
+                    State::InitialWatch { frames },
+                ),
+                None => (None, State::Empty),
+            },
+            State::InitListed { resource_version } => {
+                match self.watch(&resource_version, false).await {
+                    Ok(frames) => (
+                        None,
+                        State::Watching {
+                            resource_version,
+                            frames,
+                        },
+                    ),
+                    Err(error) => (
+                        Some(Err(watcher::Error::WatchStartFailed(error))),
+                        State::InitListed { resource_version },
+                    ),
+                }
+            }
+            State::Watching {
+                resource_version,
+                mut frames,
+            } => match self.next(&mut frames).await {
+                Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
+                    applied(obj, Event::Apply, frames)
+                }
+                Some(Ok(WatchEvent::Deleted(obj))) => applied(obj, Event::Delete, frames),
+                Some(Ok(WatchEvent::Bookmark(bookmark))) => (
+                    None,
+                    State::Watching {
+                        resource_version: bookmark.metadata.resource_version,
+                        frames,
+                    },
+                ),
+                Some(Ok(WatchEvent::Error(status))) => {
+                    let state = if status.code == 410 {
+                        State::Empty
+                    } else {
+                        State::Watching {
+                            resource_version,
+                            frames,
+                        }
+                    };
+                    (Some(Err(watcher::Error::WatchError(status))), state)
+                }
+                Some(Err(error)) => (
+                    Some(Err(watcher::Error::WatchFailed(error))),
+                    State::Watching {
+                        resource_version,
+                        frames,
+                    },
+                ),
+                None => (None, State::InitListed { resource_version }),
+            },
+        }
+    }
+
+    /// One page of the list, from `continue_token`.
+    async fn list<K>(
+        &self,
+        continue_token: Option<String>,
+    ) -> Result<kube::core::ObjectList<K>, kube::Error>
+    where
+        K: Clone + DeserializeOwned,
+    {
+        let (resource_version, version_match) = match self.config.list_semantic {
+            ListSemantic::Any => (Some("0".to_string()), Some(VersionMatch::NotOlderThan)),
+            ListSemantic::MostRecent => (None, None),
+        };
+        let params = ListParams {
+            label_selector: self.config.label_selector.clone(),
+            field_selector: self.config.field_selector.clone(),
+            resource_version,
+            version_match,
+            limit: self.config.page_size,
+            continue_token,
+            ..ListParams::default()
+        };
+        let request = Request::new(&self.url)
+            .list(&params)
+            .map_err(kube::Error::BuildRequest)?;
+        let response = self.send(request, protobuf::MEDIA_TYPE).await?;
+        let body = response.into_body().collect().await?.to_bytes();
+        protobuf::decode_list(&body).map_err(decode_error)
+    }
+
+    /// Starts a watch from `resource_version`; with `initial_events`, a
+    /// streaming list.
+    async fn watch(
+        &self,
+        resource_version: &str,
+        initial_events: bool,
+    ) -> Result<Frames, kube::Error> {
+        let params = WatchParams {
+            label_selector: self.config.label_selector.clone(),
+            field_selector: self.config.field_selector.clone(),
+            timeout: self.config.timeout,
+            bookmarks: self.config.bookmarks,
+            send_initial_events: initial_events,
+        };
+        let request = Request::new(&self.url)
+            .watch(&params, resource_version)
+            .map_err(kube::Error::BuildRequest)?;
+        let response = self.send(request, protobuf::WATCH_MEDIA_TYPE).await?;
+        Ok(Frames {
+            body: response.into_body(),
+            buffer: BytesMut::new(),
+        })
+    }
+
+    /// The next event of a watch; `None` when it ended or stayed silent
+    /// past its timeout (kube's idle rule: a zero timeout waits forever).
+    async fn next<K>(&self, frames: &mut Frames) -> Option<Result<WatchEvent<K>, kube::Error>>
+    where
+        K: Clone + DeserializeOwned,
+    {
+        let frame = match self.config.timeout {
+            Some(0) => frames.next().await,
+            timeout => {
+                let idle = Duration::from_secs(u64::from(timeout.unwrap_or(DEFAULT_TIMEOUT)))
+                    + IDLE_MARGIN;
+                tokio::time::timeout(idle, frames.next()).await.ok()?
+            }
+        };
+        Some(frame?.and_then(|frame| {
+            protobuf::watch_event(&frame, self.keep_managed_fields).map_err(decode_error)
+        }))
+    }
+
+    /// Sends `request` accepting `accept`; an error status or a reply that
+    /// is not protobuf is an error.
+    async fn send(
+        &self,
+        request: http::Request<Vec<u8>>,
+        accept: &'static str,
+    ) -> Result<http::Response<Body>, kube::Error> {
+        let (mut parts, body) = request.into_parts();
+        parts
+            .headers
+            .insert(ACCEPT, HeaderValue::from_static(accept));
+        let response = self
+            .client
+            .send(http::Request::from_parts(parts, Body::from(body)))
+            .await?;
+        let code = response.status();
+        if code.is_client_error() || code.is_server_error() {
+            let body = response.into_body().collect().await?.to_bytes();
+            return Err(kube::Error::Api(Box::new(error_status(
+                code.as_u16(),
+                &body,
+            ))));
+        }
+        let is_protobuf = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with(protobuf::MEDIA_TYPE));
+        if !is_protobuf {
+            let status = Status::failure(
+                &format!(
+                    "{} answered a protobuf request with {:?}",
+                    self.url,
+                    response.headers().get(CONTENT_TYPE)
+                ),
+                "NotAcceptable",
+            )
+            .with_code(406);
+            return Err(kube::Error::Api(Box::new(status)));
+        }
+        Ok(response)
+    }
+}
+
+/// An `Apply` or `Delete` of a watched object, which must carry a
+/// resourceVersion to resume from (as in kube's watcher).
+fn applied<K: Resource>(obj: K, event: fn(K) -> Event<K>, frames: Frames) -> Step<K> {
+    match obj.resource_version().filter(|v| !v.is_empty()) {
+        Some(resource_version) => (
+            Some(Ok(event(obj))),
+            State::Watching {
+                resource_version,
+                frames,
+            },
+        ),
+        None => (Some(Err(watcher::Error::NoResourceVersion)), State::Empty),
+    }
+}
+
+/// The `Status` of a failed request: protobuf, as asked; JSON, as a proxy
+/// or an older server may answer; or the body's text, as kube reports an
+/// error it cannot parse.
+pub(super) fn error_status(code: u16, body: &[u8]) -> Status {
+    let status = protobuf::decode::<Status>(body)
+        .ok()
+        .or_else(|| serde_json::from_slice::<Status>(body).ok());
+    match status {
+        Some(status) if status.code == 0 => status.with_code(code),
+        Some(status) => status,
+        None => Status::failure(
+            String::from_utf8_lossy(body).trim(),
+            "Failed to parse error data",
+        )
+        .with_code(code),
+    }
+}
+
+/// A protobuf decoding failure, as kube reports a JSON one.
+fn decode_error(error: protobuf::Error) -> kube::Error {
+    kube::Error::SerdeError(serde::de::Error::custom(error))
+}
+
+/// A protobuf watch stream split into its frames: each a 4-byte big-endian
+/// length and a `WatchEvent` message.
+struct Frames {
+    body: Body,
+    buffer: BytesMut,
+}
+
+impl Frames {
+    /// The next frame; `None` at the end of the stream.
+    async fn next(&mut self) -> Option<Result<Bytes, kube::Error>> {
+        loop {
+            if let Some(len) = self.buffer.get(..4) {
+                let len = u32::from_be_bytes(len.try_into().expect("4 bytes")) as usize;
+                if self.buffer.len() >= 4 + len {
+                    self.buffer.advance(4);
+                    return Some(Ok(self.buffer.split_to(len).freeze()));
+                }
+            }
+            match self.body.frame().await {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.buffer.extend_from_slice(&data);
+                    }
+                }
+                Some(Err(error)) => return Some(Err(error)),
+                None if self.buffer.is_empty() => return None,
+                None => {
+                    self.buffer.clear();
+                    return Some(Err(decode_error(protobuf::Error::new(
+                        "a watch stream ended inside a frame",
+                    ))));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_statuses_read_as_protobuf_json_or_text() {
+        let json = br#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"gone","reason":"Expired","code":410}"#;
+        let status = error_status(410, json);
+        assert_eq!((status.code, status.reason.as_str()), (410, "Expired"));
+        let text = error_status(502, b" bad gateway\n");
+        assert_eq!(
+            (text.code, text.message.as_str(), text.reason.as_str()),
+            (502, "bad gateway", "Failed to parse error data")
+        );
+        let no_code = error_status(
+            429,
+            br#"{"kind":"Status","status":"Failure","message":"slow down"}"#,
+        );
+        assert_eq!(no_code.code, 429);
+    }
+}
