@@ -1,5 +1,6 @@
-//! Shared informers: a cache of one resource type kept current by kube's
-//! watcher, with event handlers, resync and relist diffing.
+//! Shared informers: a cache of one resource type kept current by a
+//! watcher (kube's protocol; in protobuf for built-in kinds, see
+//! [`protobuf_watcher`]), with event handlers, resync and relist diffing.
 //!
 //! ```no_run
 //! # async fn demo(client: kube::Client) {
@@ -41,6 +42,7 @@ pub(crate) use config::default_watcher;
 pub use config::{InformerConfig, Transform, strip_managed_fields};
 pub use handler::{EventHandler, HandlerFns, HandlerRegistration};
 pub use metrics::InformerMetrics;
+pub use protobuf_watch::watcher as protobuf_watcher;
 
 use crate::lister::Lister;
 use crate::store::{CacheError, IndexFn, Store};
@@ -87,9 +89,10 @@ pub(crate) fn built_in<K: Resource>(dyntype: &K::DynamicType) -> bool {
 /// Keeps a cache of one resource type current and tells handlers about
 /// every change (client-go's `SharedIndexInformer`).
 ///
-/// It lists then watches through kube's [`watcher`](kube::runtime::watcher())
-/// with kube's default backoff; the watcher resumes a broken watch and
-/// relists after `410 Gone`. After every relist the new list is compared
+/// It lists then watches with kube's watcher protocol and default backoff —
+/// through [`protobuf_watcher`] for a built-in kind, kube's
+/// [`watcher`](kube::runtime::watcher()) otherwise; the watcher resumes a
+/// broken watch and relists after `410 Gone`. After every relist the new list is compared
 /// with the cache: changed objects give updates, new ones adds, and
 /// missing ones deletes with [`DeletedObject::FinalStateUnknown`].
 ///

@@ -25,11 +25,11 @@ use bytes::{Buf, Bytes, BytesMut};
 use futures::Stream;
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use http_body_util::BodyExt;
-use kube::Client;
 use kube::api::{ListParams, VersionMatch, WatchParams};
 use kube::client::Body;
 use kube::core::{Request, Status, WatchEvent};
 use kube::runtime::watcher::{self, Event, InitialListStrategy, ListSemantic};
+use kube::{Api, Client};
 use kube::{Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
@@ -42,10 +42,49 @@ const IDLE_MARGIN: Duration = Duration::from_secs(5);
 /// kube's default watch timeout, in seconds.
 const DEFAULT_TIMEOUT: u32 = 290;
 
-/// The watch of the resources at `url` (a collection path), as kube's
-/// `watcher(api, config)` would give it, over protobuf. Managed fields are
-/// cut from watched objects before decoding unless `keep_managed_fields`.
-pub(super) fn watcher<K>(
+/// kube's [`watcher`](kube::runtime::watcher()) for a built-in kind, over
+/// protobuf: the same events, errors and protocol (streaming or paginated
+/// list, watch, bookmarks, relist after `410 Gone`), with the apiserver
+/// encoding protobuf instead of JSON. Compose it with kube's
+/// [`WatchStreamExt`](kube::runtime::WatchStreamExt) (backoff, reflectors)
+/// as with kube's watcher. Informers use it for built-in kinds by default.
+///
+/// `K` must be a kind the apiserver serves as protobuf
+/// ([`kubegen::protobuf::knows`](crate::protobuf::knows)); for any other
+/// (a custom resource), listing or starting the watch fails with a `406
+/// Not Acceptable` [`kube::Error::Api`].
+///
+/// ```no_run
+/// # async fn doc(client: kube::Client) {
+/// use futures::TryStreamExt;
+/// use k8s_openapi::api::core::v1::Pod;
+/// use kube::runtime::{WatchStreamExt, watcher};
+///
+/// let pods = kube::Api::<Pod>::all(client);
+/// let mut events = kubegen::informer::protobuf_watcher(pods, watcher::Config::default())
+///     .default_backoff()
+///     .applied_objects()
+///     .boxed();
+/// while let Some(pod) = events.try_next().await.unwrap() {
+///     println!("{:?}", pod.metadata.name);
+/// }
+/// # }
+/// ```
+pub fn watcher<K>(
+    api: Api<K>,
+    config: watcher::Config,
+) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
+where
+    K: Resource + Clone + DeserializeOwned + Send + 'static,
+{
+    let url = api.resource_url().to_string();
+    stream(api.into_client(), url, config, true)
+}
+
+/// The watch of the resources at `url` (a collection path), as [`watcher`]
+/// gives it. Managed fields are cut from watched objects before decoding
+/// unless `keep_managed_fields`.
+pub(super) fn stream<K>(
     client: Client,
     url: String,
     config: watcher::Config,

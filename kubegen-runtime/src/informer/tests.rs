@@ -479,3 +479,34 @@ fn only_a_refused_watch_start_means_no_streaming_lists() {
     ))));
     assert!(!watch::rejects_streaming_list(&Error::NoResourceVersion));
 }
+
+#[test]
+fn only_a_406_at_the_start_sends_the_informer_back_to_json() {
+    use kube::core::Status;
+    use kube::runtime::watcher::Error;
+    let api = |code| {
+        kube::Error::Api(
+            Status::failure("no", "NotAcceptable")
+                .with_code(code)
+                .boxed(),
+        )
+    };
+    assert!(watch::rejects_protobuf(&Error::WatchStartFailed(api(406))));
+    assert!(watch::rejects_protobuf(&Error::InitialListFailed(api(406))));
+    for code in [400, 403, 410, 415, 422, 500] {
+        assert!(
+            !watch::rejects_protobuf(&Error::WatchStartFailed(api(code))),
+            "{code}"
+        );
+        assert!(
+            !watch::rejects_protobuf(&Error::InitialListFailed(api(code))),
+            "{code}"
+        );
+    }
+    assert!(!watch::rejects_protobuf(&Error::WatchFailed(api(406))));
+    assert!(!watch::rejects_protobuf(&Error::WatchError(
+        Status::failure("no", "NotAcceptable")
+            .with_code(406)
+            .boxed()
+    )));
+}

@@ -54,7 +54,7 @@ where
     W: Received<K>,
 {
     if protobuf {
-        protobuf_watch::watcher::<K>(
+        protobuf_watch::stream::<K>(
             shared.api.clone().into_client(),
             shared.api.resource_url().to_string(),
             config.clone(),

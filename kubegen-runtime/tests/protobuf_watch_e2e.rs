@@ -1,0 +1,289 @@
+//! The protobuf watcher and the informers built on it, against a real API
+//! server: `protobuf_watcher` must give exactly the events kube's JSON
+//! watcher gives (streaming and paginated lists, updates, deletes);
+//! informers must ask for protobuf for built-in kinds unless told
+//! otherwise, and cache what a JSON informer caches; a custom resource,
+//! which has no protobuf encoding, gets `406 Not Acceptable`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail, ensure};
+use futures::{Stream, StreamExt};
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::runtime::watcher::{self, Event};
+use kube::{Client, ResourceExt};
+use kubegen::factory::SharedInformerFactory;
+use kubegen::informer::{Informer, InformerConfig, protobuf_watcher};
+use kubegen_testenv::TestEnv;
+use parking_lot::Mutex;
+
+const WAIT: Duration = Duration::from_secs(30);
+const LABEL: &str = "kubegen.test/protobuf-watch=yes";
+
+fn configmap(name: &str, value: &str) -> ConfigMap {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "labels": {"kubegen.test/protobuf-watch": "yes"}},
+        "data": {"v": value},
+    }))
+    .expect("a ConfigMap")
+}
+
+/// The next event of `events` that is not `Init`, within [`WAIT`].
+async fn next<K>(
+    events: &mut (impl Stream<Item = Result<Event<K>, watcher::Error>> + Unpin),
+) -> Result<Event<K>> {
+    loop {
+        match tokio::time::timeout(WAIT, events.next()).await? {
+            Some(Ok(Event::Init)) => {}
+            Some(event) => return Ok(event?),
+            None => bail!("the watcher ended"),
+        }
+    }
+}
+
+/// The objects of the initial list, sorted by name, up to `InitDone`.
+async fn initial<K: ResourceExt>(
+    events: &mut (impl Stream<Item = Result<Event<K>, watcher::Error>> + Unpin),
+) -> Result<Vec<K>> {
+    let mut objects = Vec::new();
+    loop {
+        match next(events).await? {
+            Event::InitApply(obj) => objects.push(obj),
+            Event::InitDone => break,
+            other => bail!(
+                "{:?} during the initial list",
+                std::mem::discriminant(&other)
+            ),
+        }
+    }
+    objects.sort_by_key(|o| o.name_any());
+    Ok(objects)
+}
+
+#[tokio::test]
+async fn protobuf_watcher_gives_the_events_kubes_watcher_gives() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("pb-watcher").await?;
+    let client = env.client().await?;
+    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    for i in 0..5 {
+        api.create(&PostParams::default(), &configmap(&format!("cm-{i}"), "1"))
+            .await?;
+    }
+    let streaming = watcher::Config::default().labels(LABEL).streaming_lists();
+    let paginated = watcher::Config::default().labels(LABEL).page_size(2);
+    for (round, config) in [streaming, paginated].into_iter().enumerate() {
+        let mut json = kube::runtime::watcher(api.clone(), config.clone()).boxed();
+        let mut proto = protobuf_watcher(api.clone(), config).boxed();
+        let (from_json, from_proto) = (initial(&mut json).await?, initial(&mut proto).await?);
+        assert_eq!(from_proto.len(), 5 + round);
+        assert_eq!(from_proto, from_json, "the initial lists differ");
+        assert!(
+            from_proto[0].metadata.managed_fields.is_some(),
+            "kept, as kube keeps them"
+        );
+
+        let name = format!("new-{round}");
+        api.create(&PostParams::default(), &configmap(&name, "1"))
+            .await?;
+        let patch = Patch::Merge(serde_json::json!({"data": {"v": "2"}}));
+        api.patch("cm-0", &PatchParams::default(), &patch).await?;
+        api.delete("cm-1", &DeleteParams::default()).await?;
+        for _ in 0..3 {
+            let (a, b) = (next(&mut json).await?, next(&mut proto).await?);
+            match (a, b) {
+                (Event::Apply(a), Event::Apply(b)) | (Event::Delete(a), Event::Delete(b)) => {
+                    assert_eq!(a, b)
+                }
+                (a, b) => bail!(
+                    "different events: {:?} against {:?}",
+                    std::mem::discriminant(&a),
+                    std::mem::discriminant(&b)
+                ),
+            }
+        }
+        api.create(&PostParams::default(), &configmap("cm-1", "1"))
+            .await?;
+        api.patch(
+            "cm-0",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"data": {"v": "1"}})),
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_custom_resource_is_not_acceptable_as_protobuf() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let client = env.client().await?;
+    let crd: CustomResourceDefinition = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "widgets.pbwatch.kubegen.test"},
+        "spec": {
+            "group": "pbwatch.kubegen.test",
+            "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
+            "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object"}}}],
+        },
+    }))?;
+    let crds = Api::<CustomResourceDefinition>::all(client.clone());
+    if let Err(error) = crds.create(&PostParams::default(), &crd).await {
+        ensure!(
+            matches!(&error, kube::Error::Api(s) if s.code == 409),
+            "{error}"
+        );
+    }
+    let resource = ApiResource {
+        group: "pbwatch.kubegen.test".into(),
+        version: "v1".into(),
+        api_version: "pbwatch.kubegen.test/v1".into(),
+        kind: "Widget".into(),
+        plural: "widgets".into(),
+    };
+    let widgets = Api::<DynamicObject>::all_with(client, &resource);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while widgets.list(&Default::default()).await.is_err() {
+        ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the CRD is not served"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let streaming = watcher::Config::default().streaming_lists();
+    let paginated = watcher::Config::default();
+    for config in [streaming, paginated] {
+        let mut events = protobuf_watcher(widgets.clone(), config).boxed();
+        match tokio::time::timeout(WAIT, events.next()).await? {
+            Some(Err(
+                watcher::Error::WatchStartFailed(kube::Error::Api(status))
+                | watcher::Error::InitialListFailed(kube::Error::Api(status)),
+            )) => assert_eq!(status.code, 406, "{status:?}"),
+            Some(Ok(Event::Init)) => match tokio::time::timeout(WAIT, events.next()).await? {
+                Some(Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))) => {
+                    assert_eq!(status.code, 406, "{status:?}")
+                }
+                other => bail!("not a 406: {other:?}"),
+            },
+            other => bail!("not a 406: {other:?}"),
+        }
+    }
+    Ok(())
+}
+
+/// A client whose requests' `Accept` headers are recorded.
+async fn recording_client(env: &TestEnv) -> Result<(Client, Arc<Mutex<Vec<String>>>)> {
+    let kubeconfig = Kubeconfig::read_from(env.kubeconfig())?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .context("kubeconfig")?;
+    let accepts = Arc::new(Mutex::new(Vec::new()));
+    let log = accepts.clone();
+    let layer = tower::util::MapRequestLayer::new(move |request: http::Request<_>| {
+        let accept = request
+            .headers()
+            .get(http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        log.lock()
+            .push(format!("{} {accept}", request.uri().path()));
+        request
+    });
+    let client = kube::client::ClientBuilder::try_from(config)?
+        .with_layer(&layer)
+        .build();
+    Ok((client, accepts))
+}
+
+#[tokio::test]
+async fn informers_read_built_in_kinds_as_protobuf_and_cache_what_json_gives() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("pb-informer").await?;
+    let (client, accepts) = recording_client(env).await?;
+    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    for i in 0..4 {
+        api.create(&PostParams::default(), &configmap(&format!("cm-{i}"), "1"))
+            .await?;
+    }
+    let watches = |wanted: &str| {
+        accepts
+            .lock()
+            .iter()
+            .filter(|a| a.contains(&format!("/namespaces/{ns}/configmaps ")) && a.contains(wanted))
+            .count()
+    };
+
+    let proto = Informer::new(api.clone(), InformerConfig::default().labels(LABEL));
+    proto.start();
+    ensure!(tokio::time::timeout(WAIT, proto.wait_for_cache_sync()).await?);
+    ensure!(
+        watches("protobuf") >= 1,
+        "no protobuf request: {:?}",
+        accepts.lock()
+    );
+    let before = watches("protobuf");
+
+    let json = Informer::new(api.clone(), InformerConfig::default().labels(LABEL).json());
+    json.start();
+    ensure!(tokio::time::timeout(WAIT, json.wait_for_cache_sync()).await?);
+    assert_eq!(
+        watches("protobuf"),
+        before,
+        "the JSON informer asked for protobuf"
+    );
+
+    let factory = SharedInformerFactory::builder(client.clone())
+        .namespace(&ns)
+        .build();
+    let shared = factory.informer::<ConfigMap>();
+    factory.start();
+    ensure!(tokio::time::timeout(WAIT, shared.wait_for_cache_sync()).await?);
+    ensure!(
+        watches("protobuf") > before,
+        "the factory's informer read JSON"
+    );
+
+    api.patch(
+        "cm-0",
+        &PatchParams::default(),
+        &Patch::Merge(serde_json::json!({"data": {"v": "2"}})),
+    )
+    .await?;
+    api.delete("cm-3", &DeleteParams::default()).await?;
+    let cached = |informer: &Informer<ConfigMap>| {
+        let mut objects: Vec<ConfigMap> = informer
+            .store()
+            .list()
+            .iter()
+            .map(|o| (**o).clone())
+            .collect();
+        objects.sort_by_key(|o| o.name_any());
+        objects
+    };
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let (a, b) = (cached(&proto), cached(&json));
+        let settled = a.len() == 3
+            && a.iter()
+                .any(|cm| cm.data.as_ref().is_some_and(|d| d["v"] == "2"));
+        if settled && a == b {
+            assert!(a.iter().all(|cm| cm.metadata.managed_fields.is_none()));
+            break;
+        }
+        ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the caches differ or lag: {a:?} against {b:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    proto.shutdown().await;
+    json.shutdown().await;
+    factory.shutdown().await;
+    Ok(())
+}
