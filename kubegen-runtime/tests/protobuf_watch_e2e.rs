@@ -238,6 +238,20 @@ async fn informers_read_built_in_kinds_as_protobuf_and_cache_what_json_gives() -
         "the JSON informer asked for protobuf"
     );
 
+    // Compact caches keep what the protobuf watch received (the envelope,
+    // managed fields cut unless kept) and must read back as JSON's do.
+    let compact = |config: InformerConfig<ConfigMap>| {
+        let informer = Informer::new(api.clone(), config.labels(LABEL).compact());
+        informer.start();
+        informer
+    };
+    let proto_compact = compact(InformerConfig::default());
+    let proto_compact_kept = compact(InformerConfig::default().no_transform());
+    let json_kept = compact(InformerConfig::default().no_transform().json());
+    for informer in [&proto_compact, &proto_compact_kept, &json_kept] {
+        ensure!(tokio::time::timeout(WAIT, informer.wait_for_cache_sync()).await?);
+    }
+
     let factory = SharedInformerFactory::builder(client.clone())
         .namespace(&ns)
         .build();
@@ -269,21 +283,28 @@ async fn informers_read_built_in_kinds_as_protobuf_and_cache_what_json_gives() -
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let (a, b) = (cached(&proto), cached(&json));
+        let (c, d, e) = (
+            cached(&proto_compact),
+            cached(&proto_compact_kept),
+            cached(&json_kept),
+        );
         let settled = a.len() == 3
             && a.iter()
                 .any(|cm| cm.data.as_ref().is_some_and(|d| d["v"] == "2"));
-        if settled && a == b {
+        if settled && a == b && a == c && d == e {
             assert!(a.iter().all(|cm| cm.metadata.managed_fields.is_none()));
+            assert!(d.iter().all(|cm| cm.metadata.managed_fields.is_some()));
             break;
         }
         ensure!(
             tokio::time::Instant::now() < deadline,
-            "the caches differ or lag: {a:?} against {b:?}"
+            "the caches differ or lag: {a:?} against {b:?}, {c:?}, {d:?} against {e:?}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    proto.shutdown().await;
-    json.shutdown().await;
+    for informer in [proto, json, proto_compact, proto_compact_kept, json_kept] {
+        informer.shutdown().await;
+    }
     factory.shutdown().await;
     Ok(())
 }

@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
-use futures::Stream;
+use futures::{Stream, TryStreamExt};
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use http_body_util::BodyExt;
 use kube::api::{ListParams, VersionMatch, WatchParams};
@@ -78,27 +78,35 @@ where
     K: Resource + Clone + DeserializeOwned + Send + 'static,
 {
     let url = api.resource_url().to_string();
-    stream(api.into_client(), url, config, true)
+    let source = Source {
+        client: api.into_client(),
+        url,
+        config,
+        keep_managed_fields: true,
+        keep_bytes: false,
+    };
+    stream(source).map_ok(|event| map_event(event, |decoded: Decoded<K>| decoded.obj))
 }
 
-/// The watch of the resources at `url` (a collection path), as [`watcher`]
-/// gives it. Managed fields are cut from watched objects before decoding
-/// unless `keep_managed_fields`.
+/// `event` with its object, if any, mapped by `f`.
+pub(super) fn map_event<A, B>(event: Event<A>, f: impl FnOnce(A) -> B) -> Event<B> {
+    match event {
+        Event::Apply(obj) => Event::Apply(f(obj)),
+        Event::Delete(obj) => Event::Delete(f(obj)),
+        Event::Init => Event::Init,
+        Event::InitApply(obj) => Event::InitApply(f(obj)),
+        Event::InitDone => Event::InitDone,
+    }
+}
+
+/// The watch `source` describes, as [`watcher`] gives it, with what each
+/// object was decoded from when `source.keep_bytes`.
 pub(super) fn stream<K>(
-    client: Client,
-    url: String,
-    config: watcher::Config,
-    keep_managed_fields: bool,
-) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
+    source: Source,
+) -> impl Stream<Item = Result<Event<Decoded<K>>, watcher::Error>> + Send
 where
     K: Resource + Clone + DeserializeOwned + Send + 'static,
 {
-    let source = Source {
-        client,
-        url,
-        config,
-        keep_managed_fields,
-    };
     futures::stream::unfold((source, State::Empty), |(source, mut state)| async move {
         loop {
             let (event, next) = source.step(state).await;
@@ -111,11 +119,23 @@ where
 }
 
 /// Where and how to list and watch.
-struct Source {
-    client: Client,
-    url: String,
-    config: watcher::Config,
-    keep_managed_fields: bool,
+pub(super) struct Source {
+    pub(super) client: Client,
+    /// The collection's path.
+    pub(super) url: String,
+    pub(super) config: watcher::Config,
+    /// Whether watched objects keep `metadata.managedFields` (otherwise
+    /// they are cut from each message before it is decoded).
+    pub(super) keep_managed_fields: bool,
+    /// Whether watched objects come with the envelope they decode from.
+    pub(super) keep_bytes: bool,
+}
+
+/// An object as the watch decoded it, and the protobuf envelope it decodes
+/// from when the source keeps bytes (a listed object has none).
+pub(super) struct Decoded<K> {
+    pub(super) obj: K,
+    pub(super) bytes: Option<Box<[u8]>>,
 }
 
 /// Where the watcher is (kube's states).
@@ -125,7 +145,7 @@ enum State<K> {
     /// Paginated listing: the page being handed out and what follows it.
     InitPage {
         continue_token: Option<String>,
-        objects: VecDeque<K>,
+        objects: VecDeque<Decoded<K>>,
         resource_version: Option<String>,
     },
     /// A streaming list, until its `initial-events-end` bookmark.
@@ -139,7 +159,7 @@ enum State<K> {
     },
 }
 
-type Step<K> = (Option<Result<Event<K>, watcher::Error>>, State<K>);
+type Step<K> = (Option<Result<Event<Decoded<K>>, watcher::Error>>, State<K>);
 
 impl Source {
     /// One step of the state machine: maybe an event, and the next state.
@@ -196,7 +216,11 @@ impl Source {
                         }
                         let state = State::InitPage {
                             continue_token,
-                            objects: list.items.into(),
+                            objects: list
+                                .items
+                                .into_iter()
+                                .map(|obj| Decoded { obj, bytes: None })
+                                .collect(),
                             resource_version,
                         };
                         (None, state)
@@ -354,7 +378,10 @@ impl Source {
 
     /// The next event of a watch; `None` when it ended or stayed silent
     /// past its timeout (kube's idle rule: a zero timeout waits forever).
-    async fn next<K>(&self, frames: &mut Frames) -> Option<Result<WatchEvent<K>, kube::Error>>
+    async fn next<K>(
+        &self,
+        frames: &mut Frames,
+    ) -> Option<Result<WatchEvent<Decoded<K>>, kube::Error>>
     where
         K: Clone + DeserializeOwned,
     {
@@ -367,7 +394,17 @@ impl Source {
             }
         };
         Some(frame?.and_then(|frame| {
-            protobuf::watch_event(&frame, self.keep_managed_fields).map_err(decode_error)
+            let (event, bytes) =
+                protobuf::watch_event(&frame, self.keep_managed_fields, self.keep_bytes)
+                    .map_err(decode_error)?;
+            let decoded = |obj| Decoded { obj, bytes };
+            Ok(match event {
+                WatchEvent::Added(obj) => WatchEvent::Added(decoded(obj)),
+                WatchEvent::Modified(obj) => WatchEvent::Modified(decoded(obj)),
+                WatchEvent::Deleted(obj) => WatchEvent::Deleted(decoded(obj)),
+                WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
+                WatchEvent::Error(status) => WatchEvent::Error(status),
+            })
         }))
     }
 
@@ -417,8 +454,12 @@ impl Source {
 
 /// An `Apply` or `Delete` of a watched object, which must carry a
 /// resourceVersion to resume from (as in kube's watcher).
-fn applied<K: Resource>(obj: K, event: fn(K) -> Event<K>, frames: Frames) -> Step<K> {
-    match obj.resource_version().filter(|v| !v.is_empty()) {
+fn applied<K: Resource>(
+    obj: Decoded<K>,
+    event: fn(Decoded<K>) -> Event<Decoded<K>>,
+    frames: Frames,
+) -> Step<K> {
+    match obj.obj.resource_version().filter(|v| !v.is_empty()) {
         Some(resource_version) => (
             Some(Ok(event(obj))),
             State::Watching {

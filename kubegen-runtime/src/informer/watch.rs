@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::protobuf_watch;
+use super::protobuf_watch::{self, map_event};
 use super::shared::Shared;
 use super::wire::{Received, Wire};
 use crate::store::{Notification, Staged, Store};
@@ -36,11 +36,20 @@ pub(super) async fn run<K>(shared: Arc<Shared<K>>, stop: oneshot::Receiver<()>)
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    if shared.config.strips_managed_fields {
+    if shared.config.strips_managed_fields || keeps_bytes(&shared) {
         run_as::<K, Wire<K>>(shared, stop).await;
     } else {
         run_as::<K, K>(shared, stop).await;
     }
+}
+
+/// Whether the protobuf watch hands a compact store the envelope of each
+/// object: when those bytes decode into the object as cached, that is,
+/// unless a transform of the user's changes it.
+fn keeps_bytes<K: Resource>(shared: &Shared<K>) -> bool {
+    shared.protobuf
+        && shared.store.is_compact()
+        && (shared.config.transform.is_none() || shared.config.strips_managed_fields)
 }
 
 /// The events of one watcher, decoded as `W`.
@@ -54,23 +63,28 @@ where
     W: Received<K>,
 {
     if protobuf {
-        protobuf_watch::stream::<K>(
-            shared.api.clone().into_client(),
-            shared.api.resource_url().to_string(),
-            config.clone(),
-            !shared.config.strips_managed_fields,
-        )
-        .map_ok(|event| match event {
-            watcher::Event::Apply(obj) => watcher::Event::Apply(W::decoded(obj)),
-            watcher::Event::Delete(obj) => watcher::Event::Delete(W::decoded(obj)),
-            watcher::Event::Init => watcher::Event::Init,
-            watcher::Event::InitApply(obj) => watcher::Event::InitApply(W::decoded(obj)),
-            watcher::Event::InitDone => watcher::Event::InitDone,
-        })
-        .default_backoff()
-        .boxed()
-    } else {
+        let source = protobuf_watch::Source {
+            client: shared.api.clone().into_client(),
+            url: shared.api.resource_url().to_string(),
+            config: config.clone(),
+            keep_managed_fields: !shared.config.strips_managed_fields,
+            keep_bytes: keeps_bytes(shared),
+        };
+        protobuf_watch::stream::<K>(source)
+            .map_ok(|event| {
+                map_event(event, |decoded: protobuf_watch::Decoded<K>| {
+                    W::decoded(decoded.obj, decoded.bytes)
+                })
+            })
+            .default_backoff()
+            .boxed()
+    } else if shared.config.strips_managed_fields {
         watcher(W::api(&shared.api), config.clone())
+            .default_backoff()
+            .boxed()
+    } else {
+        watcher(shared.api.clone(), config.clone())
+            .map_ok(|event| map_event(event, |obj| W::decoded(obj, None)))
             .default_backoff()
             .boxed()
     }
@@ -184,14 +198,14 @@ impl<K> Shared<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
-    /// The object to cache and hand out, transformed, and the JSON a
-    /// compact store may keep for it.
+    /// The object to cache and hand out, transformed, and the bytes (JSON
+    /// or a protobuf envelope) a compact store may keep for it.
     fn prepare<W: Received<K>>(&self, received: W) -> (Arc<K>, Option<Box<[u8]>>) {
-        let (mut obj, json) = received.into_parts();
+        let (mut obj, bytes) = received.into_parts();
         if let Some(transform) = &self.config.transform {
             transform(&mut obj);
         }
-        (Arc::new(obj), json)
+        (Arc::new(obj), bytes)
     }
 
     pub(super) fn on_event<W: Received<K>>(
@@ -211,8 +225,8 @@ where
                 }
             }
             watcher::Event::InitApply(obj) => {
-                let (obj, json) = self.prepare(obj);
-                let staged = self.store.stage_received(&obj, json);
+                let (obj, bytes) = self.prepare(obj);
+                let staged = self.store.stage_received(&obj, bytes);
                 relist.buffer.get_or_insert_with(Vec::new).push(staged);
             }
             watcher::Event::InitDone => {
@@ -227,8 +241,8 @@ where
                 self.record_size();
             }
             watcher::Event::Apply(obj) => {
-                let (obj, json) = self.prepare(obj);
-                self.commit(|store| store.apply_received(obj, json));
+                let (obj, bytes) = self.prepare(obj);
+                self.commit(|store| store.apply_received(obj, bytes));
             }
             watcher::Event::Delete(obj) => {
                 let (obj, _) = self.prepare(obj);

@@ -22,17 +22,18 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 /// An object as a watch or list delivers it to the informer: `K`, and the
-/// JSON a compact cache may keep for it.
+/// bytes (JSON, or a protobuf envelope) a compact cache may keep for it.
 pub(super) trait Received<K>:
     Resource + Clone + DeserializeOwned + Debug + Send + 'static
 {
     /// The kube `Api` the watcher requests: `api`'s URL, decoding `Self`.
     fn api(api: &Api<K>) -> Api<Self>;
 
-    /// An object decoded elsewhere (from protobuf), with no JSON known.
-    fn decoded(obj: K) -> Self;
+    /// An object decoded from protobuf, and the envelope it decodes from
+    /// (when kept).
+    fn decoded(obj: K, protobuf: Option<Box<[u8]>>) -> Self;
 
-    /// The object, and JSON that decodes into exactly it (when known).
+    /// The object, and bytes that decode into exactly it (when known).
     fn into_parts(self) -> (K, Option<Box<[u8]>>);
 }
 
@@ -45,7 +46,7 @@ where
         api.clone()
     }
 
-    fn decoded(obj: K) -> Self {
+    fn decoded(obj: K, _: Option<Box<[u8]>>) -> Self {
         obj
     }
 
@@ -141,8 +142,11 @@ where
         Api::all_with(api.clone().into_client(), &wire)
     }
 
-    fn decoded(obj: K) -> Self {
-        Wire { obj, json: None }
+    fn decoded(obj: K, protobuf: Option<Box<[u8]>>) -> Self {
+        Wire {
+            obj,
+            json: protobuf,
+        }
     }
 
     fn into_parts(self) -> (K, Option<Box<[u8]>>) {

@@ -1,13 +1,11 @@
 //! Protobuf written by hand for tests: length-delimited and varint fields.
 
-use super::wire::put_varint;
+use super::wire::{put_bytes, put_varint};
 
 /// Field `number` holding `data` (length-delimited).
 pub(super) fn bytes(number: u32, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() + 4);
-    put_varint(&mut out, u64::from(number) << 3 | 2);
-    put_varint(&mut out, data.len() as u64);
-    out.extend_from_slice(data);
+    put_bytes(&mut out, number, data);
     out
 }
 

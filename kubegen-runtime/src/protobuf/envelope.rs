@@ -63,6 +63,17 @@ fn unwrap(bytes: &[u8]) -> Result<Unknown<'_>, Error> {
 /// Decodes `T` from an envelope whose kind the table knows, without the
 /// object's `metadata.managedFields` unless `keep_managed_fields`.
 fn decode_as<T: DeserializeOwned>(bytes: &[u8], keep_managed_fields: bool) -> Result<T, Error> {
+    Ok(decode_keeping::<T>(bytes, keep_managed_fields, false)?.0)
+}
+
+/// [`decode_as`]; with `keep_bytes`, also an envelope of what was decoded
+/// (`bytes` itself, or rebuilt around the message without its managed
+/// fields), which [`decode`] turns into the same `T` again.
+fn decode_keeping<T: DeserializeOwned>(
+    bytes: &[u8],
+    keep_managed_fields: bool,
+    keep_bytes: bool,
+) -> Result<(T, Option<Box<[u8]>>), Error> {
     let unknown = unwrap(bytes)?;
     let message = lookup::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
         Error::new(format!(
@@ -75,11 +86,28 @@ fn decode_as<T: DeserializeOwned>(bytes: &[u8], keep_managed_fields: bool) -> Re
     } else {
         without_managed_fields(unknown.raw, message)?
     };
-    T::deserialize(Node::Object {
+    let kept = keep_bytes.then(|| match &raw {
+        Cow::Borrowed(_) => Box::from(bytes),
+        Cow::Owned(raw) => envelope(&unknown.api_version, &unknown.kind, raw),
+    });
+    let obj = T::deserialize(Node::Object {
         bytes: &raw,
         message,
         type_meta: Some((unknown.kind, unknown.api_version)),
-    })
+    })?;
+    Ok((obj, kept))
+}
+
+/// The `k8s\0` + `runtime.Unknown` envelope of the message `raw`.
+fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Box<[u8]> {
+    let mut type_meta = Vec::with_capacity(api_version.len() + kind.len() + 4);
+    wire::put_bytes(&mut type_meta, 1, api_version.as_bytes());
+    wire::put_bytes(&mut type_meta, 2, kind.as_bytes());
+    let mut out = Vec::with_capacity(MAGIC.len() + type_meta.len() + raw.len() + 8);
+    out.extend_from_slice(MAGIC);
+    wire::put_bytes(&mut out, 1, &type_meta);
+    wire::put_bytes(&mut out, 2, raw);
+    out.into_boxed_slice()
 }
 
 const OBJECT_META: &str = "k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta";
@@ -173,18 +201,20 @@ pub fn decode_list<K: DeserializeOwned + Clone>(bytes: &[u8]) -> Result<ObjectLi
 pub fn decode_watch_event<K: DeserializeOwned + Clone>(
     frame: &[u8],
 ) -> Result<kube::core::WatchEvent<K>, Error> {
-    watch_event(frame, true)
+    Ok(watch_event(frame, true, false)?.0)
 }
 
 /// [`decode_watch_event`], leaving out the object's managed fields unless
 /// `keep_managed_fields` (they are cut from the message before it is
-/// decoded, so they cost no decoding).
+/// decoded, so they cost no decoding); with `keep_bytes`, also the
+/// envelope of an added, modified or deleted object as decoded (see
+/// [`decode_keeping`]), for a cache that keeps objects encoded.
 pub(crate) fn watch_event<K: DeserializeOwned + Clone>(
     frame: &[u8],
     keep_managed_fields: bool,
-) -> Result<kube::core::WatchEvent<K>, Error> {
+    keep_bytes: bool,
+) -> Result<(kube::core::WatchEvent<K>, Option<Box<[u8]>>), Error> {
     use kube::core::WatchEvent;
-    let keep = keep_managed_fields;
     let (mut kind, mut object) = (Cow::Borrowed(""), None);
     for next in wire::fields(frame) {
         match next? {
@@ -197,14 +227,21 @@ pub(crate) fn watch_event<K: DeserializeOwned + Clone>(
         object.ok_or_else(|| Error::new("a watch event without an object"))?,
         "object.raw",
     )?;
+    let decoded = |event: fn(K) -> WatchEvent<K>| {
+        let (obj, bytes) = decode_keeping::<K>(object, keep_managed_fields, keep_bytes)?;
+        Ok::<_, Error>((event(obj), bytes))
+    };
     Ok(match &*kind {
-        "ADDED" => WatchEvent::Added(decode_as(object, keep)?),
-        "MODIFIED" => WatchEvent::Modified(decode_as(object, keep)?),
-        "DELETED" => WatchEvent::Deleted(decode_as(object, keep)?),
+        "ADDED" => decoded(WatchEvent::Added)?,
+        "MODIFIED" => decoded(WatchEvent::Modified)?,
+        "DELETED" => decoded(WatchEvent::Deleted)?,
         // A bookmark's object is `K` with only its resourceVersion and
         // annotations set.
-        "BOOKMARK" => WatchEvent::Bookmark(decode_as(object, true)?),
-        "ERROR" => WatchEvent::Error(Box::new(decode_as::<Status>(object, true)?)),
+        "BOOKMARK" => (WatchEvent::Bookmark(decode_as(object, true)?), None),
+        "ERROR" => (
+            WatchEvent::Error(Box::new(decode_as::<Status>(object, true)?)),
+            None,
+        ),
         other => return Err(Error::new(format!("a watch event of type {other:?}"))),
     })
 }
@@ -269,12 +306,23 @@ mod tests {
     #[test]
     fn watch_events_leave_out_managed_fields_when_asked() {
         let frame = [bytes(1, b"ADDED"), bytes(2, &bytes(1, &config_map()))].concat();
-        let object = |keep| match watch_event::<ConfigMap>(&frame, keep).unwrap() {
-            WatchEvent::Added(cm) => cm,
+        let object = |keep| match watch_event::<ConfigMap>(&frame, keep, true).unwrap() {
+            (WatchEvent::Added(cm), Some(bytes)) => (cm, bytes),
             other => panic!("{other:?}"),
         };
-        assert!(object(true).metadata.managed_fields.is_some());
-        assert!(object(false).metadata.managed_fields.is_none());
-        assert_eq!(object(false).metadata.name.as_deref(), Some("a"));
+        let (kept, kept_bytes) = object(true);
+        assert!(kept.metadata.managed_fields.is_some());
+        assert_eq!(*kept_bytes, *config_map(), "the envelope as received");
+        let (cut, cut_bytes) = object(false);
+        assert!(cut.metadata.managed_fields.is_none());
+        assert_eq!(cut.metadata.name.as_deref(), Some("a"));
+        // The bytes kept decode into the object they were decoded into.
+        assert_eq!(decode::<ConfigMap>(&kept_bytes).unwrap(), kept);
+        assert_eq!(decode::<ConfigMap>(&cut_bytes).unwrap(), cut);
+        assert!(cut_bytes.len() < kept_bytes.len());
+        assert!(matches!(
+            watch_event::<ConfigMap>(&frame, false, false).unwrap(),
+            (WatchEvent::Added(_), None)
+        ));
     }
 }

@@ -108,6 +108,13 @@ pub(super) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
+/// Appends field `number` holding `data` (length-delimited).
+pub(super) fn put_bytes(out: &mut Vec<u8>, number: u32, data: &[u8]) {
+    put_varint(out, u64::from(number) << 3 | 2);
+    put_varint(out, data.len() as u64);
+    out.extend_from_slice(data);
+}
+
 /// The last occurrence of field `number` (protobuf's rule for a field that
 /// is not repeated).
 pub(super) fn last(input: &[u8], number: u32) -> Result<Option<Raw<'_>>, Error> {

@@ -1,6 +1,7 @@
 //! How a [`Store`](super::Store) holds one object: decoded and shared
-//! (`Arc<K>`, the default), or compact — the object's JSON, decoded again on
-//! every read ([`Store::compact`](super::Store::compact)).
+//! (`Arc<K>`, the default), or compact — the object's JSON or, for a
+//! built-in kind received so, its protobuf envelope, decoded again on every
+//! read ([`Store::compact`](super::Store::compact)).
 
 use std::sync::Arc;
 
@@ -12,9 +13,11 @@ use serde::de::DeserializeOwned;
 pub(super) enum Entry<K> {
     /// The decoded object, handed out by cloning the `Arc`.
     Shared(Arc<K>),
-    /// The object's JSON; its resourceVersion is kept beside it so that
-    /// repeats and relists are recognised without decoding.
-    Json {
+    /// The object's JSON, or its protobuf envelope (which starts with
+    /// `k8s\0`, where JSON starts with `{`); its resourceVersion is kept
+    /// beside it so that repeats and relists are recognised without
+    /// decoding.
+    Encoded {
         bytes: Box<[u8]>,
         resource_version: Option<Box<str>>,
     },
@@ -25,7 +28,7 @@ impl<K: Resource> Entry<K> {
     pub(super) fn resource_version(&self) -> Option<&str> {
         match self {
             Entry::Shared(obj) => obj.meta().resource_version.as_deref(),
-            Entry::Json {
+            Entry::Encoded {
                 resource_version, ..
             } => resource_version.as_deref(),
         }
@@ -33,10 +36,12 @@ impl<K: Resource> Entry<K> {
 }
 
 /// Turns objects into compact entries and back: JSON through `K`'s own
-/// serde implementations.
+/// serde implementations, and protobuf envelopes received for built-in
+/// kinds through [`crate::protobuf::decode`].
 pub(crate) struct Codec<K> {
     encode: fn(&K) -> serde_json::Result<Vec<u8>>,
     decode: fn(&[u8]) -> serde_json::Result<K>,
+    decode_protobuf: fn(&[u8]) -> Result<K, crate::protobuf::Error>,
 }
 
 impl<K> Clone for Codec<K> {
@@ -48,18 +53,19 @@ impl<K> Clone for Codec<K> {
 impl<K> Copy for Codec<K> {}
 
 impl<K: Serialize + DeserializeOwned> Codec<K> {
-    /// The JSON codec.
+    /// The JSON codec (which also reads protobuf envelopes).
     pub(crate) fn json() -> Self {
         Codec {
             encode: |obj| serde_json::to_vec(obj),
             decode: |bytes| serde_json::from_slice(bytes),
+            decode_protobuf: crate::protobuf::decode,
         }
     }
 }
 
 impl<K: Resource> Codec<K> {
-    /// The entry `obj` is kept as. `received` is JSON that `obj` was just
-    /// decoded from, kept as it is. Otherwise `obj`'s own JSON when that
+    /// The entry `obj` is kept as. `received` is JSON or a protobuf
+    /// envelope that `obj` was just decoded from, kept as it is. Otherwise `obj`'s own JSON when that
     /// decodes back into a `K`, checked here so that reads cannot fail; and
     /// failing that (a type whose `Serialize` output its `Deserialize`
     /// refuses, or a value JSON cannot hold) the decoded object, so nothing
@@ -67,13 +73,13 @@ impl<K: Resource> Codec<K> {
     pub(super) fn entry(&self, obj: &Arc<K>, received: Option<Box<[u8]>>) -> Entry<K> {
         let resource_version = || obj.meta().resource_version.as_deref().map(Box::from);
         if let Some(bytes) = received {
-            return Entry::Json {
+            return Entry::Encoded {
                 bytes,
                 resource_version: resource_version(),
             };
         }
         match (self.encode)(obj) {
-            Ok(bytes) if (self.decode)(&bytes).is_ok() => Entry::Json {
+            Ok(bytes) if (self.decode)(&bytes).is_ok() => Entry::Encoded {
                 bytes: bytes.into_boxed_slice(),
                 resource_version: resource_version(),
             },
@@ -94,10 +100,12 @@ impl<K: Resource> Codec<K> {
 pub(super) fn load<K>(codec: Option<&Codec<K>>, entry: &Entry<K>) -> Arc<K> {
     match (entry, codec) {
         (Entry::Shared(obj), _) => obj.clone(),
-        (Entry::Json { bytes, .. }, Some(codec)) => Arc::new(
-            (codec.decode)(bytes).expect("compact entries are checked to decode when stored"),
-        ),
-        (Entry::Json { .. }, None) => {
+        (Entry::Encoded { bytes, .. }, Some(codec)) => Arc::new(if bytes.starts_with(b"k8s\0") {
+            (codec.decode_protobuf)(bytes).expect("received protobuf decodes again")
+        } else {
+            (codec.decode)(bytes).expect("compact entries are checked to decode when stored")
+        }),
+        (Entry::Encoded { .. }, None) => {
             unreachable!("only a store with a codec makes compact entries")
         }
     }
