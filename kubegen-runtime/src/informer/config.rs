@@ -120,7 +120,8 @@ impl<K: Resource + 'static> InformerConfig<K> {
 
 impl<K: Serialize + DeserializeOwned> InformerConfig<K> {
     /// Keeps the cache compact: each object is held as its JSON (after the
-    /// transform) and decoded again whenever a lister or the store hands it
+    /// transform; for a built-in kind, the protobuf envelope the watch
+    /// received, with managed fields cut by the default transform) and decoded again whenever a lister or the store hands it
     /// out — see [`Store::compact`](crate::store::Store::compact). Handlers
     /// still receive the decoded objects of the watch, and the previous
     /// state of an update is decoded from the cache.

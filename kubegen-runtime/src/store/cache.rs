@@ -60,7 +60,8 @@ impl<K> std::fmt::Debug for Store<K> {
 
 impl<K: Resource + Serialize + DeserializeOwned> Store<K> {
     /// An empty compact store with the namespace index: it keeps every
-    /// object as its JSON (without the decoded form's per-field allocations
+    /// object as its JSON — or, filled by an informer reading a built-in
+    /// kind, as the protobuf envelope received — (without the decoded form's per-field allocations
     /// and map nodes, often a half or less of the memory) and decodes it on
     /// every read, so each `get` or `list` hands out fresh `Arc<K>`s at the
     /// cost of a decode per object read (a few microseconds per kilobyte).
