@@ -66,6 +66,9 @@ fn decode_as<T: DeserializeOwned>(bytes: &[u8], keep_managed_fields: bool) -> Re
     Ok(decode_keeping::<T>(bytes, keep_managed_fields, false)?.0)
 }
 
+/// A decoded value, and the envelope it decodes from when asked for.
+pub(crate) type Kept<T> = (T, Option<Box<[u8]>>);
+
 /// [`decode_as`]; with `keep_bytes`, also an envelope of what was decoded
 /// (`bytes` itself, or rebuilt around the message without its managed
 /// fields), which [`decode`] turns into the same `T` again.
@@ -73,7 +76,7 @@ fn decode_keeping<T: DeserializeOwned>(
     bytes: &[u8],
     keep_managed_fields: bool,
     keep_bytes: bool,
-) -> Result<(T, Option<Box<[u8]>>), Error> {
+) -> Result<Kept<T>, Error> {
     let unknown = unwrap(bytes)?;
     let message = lookup::kind(&unknown.api_version, &unknown.kind).ok_or_else(|| {
         Error::new(format!(
@@ -213,7 +216,7 @@ pub(crate) fn watch_event<K: DeserializeOwned + Clone>(
     frame: &[u8],
     keep_managed_fields: bool,
     keep_bytes: bool,
-) -> Result<(kube::core::WatchEvent<K>, Option<Box<[u8]>>), Error> {
+) -> Result<Kept<kube::core::WatchEvent<K>>, Error> {
     use kube::core::WatchEvent;
     let (mut kind, mut object) = (Cow::Borrowed(""), None);
     for next in wire::fields(frame) {
