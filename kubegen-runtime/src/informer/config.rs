@@ -39,12 +39,13 @@ pub(crate) fn default_watcher() -> watcher::Config {
 /// typed clients read them ([`InformerConfig::json`] opts out); custom
 /// resources in JSON. Unlike client-go, managed fields are dropped by
 /// default (see [`strip_managed_fields`]): with this default they are cut
-/// from the received JSON before the object is decoded, so they cost no
-/// decoding either. [`InformerConfig::no_transform`] keeps them, and
+/// from the received protobuf message or JSON before the object is
+/// decoded, so they cost no decoding either.
+/// [`InformerConfig::no_transform`] keeps them, and
 /// [`InformerConfig::transform`] replaces the default with a function run
 /// on each decoded object. The cache keeps objects decoded, as client-go
-/// does; [`InformerConfig::compact`] keeps them as JSON instead (with the
-/// default transform, the received bytes themselves).
+/// does; [`InformerConfig::compact`] keeps them encoded instead (with the
+/// default transform or none, the received bytes themselves).
 pub struct InformerConfig<K> {
     /// Options of the underlying kube watcher (selectors, page size, list
     /// strategy, bookmarks, timeout).
@@ -54,7 +55,8 @@ pub struct InformerConfig<K> {
     pub resync: Option<Duration>,
     pub(crate) transform: Option<Transform<K>>,
     /// Whether `transform` is the default [`strip_managed_fields`], which
-    /// the watch then applies to the JSON before decoding (see `wire`).
+    /// the watch then applies to the received bytes before decoding (see
+    /// `wire` and `protobuf_watch`).
     pub(crate) strips_managed_fields: bool,
     pub(crate) indexers: Vec<(String, IndexFn<K>)>,
     pub(crate) metrics: Option<InformerMetrics>,
@@ -121,8 +123,8 @@ impl<K: Resource + 'static> InformerConfig<K> {
 impl<K: Serialize + DeserializeOwned> InformerConfig<K> {
     /// Keeps the cache compact: each object is held as its JSON (after the
     /// transform; for a built-in kind, the protobuf envelope the watch
-    /// received, with managed fields cut by the default transform) and decoded again whenever a lister or the store hands it
-    /// out — see [`Store::compact`](crate::store::Store::compact). Handlers
+    /// received, with managed fields cut by the default transform) and
+    /// decoded again whenever a lister or the store hands it out — see [`Store::compact`](crate::store::Store::compact). Handlers
     /// still receive the decoded objects of the watch, and the previous
     /// state of an update is decoded from the cache.
     ///

@@ -92,9 +92,9 @@ pub(crate) fn built_in<K: Resource>(dyntype: &K::DynamicType) -> bool {
 /// It lists then watches with kube's watcher protocol and default backoff —
 /// through [`protobuf_watcher`] for a built-in kind, kube's
 /// [`watcher`](kube::runtime::watcher()) otherwise; the watcher resumes a
-/// broken watch and relists after `410 Gone`. After every relist the new list is compared
-/// with the cache: changed objects give updates, new ones adds, and
-/// missing ones deletes with [`DeletedObject::FinalStateUnknown`].
+/// broken watch and relists after `410 Gone`. After every relist the new
+/// list is compared with the cache: changed objects give updates, new ones
+/// adds, and missing ones deletes with [`DeletedObject::FinalStateUnknown`].
 ///
 /// `Informer` is a cheap handle: clones share one watch and one cache.
 /// When the last clone is dropped the watch task is aborted; prefer

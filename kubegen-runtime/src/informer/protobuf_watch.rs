@@ -29,8 +29,7 @@ use kube::api::{ListParams, VersionMatch, WatchParams};
 use kube::client::Body;
 use kube::core::{Request, Status, WatchEvent};
 use kube::runtime::watcher::{self, Event, InitialListStrategy, ListSemantic};
-use kube::{Api, Client};
-use kube::{Resource, ResourceExt};
+use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use crate::protobuf;

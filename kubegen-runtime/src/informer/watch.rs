@@ -112,25 +112,26 @@ where
             event = events.next() => match event {
                 Some(Ok(event)) => shared.on_event(event, &mut relist),
                 Some(Err(error)) => {
-                    if protobuf && rejects_protobuf(&error) {
+                    if let Some(metrics) = &shared.config.metrics {
+                        metrics.inc_watch_restarts(&shared.name);
+                    }
+                    let falls_back = if protobuf && rejects_protobuf(&error) {
                         tracing::warn!(resource = %shared.name, %error, "the apiserver does not serve this resource as protobuf; falling back to JSON");
                         protobuf = false;
+                        true
                     } else if config.initial_list_strategy == InitialListStrategy::StreamingList
                         && rejects_streaming_list(&error)
                     {
                         tracing::warn!(resource = %shared.name, %error, "the apiserver rejected a streaming list; falling back to paginated lists");
                         config.initial_list_strategy = InitialListStrategy::ListWatch;
+                        true
                     } else {
                         tracing::warn!(resource = %shared.name, %error, "informer watch failed; retrying after backoff");
-                        if let Some(metrics) = &shared.config.metrics {
-                            metrics.inc_watch_restarts(&shared.name);
-                        }
-                        continue;
-                    }
-                    relist.abandon();
-                    events = open::<K, W>(&shared, &config, protobuf);
-                    if let Some(metrics) = &shared.config.metrics {
-                        metrics.inc_watch_restarts(&shared.name);
+                        false
+                    };
+                    if falls_back {
+                        relist.abandon();
+                        events = open::<K, W>(&shared, &config, protobuf);
                     }
                 }
                 None => break,

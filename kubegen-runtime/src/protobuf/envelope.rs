@@ -14,6 +14,12 @@ use super::wire::{self, Raw};
 
 const MAGIC: &[u8] = b"k8s\0";
 
+/// Whether `bytes` are a protobuf envelope (JSON starts with `{` or
+/// whitespace, never with `k8s\0`).
+pub(crate) fn is_envelope(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
 /// An unwrapped envelope: the message's type and bytes.
 struct Unknown<'a> {
     api_version: Cow<'a, str>,
@@ -133,50 +139,31 @@ fn without_managed_fields<'a>(raw: &'a [u8], message: &Message) -> Result<Cow<'a
         .find(|f| f.json == "managedFields")
         .expect("ObjectMeta has managedFields")
         .number;
-    let has_managed = |meta: &[u8]| -> Result<bool, Error> {
-        for next in wire::fields(meta) {
-            if next?.0 == managed {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    };
-    let mut metas = Vec::new();
-    for next in wire::fields(raw) {
-        if let (n, value) = next?
-            && n == metadata
-        {
-            metas.push(bytes_field(value, "metadata")?);
-        }
-    }
-    let mut any = false;
-    for meta in &metas {
-        any |= has_managed(meta)?;
-    }
-    if !any {
-        return Ok(Cow::Borrowed(raw));
-    }
     let mut out = Vec::with_capacity(raw.len());
-    let mut metas = metas.into_iter();
+    let mut cut = false;
     for next in wire::spans(raw) {
-        let (n, span) = next?;
+        let (n, value, span) = next?;
         if n != metadata {
             out.extend_from_slice(&raw[span]);
             continue;
         }
-        let meta = metas.next().expect("one span per metadata field");
+        let meta = bytes_field(value, "metadata")?;
         let mut kept = Vec::with_capacity(meta.len());
         for next in wire::spans(meta) {
-            let (n, span) = next?;
-            if n != managed {
+            let (n, _, span) = next?;
+            if n == managed {
+                cut = true;
+            } else {
                 kept.extend_from_slice(&meta[span]);
             }
         }
-        wire::put_varint(&mut out, u64::from(metadata) << 3 | 2);
-        wire::put_varint(&mut out, kept.len() as u64);
-        out.extend_from_slice(&kept);
+        wire::put_bytes(&mut out, metadata, &kept);
     }
-    Ok(Cow::Owned(out))
+    Ok(if cut {
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(raw)
+    })
 }
 
 /// Decodes one object of a built-in kind from its protobuf envelope (the

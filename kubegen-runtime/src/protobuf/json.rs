@@ -395,12 +395,15 @@ impl<'de> MapAccess<'de> for Fields<'de> {
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
-        seed.deserialize(
-            self.value
-                .take()
-                .ok_or_else(|| Error::new("a value without a key"))?,
-        )
+        seed.deserialize(pending(&mut self.value)?)
     }
+}
+
+/// The value of the key a map access handed out last.
+fn pending<'a>(value: &mut Option<Node<'a>>) -> Result<Node<'a>, Error> {
+    value
+        .take()
+        .ok_or_else(|| Error::new("a value without a key"))
 }
 
 struct Entries<'a> {
@@ -425,11 +428,7 @@ impl<'de> MapAccess<'de> for Entries<'de> {
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
-        seed.deserialize(
-            self.value
-                .take()
-                .ok_or_else(|| Error::new("a value without a key"))?,
-        )
+        seed.deserialize(pending(&mut self.value)?)
     }
 
     fn size_hint(&self) -> Option<usize> {

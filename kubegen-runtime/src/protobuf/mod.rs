@@ -29,8 +29,8 @@ mod wire;
 
 use std::fmt;
 
-pub(crate) use envelope::watch_event;
 pub use envelope::{decode, decode_list, decode_watch_event};
+pub(crate) use envelope::{is_envelope, watch_event};
 
 /// The media type to ask for protobuf with.
 pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";

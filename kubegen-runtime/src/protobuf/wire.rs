@@ -83,15 +83,19 @@ pub(super) fn fields(mut input: &[u8]) -> impl Iterator<Item = Result<(u32, Raw<
     })
 }
 
-/// Every field of a message with the bytes it spans, key included.
-pub(super) fn spans(input: &[u8]) -> impl Iterator<Item = Result<(u32, Range<usize>), Error>> {
+/// A field, its raw value, and the bytes it spans (key included).
+pub(super) type Span<'a> = (u32, Raw<'a>, Range<usize>);
+
+/// Every field of a message with the bytes it spans.
+pub(super) fn spans(input: &[u8]) -> impl Iterator<Item = Result<Span<'_>, Error>> {
     let mut rest = input;
     std::iter::from_fn(move || {
         if rest.is_empty() {
             return None;
         }
         let start = input.len() - rest.len();
-        let next = field(&mut rest).map(|(number, _)| (number, start..input.len() - rest.len()));
+        let next =
+            field(&mut rest).map(|(number, raw)| (number, raw, start..input.len() - rest.len()));
         if next.is_err() {
             rest = &[];
         }
@@ -178,7 +182,10 @@ mod tests {
         assert!(fields(&[0x0b]).any(|f| f.is_err()), "wire type 3 (groups)");
         assert!(fields(&[0x00, 0x00]).any(|f| f.is_err()), "field number 0");
         assert_eq!(last(&[0x08, 1, 0x08, 2], 1).unwrap(), Some(Raw::Varint(2)));
-        let spans: Vec<_> = spans(&message).collect::<Result<_, _>>().unwrap();
+        let spans: Vec<_> = spans(&message)
+            .map(|span| span.map(|(n, _, range)| (n, range)))
+            .collect::<Result<_, _>>()
+            .unwrap();
         assert_eq!(spans, [(1, 0..4), (2, 4..7), (3, 7..16), (4, 16..21)]);
     }
 

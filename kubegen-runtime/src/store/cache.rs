@@ -61,8 +61,9 @@ impl<K> std::fmt::Debug for Store<K> {
 impl<K: Resource + Serialize + DeserializeOwned> Store<K> {
     /// An empty compact store with the namespace index: it keeps every
     /// object as its JSON — or, filled by an informer reading a built-in
-    /// kind, as the protobuf envelope received — (without the decoded form's per-field allocations
-    /// and map nodes, often a half or less of the memory) and decodes it on
+    /// kind, as the protobuf envelope received — (without the decoded
+    /// form's per-field allocations and map nodes, often a half or less of
+    /// the memory) and decodes it on
     /// every read, so each `get` or `list` hands out fresh `Arc<K>`s at the
     /// cost of a decode per object read (a few microseconds per kilobyte).
     /// Suits large caches that are read rarely — Secrets, ConfigMaps or Pods
@@ -107,9 +108,9 @@ impl<K: Resource> Store<K> {
     }
 
     /// How `obj` is kept.
-    fn entry(&self, obj: &Arc<K>, json: Option<Box<[u8]>>) -> Entry<K> {
+    fn entry(&self, obj: &Arc<K>, received: Option<Box<[u8]>>) -> Entry<K> {
         match &self.codec {
-            Some(codec) => codec.entry(obj, json),
+            Some(codec) => codec.entry(obj, received),
             None => Entry::Shared(obj.clone()),
         }
     }
@@ -246,31 +247,32 @@ impl<K: Resource> Store<K> {
         self.stage_received(obj, None)
     }
 
-    /// [`Store::stage`] for an object decoded from `json`: a compact store
-    /// keeps those bytes instead of encoding the object. The caller vouches
-    /// that `json` decodes into exactly `obj`.
-    pub(crate) fn stage_received(&self, obj: &Arc<K>, json: Option<Box<[u8]>>) -> Staged<K> {
+    /// [`Store::stage`] for an object decoded from `received` (JSON or a
+    /// protobuf envelope): a compact store keeps those bytes instead of
+    /// encoding the object. The caller vouches that `received` decodes into
+    /// exactly `obj`.
+    pub(crate) fn stage_received(&self, obj: &Arc<K>, received: Option<Box<[u8]>>) -> Staged<K> {
         Staged {
             key: ObjectKey::of(&**obj),
-            entry: self.entry(obj, json),
+            entry: self.entry(obj, received),
         }
     }
 
-    /// [`Store::apply_received`] without received JSON.
+    /// [`Store::apply_received`] without received bytes.
     #[cfg(test)]
     pub(crate) fn apply(&self, obj: Arc<K>) -> Option<Notification<K>> {
         self.apply_received(obj, None)
     }
 
-    /// Inserts or replaces an object (decoded from `json`, when given: see
-    /// [`Store::stage_received`]). An object whose resourceVersion equals
-    /// the cached one's is a repeat and changes nothing.
+    /// Inserts or replaces an object (decoded from `received`, when given:
+    /// see [`Store::stage_received`]). An object whose resourceVersion
+    /// equals the cached one's is a repeat and changes nothing.
     pub(crate) fn apply_received(
         &self,
         obj: Arc<K>,
-        json: Option<Box<[u8]>>,
+        received: Option<Box<[u8]>>,
     ) -> Option<Notification<K>> {
-        let Staged { key, entry } = self.stage_received(&obj, json);
+        let Staged { key, entry } = self.stage_received(&obj, received);
         let new = || obj.clone();
         let mut inner = self.inner.write();
         let inner = &mut *inner;

@@ -65,11 +65,11 @@ impl<K: Serialize + DeserializeOwned> Codec<K> {
 
 impl<K: Resource> Codec<K> {
     /// The entry `obj` is kept as. `received` is JSON or a protobuf
-    /// envelope that `obj` was just decoded from, kept as it is. Otherwise `obj`'s own JSON when that
-    /// decodes back into a `K`, checked here so that reads cannot fail; and
-    /// failing that (a type whose `Serialize` output its `Deserialize`
-    /// refuses, or a value JSON cannot hold) the decoded object, so nothing
-    /// is lost.
+    /// envelope that `obj` was just decoded from, kept as it is. Otherwise
+    /// `obj`'s own JSON when that decodes back into a `K`, checked here so
+    /// that reads cannot fail; and failing that (a type whose `Serialize`
+    /// output its `Deserialize` refuses, or a value JSON cannot hold) the
+    /// decoded object, so nothing is lost.
     pub(super) fn entry(&self, obj: &Arc<K>, received: Option<Box<[u8]>>) -> Entry<K> {
         let resource_version = || obj.meta().resource_version.as_deref().map(Box::from);
         if let Some(bytes) = received {
@@ -100,11 +100,13 @@ impl<K: Resource> Codec<K> {
 pub(super) fn load<K>(codec: Option<&Codec<K>>, entry: &Entry<K>) -> Arc<K> {
     match (entry, codec) {
         (Entry::Shared(obj), _) => obj.clone(),
-        (Entry::Encoded { bytes, .. }, Some(codec)) => Arc::new(if bytes.starts_with(b"k8s\0") {
-            (codec.decode_protobuf)(bytes).expect("received protobuf decodes again")
-        } else {
-            (codec.decode)(bytes).expect("compact entries are checked to decode when stored")
-        }),
+        (Entry::Encoded { bytes, .. }, Some(codec)) => {
+            Arc::new(if crate::protobuf::is_envelope(bytes) {
+                (codec.decode_protobuf)(bytes).expect("received protobuf decodes again")
+            } else {
+                (codec.decode)(bytes).expect("compact entries are checked to decode when stored")
+            })
+        }
         (Entry::Encoded { .. }, None) => {
             unreachable!("only a store with a codec makes compact entries")
         }
