@@ -55,7 +55,7 @@ const DEFAULT_TIMEOUT: u32 = 290;
 ///
 /// ```no_run
 /// # async fn doc(client: kube::Client) {
-/// use futures::TryStreamExt;
+/// use futures::{StreamExt, TryStreamExt};
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kube::runtime::{WatchStreamExt, watcher};
 ///
