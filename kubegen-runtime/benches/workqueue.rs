@@ -3,12 +3,14 @@
 //! A producer task adds `ITEMS` distinct items while 1 or 8 worker tasks take
 //! them with `get` and finish them with `done`, on Tokio's multi-thread
 //! runtime; the run ends when the drained queue has handed out every item.
-//! Each configuration is measured `RUNS` times and the median is reported,
-//! with and without metrics. Then, in the same run, client-go's typed
-//! rate-limiting queue goes through the same pattern (`bench/peer-client-go`,
-//! `cmd/workqueue`: same items, runs and worker counts, goroutines instead
-//! of tasks) and the ratios are printed, with `BENCH` lines for
-//! `bench/run_all.py`. Without Go, kubegen is reported alone.
+//! Each configuration (1 or 8 workers, with and without metrics) is
+//! measured in `RUNS` rounds. A round runs every configuration once on
+//! kubegen's side, then once through client-go's typed rate-limiting queue
+//! (`bench/peer-client-go`, `cmd/workqueue`: same items and worker counts,
+//! goroutines instead of tasks), so both sides meet the machine in the same
+//! state; the medians over the rounds and their ratios are printed, with
+//! `BENCH` lines for `bench/run_all.py`. Without Go, kubegen is reported
+//! alone.
 //! Run with `cargo bench -p kubegen-runtime --bench workqueue`.
 
 use std::collections::BTreeMap;
@@ -23,8 +25,8 @@ mod peer_client_go;
 
 /// Items per run.
 const ITEMS: u64 = 200_000;
-/// Measured runs per configuration.
-const RUNS: usize = 5;
+/// Measured rounds (each runs every configuration once per side).
+const RUNS: usize = 9;
 /// Concurrent workers per configuration.
 const WORKERS: [usize; 2] = [1, 8];
 
@@ -66,16 +68,55 @@ async fn run_once(workers: usize, metrics: Option<&WorkQueueMetrics>) -> Duratio
     elapsed
 }
 
-/// Median, minimum and maximum throughput over `RUNS` runs, in cycles/s.
-async fn measure(workers: usize, metrics: Option<&WorkQueueMetrics>) -> [f64; 3] {
-    run_once(workers, metrics).await; // warm-up
-    let mut rates = Vec::with_capacity(RUNS);
-    for _ in 0..RUNS {
-        let elapsed = run_once(workers, metrics).await;
-        rates.push(ITEMS as f64 / elapsed.as_secs_f64());
-    }
-    rates.sort_by(f64::total_cmp);
-    [rates[RUNS / 2], rates[0], rates[RUNS - 1]]
+/// One configuration: worker count and whether metrics are recorded.
+type Config = (usize, bool);
+
+/// Every configuration, in the order the tables list them.
+fn configs() -> Vec<Config> {
+    [false, true]
+        .into_iter()
+        .flat_map(|metrics| WORKERS.map(|workers| (workers, metrics)))
+        .collect()
+}
+
+/// Median, minimum and maximum of `rates`.
+fn spread(rates: &[f64]) -> [f64; 3] {
+    let mut sorted = rates.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    [
+        sorted[sorted.len() / 2],
+        sorted[0],
+        sorted[sorted.len() - 1],
+    ]
+}
+
+/// client-go's side: the program and its version, or why it is skipped.
+fn client_go() -> Result<(std::path::PathBuf, String), String> {
+    peer_client_go::program("workqueue").map(|p| (p, peer_client_go::client_go_version()))
+}
+
+/// One round of client-go's program: a warm-up and one measured run per
+/// configuration, in cycles/s.
+fn client_go_round(program: &std::path::Path) -> Result<BTreeMap<Config, f64>, String> {
+    let workers = WORKERS.map(|w| w.to_string()).join(",");
+    let lines = peer_client_go::json_lines(Command::new(program).args([
+        "-items",
+        &ITEMS.to_string(),
+        "-runs",
+        "1",
+        "-workers",
+        &workers,
+    ]))?;
+    Ok(lines
+        .iter()
+        .filter_map(|line| {
+            let workers = usize::try_from(line["workers"].as_u64()?).ok()?;
+            Some((
+                (workers, line["metrics"].as_bool()?),
+                line["median_cycles_per_sec"].as_f64()?,
+            ))
+        })
+        .collect())
 }
 
 fn main() {
@@ -86,79 +127,90 @@ fn main() {
     let mut registry = Registry::default();
     let metrics = WorkQueueMetrics::register(&mut registry);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut peer = client_go();
     println!(
-        "workqueue: {ITEMS} add/get/done cycles per run, median of {RUNS} runs, \
-         tokio multi-thread runtime on {threads} threads"
+        "workqueue: {ITEMS} add/get/done cycles per run, {RUNS} rounds, \
+         tokio multi-thread runtime on {threads} threads; each round runs \
+         every configuration once on kubegen's side, then once on \
+         client-go's (a fresh process: a warm-up and a measured run each)"
     );
-    println!();
-    let mut ours = BTreeMap::new();
-    println!("| workers | metrics | median cycles/s | min cycles/s | max cycles/s |");
-    println!("|--------:|:-------:|----------------:|-------------:|-------------:|");
-    for with_metrics in [false, true] {
-        for workers in WORKERS {
-            let m = with_metrics.then_some(&metrics);
-            let [median, min, max] = runtime.block_on(measure(workers, m));
-            ours.insert((workers, with_metrics), median);
-            println!(
-                "| {workers:>7} | {:^7} | {:>15} | {:>12} | {:>12} |",
-                if with_metrics { "on" } else { "off" },
-                group(median),
-                group(min),
-                group(max),
-            );
+    let run = |(workers, with_metrics): Config| {
+        let m = with_metrics.then_some(&metrics);
+        runtime.block_on(async {
+            let elapsed = run_once(workers, m).await;
+            ITEMS as f64 / elapsed.as_secs_f64()
+        })
+    };
+    for config in configs() {
+        run(config); // warm-up
+    }
+    let mut ours: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
+    let mut theirs: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
+    for _ in 0..RUNS {
+        for config in configs() {
+            ours.entry(config).or_default().push(run(config));
+        }
+        if let Ok((program, _)) = &peer {
+            match client_go_round(program) {
+                Ok(round) => {
+                    for (config, rate) in round {
+                        theirs.entry(config).or_default().push(rate);
+                    }
+                }
+                Err(why) => peer = Err(format!("client-go comparison failed: {why}")),
+            }
         }
     }
-    compare_with_client_go(&ours);
+    println!();
+    println!("| workers | metrics | median cycles/s | min cycles/s | max cycles/s |");
+    println!("|--------:|:-------:|----------------:|-------------:|-------------:|");
+    for config @ (workers, with_metrics) in configs() {
+        let [median, min, max] = spread(&ours[&config]);
+        println!(
+            "| {workers:>7} | {:^7} | {:>15} | {:>12} | {:>12} |",
+            on_off(with_metrics),
+            group(median),
+            group(min),
+            group(max),
+        );
+    }
+    match peer {
+        Ok((_, version)) => compare(&ours, &theirs, &version),
+        Err(why) => println!("\nclient-go comparison skipped: {why}"),
+    }
 }
 
-/// Runs client-go's queue through the same pattern and prints the ratios.
-fn compare_with_client_go(ours: &BTreeMap<(usize, bool), f64>) {
-    let version = peer_client_go::client_go_version();
-    let program = match peer_client_go::program("workqueue") {
-        Ok(program) => program,
-        Err(why) => {
-            println!("\nclient-go comparison skipped: {why}");
-            return;
-        }
-    };
-    let workers = WORKERS.map(|w| w.to_string()).join(",");
-    let lines = peer_client_go::json_lines(Command::new(program).args([
-        "-items",
-        &ITEMS.to_string(),
-        "-runs",
-        &RUNS.to_string(),
-        "-workers",
-        &workers,
-    ]));
-    let lines = match lines {
-        Ok(lines) => lines,
-        Err(why) => {
-            println!("\nclient-go comparison failed: {why}");
-            return;
-        }
-    };
+fn on_off(metrics: bool) -> &'static str {
+    if metrics { "on" } else { "off" }
+}
+
+/// Prints the ratios of the medians and the `BENCH` lines.
+fn compare(ours: &BTreeMap<Config, Vec<f64>>, theirs: &BTreeMap<Config, Vec<f64>>, version: &str) {
     println!();
-    println!("kubegen vs client-go {version} workqueue (GOMAXPROCS = cores), median cycles/s:");
+    println!(
+        "kubegen vs client-go {version} workqueue (GOMAXPROCS = cores), \
+         median cycles/s over the same rounds:"
+    );
     println!();
-    println!("| workers | metrics | kubegen | client-go | kubegen / client-go |");
-    println!("|--------:|:-------:|--------:|----------:|--------------------:|");
-    for line in lines {
-        let (Some(w), Some(metrics), Some(theirs)) = (
-            line["workers"].as_u64(),
-            line["metrics"].as_bool(),
-            line["median_cycles_per_sec"].as_f64(),
-        ) else {
+    println!(
+        "| workers | metrics | kubegen | client-go | client-go min..max | kubegen / client-go |"
+    );
+    println!(
+        "|--------:|:-------:|--------:|----------:|-------------------:|--------------------:|"
+    );
+    for config @ (w, metrics) in configs() {
+        let (Some(mine), Some(peer)) = (ours.get(&config), theirs.get(&config)) else {
             continue;
         };
-        let Some(&mine) = ours.get(&(w as usize, metrics)) else {
-            continue;
-        };
-        let on = if metrics { "on" } else { "off" };
+        let [mine, ..] = spread(mine);
+        let [median, min, max] = spread(peer);
+        let on = on_off(metrics);
         println!(
-            "| {w:>7} | {on:^7} | {:>7} | {:>9} | {:>19.2}x |",
+            "| {w:>7} | {on:^7} | {:>7} | {:>9} | {:>18} | {:>19.2}x |",
             group(mine),
-            group(theirs),
-            mine / theirs
+            group(median),
+            format!("{}..{}", group(min), group(max)),
+            mine / median
         );
         // Throughput: a ratio above 1 means kubegen is faster. The table
         // of bench/run_all.py divides kubegen by the peer, so report time
@@ -166,7 +218,7 @@ fn compare_with_client_go(ours: &BTreeMap<(usize, bool), f64>) {
         println!(
             "BENCH\tworkqueue, {w} worker(s), metrics {on}: kubegen vs client-go {version} (ns per add/get/done)\t{:.1}\t{:.1}\tns",
             1e9 / mine,
-            1e9 / theirs
+            1e9 / median
         );
     }
 }
