@@ -12,7 +12,10 @@
 //! (`bench/peer-client-go`, `cmd/informer-memory`, built from the Go module
 //! proxy) reports the growth of Go's `HeapAlloc` after two GCs — live heap
 //! objects, which like the Rust figure excludes allocator slack beyond the
-//! size class. Without Go, the Rust rows are printed alone. Lines starting
+//! size class. Once synced, each cache is read the way a reconciler reads
+//! through a lister: one `get` by key for every object, in five passes;
+//! the mean time of one `get` in the median pass is reported (a compact
+//! cache decodes the object on each). Without Go, the Rust rows are printed alone. Lines starting
 //! with `BENCH` feed `bench/run_all.py`. Run with
 //! `cargo bench -p kubegen-runtime --bench informer_memory`
 //! (`INFORMER_BENCH_OBJECTS=N` changes the object count).
@@ -29,6 +32,7 @@ use kube::api::{Api, ListParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use kubegen::informer::{Informer, InformerConfig};
+use kubegen::store::ObjectKey;
 use kubegen_testenv::{Options, TestEnv};
 
 #[path = "support/peer_client_go.rs"]
@@ -110,7 +114,63 @@ struct Row {
     steady: usize,
     /// Not measured for the Go program.
     peak: Option<usize>,
+    /// Median time of one `get` by key from the synced cache, as a
+    /// reconciler reads its object through a lister.
+    get: Duration,
     objects: usize,
+}
+
+/// A synced cache the benchmark can read from.
+trait Cache {
+    /// The key of every cached object.
+    fn keys(&self) -> Vec<ObjectKey>;
+    /// Reads the object at `key`; whether it was there.
+    fn get(&self, key: &ObjectKey) -> bool;
+}
+
+impl Cache for Informer<ConfigMap> {
+    fn keys(&self) -> Vec<ObjectKey> {
+        self.store().keys()
+    }
+
+    fn get(&self, key: &ObjectKey) -> bool {
+        self.store().get(key).is_some()
+    }
+}
+
+/// kube-runtime's reader and the task feeding it.
+type Reflector = (reflector::Store<ConfigMap>, AbortOnDrop);
+
+impl Cache for Reflector {
+    fn keys(&self) -> Vec<ObjectKey> {
+        self.0
+            .state()
+            .iter()
+            .map(|cm| ObjectKey::of(cm.as_ref()))
+            .collect()
+    }
+
+    fn get(&self, key: &ObjectKey) -> bool {
+        let reference = reflector::ObjectRef::<ConfigMap>::new(&key.name)
+            .within(key.namespace.as_deref().unwrap_or_default());
+        self.0.get(&reference).is_some()
+    }
+}
+
+/// The mean time of one `get` in the median of five passes over every key
+/// of `cache`.
+fn time_gets(cache: &impl Cache) -> Duration {
+    let keys = cache.keys();
+    let mut rounds: Vec<Duration> = (0..5)
+        .map(|_| {
+            let begun = Instant::now();
+            let found = keys.iter().filter(|key| cache.get(key)).count();
+            assert_eq!(found, keys.len(), "every listed key is found");
+            begun.elapsed() / u32::try_from(keys.len().max(1)).unwrap_or(u32::MAX)
+        })
+        .collect();
+    rounds.sort();
+    rounds[rounds.len() / 2]
 }
 
 impl Row {
@@ -121,7 +181,7 @@ impl Row {
 
 /// Measures one cache: `run` starts it and returns once it has synced,
 /// handing back a guard that keeps the cache alive and its object count.
-async fn measure<G, F, Fut>(name: &str, run: F) -> Result<Row>
+async fn measure<G: Cache, F, Fut>(name: &str, run: F) -> Result<Row>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<(G, usize)>>,
@@ -136,12 +196,14 @@ where
     // Steady state: give the page buffers of the list time to be dropped.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let steady = live().saturating_sub(baseline);
+    let get = time_gets(&guard);
     drop(guard);
     Ok(Row {
         name: name.to_string(),
         sync,
         steady,
         peak: Some(peak),
+        get,
         objects,
     })
 }
@@ -311,17 +373,17 @@ async fn main() -> Result<()> {
     let reference = Row::per_object(rows[0].steady, rows[0].objects);
     println!();
     println!(
-        "| {:<52} | {:>7} | {:>9} | {:>14} | {:>12} | {:>14} |",
-        "cache", "objects", "sync", "steady B/obj", "peak B/obj", "steady ratio"
+        "| {:<52} | {:>7} | {:>9} | {:>14} | {:>12} | {:>14} | {:>8} |",
+        "cache", "objects", "sync", "steady B/obj", "peak B/obj", "steady ratio", "get"
     );
     println!(
-        "|{:-<54}|{:->9}|{:->11}|{:->16}|{:->14}|{:->16}|",
-        "", "", "", "", "", ""
+        "|{:-<54}|{:->9}|{:->11}|{:->16}|{:->14}|{:->16}|{:->10}|",
+        "", "", "", "", "", "", ""
     );
     for row in &rows {
         let steady = Row::per_object(row.steady, row.objects);
         println!(
-            "| {:<52} | {:>7} | {:>9.2?} | {:>14.0} | {:>12} | {:>13.2}x |",
+            "| {:<52} | {:>7} | {:>9.2?} | {:>14.0} | {:>12} | {:>13.2}x | {:>8.0?} |",
             row.name,
             row.objects,
             row.sync,
@@ -330,7 +392,8 @@ async fn main() -> Result<()> {
                 "{:.0}",
                 Row::per_object(p, row.objects)
             )),
-            steady / reference
+            steady / reference,
+            row.get
         );
     }
     report(&rows);
@@ -342,7 +405,7 @@ async fn main() -> Result<()> {
 const RUNS: usize = 3;
 
 /// `RUNS` measurements of one configuration; each figure is the median.
-async fn median_of<G, F, Fut>(runs: usize, name: &'static str, run: F) -> Result<Row>
+async fn median_of<G: Cache, F, Fut>(runs: usize, name: &'static str, run: F) -> Result<Row>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<(G, usize)>>,
@@ -368,6 +431,7 @@ where
                 .map(|p| p as u128)
                 .collect(),
         ) as usize),
+        get: Duration::from_nanos(median(samples.iter().map(|r| r.get.as_nanos()).collect()) as u64),
         objects: samples[0].objects,
     })
 }
@@ -420,6 +484,7 @@ fn client_go(env: &TestEnv, ns: &str) -> Vec<Row> {
             sync: Duration::from_secs_f64(line["sync_ms"].as_f64().unwrap_or(0.0) / 1000.0),
             steady: (per_object * objects as f64) as usize,
             peak: None,
+            get: Duration::from_secs_f64(line["get_ns"].as_f64().unwrap_or(0.0) / 1e9),
             objects,
         });
     }
@@ -481,6 +546,15 @@ fn report(rows: &[Row]) {
                 a.sync.as_secs_f64() * 1000.0,
                 b.sync.as_secs_f64() * 1000.0
             );
+            println!(
+                "BENCH\t{what} (one get by key from the synced cache)\t{:.0}\t{:.0}\tns",
+                nanos(a.get),
+                nanos(b.get)
+            );
         }
     }
+}
+
+fn nanos(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e9
 }

@@ -1,8 +1,9 @@
 // Command informer-memory is the client-go side of kubegen-runtime's
 // informer_memory benchmark. It syncs a shared informer for the ConfigMaps of
 // one namespace, as a controller built on client-go's informer factory does,
-// and prints one JSON line: the heap the synced cache holds per object and
-// how long the sync took, medians over -runs measurements after one warm-up.
+// and prints one JSON line: the heap the synced cache holds per object, how
+// long the sync took and how long one lister Get takes once synced, medians
+// over -runs measurements after one warm-up.
 //
 // Heap is read from runtime.MemStats after runtime.GC twice and
 // debug.FreeOSMemory, before the informer starts and once it has synced.
@@ -36,6 +37,8 @@ import (
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -46,6 +49,7 @@ type sample struct {
 	HeapAlloc int64   `json:"heap_alloc_bytes"`
 	HeapInuse int64   `json:"heap_inuse_bytes"`
 	ListPath  string  `json:"list_path"`
+	GetNs     float64 `json:"get_ns"`
 }
 
 // report is the line printed on stdout.
@@ -54,6 +58,7 @@ type report struct {
 	SyncMs             float64  `json:"sync_ms"`
 	HeapAllocPerObject float64  `json:"heap_alloc_bytes_per_object"`
 	HeapInusePerObject float64  `json:"heap_inuse_bytes_per_object"`
+	GetNs              float64  `json:"get_ns"`
 	Strip              bool     `json:"strip"`
 	JSON               bool     `json:"json"`
 	Runs               int      `json:"runs"`
@@ -144,6 +149,7 @@ func measure(client kubernetes.Interface, rec *recorder, namespace string, strip
 	defer factory.Shutdown()
 	defer cancel()
 	informer := factory.Core().V1().ConfigMaps().Informer()
+	lister := factory.Core().V1().ConfigMaps().Lister()
 	if strip {
 		if err := informer.SetTransform(stripManagedFields); err != nil {
 			return sample{}, err
@@ -159,6 +165,10 @@ func measure(client kubernetes.Interface, rec *recorder, namespace string, strip
 	elapsed := time.Since(begun)
 	objects := len(informer.GetStore().ListKeys())
 	allocAfter, inuseAfter := settle()
+	getNs, err := timeGets(informer.GetStore().ListKeys(), lister)
+	if err != nil {
+		return sample{}, err
+	}
 	runtime.KeepAlive(informer)
 	return sample{
 		Objects:   objects,
@@ -166,7 +176,34 @@ func measure(client kubernetes.Interface, rec *recorder, namespace string, strip
 		HeapAlloc: allocAfter - allocBefore,
 		HeapInuse: inuseAfter - inuseBefore,
 		ListPath:  rec.path(),
+		GetNs:     getNs,
 	}, nil
+}
+
+// timeGets reads every cached object once by namespace and name through
+// the lister, as a reconciler does, in five passes, and returns the mean
+// time of one Get in the median pass, in nanoseconds.
+func timeGets(keys []string, lister corelisters.ConfigMapLister) (float64, error) {
+	type name struct{ namespace, name string }
+	names := make([]name, 0, len(keys))
+	for _, key := range keys {
+		namespace, n, err := cache.SplitMetaNamespaceKey(key)
+		if err != nil {
+			return 0, err
+		}
+		names = append(names, name{namespace, n})
+	}
+	passes := make([]float64, 0, 5)
+	for range 5 {
+		begun := time.Now()
+		for _, n := range names {
+			if _, err := lister.ConfigMaps(n.namespace).Get(n.name); err != nil {
+				return 0, err
+			}
+		}
+		passes = append(passes, float64(time.Since(begun).Nanoseconds())/float64(max(len(names), 1)))
+	}
+	return median(passes), nil
 }
 
 func median(values []float64) float64 {
@@ -214,7 +251,7 @@ func run() error {
 		WatchListGate: clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient),
 		WatchListEnv:  os.Getenv("KUBE_FEATURE_WatchListClient"),
 	}
-	var syncs, allocs, inuses []float64
+	var syncs, allocs, inuses, gets []float64
 	for range *runs {
 		s, err := measure(client, rec, *namespace, *strip, *timeout)
 		if err != nil {
@@ -224,6 +261,7 @@ func run() error {
 		syncs = append(syncs, s.SyncMs)
 		allocs = append(allocs, float64(s.HeapAlloc)/objects)
 		inuses = append(inuses, float64(s.HeapInuse)/objects)
+		gets = append(gets, s.GetNs)
 		out.Samples = append(out.Samples, s)
 		out.Objects = s.Objects
 		out.ListPath = s.ListPath
@@ -231,6 +269,7 @@ func run() error {
 	out.SyncMs = median(syncs)
 	out.HeapAllocPerObject = median(allocs)
 	out.HeapInusePerObject = median(inuses)
+	out.GetNs = median(gets)
 	return json.NewEncoder(os.Stdout).Encode(out)
 }
 
