@@ -4,13 +4,13 @@
 //! them with `get` and finish them with `done`, on Tokio's multi-thread
 //! runtime; the run ends when the drained queue has handed out every item.
 //! Each configuration (1 or 8 workers, with and without metrics) is
-//! measured in `RUNS` rounds. A round runs every configuration once on
-//! kubegen's side, then once through client-go's typed rate-limiting queue
+//! measured in `RUNS` rounds. A round runs every configuration on kubegen's
+//! side, then through client-go's typed rate-limiting queue
 //! (`bench/peer-client-go`, `cmd/workqueue`: same items and worker counts,
-//! goroutines instead of tasks), so both sides meet the machine in the same
-//! state; the medians over the rounds and their ratios are printed, with
-//! `BENCH` lines for `bench/run_all.py`. Without Go, kubegen is reported
-//! alone.
+//! goroutines instead of tasks), each time a warm-up run right before the
+//! measured one, so both sides meet the machine in the same state; the
+//! medians over the rounds and their ratios are printed, with `BENCH` lines
+//! for `bench/run_all.py`. Without Go, kubegen is reported alone.
 //! Run with `cargo bench -p kubegen-runtime --bench workqueue`.
 
 use std::collections::BTreeMap;
@@ -131,19 +131,19 @@ fn main() {
     println!(
         "workqueue: {ITEMS} add/get/done cycles per run, {RUNS} rounds, \
          tokio multi-thread runtime on {threads} threads; each round runs \
-         every configuration once on kubegen's side, then once on \
-         client-go's (a fresh process: a warm-up and a measured run each)"
+         every configuration on kubegen's side, then on client-go's (a \
+         fresh process), each time a warm-up run and a measured one"
     );
+    // A warm-up run right before each measured one, as client-go's
+    // program does, so that both sides are measured with warm threads.
     let run = |(workers, with_metrics): Config| {
         let m = with_metrics.then_some(&metrics);
         runtime.block_on(async {
+            run_once(workers, m).await;
             let elapsed = run_once(workers, m).await;
             ITEMS as f64 / elapsed.as_secs_f64()
         })
     };
-    for config in configs() {
-        run(config); // warm-up
-    }
     let mut ours: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
     let mut theirs: BTreeMap<Config, Vec<f64>> = BTreeMap::new();
     for _ in 0..RUNS {
