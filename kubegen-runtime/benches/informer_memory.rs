@@ -15,9 +15,9 @@
 //! size class. Once synced, each cache is read the way a reconciler reads
 //! through a lister: one `get` by key for every object, in five passes;
 //! the mean time of one `get` in the median pass is reported (a compact
-//! cache decodes the object on each). Without Go, the Rust rows are printed alone. Lines starting
-//! with `BENCH` feed `bench/run_all.py`. Run with
-//! `cargo bench -p kubegen-runtime --bench informer_memory`
+//! cache decodes the object on each). Without Go, the Rust rows are
+//! printed alone. Lines starting with `BENCH` feed `bench/run_all.py`.
+//! Run with `cargo bench -p kubegen-runtime --bench informer_memory`
 //! (`INFORMER_BENCH_OBJECTS=N` changes the object count).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -114,8 +114,8 @@ struct Row {
     steady: usize,
     /// Not measured for the Go program.
     peak: Option<usize>,
-    /// Median time of one `get` by key from the synced cache, as a
-    /// reconciler reads its object through a lister.
+    /// Time of one `get` by key from the synced cache, as a reconciler
+    /// reads its object through a lister (see [`time_gets`]).
     get: Duration,
     objects: usize,
 }
@@ -150,6 +150,7 @@ impl Cache for Reflector {
             .collect()
     }
 
+    /// Builds the `ObjectRef` kube-runtime's `get` takes, as its users do.
     fn get(&self, key: &ObjectKey) -> bool {
         let reference = reflector::ObjectRef::<ConfigMap>::new(&key.name)
             .within(key.namespace.as_deref().unwrap_or_default());
@@ -240,11 +241,7 @@ async fn ours(
 }
 
 /// kube-runtime's reflector; `strip` drops managed fields like our default.
-async fn kube_runtime(
-    client: Client,
-    ns: &str,
-    strip: bool,
-) -> Result<((reflector::Store<ConfigMap>, AbortOnDrop), usize)> {
+async fn kube_runtime(client: Client, ns: &str, strip: bool) -> Result<(Reflector, usize)> {
     let (reader, writer) = reflector::store::<ConfigMap>();
     let events = watcher(
         Api::<ConfigMap>::namespaced(client, ns),

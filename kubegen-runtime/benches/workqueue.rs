@@ -157,7 +157,7 @@ fn main() {
                         theirs.entry(config).or_default().push(rate);
                     }
                 }
-                Err(why) => peer = Err(format!("client-go comparison failed: {why}")),
+                Err(why) => peer = Err(format!("a round failed: {why}")),
             }
         }
     }
@@ -176,7 +176,7 @@ fn main() {
     }
     match peer {
         Ok((_, version)) => compare(&ours, &theirs, &version),
-        Err(why) => println!("\nclient-go comparison skipped: {why}"),
+        Err(why) => println!("\nclient-go comparison left out: {why}"),
     }
 }
 
