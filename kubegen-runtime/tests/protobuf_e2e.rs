@@ -18,7 +18,7 @@ use kube::api::{Api, ListParams, PostParams};
 use kube::core::WatchEvent;
 use kube::{Client, Resource, ResourceExt};
 use kubegen::protobuf;
-use kubegen_testenv::TestEnv;
+use kubegen_testenv::{TestEnv, eventually};
 use serde::de::DeserializeOwned;
 
 /// GETs `url` accepting `accept`; returns the status code and body.
@@ -105,6 +105,14 @@ async fn built_in_kinds_decode_from_protobuf_as_from_json() -> Result<()> {
     create(
         &cms,
         serde_json::json!({"metadata": {"generateName": "gen-"}, "data": {}}),
+    )
+    .await?;
+    // The root-CA publisher adds kube-root-ca.crt (a multi-line PEM) to a
+    // new namespace asynchronously: wait for it so the comparison covers it.
+    eventually(
+        std::time::Duration::from_secs(60),
+        "kube-root-ca.crt in the namespace",
+        || async { Ok(cms.get_opt("kube-root-ca.crt").await?.map(|_| ())) },
     )
     .await?;
     ensure!(assert_same(&client, &cms).await? >= 4);
