@@ -20,7 +20,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 use super::Error;
 use super::lookup;
 use super::table::{Field, Message, Omit, Shape, Value};
-use super::time::{ZERO_SECONDS, rfc3339};
+use super::time::{Rfc3339, ZERO_SECONDS, rfc3339};
 use super::wire::{self, Raw};
 
 /// One JSON value, built lazily from the wire.
@@ -29,6 +29,8 @@ pub(super) enum Node<'a> {
     Bool(bool),
     Int(i64),
     Str(Cow<'a, str>),
+    /// A `metav1.Time` or `metav1.MicroTime`, a string in JSON.
+    Time(Rfc3339),
     /// A message; `type_meta` is the envelope's `(kind, apiVersion)` for a
     /// top-level object, which protobuf carries outside the message.
     Object {
@@ -37,7 +39,13 @@ pub(super) enum Node<'a> {
         type_meta: Option<(Cow<'a, str>, Cow<'a, str>)>,
     },
     List(Vec<Node<'a>>),
-    Map(Vec<(Cow<'a, str>, Node<'a>)>),
+    /// A map field: the entries are the occurrences of field `number` in
+    /// the message `bytes`, read as the map is.
+    Map {
+        bytes: &'a [u8],
+        number: u32,
+        value: Value,
+    },
     /// JSON carried as bytes (`RawExtension`, `FieldsV1`).
     Json(&'a [u8]),
 }
@@ -120,7 +128,7 @@ fn time(bytes: &[u8], micro: bool) -> Result<Node<'_>, Error> {
         return Ok(Node::Null);
     }
     let micros = micro.then_some((nanos / 1000) as u32);
-    Ok(Node::Str(Cow::Owned(rfc3339(seconds, micros)?)))
+    Ok(Node::Time(rfc3339(seconds, micros)?))
 }
 
 /// A JSON value carried in field 1 of a small message; `null` when absent.
@@ -221,23 +229,29 @@ fn elements<'a>(v: Value, raw: Raw<'a>, out: &mut Vec<Node<'a>>) -> Result<(), E
     Ok(())
 }
 
+/// A map entry's key (field 1) and value (field 2), the last of each.
 fn entry<'a>(v: Value, raw: Raw<'a>) -> Result<(Cow<'a, str>, Node<'a>), Error> {
-    let bytes = bytes_of(v, raw)?;
-    let key = string_in(bytes, 1)?.unwrap_or_default();
-    let node = match wire::last(bytes, 2)? {
+    let (mut key, mut found) = (None, None);
+    for next in wire::fields(bytes_of(v, raw)?) {
+        match next? {
+            (1, Raw::Bytes(b)) => key = Some(b),
+            (1, other) => return Err(wrong_wire(Value::String, &other)),
+            (2, raw) => found = Some(raw),
+            _ => {}
+        }
+    }
+    let node = match found {
         Some(raw) => value(v, raw)?,
         None => zero(v),
     };
-    Ok((key, node))
+    Ok((key.map(go_string).unwrap_or_default(), node))
 }
 
 /// The node for `field` from its occurrences, or `None` when encoding/json
 /// leaves it out.
-fn field_node<'a>(
-    message: &Message,
-    field: &Field,
-    raws: impl Iterator<Item = Raw<'a>>,
-) -> Result<Option<Node<'a>>, Error> {
+fn field_node<'a>(frame: &Frame<'a>, field: &Field) -> Result<Option<Node<'a>>, Error> {
+    let message = frame.message;
+    let mut raws = frame.occurrences(field.number).peekable();
     let omit_nil = field.omit != Omit::Never;
     let nil = |omit: bool| Ok((!omit).then_some(Node::Null));
     match field.shape {
@@ -252,13 +266,14 @@ fn field_node<'a>(
             Ok(Some(Node::List(items)))
         }
         Shape::Map => {
-            let entries = raws
-                .map(|raw| entry(field.value, raw))
-                .collect::<Result<Vec<_>, _>>()?;
-            if entries.is_empty() {
+            if raws.peek().is_none() {
                 return nil(omit_nil);
             }
-            Ok(Some(Node::Map(entries)))
+            Ok(Some(Node::Map {
+                bytes: frame.bytes,
+                number: field.number,
+                value: field.value,
+            }))
         }
         Shape::Pointer | Shape::Plain | Shape::Inline => {
             let mut last = None;
@@ -315,15 +330,22 @@ fn field_node<'a>(
 /// The fields of one message still to be written.
 struct Frame<'a> {
     message: &'static Message,
+    bytes: &'a [u8],
     wire: Vec<(u32, Raw<'a>)>,
     next: usize,
 }
 
 impl<'a> Frame<'a> {
     fn new(message: &'static Message, bytes: &'a [u8]) -> Result<Self, Error> {
+        // Most messages have a handful of fields: one allocation, no growth.
+        let mut wire = Vec::with_capacity(8);
+        for next in wire::fields(bytes) {
+            wire.push(next?);
+        }
         Ok(Frame {
             message,
-            wire: wire::fields(bytes).collect::<Result<_, _>>()?,
+            bytes,
+            wire,
             next: 0,
         })
     }
@@ -360,8 +382,7 @@ impl<'a> Fields<'a> {
                 let Value::Message(i) = field.value else {
                     return Err(Error::new("an inlined field that is not a struct"));
                 };
-                let bytes = match field_node(frame.message, field, frame.occurrences(field.number))?
-                {
+                let bytes = match field_node(frame, field)? {
                     Some(Node::Object { bytes, .. }) => bytes,
                     _ => &[],
                 };
@@ -369,7 +390,7 @@ impl<'a> Fields<'a> {
                 self.frames.push(inner);
                 continue;
             }
-            if let Some(node) = field_node(frame.message, field, frame.occurrences(field.number))? {
+            if let Some(node) = field_node(frame, field)? {
                 return Ok(Some((field.json, node)));
             }
         }
@@ -406,8 +427,11 @@ fn pending<'a>(value: &mut Option<Node<'a>>) -> Result<Node<'a>, Error> {
         .ok_or_else(|| Error::new("a value without a key"))
 }
 
+/// A map's entries, read from its message's bytes as serde asks for them.
 struct Entries<'a> {
-    entries: std::vec::IntoIter<(Cow<'a, str>, Node<'a>)>,
+    rest: &'a [u8],
+    number: u32,
+    value_type: Value,
     value: Option<Node<'a>>,
 }
 
@@ -418,21 +442,19 @@ impl<'de> MapAccess<'de> for Entries<'de> {
         &mut self,
         seed: S,
     ) -> Result<Option<S::Value>, Error> {
-        match self.entries.next() {
-            Some((key, value)) => {
+        while !self.rest.is_empty() {
+            let (number, raw) = wire::field(&mut self.rest)?;
+            if number == self.number {
+                let (key, value) = entry(self.value_type, raw)?;
                 self.value = Some(value);
-                seed.deserialize(Node::Str(key)).map(Some)
+                return seed.deserialize(Node::Str(key)).map(Some);
             }
-            None => Ok(None),
         }
+        Ok(None)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
         seed.deserialize(pending(&mut self.value)?)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.entries.len())
     }
 }
 
@@ -495,6 +517,7 @@ impl<'de> de::Deserializer<'de> for Node<'de> {
             Node::Int(i) => visitor.visit_i64(i),
             Node::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
             Node::Str(Cow::Owned(s)) => visitor.visit_string(s),
+            Node::Time(t) => visitor.visit_str(t.as_str()),
             Node::Object {
                 bytes,
                 message,
@@ -515,8 +538,14 @@ impl<'de> de::Deserializer<'de> for Node<'de> {
                 })
             }
             Node::List(items) => visitor.visit_seq(Items(items.into_iter())),
-            Node::Map(entries) => visitor.visit_map(Entries {
-                entries: entries.into_iter(),
+            Node::Map {
+                bytes,
+                number,
+                value,
+            } => visitor.visit_map(Entries {
+                rest: bytes,
+                number,
+                value_type: value,
                 value: None,
             }),
             Node::Json(bytes) => {
@@ -642,6 +671,30 @@ mod tests {
         );
         assert_eq!(cm.binary_data.unwrap()["b"].0, Vec::<u8>::new());
         assert_eq!(cm.immutable, None);
+    }
+
+    #[test]
+    fn map_entries_are_read_wherever_they_occur_and_the_last_key_wins() {
+        // data { "a": "1" }, metadata { name: "m" }, data { "b": "2" },
+        // data { "a": "3" }: occurrences of a map field need not be
+        // adjacent, and a repeated key keeps its last value, as Go's
+        // decoding does.
+        let entry = |k: &[u8], v: &[u8]| bytes(2, &[bytes(1, k), bytes(2, v)].concat());
+        let message = [
+            entry(b"a", b"1"),
+            bytes(1, &bytes(1, b"m")),
+            entry(b"b", b"2"),
+            entry(b"a", b"3"),
+        ]
+        .concat();
+        let cm: ConfigMap = decode("v1", "ConfigMap", &message).unwrap();
+        assert_eq!(cm.metadata.name.as_deref(), Some("m"));
+        let data = cm.data.unwrap();
+        assert_eq!(data.len(), 2);
+        assert_eq!((data["a"].as_str(), data["b"].as_str()), ("3", "2"));
+        // A key that arrives as a number is refused, not read as empty.
+        let bad = bytes(2, &[number(1, 7), bytes(2, b"v")].concat());
+        assert!(decode::<ConfigMap>("v1", "ConfigMap", &bad).is_err());
     }
 
     #[test]

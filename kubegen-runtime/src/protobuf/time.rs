@@ -8,27 +8,79 @@ use super::Error;
 /// types write `null` for it.
 pub(super) const ZERO_SECONDS: i64 = -62_135_596_800;
 
-/// `seconds` as `YYYY-MM-DDTHH:MM:SSZ`, then `.ffffff` of `micros` when
-/// given.
-pub(super) fn rfc3339(seconds: i64, micros: Option<u32>) -> Result<String, Error> {
+/// A time written out, held inline (a decoded object's timestamps cost no
+/// allocation before the type's own `Deserialize` parses them).
+#[derive(Clone, Copy)]
+pub(super) struct Rfc3339 {
+    bytes: [u8; 27],
+    len: u8,
+}
+
+impl Rfc3339 {
+    pub(super) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).expect("ASCII digits")
+    }
+
+    /// Appends `value` as `width` decimal digits.
+    fn digits(&mut self, value: u32, width: usize) {
+        let start = usize::from(self.len);
+        let mut rest = value;
+        for slot in self.bytes[start..start + width].iter_mut().rev() {
+            *slot = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        self.len += width as u8;
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.bytes[usize::from(self.len)] = byte;
+        self.len += 1;
+    }
+}
+
+impl std::fmt::Debug for Rfc3339 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<&str> for Rfc3339 {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// `seconds` as `YYYY-MM-DDTHH:MM:SSZ`, then `.ffffff` of `micros` (below
+/// a million) when given.
+pub(super) fn rfc3339(seconds: i64, micros: Option<u32>) -> Result<Rfc3339, Error> {
     let days = seconds.div_euclid(86_400);
-    let second_of_day = seconds.rem_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400) as u32;
     let (year, month, day) = civil_from_days(days);
     if !(0..=9999).contains(&year) {
         return Err(Error::new(format!(
             "a time in year {year}, outside RFC 3339"
         )));
     }
-    let mut out = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    );
+    let mut out = Rfc3339 {
+        bytes: [0; 27],
+        len: 0,
+    };
+    out.digits(year as u32, 4);
+    out.push(b'-');
+    out.digits(month, 2);
+    out.push(b'-');
+    out.digits(day, 2);
+    out.push(b'T');
+    out.digits(second_of_day / 3600, 2);
+    out.push(b':');
+    out.digits(second_of_day / 60 % 60, 2);
+    out.push(b':');
+    out.digits(second_of_day % 60, 2);
     if let Some(micros) = micros {
-        out.push_str(&format!(".{micros:06}"));
+        out.push(b'.');
+        out.digits(micros, 6);
     }
-    out.push('Z');
+    out.push(b'Z');
     Ok(out)
 }
 
@@ -79,8 +131,8 @@ mod tests {
         while seconds < 253_402_300_799 - 146_097 * 86_400 {
             let text = rfc3339(seconds, None).unwrap();
             let parsed: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time =
-                serde_json::from_value(serde_json::Value::String(text.clone())).unwrap();
-            assert_eq!(parsed.0.as_second(), seconds, "{text}");
+                serde_json::from_value(serde_json::Value::String(text.as_str().into())).unwrap();
+            assert_eq!(parsed.0.as_second(), seconds, "{text:?}");
             seconds += 86_400 * 97 + 3_607;
         }
     }
