@@ -9,6 +9,14 @@
 //! this is bounded: series expire after the window and the least recently
 //! used ones are evicted beyond the capacity.
 //!
+//! Two deliberate differences from client-go's `tools/events` key (type,
+//! action, reason, reporting controller and instance, regarding, related):
+//! the note is part of the key here, so two events that differ only in
+//! their note ("created Deployment a", "created Service a") stay two Events
+//! instead of the second joining the first's series and its note being
+//! lost; and the regarding object's `resourceVersion` is not, so repeats
+//! about an object that was written in between still form one series.
+//!
 //! [`EventRecorder::publish`] waits for the write and returns its error;
 //! [`EventRecorder::record`] returns at once and writes in the background,
 //! as client-go's recorder does — what a reconcile usually wants.
