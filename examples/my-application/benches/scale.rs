@@ -22,7 +22,9 @@
 //! - API requests by verb per object, from the apiserver's audit log (the
 //!   operator runs as a ServiceAccount, whose every request is logged);
 //! - writes (excluding Lease renewals) during `SCALE_STEADY_SECS` (default
-//!   30) of steady state — should be 0;
+//!   30) of steady state, which begins once no write was made for 3 s
+//!   (events recorded in the background trail the last status) — should
+//!   be 0;
 //! - RSS once every application is deleted and its children collected.
 //!
 //! `SCALE_PACED=N` (default 200, 0 skips) adds a run that creates N
@@ -170,6 +172,11 @@ struct Figures {
     steady_by_kind: BTreeMap<String, usize>,
     rss_after_delete_kib: u64,
 }
+
+/// How long without a write (Lease renewals aside) counts as settled.
+const SETTLE: Duration = Duration::from_secs(3);
+/// The longest wait for the operator to settle before the steady window.
+const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 
 const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
 
@@ -450,7 +457,21 @@ async fn measure(
     latencies.sort();
     operator_latencies.sort();
 
-    // Steady state: nothing changes, so nothing should be written.
+    // Steady state: nothing changes, so nothing should be written. It
+    // starts once the operator has settled — no write for SETTLE, so that
+    // the last applications' events, recorded in the background after
+    // their status (both operators do so), count as work, not as steady
+    // writes — or after SETTLE_LIMIT at most, whichever comes first.
+    let settle_begun = Instant::now();
+    let mut seen = writes_by_kind(&env.audit_requests(SYSTEM, ACCOUNT)?);
+    while settle_begun.elapsed() < SETTLE_LIMIT {
+        tokio::time::sleep(SETTLE).await;
+        let now = writes_by_kind(&env.audit_requests(SYSTEM, ACCOUNT)?);
+        if now == seen {
+            break;
+        }
+        seen = now;
+    }
     let before = env.audit_requests(SYSTEM, ACCOUNT)?.len();
     tokio::time::sleep(steady).await;
     let records = env.audit_requests(SYSTEM, ACCOUNT)?;

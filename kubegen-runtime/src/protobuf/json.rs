@@ -327,31 +327,71 @@ fn field_node<'a>(frame: &Frame<'a>, field: &Field) -> Result<Option<Node<'a>>, 
     }
 }
 
+/// How many fields a message may have on the wire before its frame moves
+/// them to the heap; nearly every Kubernetes message has fewer.
+const INLINE_FIELDS: usize = 10;
+
+/// A message's field occurrences in wire order: inline while there are at
+/// most [`INLINE_FIELDS`], all of them in `spilled` beyond.
+struct Occurrences<'a> {
+    inline: [(u32, Raw<'a>); INLINE_FIELDS],
+    len: usize,
+    spilled: Vec<(u32, Raw<'a>)>,
+}
+
+impl<'a> Occurrences<'a> {
+    fn read(bytes: &'a [u8]) -> Result<Self, Error> {
+        let mut out = Occurrences {
+            inline: [(0, Raw::Varint(0)); INLINE_FIELDS],
+            len: 0,
+            spilled: Vec::new(),
+        };
+        for next in wire::fields(bytes) {
+            let item = next?;
+            if out.len < INLINE_FIELDS {
+                out.inline[out.len] = item;
+            } else {
+                if out.spilled.is_empty() {
+                    out.spilled.reserve(2 * INLINE_FIELDS);
+                    out.spilled.extend_from_slice(&out.inline);
+                }
+                out.spilled.push(item);
+            }
+            out.len += 1;
+        }
+        Ok(out)
+    }
+
+    fn as_slice(&self) -> &[(u32, Raw<'a>)] {
+        if self.len <= INLINE_FIELDS {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
+    }
+}
+
 /// The fields of one message still to be written.
 struct Frame<'a> {
     message: &'static Message,
     bytes: &'a [u8],
-    wire: Vec<(u32, Raw<'a>)>,
+    wire: Occurrences<'a>,
     next: usize,
 }
 
 impl<'a> Frame<'a> {
     fn new(message: &'static Message, bytes: &'a [u8]) -> Result<Self, Error> {
-        // Most messages have a handful of fields: one allocation, no growth.
-        let mut wire = Vec::with_capacity(8);
-        for next in wire::fields(bytes) {
-            wire.push(next?);
-        }
         Ok(Frame {
             message,
             bytes,
-            wire,
+            wire: Occurrences::read(bytes)?,
             next: 0,
         })
     }
 
     fn occurrences(&self, number: u32) -> impl Iterator<Item = Raw<'a>> + '_ {
         self.wire
+            .as_slice()
             .iter()
             .filter(move |(n, _)| *n == number)
             .map(|(_, raw)| *raw)
@@ -359,10 +399,12 @@ impl<'a> Frame<'a> {
 }
 
 /// A message as a JSON object: keys in Go field order, embedded structs
-/// flattened.
+/// flattened (each one's frame stacked on the message's while it is
+/// written).
 struct Fields<'a> {
     type_meta: Vec<(&'static str, Cow<'a, str>)>,
-    frames: Vec<Frame<'a>>,
+    message: Frame<'a>,
+    embedded: Vec<Frame<'a>>,
     value: Option<Node<'a>>,
 }
 
@@ -372,9 +414,12 @@ impl<'a> Fields<'a> {
         if let Some((key, value)) = self.type_meta.pop() {
             return Ok(Some((key, Node::Str(value))));
         }
-        while let Some(frame) = self.frames.last_mut() {
+        loop {
+            let frame = self.embedded.last_mut().unwrap_or(&mut self.message);
             let Some(field) = frame.message.fields.get(frame.next) else {
-                self.frames.pop();
+                if self.embedded.pop().is_none() {
+                    return Ok(None);
+                }
                 continue;
             };
             frame.next += 1;
@@ -387,14 +432,13 @@ impl<'a> Fields<'a> {
                     _ => &[],
                 };
                 let inner = Frame::new(lookup::message(i), bytes)?;
-                self.frames.push(inner);
+                self.embedded.push(inner);
                 continue;
             }
             if let Some(node) = field_node(frame, field)? {
                 return Ok(Some((field.json, node)));
             }
         }
-        Ok(None)
     }
 }
 
@@ -533,7 +577,8 @@ impl<'de> de::Deserializer<'de> for Node<'de> {
                 };
                 visitor.visit_map(Fields {
                     type_meta,
-                    frames: vec![Frame::new(message, bytes)?],
+                    message: Frame::new(message, bytes)?,
+                    embedded: Vec::new(),
                     value: None,
                 })
             }
@@ -692,6 +737,14 @@ mod tests {
         let data = cm.data.unwrap();
         assert_eq!(data.len(), 2);
         assert_eq!((data["a"].as_str(), data["b"].as_str()), ("3", "2"));
+        // More occurrences than a frame holds inline: all are read.
+        let many: Vec<u8> = (0..3 * INLINE_FIELDS)
+            .flat_map(|i| entry(format!("k{i}").as_bytes(), b"v"))
+            .chain(bytes(1, &bytes(1, b"m")))
+            .collect();
+        let cm: ConfigMap = decode("v1", "ConfigMap", &many).unwrap();
+        assert_eq!(cm.data.unwrap().len(), 3 * INLINE_FIELDS);
+        assert_eq!(cm.metadata.name.as_deref(), Some("m"));
         // A key that arrives as a number is refused, not read as empty.
         let bad = bytes(2, &[number(1, 7), bytes(2, b"v")].concat());
         assert!(decode::<ConfigMap>("v1", "ConfigMap", &bad).is_err());
