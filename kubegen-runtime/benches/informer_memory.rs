@@ -544,14 +544,10 @@ fn report(rows: &[Row]) {
                 b.sync.as_secs_f64() * 1000.0
             );
             println!(
-                "BENCH\t{what} (one get by key from the synced cache)\t{:.0}\t{:.0}\tns",
-                nanos(a.get),
-                nanos(b.get)
+                "BENCH\t{what} (one get by key from the synced cache)\t{}\t{}\tns",
+                a.get.as_nanos(),
+                b.get.as_nanos()
             );
         }
     }
-}
-
-fn nanos(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e9
 }

@@ -463,16 +463,17 @@ async fn measure(
     // their status (both operators do so), count as work, not as steady
     // writes — or after SETTLE_LIMIT at most, whichever comes first.
     let settle_begun = Instant::now();
-    let mut seen = writes_by_kind(&env.audit_requests(SYSTEM, ACCOUNT)?);
+    let mut seen = env.audit_requests(SYSTEM, ACCOUNT)?;
     while settle_begun.elapsed() < SETTLE_LIMIT {
         tokio::time::sleep(SETTLE).await;
-        let now = writes_by_kind(&env.audit_requests(SYSTEM, ACCOUNT)?);
-        if now == seen {
+        let now = env.audit_requests(SYSTEM, ACCOUNT)?;
+        let settled = writes_by_kind(&now) == writes_by_kind(&seen);
+        seen = now;
+        if settled {
             break;
         }
-        seen = now;
     }
-    let before = env.audit_requests(SYSTEM, ACCOUNT)?.len();
+    let before = seen.len();
     tokio::time::sleep(steady).await;
     let records = env.audit_requests(SYSTEM, ACCOUNT)?;
     let requests = by_verb(&records);
