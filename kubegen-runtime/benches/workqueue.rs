@@ -1,8 +1,10 @@
 //! Throughput of the work queue: add → get → done cycles per second.
 //!
 //! A producer task adds `ITEMS` distinct items while 1 or 8 worker tasks take
-//! them with `get` and finish them with `done`, on Tokio's multi-thread
-//! runtime; the run ends when the drained queue has handed out every item.
+//! them with `get` and finish them with `done`, all on Tokio's multi-thread
+//! runtime (one worker thread per core, as GOMAXPROCS is for client-go's
+//! goroutines); the run ends when the drained queue has handed out every
+//! item.
 //! Each configuration (1 or 8 workers, with and without metrics) is
 //! measured in `RUNS` rounds. A round runs every configuration on kubegen's
 //! side, then through client-go's typed rate-limiting queue
@@ -52,13 +54,22 @@ async fn run_once(workers: usize, metrics: Option<&WorkQueueMetrics>) -> Duratio
             })
         })
         .collect();
-    for item in 0..ITEMS {
-        queue.add(item);
-        if item % 256 == 0 {
-            tokio::task::yield_now().await;
+    // The producer is a task on the runtime's worker threads too, as
+    // client-go's runs in a goroutine on one of its GOMAXPROCS threads:
+    // both sides then run everything on as many threads as cores.
+    let producer = tokio::spawn({
+        let queue = queue.clone();
+        async move {
+            for item in 0..ITEMS {
+                queue.add(item);
+                if item % 256 == 0 {
+                    tokio::task::yield_now().await;
+                }
+            }
+            queue.shutdown_with_drain().await;
         }
-    }
-    queue.shutdown_with_drain().await;
+    });
+    producer.await.expect("producer panicked");
     let mut handled = 0;
     for handle in handles {
         handled += handle.await.expect("worker panicked");

@@ -22,6 +22,7 @@ pub mod client;
 pub mod conditions;
 pub mod controller;
 pub mod conversion;
+mod duration_histogram;
 pub mod events;
 pub mod factory;
 mod fast_hash;

@@ -2,14 +2,15 @@
 //! workers, labelled by controller, plus the controller's work queue metrics.
 
 use std::fmt;
+use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use crate::duration_histogram::DurationHistogram;
 use crate::workqueue::WorkQueueMetrics;
 
 /// How one reconcile ended, the `result` label of `reconcile_total`.
@@ -60,8 +61,8 @@ const DURATION_BUCKETS: [f64; 14] = [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0, 30.0, 60.0,
 ];
 
-fn duration_histogram() -> Histogram {
-    Histogram::new(DURATION_BUCKETS)
+fn duration_histogram() -> DurationHistogram {
+    DurationHistogram::new(DURATION_BUCKETS)
 }
 
 /// The controller metric families, registered once into the shared
@@ -82,7 +83,7 @@ fn duration_histogram() -> Histogram {
 pub struct ControllerMetrics {
     reconciles: Family<ResultLabels, Counter>,
     errors: Family<ControllerLabel, Counter>,
-    duration: Family<ControllerLabel, Histogram, fn() -> Histogram>,
+    duration: Family<ControllerLabel, DurationHistogram, fn() -> DurationHistogram>,
     active_workers: Family<ControllerLabel, Gauge>,
     workqueue: WorkQueueMetrics,
 }
@@ -190,13 +191,13 @@ pub(super) struct Series {
     requeue: Counter,
     panic: Counter,
     errors: Counter,
-    duration: Histogram,
+    duration: DurationHistogram,
     active_workers: Gauge,
 }
 
 impl Series {
-    /// Counts one finished reconcile that took `seconds`.
-    pub(super) fn record(&self, result: ReconcileResult, seconds: f64) {
+    /// Counts one finished reconcile that took `elapsed`.
+    pub(super) fn record(&self, result: ReconcileResult, elapsed: Duration) {
         let counter = match result {
             ReconcileResult::Success => &self.success,
             ReconcileResult::Error => &self.error,
@@ -207,7 +208,7 @@ impl Series {
         if matches!(result, ReconcileResult::Error | ReconcileResult::Panic) {
             self.errors.inc();
         }
-        self.duration.observe(seconds);
+        self.duration.observe(elapsed);
     }
 
     /// Counts one more busy worker until the guard is dropped (also when

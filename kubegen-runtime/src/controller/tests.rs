@@ -645,7 +645,7 @@ async fn metrics_are_encoded_with_the_controller_name() {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
     let series: Series = metrics.series("other");
-    series.record(ReconcileResult::Success, 0.5);
+    series.record(ReconcileResult::Success, Duration::from_millis(500));
     assert_eq!(metrics.reconciles("other", ReconcileResult::Success), 1);
 }
 

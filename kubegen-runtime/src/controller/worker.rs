@@ -126,7 +126,7 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
             }
         };
         if let Some(metrics) = &self.metrics {
-            metrics.record(result, started.elapsed().as_secs_f64());
+            metrics.record(result, started.elapsed());
         }
     }
 }

@@ -19,13 +19,14 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::histogram::exponential_buckets;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_rustls::TlsAcceptor;
 
 use super::serve::{Handler, Reply, serve, text};
 use super::{ServingCert, SharedRegistry};
 use crate::conversion::Converter;
+use crate::duration_histogram::DurationHistogram;
 
 /// The largest review body accepted (the apiserver's own request limit is
 /// 3 MiB per object; a conversion review may carry a list page).
@@ -51,7 +52,7 @@ struct RequestLabels {
 /// controller-runtime's webhook metrics, under `kubegen_webhook_*`.
 #[derive(Clone)]
 struct Metrics {
-    latency: Family<WebhookLabels, Histogram>,
+    latency: Family<WebhookLabels, DurationHistogram>,
     requests: Family<RequestLabels, Counter>,
     in_flight: Family<WebhookLabels, Gauge>,
 }
@@ -60,7 +61,7 @@ impl Metrics {
     fn new() -> Metrics {
         Metrics {
             latency: Family::new_with_constructor(|| {
-                Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+                DurationHistogram::new(exponential_buckets(0.0005, 2.0, 16))
             }),
             requests: Family::default(),
             in_flight: Family::default(),
@@ -253,7 +254,7 @@ async fn respond(
     metrics
         .latency
         .get_or_create(&labels)
-        .observe(started.elapsed().as_secs_f64());
+        .observe(started.elapsed());
     metrics
         .requests
         .get_or_create(&RequestLabels {

@@ -69,6 +69,15 @@ fn elapsed(from: Stamp, to: Stamp) -> Option<Duration> {
     Some(to?.saturating_duration_since(from?))
 }
 
+impl<T> Core<T> {
+    /// Forgets every item.
+    pub(super) fn clear(&mut self) {
+        self.ready.clear();
+        self.dirty.clear();
+        self.processing.clear();
+    }
+}
+
 impl<T: Clone + Eq + Hash> Core<T> {
     /// An empty core handing items out in FIFO order, or by priority when
     /// `prioritized`.
@@ -133,6 +142,12 @@ impl<T: Clone + Eq + Hash> Core<T> {
             requeued: requeue.is_some(),
             worked: elapsed(started, now),
         })
+    }
+
+    /// Number of dirty items: added and not yet handed out, including those
+    /// queued again on `done` (client-go's depth).
+    pub(super) fn dirty_len(&self) -> usize {
+        self.dirty.len()
     }
 
     /// Number of items ready to be handed out.

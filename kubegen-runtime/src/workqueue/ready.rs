@@ -16,6 +16,19 @@ pub(super) enum Ready<T> {
     ByPriority(ByPriority<T>),
 }
 
+impl<T> Ready<T> {
+    /// Forgets every item.
+    pub(super) fn clear(&mut self) {
+        match self {
+            Ready::Fifo(fifo) => fifo.clear(),
+            Ready::ByPriority(order) => {
+                order.order.clear();
+                order.position.clear();
+            }
+        }
+    }
+}
+
 impl<T: Clone + Eq + Hash> Ready<T> {
     /// An empty FIFO, or an empty priority order when `prioritized`.
     pub(super) fn new(prioritized: bool) -> Self {

@@ -1,6 +1,6 @@
 //! The state every handle of one queue shares, and its synchronous operations.
 
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::core::{Added, Core, Stamp};
 use super::delayed::Delayed;
 use super::item::QueueItem;
-use super::metrics::{InFlight, InFlightSource, QueueMetrics, WorkQueueMetrics};
+use super::metrics::{QueueSnapshot, QueueSource, QueueStats, WorkQueueMetrics};
 use super::rate_limit::RateLimiter;
 use super::timer::{self, ReleaseDue, TimerStep};
 
@@ -46,12 +46,15 @@ pub(super) struct State<T> {
     pub(super) delayed: Delayed<T>,
     lifecycle: Lifecycle,
     timer_started: bool,
+    /// The metric counts, when the queue records metrics.
+    stats: Option<QueueStats>,
 }
 
-/// One queue, shared by its handles (and weakly by its timer task and metrics).
+/// One queue, shared by its handles (and weakly by its timer task). The
+/// metrics collector shares the state, to read the counts kept in it.
 pub(super) struct Shared<T> {
     name: String,
-    state: Mutex<State<T>>,
+    state: Arc<Mutex<State<T>>>,
     /// Wakes getters when an item is queued or the queue shuts down.
     item_ready: Notify,
     /// Wakes `shutdown_with_drain` when processing ends or `shutdown` is called.
@@ -59,36 +62,40 @@ pub(super) struct Shared<T> {
     /// Wakes the timer task when the earliest deadline moves or the queue ends.
     timer_wake: Arc<Notify>,
     limiter: Box<dyn RateLimiter<T>>,
-    metrics: Option<QueueMetrics>,
+    /// Whether items are stamped and counted for metrics.
+    metered: bool,
 }
 
 /// How far in the future an overflowing deadline is put (about 30 years).
 const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
 
 impl<T: QueueItem> Shared<T> {
-    /// A running queue; `metrics` is given the queue's in-flight source.
+    /// A running queue, reported into `metrics` when given.
     pub(super) fn new(
         name: String,
         limiter: Box<dyn RateLimiter<T>>,
         metrics: Option<&WorkQueueMetrics>,
         prioritized: bool,
     ) -> Arc<Self> {
-        Arc::<Self>::new_cyclic(|weak: &Weak<Self>| {
-            let source: Weak<dyn InFlightSource> = weak.clone();
-            Self {
-                metrics: metrics.map(|m| m.for_queue(&name, source)),
-                name,
-                state: Mutex::new(State {
-                    core: Core::new(prioritized),
-                    delayed: Delayed::default(),
-                    lifecycle: Lifecycle::Running,
-                    timer_started: false,
-                }),
-                item_ready: Notify::new(),
-                drained: Notify::new(),
-                timer_wake: Arc::new(Notify::new()),
-                limiter,
-            }
+        let state = Arc::new(Mutex::new(State {
+            core: Core::new(prioritized),
+            delayed: Delayed::default(),
+            lifecycle: Lifecycle::Running,
+            timer_started: false,
+            stats: metrics.map(|_| QueueStats::default()),
+        }));
+        if let Some(metrics) = metrics {
+            let source: Arc<dyn QueueSource> = state.clone();
+            metrics.track(&name, source);
+        }
+        Arc::new(Self {
+            name,
+            state,
+            item_ready: Notify::new(),
+            drained: Notify::new(),
+            timer_wake: Arc::new(Notify::new()),
+            limiter,
+            metered: metrics.is_some(),
         })
     }
 
@@ -102,29 +109,32 @@ impl<T: QueueItem> Shared<T> {
         self.state.lock()
     }
 
-    /// The time to stamp items with: only taken when metrics are recorded.
+    /// The time to stamp items with: only taken when metrics are recorded,
+    /// and read before the state is locked so that the lock is not held
+    /// across a clock read.
     fn stamp(&self) -> Stamp {
-        self.metrics.as_ref().map(|_| Instant::now())
+        self.metered.then(Instant::now)
     }
 
-    /// Adds `item` to a locked state; returns whether a getter should be woken.
-    fn add_locked(&self, state: &mut State<T>, item: T, priority: i32) -> bool {
+    /// Adds `item` to a locked state, stamped `now`; returns whether a
+    /// getter should be woken.
+    fn add_locked(&self, state: &mut State<T>, item: T, priority: i32, now: Stamp) -> bool {
         if state.lifecycle != Lifecycle::Running {
             return false;
         }
-        let added = state.core.add(item, priority, self.stamp());
+        let added = state.core.add(item, priority, now);
         if added != Added::Duplicate
-            && let Some(metrics) = &self.metrics
+            && let Some(stats) = &mut state.stats
         {
-            metrics.adds.inc();
-            metrics.depth.inc();
+            stats.adds += 1;
         }
         added == Added::Queued
     }
 
     /// `WorkQueue::add_with_priority`.
     pub(super) fn add(&self, item: T, priority: i32) {
-        let queued = self.add_locked(&mut self.lock(), item, priority);
+        let now = self.stamp();
+        let queued = self.add_locked(&mut self.lock(), item, priority, now);
         if queued {
             self.item_ready.notify_one();
         }
@@ -156,11 +166,14 @@ impl<T: QueueItem> Shared<T> {
 
     /// `WorkQueue::add_rate_limited_with_priority`.
     pub(super) fn add_rate_limited(self: &Arc<Self>, item: T, priority: i32) {
-        if self.lock().lifecycle != Lifecycle::Running {
-            return;
-        }
-        if let Some(metrics) = &self.metrics {
-            metrics.retries.inc();
+        {
+            let mut state = self.lock();
+            if state.lifecycle != Lifecycle::Running {
+                return;
+            }
+            if let Some(stats) = &mut state.stats {
+                stats.retries += 1;
+            }
         }
         let delay = self.limiter.when(&item);
         self.add_after(item, delay, priority);
@@ -173,16 +186,12 @@ impl<T: QueueItem> Shared<T> {
 
     /// Takes the next ready item, if any, without waiting.
     pub(super) fn poll(&self) -> Polled<T> {
-        let mut state = self.lock();
         let now = self.stamp();
+        let mut state = self.lock();
         match state.core.pop(now) {
             Some(popped) => {
-                drop(state);
-                if let Some(metrics) = &self.metrics {
-                    metrics.depth.dec();
-                    if let Some(waited) = popped.waited {
-                        metrics.queue_duration.observe(waited.as_secs_f64());
-                    }
+                if let (Some(stats), Some(waited)) = (&mut state.stats, popped.waited) {
+                    stats.queue_duration.record(waited);
                 }
                 Polled::Item(popped.item, popped.priority)
             }
@@ -198,17 +207,18 @@ impl<T: QueueItem> Shared<T> {
 
     /// `WorkQueue::done`.
     pub(super) fn done(&self, item: &T) {
+        let now = self.stamp();
         let (finished, wake_drain) = {
             let mut state = self.lock();
-            let Some(finished) = state.core.done(item, self.stamp()) else {
+            let Some(finished) = state.core.done(item, now) else {
                 return;
             };
+            if let (Some(stats), Some(worked)) = (&mut state.stats, finished.worked) {
+                stats.work_duration.record(worked);
+            }
             let wake_drain = state.lifecycle == Lifecycle::Draining && state.core.idle();
             (finished, wake_drain)
         };
-        if let (Some(metrics), Some(worked)) = (&self.metrics, finished.worked) {
-            metrics.work_duration.observe(worked.as_secs_f64());
-        }
         if finished.requeued {
             self.item_ready.notify_one();
         }
@@ -263,6 +273,7 @@ impl<T: QueueItem> Shared<T> {
 impl<T: QueueItem> ReleaseDue for Shared<T> {
     fn release_due(&self) -> TimerStep {
         let now = Instant::now();
+        let stamp = self.metered.then_some(now);
         let mut woken = 0usize;
         let next = {
             let mut state = self.lock();
@@ -271,7 +282,7 @@ impl<T: QueueItem> ReleaseDue for Shared<T> {
                 return TimerStep::Stop;
             }
             while let Some((item, priority)) = state.delayed.pop_due(now) {
-                if self.add_locked(&mut state, item, priority) {
+                if self.add_locked(&mut state, item, priority, stamp) {
                     woken += 1;
                 }
             }
@@ -284,19 +295,22 @@ impl<T: QueueItem> ReleaseDue for Shared<T> {
     }
 }
 
-impl<T: QueueItem> InFlightSource for Shared<T> {
-    fn in_flight(&self, now: Instant) -> InFlight {
+impl<T: QueueItem> QueueSource for Mutex<State<T>> {
+    fn snapshot(&self, now: Instant) -> QueueSnapshot {
         let state = self.lock();
-        state
-            .core
-            .processing_since()
-            .fold(InFlight::default(), |acc, started| {
+        let (unfinished_seconds, longest_seconds) = state.core.processing_since().fold(
+            (0.0, 0.0),
+            |(total, longest): (f64, f64), started| {
                 let age = now.saturating_duration_since(started).as_secs_f64();
-                InFlight {
-                    total_seconds: acc.total_seconds + age,
-                    longest_seconds: acc.longest_seconds.max(age),
-                }
-            })
+                (total + age, longest.max(age))
+            },
+        );
+        QueueSnapshot {
+            depth: state.core.dirty_len() as u64,
+            unfinished_seconds,
+            longest_seconds,
+            stats: state.stats.clone().unwrap_or_default(),
+        }
     }
 }
 
@@ -304,5 +318,10 @@ impl<T> Drop for Shared<T> {
     fn drop(&mut self) {
         // Let a sleeping timer task notice that the queue is gone.
         self.timer_wake.notify_one();
+        // The metrics collector may hold the state until its next scrape:
+        // free the items now, keep only the counts.
+        let mut state = self.state.lock();
+        state.core.clear();
+        state.delayed = Delayed::default();
     }
 }

@@ -188,6 +188,21 @@ async fn queues_are_labelled_by_name_and_leave_with_their_queue() {
         sample(&text, r#"workqueue_unfinished_work_seconds{name="foos"}"#),
         None
     );
+    assert_eq!(sample(&text, r#"workqueue_depth{name="foos"}"#), None);
+    // Counters and histograms of a dropped queue stay: they never go back,
+    // and a new queue of the same name counts on from them.
+    assert_sample(&text, r#"workqueue_adds_total{name="foos"}"#, 1.0);
+    assert_sample(
+        &text,
+        r#"workqueue_queue_duration_seconds_count{name="foos"}"#,
+        1.0,
+    );
+    let again: WorkQueue<u32> = WorkQueue::builder("foos").metrics(&metrics).build();
+    again.add(7);
+    again.add(8);
+    let text = scrape(&registry);
+    assert_sample(&text, r#"workqueue_adds_total{name="foos"}"#, 3.0);
+    assert_sample(&text, r#"workqueue_depth{name="foos"}"#, 2.0);
     assert_sample(
         &text,
         r#"workqueue_unfinished_work_seconds{name="bars"}"#,
