@@ -319,9 +319,12 @@ impl<T> Drop for Shared<T> {
         // Let a sleeping timer task notice that the queue is gone.
         self.timer_wake.notify_one();
         // The metrics collector may hold the state until its next scrape:
-        // free the items now, keep only the counts.
-        let mut state = self.state.lock();
-        state.core.clear();
-        state.delayed = Delayed::default();
+        // free the items now, keep only the counts. (An unmetered queue's
+        // state goes with it.)
+        if self.metered {
+            let mut state = self.state.lock();
+            state.core.clear();
+            state.delayed = Delayed::default();
+        }
     }
 }
