@@ -94,6 +94,102 @@ async fn crud_verbs_and_status_errors() -> Result<()> {
     Ok(())
 }
 
+/// The `*_unread` writes make the same requests as the decoding ones
+/// (same field manager, same subresource) and fail with the same Status.
+#[tokio::test]
+async fn unread_writes_write_and_fail_as_the_decoding_ones() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("client-unread").await?;
+    let client = env.client().await?;
+    let cms = ResourceClient::<ConfigMap>::namespaced(client.clone(), &ns)
+        .with_field_manager("client-unread");
+
+    cms.create_unread(&configmap("a", "1")).await?;
+    let created = cms.get("a").await?;
+    assert_eq!(created.data.as_ref().unwrap()["key"], "1");
+    let managers: Vec<_> = created
+        .metadata
+        .managed_fields
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|m| m.manager)
+        .collect();
+    assert_eq!(managers, ["client-unread"]);
+    let again = cms.create_unread(&configmap("a", "1")).await.unwrap_err();
+    assert!(again.is_already_exists(), "{again}");
+    let bad = cms
+        .create_unread(&configmap("Not_A_Name", "1"))
+        .await
+        .unwrap_err();
+    assert!(bad.is_invalid(), "{bad}");
+
+    let mut fresh = created.clone();
+    fresh.data = Some([("key".to_string(), "2".to_string())].into());
+    cms.update_unread(&fresh).await?;
+    assert_eq!(cms.get("a").await?.data.unwrap()["key"], "2");
+    let stale = cms.update_unread(&created).await.unwrap_err();
+    assert!(stale.is_conflict(), "{stale}");
+    let mut nameless = created.clone();
+    nameless.metadata.name = None;
+    assert!(matches!(
+        cms.update_unread(&nameless).await,
+        Err(kubegen::client::Error::MissingName)
+    ));
+
+    cms.patch_unread("a", &Patch::Merge(json!({ "data": { "other": "x" } })))
+        .await?;
+    assert_eq!(cms.get("a").await?.data.unwrap()["other"], "x");
+    let missing = cms
+        .patch_unread("nope", &Patch::Merge(json!({ "data": {} })))
+        .await
+        .unwrap_err();
+    assert!(missing.is_not_found(), "{missing}");
+
+    // The status verbs go to the status subresource: a spec change sent
+    // with them is ignored.
+    let deployments = ResourceClient::<Deployment>::namespaced(client, &ns);
+    let deployment: Deployment = serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": { "name": "d" },
+        "spec": {
+            "replicas": 0,
+            "selector": { "matchLabels": { "app": "d" } },
+            "template": { "metadata": { "labels": { "app": "d" } },
+                          "spec": { "containers": [{ "name": "c", "image": "nginx" }] } },
+        },
+    }))?;
+    deployments.create_unread(&deployment).await?;
+    deployments
+        .patch_status_unread(
+            "d",
+            &Patch::Merge(json!({ "spec": { "replicas": 3 }, "status": { "observedGeneration": 42 } })),
+        )
+        .await?;
+    let patched = deployments.get("d").await?;
+    assert_eq!(patched.spec.as_ref().unwrap().replicas, Some(0));
+    assert_eq!(patched.status.unwrap().observed_generation, Some(42));
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut current = deployments.get("d").await?;
+        current.spec.as_mut().unwrap().replicas = Some(5);
+        current
+            .status
+            .get_or_insert_with(Default::default)
+            .observed_generation = Some(43);
+        match deployments.update_status_unread(&current).await {
+            Ok(()) => break,
+            Err(e) if e.is_conflict() && attempts < 10 => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let after = deployments.get("d").await?;
+    assert_eq!(after.spec.unwrap().replicas, Some(0));
+    assert_eq!(after.status.unwrap().observed_generation, Some(43));
+    Ok(())
+}
+
 #[tokio::test]
 async fn server_side_apply_records_the_field_manager() -> Result<()> {
     let env = TestEnv::shared().await?;

@@ -3,6 +3,13 @@
 //! patch_status, delete, delete_collection, apply, apply_status) for any
 //! resource type. Generated clientsets are thin shims that expose the verbs
 //! each resource allows, declared with [`typed_client!`](crate::typed_client).
+//!
+//! Each write also comes as `*_unread` (`create_unread`, `update_unread`,
+//! `update_status_unread`, `patch_unread`, `patch_status_unread`): the same
+//! request, the same errors, but the object the apiserver sends back is
+//! not decoded. client-go and controller-runtime always decode it; a
+//! reconcile that does not look at it saves the decode (managed fields
+//! included), which is most of what a write costs the client.
 
 mod error;
 mod typed;
@@ -17,7 +24,7 @@ use kube::api::{
     Api, DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
 };
-use kube::core::{ClusterResourceScope, NamespaceResourceScope};
+use kube::core::{ClusterResourceScope, NamespaceResourceScope, Request};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -36,6 +43,8 @@ pub const DEFAULT_FIELD_MANAGER: &str = "kubegen";
 /// namespaces, or cluster-wide for cluster-scoped kinds.
 pub struct ResourceClient<K> {
     api: Api<K>,
+    /// The client of `api`, for requests whose reply is not decoded.
+    client: kube::Client,
     field_manager: Arc<str>,
 }
 
@@ -43,6 +52,7 @@ impl<K: Clone> Clone for ResourceClient<K> {
     fn clone(&self) -> Self {
         ResourceClient {
             api: self.api.clone(),
+            client: self.client.clone(),
             field_manager: self.field_manager.clone(),
         }
     }
@@ -88,6 +98,7 @@ where
     /// Wraps an existing `kube::Api`.
     pub fn from_api(api: Api<K>) -> Self {
         ResourceClient {
+            client: api.clone().into_client(),
             api,
             field_manager: Arc::from(DEFAULT_FIELD_MANAGER),
         }
@@ -128,6 +139,30 @@ where
         obj.meta().name.clone().ok_or(Error::MissingName)
     }
 
+    /// A request builder for this client's resource URL (namespace
+    /// included), as `api` builds its own.
+    fn request(&self) -> Request {
+        Request::new(self.api.resource_url())
+    }
+
+    /// Sends a write built by [`request`](Self::request), labelled `verb`
+    /// as kube labels its own, and reads the reply without decoding it:
+    /// a failure `Status` is the error, as for the decoding verbs.
+    async fn send_unread(
+        &self,
+        request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+        verb: &'static str,
+    ) -> Result<()> {
+        let mut request = request.map_err(kube::Error::BuildRequest)?;
+        request.extensions_mut().insert(verb);
+        self.client.request_text(request).await?;
+        Ok(())
+    }
+
+    fn body(obj: &K) -> Result<Vec<u8>> {
+        Ok(serde_json::to_vec(obj).map_err(kube::Error::SerdeError)?)
+    }
+
     /// Reads one object; a missing object is an error with
     /// [`Error::is_not_found`].
     pub async fn get(&self, name: &str) -> Result<K> {
@@ -162,11 +197,28 @@ where
         Ok(self.api.create(&self.post_params(), obj).await?)
     }
 
+    /// Creates the object, as [`create`](Self::create), without decoding
+    /// the created object the apiserver sends back.
+    pub async fn create_unread(&self, obj: &K) -> Result<()> {
+        let request = self.request().create(&self.post_params(), Self::body(obj)?);
+        self.send_unread(request, "create").await
+    }
+
     /// Replaces the object (optimistic concurrency on its resourceVersion:
     /// a stale one gives [`Error::is_conflict`]). The status is ignored.
     pub async fn update(&self, obj: &K) -> Result<K> {
         let name = Self::name_of(obj)?;
         Ok(self.api.replace(&name, &self.post_params(), obj).await?)
+    }
+
+    /// Replaces the object, as [`update`](Self::update), without decoding
+    /// the apiserver's reply.
+    pub async fn update_unread(&self, obj: &K) -> Result<()> {
+        let name = Self::name_of(obj)?;
+        let request = self
+            .request()
+            .replace(&name, &self.post_params(), Self::body(obj)?);
+        self.send_unread(request, "replace").await
     }
 
     /// Replaces the object's status subresource.
@@ -178,9 +230,33 @@ where
             .await?)
     }
 
+    /// Replaces the object's status, as [`update_status`](Self::update_status),
+    /// without decoding the apiserver's reply.
+    pub async fn update_status_unread(&self, obj: &K) -> Result<()> {
+        let name = Self::name_of(obj)?;
+        let request = self.request().replace_subresource(
+            "status",
+            &name,
+            &self.post_params(),
+            Self::body(obj)?,
+        );
+        self.send_unread(request, "replace_status").await
+    }
+
     /// Patches the object (JSON, merge, strategic or apply patch).
     pub async fn patch<P: Serialize + Debug>(&self, name: &str, patch: &Patch<P>) -> Result<K> {
         Ok(self.api.patch(name, &self.patch_params(), patch).await?)
+    }
+
+    /// Patches the object, as [`patch`](Self::patch), without decoding the
+    /// apiserver's reply.
+    pub async fn patch_unread<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        patch: &Patch<P>,
+    ) -> Result<()> {
+        let request = self.request().patch(name, &self.patch_params(), patch);
+        self.send_unread(request, "patch").await
     }
 
     /// Patches the object's status subresource.
@@ -193,6 +269,19 @@ where
             .api
             .patch_status(name, &self.patch_params(), patch)
             .await?)
+    }
+
+    /// Patches the object's status, as [`patch_status`](Self::patch_status),
+    /// without decoding the apiserver's reply.
+    pub async fn patch_status_unread<P: Serialize + Debug>(
+        &self,
+        name: &str,
+        patch: &Patch<P>,
+    ) -> Result<()> {
+        let request = self
+            .request()
+            .patch_subresource("status", name, &self.patch_params(), patch);
+        self.send_unread(request, "patch_status").await
     }
 
     /// Deletes the object. Deleting a missing object is an error with

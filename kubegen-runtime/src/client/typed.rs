@@ -12,7 +12,9 @@
 /// Verbs: `get` (with `get_opt`), `list`, `watch`, `create`, `update`,
 /// `update_status`, `patch`, `patch_status`, `delete`, `delete_collection`,
 /// `apply`, `apply_status` — client-gen's verb set, as in
-/// `+genclient:onlyVerbs`. Generated clientsets call it; a hand-written
+/// `+genclient:onlyVerbs`. `create`, `update`, `update_status`, `patch` and
+/// `patch_status` each bring a `*_unread` twin that does not decode the
+/// apiserver's reply. Generated clientsets call it; a hand-written
 /// client can too (attributes before `pub struct` are kept):
 ///
 /// ```
@@ -102,17 +104,30 @@ macro_rules! __typed_client_verb {
         pub async fn create(&self, obj: &$kind) -> $crate::client::Result<$kind> {
             self.0.create(obj).await
         }
+        /// Creates the object without decoding the apiserver's reply.
+        pub async fn create_unread(&self, obj: &$kind) -> $crate::client::Result<()> {
+            self.0.create_unread(obj).await
+        }
     };
     (update, $kind:ty) => {
         /// Replaces the object (a stale resourceVersion is a conflict).
         pub async fn update(&self, obj: &$kind) -> $crate::client::Result<$kind> {
             self.0.update(obj).await
         }
+        /// Replaces the object without decoding the apiserver's reply.
+        pub async fn update_unread(&self, obj: &$kind) -> $crate::client::Result<()> {
+            self.0.update_unread(obj).await
+        }
     };
     (update_status, $kind:ty) => {
         /// Replaces the object's status.
         pub async fn update_status(&self, obj: &$kind) -> $crate::client::Result<$kind> {
             self.0.update_status(obj).await
+        }
+        /// Replaces the object's status without decoding the apiserver's
+        /// reply.
+        pub async fn update_status_unread(&self, obj: &$kind) -> $crate::client::Result<()> {
+            self.0.update_status_unread(obj).await
         }
     };
     (patch, $kind:ty) => {
@@ -124,6 +139,14 @@ macro_rules! __typed_client_verb {
         ) -> $crate::client::Result<$kind> {
             self.0.patch(name, patch).await
         }
+        /// Patches the object without decoding the apiserver's reply.
+        pub async fn patch_unread<P: $crate::__private::serde::Serialize + ::std::fmt::Debug>(
+            &self,
+            name: &str,
+            patch: &$crate::kube::api::Patch<P>,
+        ) -> $crate::client::Result<()> {
+            self.0.patch_unread(name, patch).await
+        }
     };
     (patch_status, $kind:ty) => {
         /// Patches the object's status.
@@ -133,6 +156,17 @@ macro_rules! __typed_client_verb {
             patch: &$crate::kube::api::Patch<P>,
         ) -> $crate::client::Result<$kind> {
             self.0.patch_status(name, patch).await
+        }
+        /// Patches the object's status without decoding the apiserver's
+        /// reply.
+        pub async fn patch_status_unread<
+            P: $crate::__private::serde::Serialize + ::std::fmt::Debug,
+        >(
+            &self,
+            name: &str,
+            patch: &$crate::kube::api::Patch<P>,
+        ) -> $crate::client::Result<()> {
+            self.0.patch_status_unread(name, patch).await
         }
     };
     (delete, $kind:ty) => {

@@ -109,11 +109,14 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     let mut conflict = None;
     let deployment: Option<Deployment> = match cached {
         None => {
-            let created = child_write(
+            // The reply is not decoded: a Deployment just created has no
+            // status yet, which the status reports as absent (see
+            // `status::Observed::Deployment`).
+            child_write(
                 ctx,
                 app,
                 Write::Create("Deployment", &deployment_name),
-                deployments.create(&desired::deployment(app, &owner)),
+                deployments.create_unread(&desired::deployment(app, &owner)),
             )
             .await?;
             ctx.writes.inc();
@@ -125,7 +128,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 "Create",
                 format!("created Deployment {deployment_name}"),
             );
-            Some(created)
+            None
         }
         Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
             let earlier = uid_precondition(existing.as_ref());
@@ -169,7 +172,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 ctx,
                 app,
                 Write::Create("Service", &service_name),
-                services.create(&desired::service(app, &owner)),
+                services.create_unread(&desired::service(app, &owner)),
             )
             .await?;
             ctx.writes.inc();
@@ -196,7 +199,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                     ctx,
                     app,
                     Write::Update("Service", &service_name),
-                    services.update(&fixed),
+                    services.update_unread(&fixed),
                 )
                 .await?;
                 ctx.writes.inc();
@@ -222,7 +225,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         ctx.clientset
             .stable_v1()
             .my_applications(&namespace)
-            .patch_status(
+            .patch_status_unread(
                 &name,
                 &Patch::Merge(serde_json::json!({ "status": new_status })),
             )
@@ -340,7 +343,7 @@ async fn report_refusal(
             .clientset
             .stable_v1()
             .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
-            .patch_status(
+            .patch_status_unread(
                 app.metadata.name.as_deref().unwrap_or_default(),
                 &Patch::Merge(serde_json::json!({ "status": new_status })),
             )

@@ -180,6 +180,27 @@ mod tests {
         assert_eq!(get(&ready, "Failed").status, "False");
     }
 
+    /// The reconcile does not decode the Deployment it just created and
+    /// reports it as absent: the status must be what the created object
+    /// (generation 1, no status yet) would have given.
+    #[test]
+    fn a_deployment_just_created_reports_as_absent() {
+        let a = app();
+        let created: Deployment = serde_json::from_value(serde_json::json!({
+            "metadata": { "name": "web-deployment", "generation": 1, "uid": "u" },
+            "spec": { "replicas": 3, "selector": {}, "template": {} },
+        }))
+        .unwrap();
+        let absent = status(&a, Observed::Deployment(None), at(0));
+        assert_eq!(
+            status(&a, Observed::Deployment(Some(&created)), at(0)),
+            absent
+        );
+        assert_eq!(get(&absent, "Ready").status, "False");
+        assert_eq!(get(&absent, "Progressing").reason, "RollingOut");
+        assert_eq!(absent.available_replicas, Some(0));
+    }
+
     #[test]
     fn transition_time_moves_only_on_a_flip() {
         let mut a = app();
