@@ -163,7 +163,9 @@ async fn unread_writes_write_and_fail_as_the_decoding_ones() -> Result<()> {
     deployments
         .patch_status_unread(
             "d",
-            &Patch::Merge(json!({ "spec": { "replicas": 3 }, "status": { "observedGeneration": 42 } })),
+            &Patch::Merge(
+                json!({ "spec": { "replicas": 3 }, "status": { "observedGeneration": 42 } }),
+            ),
         )
         .await?;
     let patched = deployments.get("d").await?;
