@@ -21,6 +21,50 @@ fn configmap(name: &str, value: &str) -> ConfigMap {
     .unwrap()
 }
 
+/// A Deployment `d` with no replicas.
+fn deployment() -> Deployment {
+    serde_json::from_value(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": { "name": "d" },
+        "spec": {
+            "replicas": 0,
+            "selector": { "matchLabels": { "app": "d" } },
+            "template": { "metadata": { "labels": { "app": "d" } },
+                          "spec": { "containers": [{ "name": "c", "image": "nginx" }] } },
+        },
+    }))
+    .unwrap()
+}
+
+/// Writes Deployment `d` as read, with `replicas: 5` in its spec and
+/// `observedGeneration: 43` in its status, through the status verb
+/// `write`. The Deployment controller writes this status too, so a stale
+/// read may conflict: re-read and retry, as controllers must.
+async fn status_write_with_a_spec_change<T, F, Fut>(
+    deployments: &ResourceClient<Deployment>,
+    write: F,
+) -> Result<T>
+where
+    F: Fn(Deployment) -> Fut,
+    Fut: std::future::Future<Output = kubegen::client::Result<T>>,
+{
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let mut current = deployments.get("d").await?;
+        current.spec.as_mut().unwrap().replicas = Some(5);
+        current
+            .status
+            .get_or_insert_with(Default::default)
+            .observed_generation = Some(43);
+        match write(current).await {
+            Ok(done) => return Ok(done),
+            Err(e) if e.is_conflict() && attempts < 10 => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 #[tokio::test]
 async fn crud_verbs_and_status_errors() -> Result<()> {
     let env = TestEnv::shared().await?;
@@ -149,17 +193,7 @@ async fn unread_writes_write_and_fail_as_the_decoding_ones() -> Result<()> {
     // The status verbs go to the status subresource: a spec change sent
     // with them is ignored.
     let deployments = ResourceClient::<Deployment>::namespaced(client, &ns);
-    let deployment: Deployment = serde_json::from_value(json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": { "name": "d" },
-        "spec": {
-            "replicas": 0,
-            "selector": { "matchLabels": { "app": "d" } },
-            "template": { "metadata": { "labels": { "app": "d" } },
-                          "spec": { "containers": [{ "name": "c", "image": "nginx" }] } },
-        },
-    }))?;
-    deployments.create_unread(&deployment).await?;
+    deployments.create_unread(&deployment()).await?;
     deployments
         .patch_status_unread(
             "d",
@@ -171,21 +205,11 @@ async fn unread_writes_write_and_fail_as_the_decoding_ones() -> Result<()> {
     let patched = deployments.get("d").await?;
     assert_eq!(patched.spec.as_ref().unwrap().replicas, Some(0));
     assert_eq!(patched.status.unwrap().observed_generation, Some(42));
-    let mut attempts = 0;
-    loop {
-        attempts += 1;
-        let mut current = deployments.get("d").await?;
-        current.spec.as_mut().unwrap().replicas = Some(5);
-        current
-            .status
-            .get_or_insert_with(Default::default)
-            .observed_generation = Some(43);
-        match deployments.update_status_unread(&current).await {
-            Ok(()) => break,
-            Err(e) if e.is_conflict() && attempts < 10 => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
+    let deployments = &deployments;
+    status_write_with_a_spec_change(deployments, |current| async move {
+        deployments.update_status_unread(&current).await
+    })
+    .await?;
     let after = deployments.get("d").await?;
     assert_eq!(after.spec.unwrap().replicas, Some(0));
     assert_eq!(after.status.unwrap().observed_generation, Some(43));
@@ -228,17 +252,7 @@ async fn status_verbs_touch_only_the_status() -> Result<()> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace("client-status").await?;
     let deployments = ResourceClient::<Deployment>::namespaced(env.client().await?, &ns);
-    let deployment: Deployment = serde_json::from_value(json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": { "name": "d" },
-        "spec": {
-            "replicas": 0,
-            "selector": { "matchLabels": { "app": "d" } },
-            "template": { "metadata": { "labels": { "app": "d" } },
-                          "spec": { "containers": [{ "name": "c", "image": "nginx" }] } },
-        },
-    }))?;
-    deployments.create(&deployment).await?;
+    deployments.create(&deployment()).await?;
     let patched = deployments
         .patch_status(
             "d",
@@ -247,24 +261,12 @@ async fn status_verbs_touch_only_the_status() -> Result<()> {
         .await?;
     assert_eq!(patched.status.unwrap().observed_generation, Some(42));
 
-    // A spec change through the status subresource is ignored. The
-    // Deployment controller writes this status too, so a stale read may
-    // conflict: re-read and retry, as controllers must.
-    let mut attempts = 0;
-    let after = loop {
-        attempts += 1;
-        let mut current = deployments.get("d").await?;
-        current.spec.as_mut().unwrap().replicas = Some(5);
-        current
-            .status
-            .get_or_insert_with(Default::default)
-            .observed_generation = Some(43);
-        match deployments.update_status(&current).await {
-            Ok(after) => break after,
-            Err(e) if e.is_conflict() && attempts < 10 => continue,
-            Err(e) => return Err(e.into()),
-        }
-    };
+    // A spec change through the status subresource is ignored.
+    let deployments = &deployments;
+    let after = status_write_with_a_spec_change(deployments, |current| async move {
+        deployments.update_status(&current).await
+    })
+    .await?;
     assert_eq!(after.spec.unwrap().replicas, Some(0));
     assert_eq!(after.status.unwrap().observed_generation, Some(43));
     Ok(())
