@@ -42,7 +42,7 @@ pub(crate) fn write(
         }],
         "current-context": "kubegen",
     });
-    std::fs::write(path, serde_yaml::to_string(&config)?)
+    crate::files::replace(path, serde_yaml::to_string(&config)?.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(path.to_path_buf())
 }
@@ -55,4 +55,45 @@ pub(crate) async fn client(path: &Path) -> Result<kube::Client> {
         .await
         .with_context(|| format!("loading kubeconfig {}", path.display()))?;
     Ok(kube::Client::try_from(config)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader never finds the file half-written while it is rewritten
+    /// over and over (the file was truncated, then written, before).
+    #[test]
+    fn a_rewritten_kubeconfig_always_reads_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("kubeconfig");
+        let ca = dir.path().join("ca.crt");
+        let token = "t".repeat(4096);
+        write(
+            &path,
+            "https://127.0.0.1:1",
+            &ca,
+            Credentials::Token(&token),
+        )
+        .unwrap();
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(|| {
+                for _ in 0..300 {
+                    write(
+                        &path,
+                        "https://127.0.0.1:1",
+                        &ca,
+                        Credentials::Token(&token),
+                    )
+                    .unwrap();
+                }
+            });
+            let mut reads = 0;
+            while !writer.is_finished() || reads < 100 {
+                let config = Kubeconfig::read_from(&path).expect("a whole kubeconfig");
+                assert_eq!(config.current_context.as_deref(), Some("kubegen"));
+                reads += 1;
+            }
+        });
+    }
 }

@@ -16,6 +16,7 @@
 mod audit;
 mod binaries;
 mod etcd;
+mod files;
 mod kubeconfig;
 mod nodes;
 mod pki;

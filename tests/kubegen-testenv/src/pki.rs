@@ -132,8 +132,8 @@ impl Pki {
             cert: self.dir.join(format!("{stem}.crt")),
             key: self.dir.join(format!("{stem}.key")),
         };
-        std::fs::write(&files.cert, cert.pem())?;
-        std::fs::write(&files.key, key.serialize_pem())?;
+        crate::files::replace(&files.cert, cert.pem().as_bytes())?;
+        crate::files::replace(&files.key, key.serialize_pem().as_bytes())?;
         Ok(files)
     }
 }
