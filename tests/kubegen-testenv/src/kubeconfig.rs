@@ -69,25 +69,18 @@ mod tests {
         let path = dir.path().join("kubeconfig");
         let ca = dir.path().join("ca.crt");
         let token = "t".repeat(4096);
-        write(
-            &path,
-            "https://127.0.0.1:1",
-            &ca,
-            Credentials::Token(&token),
-        )
-        .unwrap();
+        let rewrite = || {
+            write(
+                &path,
+                "https://127.0.0.1:1",
+                &ca,
+                Credentials::Token(&token),
+            )
+            .unwrap();
+        };
+        rewrite();
         std::thread::scope(|scope| {
-            let writer = scope.spawn(|| {
-                for _ in 0..300 {
-                    write(
-                        &path,
-                        "https://127.0.0.1:1",
-                        &ca,
-                        Credentials::Token(&token),
-                    )
-                    .unwrap();
-                }
-            });
+            let writer = scope.spawn(|| (0..300).for_each(|_| rewrite()));
             let mut reads = 0;
             while !writer.is_finished() || reads < 100 {
                 let config = Kubeconfig::read_from(&path).expect("a whole kubeconfig");
