@@ -191,9 +191,23 @@ async fn unread_writes_write_and_fail_as_the_decoding_ones() -> Result<()> {
     assert!(missing.is_not_found(), "{missing}");
 
     // The status verbs go to the status subresource: a spec change sent
-    // with them is ignored.
+    // with them is ignored. The Deployment controller rewrites the status
+    // of `d` (observedGeneration 1) whenever it likes, so a later read may
+    // no longer show what was written; the watch shows every version.
     let deployments = ResourceClient::<Deployment>::namespaced(client, &ns);
     deployments.create_unread(&deployment()).await?;
+    let start = deployments
+        .get("d")
+        .await?
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut versions = deployments
+        .watch(
+            &WatchParams::default().fields("metadata.name=d").timeout(60),
+            &start,
+        )
+        .await?;
     deployments
         .patch_status_unread(
             "d",
@@ -202,18 +216,35 @@ async fn unread_writes_write_and_fail_as_the_decoding_ones() -> Result<()> {
             ),
         )
         .await?;
-    let patched = deployments.get("d").await?;
-    assert_eq!(patched.spec.as_ref().unwrap().replicas, Some(0));
-    assert_eq!(patched.status.unwrap().observed_generation, Some(42));
+    status_written(&mut versions, 42).await?;
     let deployments = &deployments;
     status_write_with_a_spec_change(deployments, |current| async move {
         deployments.update_status_unread(&current).await
     })
     .await?;
-    let after = deployments.get("d").await?;
-    assert_eq!(after.spec.unwrap().replicas, Some(0));
-    assert_eq!(after.status.unwrap().observed_generation, Some(43));
+    status_written(&mut versions, 43).await?;
     Ok(())
+}
+
+/// Reads Deployment versions from `versions` until one carries
+/// `observedGeneration: generation`; every version up to it must keep
+/// `replicas: 0`.
+async fn status_written(
+    versions: &mut kubegen::client::WatchStream<Deployment>,
+    generation: i64,
+) -> Result<()> {
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(30), versions.next())
+            .await?
+            .expect("watch ended before the status write showed")?;
+        let WatchEvent::Modified(d) = event else {
+            continue;
+        };
+        assert_eq!(d.spec.as_ref().unwrap().replicas, Some(0));
+        if d.status.and_then(|s| s.observed_generation) == Some(generation) {
+            return Ok(());
+        }
+    }
 }
 
 #[tokio::test]
