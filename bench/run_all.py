@@ -99,6 +99,11 @@ def main():
             failed.append(name)
     print("\n## kubegen against its peers (medians, same machine, same run)\n")
     print(table(rows))
+    if "scale" in chosen:
+        # How much of the operator's code layout still applies (see
+        # bench/layout/order.py): its peak RSS depends on it.
+        subprocess.run([sys.executable, str(ROOT / "bench" / "layout" / "order.py"), "--check"],
+                       cwd=ROOT)
     if failed:
         print(f"\nfailed: {', '.join(failed)} (their rows may be missing; see the output above)")
         sys.exit(1)

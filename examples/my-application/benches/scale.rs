@@ -38,7 +38,9 @@
 //! `SCALE_PEER_ARGS` passes extra flags to the peer (`--priority-queue=false`:
 //! client-go's workqueue instead of controller-runtime's default queue),
 //! `SCALE_KUBEGEN_ARGS` to kubegen's operator (`--decoded-caches`: objects
-//! cached decoded instead of as JSON).
+//! cached decoded instead of as JSON); `SCALE_KUBEGEN_WRAPPER` names a
+//! command to run kubegen's operator under (`bench/layout/order.py` traces
+//! it with valgrind).
 //!
 //! `cargo bench -p my-application --bench scale`. Without Go, or with
 //! `SCALE_PEER=0` (for quick A/B runs of kubegen's side alone), the peer is
@@ -138,8 +140,18 @@ impl Side {
         let metrics = format!("127.0.0.1:{}", kubegen_testenv::free_loopback_port()?);
         let mut command = match self {
             Side::Kubegen => {
-                let mut c =
-                    std::process::Command::new(env!("CARGO_BIN_EXE_my-application-controller"));
+                let binary = env!("CARGO_BIN_EXE_my-application-controller");
+                // A command to run the operator under, e.g. valgrind for
+                // `bench/layout/order.py`'s trace of the functions it runs.
+                let wrapper = std::env::var("SCALE_KUBEGEN_WRAPPER").unwrap_or_default();
+                let mut c = match wrapper.split_whitespace().collect::<Vec<_>>().split_first() {
+                    Some((program, args)) => {
+                        let mut c = std::process::Command::new(program);
+                        c.args(args).arg(binary);
+                        c
+                    }
+                    None => std::process::Command::new(binary),
+                };
                 c.args([
                     "--insecure-metrics",
                     "--health-probe-bind-address",
