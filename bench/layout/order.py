@@ -17,15 +17,20 @@ at the start of `.text`, and only that stretch is mapped.
    default 30: start, leader election, creates, readiness, steady state,
    deletion) with the operator under valgrind's callgrind, dumping the
    functions it has run every second (the bench ends it with SIGKILL);
-3. writes the operator's own functions among them (those `nm` lists in
-   its binary), sorted by name.
+3. keeps the operator's own functions among them (those `nm` lists in its
+   binary);
+4. builds the operator as a release image does (`cargo build --release`)
+   and adds its functions that are traced ones under another hash (same
+   name up to the hash, same size): without the benches' dev-dependencies
+   some crates get other features, and so other symbol hashes;
+5. writes them all, sorted by name (a binary ignores the names it lacks).
 
 Symbol names carry a hash of their crate's identity (name, version,
 features, profile, rustc), not of its source, so the list stays valid
 across edits of the code; functions renamed or added since are simply not
 ordered (the linker is told not to warn). Regenerate after upgrading rustc
 or dependencies. `--check` only reports how many of the listed functions the
-current binary has.
+binary `cargo build --release` or `cargo bench` built last has.
 """
 
 import argparse
@@ -64,15 +69,42 @@ def build_scale_bench():
     sys.exit("order.py: cargo built no scale bench")
 
 
-def text_symbols(binary):
-    """The names of the functions defined in `binary`."""
-    out = subprocess.run(["nm", binary], check=True, stdout=subprocess.PIPE, text=True).stdout
-    names = set()
+def functions(binary):
+    """The functions defined in `binary`, name to size in bytes."""
+    out = subprocess.run(["nm", "-S", binary], check=True, stdout=subprocess.PIPE,
+                         text=True).stdout
+    sizes = {}
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "tTwW":
-            names.add(parts[2])
-    return names
+        if len(parts) == 4 and parts[2] in "tTwW":
+            sizes[parts[3]] = int(parts[1], 16)
+    return sizes
+
+
+def build_release_operator():
+    """Builds the operator as `cargo build --release` does; returns its functions."""
+    subprocess.run(
+        ["cargo", "build", "--release", "-p", "my-application", "--bin",
+         "my-application-controller"],
+        cwd=ROOT, check=True,
+    )
+    return functions(BINARY)
+
+
+# A legacy-mangled name's hash, and the suffix LTO may add to a local name.
+HASH = re.compile(r"17h[0-9a-f]{16}E(\.[0-9]+)?$")
+
+
+def same_functions(traced, other):
+    """The functions of `other` (name to size) that are one of `traced`
+    (name to size) under another hash: the same name up to the hash, and
+    the same size (a generic function's instances share a name)."""
+    def key(name, size):
+        return HASH.sub("", name), size
+
+    wanted = {key(name, size) for name, size in traced.items() if HASH.search(name)}
+    return {name for name, size in other.items()
+            if HASH.search(name) and key(name, size) in wanted}
 
 
 FUNCTION = re.compile(r"c?fn=\((\d+)\)(?: (.*))?$")
@@ -126,7 +158,7 @@ def trace(bench, out_dir, apps):
 
 def check():
     listed = [line for line in open(ORDER) if line.strip() and not line.startswith("#")]
-    present = text_symbols(BINARY)
+    present = functions(BINARY)
     found = sum(1 for line in listed if line.strip() in present)
     print(f"code layout: {found} of {len(listed)} ordered functions are in {BINARY}")
 
@@ -147,9 +179,11 @@ def main():
     with tempfile.TemporaryDirectory() as out_dir:
         dumps = trace(bench, out_dir, args.apps)
         ran = executed(dumps)
-    ours = sorted(ran & text_symbols(BINARY))
-    if not ours:
+    bench_functions = functions(BINARY)
+    traced = {name: bench_functions[name] for name in ran if name in bench_functions}
+    if not traced:
         sys.exit("order.py: the trace holds none of the operator's functions")
+    ours = sorted(set(traced) | same_functions(traced, build_release_operator()))
     with open(ORDER + ".tmp", "w") as f:
         f.write(HEADER)
         f.writelines(name + "\n" for name in ours)
