@@ -421,6 +421,18 @@ async fn run(
     result.with_context(|| format!("{} (log: {})", side.name(), log.display()))
 }
 
+/// The application every run creates: one nginx replica on port 80.
+fn application(name: &str) -> MyApplication {
+    MyApplication::new(
+        name,
+        MyApplicationSpec {
+            image: "nginx".into(),
+            replicas: 1,
+            port: 80,
+        },
+    )
+}
+
 /// Creates application `warm-up` in `namespace` and waits until it is
 /// Ready; returns when it was seen Ready. It is left out of the latencies
 /// (they count only applications the clock saw created).
@@ -429,28 +441,19 @@ async fn warm_up(
     namespace: &str,
     timeline: &Mutex<Timeline>,
 ) -> Result<Instant> {
-    let app = MyApplication::new(
-        "warm-up",
-        MyApplicationSpec {
-            image: "nginx".into(),
-            replicas: 1,
-            port: 80,
-        },
-    );
     Api::<MyApplication>::namespaced(admin.clone(), namespace)
-        .create(&PostParams::default(), &app)
+        .create(&PostParams::default(), &application("warm-up"))
         .await?;
     let key = format!("{namespace}/warm-up");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        if let Some(at) = timeline.lock().unwrap().ready.get(&key) {
-            return Ok(*at);
-        }
-        if Instant::now() > deadline {
-            bail!("the warm-up application was not Ready after 2 minutes");
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    kubegen_testenv::eventually(
+        Duration::from_secs(120),
+        "the warm-up application to be Ready",
+        || {
+            let ready = timeline.lock().unwrap().ready.get(&key).copied();
+            async move { Ok(ready) }
+        },
+    )
+    .await
 }
 
 async fn measure(
@@ -499,14 +502,7 @@ async fn measure(
                     let due = begun + Duration::from_secs_f64(i as f64 / rate);
                     tokio::time::sleep_until(due.into()).await;
                 }
-                let app = MyApplication::new(
-                    &format!("app-{i}"),
-                    MyApplicationSpec {
-                        image: "nginx".into(),
-                        replicas: 1,
-                        port: 80,
-                    },
-                );
+                let app = application(&format!("app-{i}"));
                 timeline.lock().unwrap().created.insert(key, Instant::now());
                 api.create(&PostParams::default(), &app).await
             }
