@@ -35,9 +35,8 @@
 //! applications at `SCALE_RATE` per second (default 10), so the plane is
 //! not the bottleneck and the per-object latency shows the operator's own.
 //! Its clock starts once a first, warm-up application is Ready, so its
-//! latencies are those of a running operator, not of one still syncing its
-//! caches; the time from leading to that first Ready is its own row
-//! (start-up).
+//! latencies are those of a running operator, not of one still starting;
+//! the time from leading to that first Ready is its own row (start-up).
 //!
 //! `SCALE_PEER_ARGS` passes extra flags to the peer (`--priority-queue=false`:
 //! client-go's workqueue instead of controller-runtime's default queue),
