@@ -66,13 +66,20 @@ def number(text):
         return None
 
 
+def ratio(a, b):
+    """kubegen / peer to three significant digits (0.0045x, not 0.00x), or
+    "-" when either side has no number or the peer's is zero."""
+    if a is None or not b:
+        return "-"
+    return f"{a / b:.3g}x"
+
+
 def table(rows):
     out = ["| bench | comparison | kubegen | peer | unit | ratio kubegen/peer |",
            "|---|---|---|---|---|---|"]
     for bench, what, ours, peer, unit in rows:
         a, b = number(ours), number(peer)
-        ratio = f"{a / b:.2f}x" if a is not None and b else "-"
-        out.append(f"| {bench} | {what} | {ours} | {peer} | {unit} | {ratio} |")
+        out.append(f"| {bench} | {what} | {ours} | {peer} | {unit} | {ratio(a, b)} |")
     return "\n".join(out)
 
 
