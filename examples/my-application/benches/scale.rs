@@ -481,6 +481,10 @@ fn application(name: &str) -> MyApplication {
     )
 }
 
+/// Applications every run creates before its clock starts: the one
+/// [`warm_up`] creates.
+const WARM_UP: usize = 1;
+
 /// Creates application `warm-up` in `namespace` and waits until it is
 /// Ready; returns when it was seen Ready. It is left out of the latencies
 /// (they count only applications the clock saw created).
@@ -538,7 +542,6 @@ async fn measure(
     // leads in its initial list, which both operators' queues serve at low
     // priority, and the runs would compare different queue orders.)
     let startup = warm_up(admin, &names[0], &timeline).await? - led;
-    let warmed = 1;
     let begun = Instant::now();
     let creates = futures::stream::iter(0..apps)
         .map(|i| {
@@ -564,11 +567,11 @@ async fn measure(
         bail!("creating applications: {e}");
     }
     loop {
-        if timeline.lock().unwrap().ready.len() >= apps + warmed {
+        if timeline.lock().unwrap().ready.len() >= apps + WARM_UP {
             break;
         }
         if begun.elapsed() > Duration::from_secs(1800) {
-            let ready = timeline.lock().unwrap().ready.len() - warmed;
+            let ready = timeline.lock().unwrap().ready.len() - WARM_UP;
             bail!("only {ready}/{apps} Ready after 30 minutes");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -648,7 +651,7 @@ async fn measure(
         cpu_at_ready,
         startup,
         creating,
-        objects: apps + warmed,
+        objects: apps + WARM_UP,
         requests,
         steady_by_kind,
         rss_after_delete_kib: status_kib(pid, "VmRSS:"),
