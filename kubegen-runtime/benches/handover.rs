@@ -140,7 +140,11 @@ async fn main() -> Result<()> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
-    let env = TestEnv::start_with(Options { nodes: 0 }).await?;
+    let env = TestEnv::start_with(Options {
+        nodes: 0,
+        ..Options::default()
+    })
+    .await?;
     let ns = env.namespace("handover").await?;
     let api = Api::<ConfigMap>::namespaced(env.client().await?, &ns);
     for i in 0..objects {

@@ -279,7 +279,11 @@ async fn main() -> Result<()> {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
-    let env = TestEnv::start_with(Options { nodes: 0 }).await?;
+    let env = TestEnv::start_with(Options {
+        nodes: 0,
+        ..Options::default()
+    })
+    .await?;
     let ns = env.namespace("informer-bench").await?;
     let client = env.client().await?;
     let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);

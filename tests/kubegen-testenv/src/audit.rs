@@ -2,40 +2,105 @@
 //! recorded at `Metadata` level (who, which verb on which resource, and the
 //! answer's code — never bodies), so that a test can derive the
 //! permissions an operator really used and check its role against them.
+//! Writes of the resources an environment names in
+//! [`Options::audited_writes`](crate::Options::audited_writes) are recorded
+//! too, whoever makes them, so that a benchmark can time an operator's
+//! reaction to other clients' writes ([`TestEnv::audit_writes`]).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use k8s_openapi::jiff::Timestamp;
 use serde_json::Value;
 
 use crate::TestEnv;
 
-/// The policy the apiserver runs with: ServiceAccounts at `Metadata`,
-/// nothing else (the tests' admin traffic stays out of the log).
-const POLICY: &str = "\
-apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived]
-rules:
-- level: Metadata
-  userGroups: [\"system:serviceaccounts\"]
-- level: None
-";
+/// A resource whose writes (create, update, patch) the audit log records
+/// whoever makes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditedResource {
+    /// The API group (`""` for the core group).
+    pub group: String,
+    /// The resource, or `resource/subresource` (`deployments/status`).
+    pub resource: String,
+}
+
+impl AuditedResource {
+    /// The resource `resource` (or `resource/subresource`) of `group`.
+    pub fn new(group: &str, resource: &str) -> Self {
+        AuditedResource {
+            group: group.to_owned(),
+            resource: resource.to_owned(),
+        }
+    }
+}
+
+/// The policy the apiserver runs with: ServiceAccounts at `Metadata`, then
+/// the writes of `audited` by anyone, nothing else (the tests' admin
+/// traffic stays out of the log).
+fn policy(audited: &[AuditedResource]) -> String {
+    let mut policy = String::from(
+        "apiVersion: audit.k8s.io/v1\n\
+         kind: Policy\n\
+         omitStages: [RequestReceived]\n\
+         rules:\n\
+         - level: Metadata\n  userGroups: [\"system:serviceaccounts\"]\n",
+    );
+    if !audited.is_empty() {
+        policy.push_str("- level: Metadata\n  verbs: [create, update, patch]\n  resources:\n");
+        for resource in audited {
+            // A JSON string is a YAML scalar that means what it says,
+            // whatever it holds.
+            policy.push_str(&format!(
+                "  - group: {}\n    resources: [{}]\n",
+                Value::from(resource.group.as_str()),
+                Value::from(resource.resource.as_str())
+            ));
+        }
+    }
+    policy.push_str("- level: None\n");
+    policy
+}
 
 /// Writes the audit policy into `dir` and returns the apiserver flags that
 /// enable it, logging to `log`.
-pub(crate) fn flags(dir: &Path, log: &Path) -> Result<Vec<String>> {
-    let policy = dir.join("audit-policy.yaml");
-    std::fs::write(&policy, POLICY)?;
+pub(crate) fn flags(dir: &Path, log: &Path, audited: &[AuditedResource]) -> Result<Vec<String>> {
+    let policy_file = dir.join("audit-policy.yaml");
+    std::fs::write(&policy_file, policy(audited))?;
     Ok(vec![
-        format!("--audit-policy-file={}", policy.display()),
+        format!("--audit-policy-file={}", policy_file.display()),
         format!("--audit-log-path={}", log.display()),
         "--audit-log-format=json".into(),
         // Written before the response is sent: a test reads what it did.
         "--audit-log-mode=blocking".into(),
-        "--audit-log-maxbackup=1".into(),
+        // Never rotated (the default rotates at 100 MB, which a scale run
+        // approaches): readers see every request.
+        "--audit-log-maxsize=0".into(),
     ])
+}
+
+/// One write, as the audit log recorded it, with its timing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditedWrite {
+    /// Who made it (`system:serviceaccount:ns:name`, `kubernetes-admin`).
+    pub user: String,
+    /// `create`, `update`, `patch`, `delete` or `deletecollection`.
+    pub verb: String,
+    /// The API group (`""` for the core group).
+    pub group: String,
+    /// The resource (`deployments`).
+    pub resource: String,
+    /// The subresource (`status`), or empty.
+    pub subresource: String,
+    /// The namespace, or empty.
+    pub namespace: String,
+    /// The object's name (a create's too), or empty.
+    pub name: String,
+    /// When the apiserver received the request.
+    pub received: Timestamp,
+    /// When the apiserver had answered it.
+    pub completed: Timestamp,
 }
 
 /// One request, as the audit log recorded it.
@@ -117,5 +182,100 @@ impl TestEnv {
             });
         }
         Ok(records)
+    }
+
+    /// Every write (create, update, patch, delete) the log holds, by anyone,
+    /// in the log's order: ServiceAccounts' writes and those of the
+    /// resources in [`Options::audited_writes`](crate::Options::audited_writes).
+    pub fn audit_writes(&self) -> Result<Vec<AuditedWrite>> {
+        let path = self.audit_log();
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading the audit log {}", path.display()))?;
+        Ok(text.lines().filter_map(audited_write).collect())
+    }
+}
+
+/// The write one line of the log records, if it records a write answered
+/// (a line being written when the file was read is incomplete: `None`).
+fn audited_write(line: &str) -> Option<AuditedWrite> {
+    let event = serde_json::from_str::<Value>(line).ok()?;
+    let verb = event["verb"].as_str()?;
+    let is_write = ["create", "update", "patch", "delete", "deletecollection"].contains(&verb);
+    if !is_write || event["stage"].as_str() != Some("ResponseComplete") {
+        return None;
+    }
+    let field = |value: &Value| value.as_str().unwrap_or_default().to_owned();
+    let time = |value: &Value| value.as_str()?.parse::<Timestamp>().ok();
+    let object = &event["objectRef"];
+    Some(AuditedWrite {
+        user: field(&event["user"]["username"]),
+        verb: verb.to_owned(),
+        group: field(&object["apiGroup"]),
+        resource: field(&object["resource"]),
+        subresource: field(&object["subresource"]),
+        namespace: field(&object["namespace"]),
+        name: field(&object["name"]),
+        received: time(&event["requestReceivedTimestamp"])?,
+        completed: time(&event["stageTimestamp"])?,
+    })
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rules of a policy, as the apiserver reads them (YAML).
+    fn rules(audited: &[AuditedResource]) -> Vec<serde_yaml::Value> {
+        let policy: serde_yaml::Value = serde_yaml::from_str(&policy(audited)).unwrap();
+        policy["rules"].as_sequence().unwrap().clone()
+    }
+
+    #[test]
+    fn the_default_policy_records_service_accounts_only() {
+        let rules = rules(&[]);
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0]["userGroups"][0], "system:serviceaccounts");
+        assert_eq!(rules[1]["level"], "None");
+    }
+
+    #[test]
+    fn audited_resources_add_a_rule_for_their_writes_before_the_catch_all() {
+        // A name YAML would read as something else unquoted.
+        let rules = rules(&[
+            AuditedResource::new("apps", "deployments/status"),
+            AuditedResource::new("", "no: [x]"),
+        ]);
+        assert_eq!(rules.len(), 3);
+        let writes = &rules[1];
+        assert_eq!(writes["level"], "Metadata");
+        assert_eq!(
+            writes["verbs"],
+            serde_yaml::from_str::<serde_yaml::Value>("[create, update, patch]").unwrap()
+        );
+        assert_eq!(writes["resources"][0]["group"], "apps");
+        assert_eq!(writes["resources"][0]["resources"][0], "deployments/status");
+        assert_eq!(writes["resources"][1]["group"], "");
+        assert_eq!(writes["resources"][1]["resources"][0], "no: [x]");
+        assert_eq!(rules[2]["level"], "None");
+    }
+
+    #[test]
+    fn a_write_is_read_with_its_times_and_other_lines_are_skipped() {
+        let line = r#"{"kind":"Event","stage":"ResponseComplete","verb":"create","user":{"username":"kubernetes-admin"},"objectRef":{"resource":"myapplications","namespace":"a","name":"app-1","apiGroup":"stable.example.com"},"requestReceivedTimestamp":"2026-11-27T15:01:02.123456Z","stageTimestamp":"2026-11-27T15:01:02.125956Z"}"#;
+        let write = audited_write(line).unwrap();
+        assert_eq!(write.user, "kubernetes-admin");
+        assert_eq!(
+            (write.verb.as_str(), write.name.as_str()),
+            ("create", "app-1")
+        );
+        assert_eq!(write.group, "stable.example.com");
+        assert_eq!(write.subresource, "");
+        assert_eq!(
+            write.completed.duration_since(write.received),
+            k8s_openapi::jiff::SignedDuration::from_micros(2500)
+        );
+        // A read, a write not answered yet, a line cut short.
+        assert!(audited_write(&line.replace("\"create\"", "\"get\"")).is_none());
+        assert!(audited_write(&line.replace("ResponseComplete", "ResponseStarted")).is_none());
+        assert!(audited_write(&line[..line.len() - 5]).is_none());
     }
 }

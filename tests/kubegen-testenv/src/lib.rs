@@ -41,7 +41,7 @@ pub use etcd::EtcdEntry;
 pub use nodes::FAKE_NODE_ANNOTATION;
 pub use pki::CertFiles;
 
-pub use audit::AuditRecord;
+pub use audit::{AuditRecord, AuditedResource, AuditedWrite};
 use kubeconfig::Credentials;
 pub use pod_security::read_deployment;
 use process::Component;
@@ -77,11 +77,18 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 pub struct Options {
     /// Number of kwok fake nodes to create and await (default 3).
     pub nodes: usize,
+    /// Resources whose writes the audit log records whoever makes them,
+    /// not only ServiceAccounts (default none); read them back with
+    /// [`TestEnv::audit_writes`].
+    pub audited_writes: Vec<AuditedResource>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { nodes: 3 }
+        Options {
+            nodes: 3,
+            audited_writes: Vec::new(),
+        }
     }
 }
 
@@ -171,7 +178,7 @@ impl TestEnv {
             },
         )?;
         let kwok_config = write_kwok_config(&dir, &binaries.stages_dir())?;
-        let audit = audit::flags(&dir, &logs.join("audit.log"))?;
+        let audit = audit::flags(&dir, &logs.join("audit.log"), &options.audited_writes)?;
 
         let etcd = Component::new(
             "etcd",

@@ -28,6 +28,7 @@ async fn main() -> Result<()> {
         "up" => {
             up(Options {
                 nodes: flag(rest, "--nodes", 3)?,
+                ..Options::default()
             })
             .await
         }

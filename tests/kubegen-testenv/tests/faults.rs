@@ -77,7 +77,11 @@ async fn apiserver_and_etcd_restart_keep_state() -> Result<()> {
 
 #[tokio::test]
 async fn processes_are_killed_on_drop() -> Result<()> {
-    let env = TestEnv::start_with(kubegen_testenv::Options { nodes: 1 }).await?;
+    let env = TestEnv::start_with(kubegen_testenv::Options {
+        nodes: 1,
+        ..Default::default()
+    })
+    .await?;
     let pids: Vec<u32> = env.pids().into_iter().map(|(_, pid)| pid).collect();
     assert_eq!(pids.len(), 5, "all five components run");
     let dir = env.dir().to_path_buf();
