@@ -33,6 +33,11 @@
 //!   between and the apiserver's answers are left out; see
 //!   [`reaction`]);
 //! - operator peak RSS (`VmHWM`) and CPU seconds (user + system);
+//! - from the first create to all Ready: the control plane's CPU seconds
+//!   (etcd, apiserver, controller-manager, scheduler, kwok) and how busy
+//!   the machine's CPUs were — near 100 % the plane, not the operator,
+//!   sets the pace, and an operator can gain at most the CPU it leaves the
+//!   plane;
 //! - operator peak anonymous memory (`RssAnon`, sampled every 50 ms): the
 //!   memory the operator holds of its own — heap, stacks, runtime — which
 //!   `VmHWM` adds to the pages of its executable's code it has mapped
@@ -138,6 +143,33 @@ fn cpu_seconds(pid: u32) -> f64 {
     }
 }
 
+/// CPU time of all CPUs, busy and in total, in ticks (`/proc/stat`'s first
+/// line: idle and iowait are not busy).
+fn machine_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()
+        .and_then(|line| line.strip_prefix("cpu "))
+        .map(|rest| {
+            rest.split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let total = ticks.iter().sum::<u64>();
+    let idle = ticks.get(3).copied().unwrap_or(0) + ticks.get(4).copied().unwrap_or(0);
+    (total - idle, total)
+}
+
+/// CPU seconds the control plane's processes have used.
+fn plane_cpu_seconds(env: &TestEnv) -> f64 {
+    env.pids()
+        .into_iter()
+        .map(|(_, pid)| cpu_seconds(pid))
+        .sum()
+}
+
 /// Which operator a run measures.
 enum Side {
     Kubegen,
@@ -214,6 +246,10 @@ struct Figures {
     /// The highest `RssAnon` sampled (see [`sample_peak_anon`]).
     peak_anon_kib: u64,
     cpu_at_ready: f64,
+    /// The control plane's CPU seconds from the first create to all Ready.
+    plane_cpu: f64,
+    /// The share of all CPUs' time busy over the same span (0 to 1).
+    machine_busy: f64,
     /// Leading → the warm-up application Ready.
     startup: Duration,
     /// How long the bench took to create every application (runs without
@@ -475,6 +511,7 @@ async fn measure(
     // priority, and the runs would compare different queue orders.)
     let startup = warm_up(admin, &names[0], &timeline).await? - led;
     let begun = Instant::now();
+    let (plane_cpu_begun, machine_begun) = (plane_cpu_seconds(env), machine_ticks());
     let creates = futures::stream::iter(0..apps)
         .map(|i| {
             let ns = &names[i % names.len()];
@@ -510,6 +547,11 @@ async fn measure(
     }
     let ready = begun.elapsed();
     let cpu_at_ready = cpu_seconds(pid);
+    let plane_cpu = plane_cpu_seconds(env) - plane_cpu_begun;
+    let machine_busy = {
+        let (busy, total) = machine_ticks();
+        (busy - machine_begun.0) as f64 / (total - machine_begun.1).max(1) as f64
+    };
     watch.abort();
     let mut latencies = timeline.lock().unwrap().latencies();
     latencies.sort();
@@ -579,6 +621,8 @@ async fn measure(
         peak_rss_kib,
         peak_anon_kib,
         cpu_at_ready,
+        plane_cpu,
+        machine_busy,
         startup,
         creating,
         objects: apps + WARM_UP,
@@ -656,6 +700,16 @@ fn metrics(f: &Figures) -> Vec<(String, f64, &'static str)> {
             "MiB",
         ),
         ("operator CPU until Ready".to_string(), f.cpu_at_ready, "s"),
+        (
+            "control plane CPU, first create → all Ready".to_string(),
+            f.plane_cpu,
+            "s",
+        ),
+        (
+            "machine CPUs busy, first create → all Ready".to_string(),
+            f.machine_busy * 100.0,
+            "%",
+        ),
     ];
     rows.push((
         "start-up: leading → first application Ready".to_string(),
