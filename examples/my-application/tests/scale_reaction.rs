@@ -12,7 +12,7 @@ mod reaction;
 use std::time::Duration;
 
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
-use kubegen_testenv::AuditedWrite;
+use kubegen_testenv::{AuditRecord, AuditedWrite};
 use my_application::controller::desired;
 use reaction::reactions;
 
@@ -31,11 +31,15 @@ fn write(
     let at = |ms: i64| Timestamp::from_millisecond(1_800_000_000_000 + ms).unwrap();
     AuditedWrite {
         user: user.into(),
-        verb: verb.into(),
-        group: group.into(),
-        resource: resource.into(),
-        subresource: subresource.into(),
-        namespace: "ns".into(),
+        request: AuditRecord {
+            verb: verb.into(),
+            group: group.into(),
+            resource: resource.into(),
+            subresource: subresource.into(),
+            namespace: "ns".into(),
+            code: 200,
+            authorized: true,
+        },
         name: name.into(),
         received: at(received),
         completed: at(received + 2),
@@ -50,35 +54,24 @@ fn write(
 fn one_application(name: &str) -> Vec<AuditedWrite> {
     let deployment = desired::deployment_name(name);
     let group = "stable.example.com";
+    let deployment_status = |at| {
+        write(
+            "kcm",
+            "update",
+            "apps",
+            "deployments/status",
+            &deployment,
+            at,
+        )
+    };
     vec![
         write("admin", "create", group, "myapplications", name, 0),
         write(OPERATOR, "create", "apps", "deployments", &deployment, 5),
         write(OPERATOR, "patch", group, "myapplications/status", name, 8),
-        write(
-            "kcm",
-            "update",
-            "apps",
-            "deployments/status",
-            &deployment,
-            20,
-        ),
-        write(
-            "kcm",
-            "update",
-            "apps",
-            "deployments/status",
-            &deployment,
-            40,
-        ),
+        deployment_status(20),
+        deployment_status(40),
         write(OPERATOR, "patch", group, "myapplications/status", name, 45),
-        write(
-            "kcm",
-            "update",
-            "apps",
-            "deployments/status",
-            &deployment,
-            60,
-        ),
+        deployment_status(60),
     ]
 }
 

@@ -80,21 +80,14 @@ pub(crate) fn flags(dir: &Path, log: &Path, audited: &[AuditedResource]) -> Resu
     ])
 }
 
-/// One write, as the audit log recorded it, with its timing.
+/// One write, as the audit log recorded it, with who made it, on which
+/// object, and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditedWrite {
     /// Who made it (`system:serviceaccount:ns:name`, `kubernetes-admin`).
     pub user: String,
-    /// `create`, `update`, `patch`, `delete` or `deletecollection`.
-    pub verb: String,
-    /// The API group (`""` for the core group).
-    pub group: String,
-    /// The resource (`deployments`).
-    pub resource: String,
-    /// The subresource (`status`), or empty.
-    pub subresource: String,
-    /// The namespace, or empty.
-    pub namespace: String,
+    /// The request: a write ([`AuditRecord::is_write`]).
+    pub request: AuditRecord,
     /// The object's name (a create's too), or empty.
     pub name: String,
     /// When the apiserver received the request.
@@ -123,7 +116,34 @@ pub struct AuditRecord {
     pub authorized: bool,
 }
 
+/// The verbs that write.
+const WRITE_VERBS: [&str; 5] = ["create", "update", "patch", "delete", "deletecollection"];
+
 impl AuditRecord {
+    /// The request one audit event records.
+    fn of(event: &Value) -> Self {
+        let object = &event["objectRef"];
+        AuditRecord {
+            verb: text(&event["verb"]),
+            group: text(&object["apiGroup"]),
+            resource: text(&object["resource"]),
+            subresource: text(&object["subresource"]),
+            namespace: text(&object["namespace"]),
+            code: event["responseStatus"]["code"]
+                .as_u64()
+                .and_then(|c| u16::try_from(c).ok())
+                .unwrap_or(0),
+            authorized: event["annotations"]["authorization.k8s.io/decision"].as_str()
+                == Some("allow"),
+        }
+    }
+
+    /// Whether the request writes (create, update, patch, delete,
+    /// deletecollection).
+    pub fn is_write(&self) -> bool {
+        WRITE_VERBS.contains(&self.verb.as_str())
+    }
+
     /// `(verb, group, resource[/subresource])`: what a role must grant.
     pub fn permission(&self) -> (String, String, String) {
         let resource = if self.subresource.is_empty() {
@@ -153,72 +173,59 @@ impl TestEnv {
     /// the log's order, one record per request (for counting requests).
     pub fn audit_requests(&self, namespace: &str, name: &str) -> Result<Vec<AuditRecord>> {
         let user = format!("system:serviceaccount:{namespace}:{name}");
-        let path = self.audit_log();
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading the audit log {}", path.display()))?;
-        let mut records = Vec::new();
-        for line in text.lines() {
-            // A line being written when the file was read is incomplete.
-            let Ok(event) = serde_json::from_str::<Value>(line) else {
-                continue;
-            };
-            if event["user"]["username"].as_str() != Some(&user) {
-                continue;
-            }
-            let field = |value: &Value| value.as_str().unwrap_or_default().to_owned();
-            let object = &event["objectRef"];
-            records.push(AuditRecord {
-                verb: field(&event["verb"]),
-                group: field(&object["apiGroup"]),
-                resource: field(&object["resource"]),
-                subresource: field(&object["subresource"]),
-                namespace: field(&object["namespace"]),
-                code: event["responseStatus"]["code"]
-                    .as_u64()
-                    .and_then(|c| u16::try_from(c).ok())
-                    .unwrap_or(0),
-                authorized: event["annotations"]["authorization.k8s.io/decision"].as_str()
-                    == Some("allow"),
-            });
-        }
-        Ok(records)
+        Ok(self
+            .audit_events()?
+            .iter()
+            .filter(|event| event["user"]["username"].as_str() == Some(&user))
+            .map(AuditRecord::of)
+            .collect())
     }
 
     /// Every write (create, update, patch, delete) the log holds, by anyone,
     /// in the log's order: ServiceAccounts' writes and those of the
     /// resources in [`Options::audited_writes`](crate::Options::audited_writes).
     pub fn audit_writes(&self) -> Result<Vec<AuditedWrite>> {
+        Ok(self
+            .audit_events()?
+            .iter()
+            .filter_map(audited_write)
+            .collect())
+    }
+
+    /// The events of the log, in order.
+    fn audit_events(&self) -> Result<Vec<Value>> {
         let path = self.audit_log();
-        let text = std::fs::read_to_string(&path)
+        let log = std::fs::read_to_string(&path)
             .with_context(|| format!("reading the audit log {}", path.display()))?;
-        Ok(text.lines().filter_map(audited_write).collect())
+        // A line being written when the file was read is incomplete.
+        Ok(log
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect())
     }
 }
 
-/// The write one line of the log records, if it records a write answered
-/// (a line being written when the file was read is incomplete: `None`).
-fn audited_write(line: &str) -> Option<AuditedWrite> {
-    let event = serde_json::from_str::<Value>(line).ok()?;
-    let verb = event["verb"].as_str()?;
-    let is_write = ["create", "update", "patch", "delete", "deletecollection"].contains(&verb);
-    if !is_write || event["stage"].as_str() != Some("ResponseComplete") {
+/// A string field of an event, empty when absent.
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_owned()
+}
+
+/// The write `event` records, if it records a write answered.
+fn audited_write(event: &Value) -> Option<AuditedWrite> {
+    let request = AuditRecord::of(event);
+    if !request.is_write() || event["stage"].as_str() != Some("ResponseComplete") {
         return None;
     }
-    let field = |value: &Value| value.as_str().unwrap_or_default().to_owned();
     let time = |value: &Value| value.as_str()?.parse::<Timestamp>().ok();
-    let object = &event["objectRef"];
     Some(AuditedWrite {
-        user: field(&event["user"]["username"]),
-        verb: verb.to_owned(),
-        group: field(&object["apiGroup"]),
-        resource: field(&object["resource"]),
-        subresource: field(&object["subresource"]),
-        namespace: field(&object["namespace"]),
-        name: field(&object["name"]),
+        user: text(&event["user"]["username"]),
+        request,
+        name: text(&event["objectRef"]["name"]),
         received: time(&event["requestReceivedTimestamp"])?,
         completed: time(&event["stageTimestamp"])?,
     })
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,21 +268,23 @@ mod tests {
     #[test]
     fn a_write_is_read_with_its_times_and_other_lines_are_skipped() {
         let line = r#"{"kind":"Event","stage":"ResponseComplete","verb":"create","user":{"username":"kubernetes-admin"},"objectRef":{"resource":"myapplications","namespace":"a","name":"app-1","apiGroup":"stable.example.com"},"requestReceivedTimestamp":"2026-11-27T15:01:02.123456Z","stageTimestamp":"2026-11-27T15:01:02.125956Z"}"#;
-        let write = audited_write(line).unwrap();
+        // As the log is read: a line that does not parse is skipped.
+        let read = |line: &str| audited_write(&serde_json::from_str(line).ok()?);
+        let write = read(line).unwrap();
         assert_eq!(write.user, "kubernetes-admin");
         assert_eq!(
-            (write.verb.as_str(), write.name.as_str()),
+            (write.request.verb.as_str(), write.name.as_str()),
             ("create", "app-1")
         );
-        assert_eq!(write.group, "stable.example.com");
-        assert_eq!(write.subresource, "");
+        assert_eq!(write.request.group, "stable.example.com");
+        assert_eq!(write.request.subresource, "");
         assert_eq!(
             write.completed.duration_since(write.received),
             k8s_openapi::jiff::SignedDuration::from_micros(2500)
         );
         // A read, a write not answered yet, a line cut short.
-        assert!(audited_write(&line.replace("\"create\"", "\"get\"")).is_none());
-        assert!(audited_write(&line.replace("ResponseComplete", "ResponseStarted")).is_none());
-        assert!(audited_write(&line[..line.len() - 5]).is_none());
+        assert!(read(&line.replace("\"create\"", "\"get\"")).is_none());
+        assert!(read(&line.replace("ResponseComplete", "ResponseStarted")).is_none());
+        assert!(read(&line[..line.len() - 5]).is_none());
     }
 }

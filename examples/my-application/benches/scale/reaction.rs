@@ -52,13 +52,14 @@ pub fn reactions(writes: &[AuditedWrite], operator: &str, skip: &str) -> Vec<Dur
     let mut deployment_creates: HashMap<(&str, &str), Timestamp> = HashMap::new();
     let mut deployment_status: HashMap<(&str, &str), Vec<Timestamp>> = HashMap::new();
     for write in writes {
-        let key = (write.namespace.as_str(), write.name.as_str());
+        let request = &write.request;
+        let key = (request.namespace.as_str(), write.name.as_str());
         let by_operator = write.user == operator;
         match (
-            write.group.as_str(),
-            write.resource.as_str(),
-            write.subresource.as_str(),
-            write.verb.as_str(),
+            request.group.as_str(),
+            request.resource.as_str(),
+            request.subresource.as_str(),
+            request.verb.as_str(),
         ) {
             ("stable.example.com", "myapplications", "", "create") if !by_operator => {
                 applications.entry(key).or_default().created = Some(write.completed);
