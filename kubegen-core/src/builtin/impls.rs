@@ -83,17 +83,17 @@ super::builtin_types! {
     api::apps::v1::RollingUpdateStatefulSetStrategy = "io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy", ["maxUnavailable", "partition"], [], false;
     api::apps::v1::StatefulSet = "io.k8s.api.apps.v1.StatefulSet", ["apiVersion", "kind", "metadata", "spec", "status"], [], false;
     api::apps::v1::StatefulSetCondition = "io.k8s.api.apps.v1.StatefulSetCondition", ["lastTransitionTime", "message", "reason", "status", "type"], ["status", "type"], false;
-    api::apps::v1::StatefulSetOrdinals = "io.k8s.api.apps.v1.StatefulSetOrdinals", ["start"], ["start"], false;
+    api::apps::v1::StatefulSetOrdinals = "io.k8s.api.apps.v1.StatefulSetOrdinals", ["start"], [], false;
     api::apps::v1::StatefulSetPersistentVolumeClaimRetentionPolicy = "io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy", ["whenDeleted", "whenScaled"], [], false;
-    api::apps::v1::StatefulSetSpec = "io.k8s.api.apps.v1.StatefulSetSpec", ["minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy", "podManagementPolicy", "replicas", "revisionHistoryLimit", "selector", "serviceName", "template", "updateStrategy", "volumeClaimTemplates"], ["serviceName"], false;
-    api::apps::v1::StatefulSetStatus = "io.k8s.api.apps.v1.StatefulSetStatus", ["availableReplicas", "collisionCount", "conditions", "currentReplicas", "currentRevision", "observedGeneration", "readyReplicas", "replicas", "updateRevision", "updatedReplicas"], ["availableReplicas", "replicas"], false;
+    api::apps::v1::StatefulSetSpec = "io.k8s.api.apps.v1.StatefulSetSpec", ["minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy", "podManagementPolicy", "replicas", "revisionHistoryLimit", "selector", "serviceName", "template", "updateStrategy", "volumeClaimTemplates"], [], false;
+    api::apps::v1::StatefulSetStatus = "io.k8s.api.apps.v1.StatefulSetStatus", ["availableReplicas", "collisionCount", "conditions", "currentReplicas", "currentRevision", "observedGeneration", "readyReplicas", "replicas", "updateRevision", "updatedReplicas"], ["replicas"], false;
     api::apps::v1::StatefulSetUpdateStrategy = "io.k8s.api.apps.v1.StatefulSetUpdateStrategy", ["rollingUpdate", "type"], [], false;
     api::authentication::v1::BoundObjectReference = "io.k8s.api.authentication.v1.BoundObjectReference", ["apiVersion", "kind", "name", "uid"], [], false;
     api::authentication::v1::SelfSubjectReview = "io.k8s.api.authentication.v1.SelfSubjectReview", ["apiVersion", "kind", "metadata", "status"], [], false;
     api::authentication::v1::SelfSubjectReviewStatus = "io.k8s.api.authentication.v1.SelfSubjectReviewStatus", ["userInfo"], [], false;
     api::authentication::v1::TokenRequest = "io.k8s.api.authentication.v1.TokenRequest", ["apiVersion", "kind", "metadata", "spec", "status"], [], false;
     api::authentication::v1::TokenRequestSpec = "io.k8s.api.authentication.v1.TokenRequestSpec", ["audiences", "boundObjectRef", "expirationSeconds"], [], false;
-    api::authentication::v1::TokenRequestStatus = "io.k8s.api.authentication.v1.TokenRequestStatus", ["expirationTimestamp", "token"], ["token"], false;
+    api::authentication::v1::TokenRequestStatus = "io.k8s.api.authentication.v1.TokenRequestStatus", ["expirationTimestamp", "token"], [], false;
     api::authentication::v1::TokenReview = "io.k8s.api.authentication.v1.TokenReview", ["apiVersion", "kind", "metadata", "spec", "status"], [], false;
     api::authentication::v1::TokenReviewSpec = "io.k8s.api.authentication.v1.TokenReviewSpec", ["audiences", "token"], ["token"], false;
     api::authentication::v1::TokenReviewStatus = "io.k8s.api.authentication.v1.TokenReviewStatus", ["audiences", "authenticated", "error", "user"], [], false;
@@ -153,7 +153,7 @@ super::builtin_types! {
     api::batch::v1::JobTemplateSpec = "io.k8s.api.batch.v1.JobTemplateSpec", ["metadata", "spec"], [], false;
     api::batch::v1::PodFailurePolicy = "io.k8s.api.batch.v1.PodFailurePolicy", ["rules"], [], false;
     api::batch::v1::PodFailurePolicyOnExitCodesRequirement = "io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement", ["containerName", "operator", "values"], ["operator"], false;
-    api::batch::v1::PodFailurePolicyOnPodConditionsPattern = "io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", ["status", "type"], ["status", "type"], false;
+    api::batch::v1::PodFailurePolicyOnPodConditionsPattern = "io.k8s.api.batch.v1.PodFailurePolicyOnPodConditionsPattern", ["status", "type"], ["type"], false;
     api::batch::v1::PodFailurePolicyRule = "io.k8s.api.batch.v1.PodFailurePolicyRule", ["action", "onExitCodes", "onPodConditions"], ["action"], false;
     api::batch::v1::SuccessPolicy = "io.k8s.api.batch.v1.SuccessPolicy", ["rules"], [], false;
     api::batch::v1::SuccessPolicyRule = "io.k8s.api.batch.v1.SuccessPolicyRule", ["succeededCount", "succeededIndexes"], [], false;
@@ -179,7 +179,7 @@ super::builtin_types! {
     api::core::v1::Affinity = "io.k8s.api.core.v1.Affinity", ["nodeAffinity", "podAffinity", "podAntiAffinity"], [], false;
     api::core::v1::AppArmorProfile = "io.k8s.api.core.v1.AppArmorProfile", ["localhostProfile", "type"], ["type"], false;
     api::core::v1::AttachedVolume = "io.k8s.api.core.v1.AttachedVolume", ["devicePath", "name"], ["devicePath", "name"], false;
-    api::core::v1::AzureDiskVolumeSource = "io.k8s.api.core.v1.AzureDiskVolumeSource", ["cachingMode", "diskName", "diskURI", "fsType", "kind", "readOnly"], ["cachingMode", "diskName", "diskURI", "fsType", "kind", "readOnly"], false;
+    api::core::v1::AzureDiskVolumeSource = "io.k8s.api.core.v1.AzureDiskVolumeSource", ["cachingMode", "diskName", "diskURI", "fsType", "kind", "readOnly"], ["diskName", "diskURI", "fsType", "readOnly"], false;
     api::core::v1::AzureFilePersistentVolumeSource = "io.k8s.api.core.v1.AzureFilePersistentVolumeSource", ["readOnly", "secretName", "secretNamespace", "shareName"], ["secretName", "shareName"], false;
     api::core::v1::AzureFileVolumeSource = "io.k8s.api.core.v1.AzureFileVolumeSource", ["readOnly", "secretName", "shareName"], ["secretName", "shareName"], false;
     api::core::v1::Binding = "io.k8s.api.core.v1.Binding", ["apiVersion", "kind", "metadata", "target"], [], false;
@@ -196,7 +196,7 @@ super::builtin_types! {
     api::core::v1::ComponentStatus = "io.k8s.api.core.v1.ComponentStatus", ["apiVersion", "conditions", "kind", "metadata"], [], false;
     api::core::v1::ConfigMap = "io.k8s.api.core.v1.ConfigMap", ["apiVersion", "binaryData", "data", "immutable", "kind", "metadata"], [], false;
     api::core::v1::ConfigMapEnvSource = "io.k8s.api.core.v1.ConfigMapEnvSource", ["name", "optional"], ["name"], false;
-    api::core::v1::ConfigMapKeySelector = "io.k8s.api.core.v1.ConfigMapKeySelector", ["key", "name", "optional"], ["key", "name"], false;
+    api::core::v1::ConfigMapKeySelector = "io.k8s.api.core.v1.ConfigMapKeySelector", ["key", "name", "optional"], ["name", "key"], false;
     api::core::v1::ConfigMapNodeConfigSource = "io.k8s.api.core.v1.ConfigMapNodeConfigSource", ["kubeletConfigKey", "name", "namespace", "resourceVersion", "uid"], ["kubeletConfigKey", "name", "namespace"], false;
     api::core::v1::ConfigMapProjection = "io.k8s.api.core.v1.ConfigMapProjection", ["items", "name", "optional"], ["name"], false;
     api::core::v1::ConfigMapVolumeSource = "io.k8s.api.core.v1.ConfigMapVolumeSource", ["defaultMode", "items", "name", "optional"], ["name"], false;
@@ -227,7 +227,7 @@ super::builtin_types! {
     api::core::v1::EnvVarSource = "io.k8s.api.core.v1.EnvVarSource", ["configMapKeyRef", "fieldRef", "fileKeyRef", "resourceFieldRef", "secretKeyRef"], [], false;
     api::core::v1::EphemeralContainer = "io.k8s.api.core.v1.EphemeralContainer", ["args", "command", "env", "envFrom", "image", "imagePullPolicy", "lifecycle", "livenessProbe", "name", "ports", "readinessProbe", "resizePolicy", "resources", "restartPolicy", "restartPolicyRules", "securityContext", "startupProbe", "stdin", "stdinOnce", "targetContainerName", "terminationMessagePath", "terminationMessagePolicy", "tty", "volumeDevices", "volumeMounts", "workingDir"], ["name"], false;
     api::core::v1::EphemeralVolumeSource = "io.k8s.api.core.v1.EphemeralVolumeSource", ["volumeClaimTemplate"], [], false;
-    api::core::v1::Event = "io.k8s.api.core.v1.Event", ["action", "apiVersion", "count", "eventTime", "firstTimestamp", "involvedObject", "kind", "lastTimestamp", "message", "metadata", "reason", "related", "reportingComponent", "reportingInstance", "series", "source", "type"], ["reportingComponent", "reportingInstance"], false;
+    api::core::v1::Event = "io.k8s.api.core.v1.Event", ["action", "apiVersion", "count", "eventTime", "firstTimestamp", "involvedObject", "kind", "lastTimestamp", "message", "metadata", "reason", "related", "reportingComponent", "reportingInstance", "series", "source", "type"], [], false;
     api::core::v1::EventSeries = "io.k8s.api.core.v1.EventSeries", ["count", "lastObservedTime"], [], false;
     api::core::v1::EventSource = "io.k8s.api.core.v1.EventSource", ["component", "host"], [], false;
     api::core::v1::ExecAction = "io.k8s.api.core.v1.ExecAction", ["command"], [], false;
@@ -276,7 +276,7 @@ super::builtin_types! {
     api::core::v1::NodeConfigStatus = "io.k8s.api.core.v1.NodeConfigStatus", ["active", "assigned", "error", "lastKnownGood"], [], false;
     api::core::v1::NodeDaemonEndpoints = "io.k8s.api.core.v1.NodeDaemonEndpoints", ["kubeletEndpoint"], [], false;
     api::core::v1::NodeFeatures = "io.k8s.api.core.v1.NodeFeatures", ["supplementalGroupsPolicy"], [], false;
-    api::core::v1::NodeRuntimeHandler = "io.k8s.api.core.v1.NodeRuntimeHandler", ["features", "name"], ["name"], false;
+    api::core::v1::NodeRuntimeHandler = "io.k8s.api.core.v1.NodeRuntimeHandler", ["features", "name"], [], false;
     api::core::v1::NodeRuntimeHandlerFeatures = "io.k8s.api.core.v1.NodeRuntimeHandlerFeatures", ["recursiveReadOnlyMounts", "userNamespaces"], [], false;
     api::core::v1::NodeSelector = "io.k8s.api.core.v1.NodeSelector", ["nodeSelectorTerms"], [], false;
     api::core::v1::NodeSelectorRequirement = "io.k8s.api.core.v1.NodeSelectorRequirement", ["key", "operator", "values"], ["key", "operator"], false;
@@ -318,7 +318,7 @@ super::builtin_types! {
     api::core::v1::PodStatus = "io.k8s.api.core.v1.PodStatus", ["allocatedResources", "conditions", "containerStatuses", "ephemeralContainerStatuses", "extendedResourceClaimStatus", "hostIP", "hostIPs", "initContainerStatuses", "message", "nodeAllocatableResourceClaimStatuses", "nominatedNodeName", "observedGeneration", "phase", "podIP", "podIPs", "qosClass", "reason", "resize", "resourceClaimStatuses", "resources", "startTime"], [], false;
     api::core::v1::PodTemplate = "io.k8s.api.core.v1.PodTemplate", ["apiVersion", "kind", "metadata", "template"], [], false;
     api::core::v1::PodTemplateSpec = "io.k8s.api.core.v1.PodTemplateSpec", ["metadata", "spec"], [], false;
-    api::core::v1::PortStatus = "io.k8s.api.core.v1.PortStatus", ["error", "port", "protocol"], ["port", "protocol"], false;
+    api::core::v1::PortStatus = "io.k8s.api.core.v1.PortStatus", ["error", "port", "protocol"], ["error", "port", "protocol"], false;
     api::core::v1::PortworxVolumeSource = "io.k8s.api.core.v1.PortworxVolumeSource", ["fsType", "readOnly", "volumeID"], ["volumeID"], false;
     api::core::v1::PreferredSchedulingTerm = "io.k8s.api.core.v1.PreferredSchedulingTerm", ["preference", "weight"], ["weight"], false;
     api::core::v1::Probe = "io.k8s.api.core.v1.Probe", ["exec", "failureThreshold", "grpc", "httpGet", "initialDelaySeconds", "periodSeconds", "successThreshold", "tcpSocket", "terminationGracePeriodSeconds", "timeoutSeconds"], [], false;
@@ -346,7 +346,7 @@ super::builtin_types! {
     api::core::v1::SeccompProfile = "io.k8s.api.core.v1.SeccompProfile", ["localhostProfile", "type"], ["type"], false;
     api::core::v1::Secret = "io.k8s.api.core.v1.Secret", ["apiVersion", "data", "immutable", "kind", "metadata", "stringData", "type"], [], false;
     api::core::v1::SecretEnvSource = "io.k8s.api.core.v1.SecretEnvSource", ["name", "optional"], ["name"], false;
-    api::core::v1::SecretKeySelector = "io.k8s.api.core.v1.SecretKeySelector", ["key", "name", "optional"], ["key", "name"], false;
+    api::core::v1::SecretKeySelector = "io.k8s.api.core.v1.SecretKeySelector", ["key", "name", "optional"], ["name", "key"], false;
     api::core::v1::SecretProjection = "io.k8s.api.core.v1.SecretProjection", ["items", "name", "optional"], ["name"], false;
     api::core::v1::SecretReference = "io.k8s.api.core.v1.SecretReference", ["name", "namespace"], [], false;
     api::core::v1::SecretVolumeSource = "io.k8s.api.core.v1.SecretVolumeSource", ["defaultMode", "items", "optional", "secretName"], [], false;
@@ -394,7 +394,7 @@ super::builtin_types! {
     api::flowcontrol::v1::FlowDistinguisherMethod = "io.k8s.api.flowcontrol.v1.FlowDistinguisherMethod", ["type"], ["type"], false;
     api::flowcontrol::v1::FlowSchema = "io.k8s.api.flowcontrol.v1.FlowSchema", ["apiVersion", "kind", "metadata", "spec", "status"], [], false;
     api::flowcontrol::v1::FlowSchemaCondition = "io.k8s.api.flowcontrol.v1.FlowSchemaCondition", ["lastTransitionTime", "message", "reason", "status", "type"], [], false;
-    api::flowcontrol::v1::FlowSchemaSpec = "io.k8s.api.flowcontrol.v1.FlowSchemaSpec", ["distinguisherMethod", "matchingPrecedence", "priorityLevelConfiguration", "rules"], ["matchingPrecedence"], false;
+    api::flowcontrol::v1::FlowSchemaSpec = "io.k8s.api.flowcontrol.v1.FlowSchemaSpec", ["distinguisherMethod", "matchingPrecedence", "priorityLevelConfiguration", "rules"], [], false;
     api::flowcontrol::v1::FlowSchemaStatus = "io.k8s.api.flowcontrol.v1.FlowSchemaStatus", ["conditions"], [], false;
     api::flowcontrol::v1::GroupSubject = "io.k8s.api.flowcontrol.v1.GroupSubject", ["name"], ["name"], false;
     api::flowcontrol::v1::LimitResponse = "io.k8s.api.flowcontrol.v1.LimitResponse", ["queuing", "type"], ["type"], false;
@@ -406,7 +406,7 @@ super::builtin_types! {
     api::flowcontrol::v1::PriorityLevelConfigurationReference = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationReference", ["name"], ["name"], false;
     api::flowcontrol::v1::PriorityLevelConfigurationSpec = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationSpec", ["exempt", "limited", "type"], ["type"], false;
     api::flowcontrol::v1::PriorityLevelConfigurationStatus = "io.k8s.api.flowcontrol.v1.PriorityLevelConfigurationStatus", ["conditions"], [], false;
-    api::flowcontrol::v1::QueuingConfiguration = "io.k8s.api.flowcontrol.v1.QueuingConfiguration", ["handSize", "queueLengthLimit", "queues"], ["handSize", "queueLengthLimit", "queues"], false;
+    api::flowcontrol::v1::QueuingConfiguration = "io.k8s.api.flowcontrol.v1.QueuingConfiguration", ["handSize", "queueLengthLimit", "queues"], [], false;
     api::flowcontrol::v1::ResourcePolicyRule = "io.k8s.api.flowcontrol.v1.ResourcePolicyRule", ["apiGroups", "clusterScope", "namespaces", "resources", "verbs"], [], false;
     api::flowcontrol::v1::ServiceAccountSubject = "io.k8s.api.flowcontrol.v1.ServiceAccountSubject", ["name", "namespace"], ["name", "namespace"], false;
     api::flowcontrol::v1::Subject = "io.k8s.api.flowcontrol.v1.Subject", ["group", "kind", "serviceAccount", "user"], ["kind"], false;
@@ -423,7 +423,7 @@ super::builtin_types! {
     api::networking::v1::IngressClassSpec = "io.k8s.api.networking.v1.IngressClassSpec", ["controller", "parameters"], [], false;
     api::networking::v1::IngressLoadBalancerIngress = "io.k8s.api.networking.v1.IngressLoadBalancerIngress", ["hostname", "ip", "ports"], [], false;
     api::networking::v1::IngressLoadBalancerStatus = "io.k8s.api.networking.v1.IngressLoadBalancerStatus", ["ingress"], [], false;
-    api::networking::v1::IngressPortStatus = "io.k8s.api.networking.v1.IngressPortStatus", ["error", "port", "protocol"], ["port", "protocol"], false;
+    api::networking::v1::IngressPortStatus = "io.k8s.api.networking.v1.IngressPortStatus", ["error", "port", "protocol"], ["error", "port", "protocol"], false;
     api::networking::v1::IngressRule = "io.k8s.api.networking.v1.IngressRule", ["host", "http"], [], false;
     api::networking::v1::IngressServiceBackend = "io.k8s.api.networking.v1.IngressServiceBackend", ["name", "port"], ["name"], false;
     api::networking::v1::IngressSpec = "io.k8s.api.networking.v1.IngressSpec", ["defaultBackend", "ingressClassName", "rules", "tls"], [], false;
@@ -452,14 +452,14 @@ super::builtin_types! {
     api::policy::v1::Eviction = "io.k8s.api.policy.v1.Eviction", ["apiVersion", "deleteOptions", "kind", "metadata"], [], false;
     api::policy::v1::PodDisruptionBudget = "io.k8s.api.policy.v1.PodDisruptionBudget", ["apiVersion", "kind", "metadata", "spec", "status"], [], false;
     api::policy::v1::PodDisruptionBudgetSpec = "io.k8s.api.policy.v1.PodDisruptionBudgetSpec", ["maxUnavailable", "minAvailable", "selector", "unhealthyPodEvictionPolicy"], [], false;
-    api::policy::v1::PodDisruptionBudgetStatus = "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", ["conditions", "currentHealthy", "desiredHealthy", "disruptedPods", "disruptionsAllowed", "expectedPods", "observedGeneration"], ["currentHealthy", "desiredHealthy", "disruptionsAllowed", "expectedPods"], false;
+    api::policy::v1::PodDisruptionBudgetStatus = "io.k8s.api.policy.v1.PodDisruptionBudgetStatus", ["conditions", "currentHealthy", "desiredHealthy", "disruptedPods", "disruptionsAllowed", "expectedPods", "observedGeneration"], [], false;
     api::rbac::v1::AggregationRule = "io.k8s.api.rbac.v1.AggregationRule", ["clusterRoleSelectors"], [], false;
     api::rbac::v1::ClusterRole = "io.k8s.api.rbac.v1.ClusterRole", ["aggregationRule", "apiVersion", "kind", "metadata", "rules"], [], false;
     api::rbac::v1::ClusterRoleBinding = "io.k8s.api.rbac.v1.ClusterRoleBinding", ["apiVersion", "kind", "metadata", "roleRef", "subjects"], [], false;
     api::rbac::v1::PolicyRule = "io.k8s.api.rbac.v1.PolicyRule", ["apiGroups", "nonResourceURLs", "resourceNames", "resources", "verbs"], [], false;
     api::rbac::v1::Role = "io.k8s.api.rbac.v1.Role", ["apiVersion", "kind", "metadata", "rules"], [], false;
     api::rbac::v1::RoleBinding = "io.k8s.api.rbac.v1.RoleBinding", ["apiVersion", "kind", "metadata", "roleRef", "subjects"], [], false;
-    api::rbac::v1::RoleRef = "io.k8s.api.rbac.v1.RoleRef", ["apiGroup", "kind", "name"], ["apiGroup", "kind", "name"], false;
+    api::rbac::v1::RoleRef = "io.k8s.api.rbac.v1.RoleRef", ["apiGroup", "kind", "name"], ["kind", "name"], false;
     api::rbac::v1::Subject = "io.k8s.api.rbac.v1.Subject", ["apiGroup", "kind", "name", "namespace"], ["kind", "name"], false;
     api::resource::v1::AllocatedDeviceStatus = "io.k8s.api.resource.v1.AllocatedDeviceStatus", ["conditions", "data", "device", "driver", "networkData", "pool", "shareID"], ["device", "driver", "pool"], false;
     api::resource::v1::AllocationResult = "io.k8s.api.resource.v1.AllocationResult", ["allocationTimestamp", "devices", "nodeSelector"], [], false;
@@ -530,7 +530,7 @@ super::builtin_types! {
     api::resource::v1beta1::DeviceClassSpec = "io.k8s.api.resource.v1beta1.DeviceClassSpec", ["config", "extendedResourceName", "selectors"], [], false;
     api::resource::v1beta1::DeviceConstraint = "io.k8s.api.resource.v1beta1.DeviceConstraint", ["distinctAttribute", "matchAttribute", "requests"], [], false;
     api::resource::v1beta1::DeviceCounterConsumption = "io.k8s.api.resource.v1beta1.DeviceCounterConsumption", ["counterSet", "counters"], ["counterSet"], false;
-    api::resource::v1beta1::DeviceRequest = "io.k8s.api.resource.v1beta1.DeviceRequest", ["adminAccess", "allocationMode", "capacity", "count", "deviceClassName", "firstAvailable", "name", "selectors", "tolerations"], ["deviceClassName", "name"], false;
+    api::resource::v1beta1::DeviceRequest = "io.k8s.api.resource.v1beta1.DeviceRequest", ["adminAccess", "allocationMode", "capacity", "count", "deviceClassName", "firstAvailable", "name", "selectors", "tolerations"], ["name"], false;
     api::resource::v1beta1::DeviceRequestAllocationResult = "io.k8s.api.resource.v1beta1.DeviceRequestAllocationResult", ["adminAccess", "bindingConditions", "bindingFailureConditions", "consumedCapacity", "device", "driver", "pool", "request", "shareID", "tolerations"], ["device", "driver", "pool", "request"], false;
     api::resource::v1beta1::DeviceSelector = "io.k8s.api.resource.v1beta1.DeviceSelector", ["cel"], [], false;
     api::resource::v1beta1::DeviceSubRequest = "io.k8s.api.resource.v1beta1.DeviceSubRequest", ["allocationMode", "capacity", "count", "deviceClassName", "name", "selectors", "tolerations"], ["deviceClassName", "name"], false;
@@ -591,7 +591,7 @@ super::builtin_types! {
     api::resource::v1beta2::ResourcePool = "io.k8s.api.resource.v1beta2.ResourcePool", ["generation", "name", "resourceSliceCount"], ["generation", "name", "resourceSliceCount"], false;
     api::resource::v1beta2::ResourceSlice = "io.k8s.api.resource.v1beta2.ResourceSlice", ["apiVersion", "kind", "metadata", "spec"], [], false;
     api::resource::v1beta2::ResourceSliceSpec = "io.k8s.api.resource.v1beta2.ResourceSliceSpec", ["allNodes", "devices", "driver", "nodeName", "nodeSelector", "perDeviceNodeSelection", "pool", "sharedCounters"], ["driver"], false;
-    api::scheduling::v1::PriorityClass = "io.k8s.api.scheduling.v1.PriorityClass", ["apiVersion", "description", "globalDefault", "kind", "metadata", "preemptionPolicy", "value"], ["value"], false;
+    api::scheduling::v1::PriorityClass = "io.k8s.api.scheduling.v1.PriorityClass", ["apiVersion", "description", "globalDefault", "kind", "metadata", "preemptionPolicy", "value"], [], false;
     api::scheduling::v1alpha2::BasicSchedulingPolicy = "io.k8s.api.scheduling.v1alpha2.BasicSchedulingPolicy", [], [], false;
     api::scheduling::v1alpha2::GangSchedulingPolicy = "io.k8s.api.scheduling.v1alpha2.GangSchedulingPolicy", ["minCount"], ["minCount"], false;
     api::scheduling::v1alpha2::PodGroup = "io.k8s.api.scheduling.v1alpha2.PodGroup", ["apiVersion", "kind", "metadata", "spec", "status"], [], false;
@@ -667,7 +667,7 @@ super::builtin_types! {
     apimachinery::pkg::apis::meta::v1::ListMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", ["continue", "remainingItemCount", "resourceVersion", "selfLink", "shardInfo"], [], false;
     apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry = "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry", ["apiVersion", "fieldsType", "fieldsV1", "manager", "operation", "subresource", "time"], [], false;
     apimachinery::pkg::apis::meta::v1::MicroTime = "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime", [], [], true;
-    apimachinery::pkg::apis::meta::v1::ObjectMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", ["annotations", "creationTimestamp", "deletionGracePeriodSeconds", "deletionTimestamp", "finalizers", "generateName", "generation", "labels", "managedFields", "name", "namespace", "ownerReferences", "resourceVersion", "selfLink", "uid"], [], false;
+    apimachinery::pkg::apis::meta::v1::ObjectMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", ["annotations", "finalizers", "labels", "name", "namespace"], [], false;
     apimachinery::pkg::apis::meta::v1::OwnerReference = "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference", ["apiVersion", "blockOwnerDeletion", "controller", "kind", "name", "uid"], ["apiVersion", "kind", "name", "uid"], false;
     apimachinery::pkg::apis::meta::v1::Patch = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch", [], [], false;
     apimachinery::pkg::apis::meta::v1::Preconditions = "io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions", ["resourceVersion", "uid"], [], false;

@@ -1,79 +1,51 @@
-//! Kubernetes OpenAPI v3 definitions → the structural schema a CRD holds,
-//! exactly as upstream: every `$ref` inlined (upstream writes
-//! `{"allOf": [{"$ref": …}], "default": …, "description": …}`, merged into one
-//! node whose own `default` and `description` win), the few definitions a
-//! CRD spells differently mapped ([`MAPPED`]), the keys a CRD cannot hold
-//! dropped ([`DROPPED_KEYS`]), object defaults a CRD would refuse dropped
-//! ([`unsatisfiable_default`]), recursion cut ([`RECURSION`]). Everything
-//! else upstream writes is kept; what the apiserver would not accept in a
-//! CRD is an error (the result passes [`structural::check`]), never
-//! silently changed: an unknown keyword, a list-map key that is neither
-//! required nor defaulted (upstream's `ServiceAccount.secrets`, the
-//! conditions of flowcontrol statuses, `ResourceClaimStatus.devices`), a
-//! list type on a string (`APIServiceSpec.caBundle`).
+//! Built-in type definitions → the structural schema a CRD holds, as
+//! controller-gen flattens them ([`inline`]). The table holds each type's
+//! schema as controller-gen's parser gives it before flattening: a field of
+//! another type is a `$ref` beside the field's own keys (its description,
+//! `+default`, list markers), a Go struct embedded inline is an `allOf`
+//! entry. Flattening follows controller-gen (`pkg/crd/flatten.go`):
+//!
+//! - a `$ref` becomes the referenced type's flattened schema merged with the
+//!   field's own keys ([`merge_into`]); the field's description, title,
+//!   example and external docs win over the type's;
+//! - `allOf` entries are merged into the schema holding them: properties
+//!   merged, required lists joined (sorted, without duplicates), the
+//!   entry's list/map types and `x-kubernetes-preserve-unknown-fields`
+//!   winning, CEL rules joined, any other conflicting key kept on both sides
+//!   as an `allOf` of the two values (both must hold).
+//!
+//! Where kubegen differs from controller-gen, on purpose, each case is named
+//! in [`MAPPED`] and [`RECURSION`]. A type controller-gen refuses is an
+//! error with controller-gen's reason, as is anything the apiserver would
+//! not accept in a CRD (the result passes [`structural::check`]): a
+//! list-map key that is neither required nor defaulted (upstream's
+//! `ServiceAccount.secrets`, the conditions of flowcontrol statuses,
+//! `ResourceClaimStatus.devices`, ...).
 
 use serde_json::{Map, Value};
 
 use crate::schema::{SchemaError, structural};
 
-/// Where upstream points at another definition.
+/// Where the table points at another definition.
 const REF_PREFIX: &str = "#/components/schemas/";
-
-/// Upstream keys a CRD's `JSONSchemaProps` cannot hold, dropped wherever
-/// they occur as schema keywords (never as property names):
-///
-/// - `x-kubernetes-patch-strategy`, `x-kubernetes-patch-merge-key`:
-///   strategic-merge-patch directives, which custom resources do not
-///   support; the merge semantics they describe are carried by
-///   `x-kubernetes-list-type` / `x-kubernetes-list-map-keys`, which stay;
-/// - `x-kubernetes-group-version-kind`: which endpoints serve a type;
-/// - `x-kubernetes-unions`: union discriminators, with no CRD counterpart;
-/// - `readOnly`, `writeOnly`, `deprecated`: OpenAPI annotations the
-///   apiextensions API has no field for.
-pub const DROPPED_KEYS: &[&str] = &[
-    "x-kubernetes-patch-strategy",
-    "x-kubernetes-patch-merge-key",
-    "x-kubernetes-group-version-kind",
-    "x-kubernetes-unions",
-    "readOnly",
-    "writeOnly",
-    "deprecated",
-];
 
 /// What a recursive reference becomes at the point it recurs (JSONSchemaProps
 /// holds JSONSchemaProps): a structural schema has no references, so the
-/// nested copy keeps whatever it is given.
+/// nested copy keeps whatever it is given. (controller-gen leaves an empty
+/// schema there, which the apiserver refuses as not structural.)
 pub const RECURSION: &str = r#"{"type": "object", "x-kubernetes-preserve-unknown-fields": true}"#;
 
-/// Definitions a CRD spells differently from upstream, each keeping its
-/// upstream description:
+/// Definitions kubegen embeds differently from controller-gen, each keeping
+/// the table's description:
 ///
-/// - `IntOrString` and `Quantity` (upstream: `oneOf` integer/string resp.
-///   string/number, which is not structural) → `x-kubernetes-int-or-string`
-///   with `anyOf: [integer, string]`, the shape the apiserver prescribes;
-/// - `Time` and `MicroTime` → a `date-time` string;
-/// - `RawExtension` and `FieldsV1` (upstream: `type: object` without
-///   properties, which a CRD would prune to `{}`; both hold arbitrary JSON
-///   objects) → an object keeping unknown fields;
-/// - apiextensions `JSON` and `JSONSchemaPropsOr{Array,Bool,StringArray}`
-///   (upstream: no type at all; any JSON value) → any value kept as is.
+/// - `FieldsV1` (controller-gen: `{type: object}`, which the apiserver
+///   prunes to `{}`; it holds a managed-fields trie) → an object keeping
+///   unknown fields;
+/// - apiextensions `JSONSchemaPropsOr{Array,Bool,StringArray}`, which
+///   controller-gen refuses (fields without JSON tags; the types marshal
+///   themselves as any JSON value) → any value kept as is.
 pub const MAPPED: &[(&str, &str)] = &[
-    (
-        "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-        INT_OR_STRING,
-    ),
-    (
-        "io.k8s.apimachinery.pkg.api.resource.Quantity",
-        INT_OR_STRING,
-    ),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.Time", DATE_TIME),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime", DATE_TIME),
-    ("io.k8s.apimachinery.pkg.runtime.RawExtension", ANY_OBJECT),
-    ("io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1", ANY_OBJECT),
-    (
-        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON",
-        ANY_VALUE,
-    ),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1", RECURSION),
     (
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaPropsOrArray",
         ANY_VALUE,
@@ -88,24 +60,38 @@ pub const MAPPED: &[(&str, &str)] = &[
     ),
 ];
 
-const INT_OR_STRING: &str =
-    r#"{"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}"#;
-const DATE_TIME: &str = r#"{"type": "string", "format": "date-time"}"#;
-const ANY_OBJECT: &str = RECURSION;
 const ANY_VALUE: &str = r#"{"x-kubernetes-preserve-unknown-fields": true}"#;
 
-/// The structural schema of definition `name` among `definitions` (a
-/// `components.schemas` map: kubegen's table, or a live apiserver's).
-pub fn inline(definitions: &Map<String, Value>, name: &str) -> Result<Value, SchemaError> {
+/// Documentation keys: never merged from a referenced type or an embedded
+/// struct into the schema that holds it (the holder's own docs stay).
+const DOCS: &[&str] = &["description", "title", "example", "externalDocs"];
+
+/// Keys where a later `allOf` entry's value replaces the holder's.
+const ENTRY_WINS: &[&str] = &[
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-map-type",
+    "x-kubernetes-list-type",
+    "x-kubernetes-list-map-keys",
+];
+
+/// The structural schema of definition `name` among `definitions` (kubegen's
+/// table); `refused` holds controller-gen's errors for the types it cannot
+/// generate.
+pub fn inline(
+    definitions: &Map<String, Value>,
+    refused: &Map<String, Value>,
+    name: &str,
+) -> Result<Value, SchemaError> {
     let mut inliner = Inliner {
         definitions,
+        refused,
         stack: Vec::new(),
     };
     let schema = Value::Object(inliner.definition(name, name)?);
     structural::check(&schema).map_err(|violations| SchemaError {
         path: name.to_owned(),
         message: format!(
-            "a CRD cannot hold this type's upstream schema ({}); mark the field \
+            "a CRD cannot hold this type's schema ({}); mark the field \
              `#[kubegen(schemaless)]` to accept any JSON there",
             violations.join("; ")
         ),
@@ -120,31 +106,111 @@ fn fixed(json: &str) -> Map<String, Value> {
     }
 }
 
-/// Whether `node`'s `default` is an object lacking a property `node`
-/// requires. Upstream writes `default: {}` on every non-pointer struct field
-/// (Go's zero value; the built-in apiserver never applies it), but a CRD
-/// applies and validates every default, and the apiserver refuses a CRD
-/// whose default misses a required property (`default.containers: Required
-/// value`): such defaults are dropped; valid ones stay, as upstream.
-pub fn unsatisfiable_default(node: &Map<String, Value>) -> bool {
-    let (Some(Value::Object(default)), Some(Value::Array(required))) =
-        (node.get("default"), node.get("required"))
-    else {
-        return false;
-    };
-    required
-        .iter()
-        .filter_map(Value::as_str)
-        .any(|r| !default.contains_key(r))
+/// Merges `src` into `dst` as controller-gen's `flattenAllOfInto` does:
+/// `src`'s own `allOf` entries first, then its keys (docs excepted). A key
+/// `dst` lacks is taken; an equal one kept; on a conflict, properties merge
+/// one by one, required lists join, [`ENTRY_WINS`] keys take `src`'s value,
+/// CEL rules join (`src`'s first), `additionalProperties` schemas merge, a
+/// `type` conflict is an error, and any other key moves, from both sides,
+/// into two new `allOf` entries.
+pub fn merge_into(
+    dst: &mut Map<String, Value>,
+    src: &Map<String, Value>,
+    path: &str,
+) -> Result<(), SchemaError> {
+    if let Some(Value::Array(entries)) = src.get("allOf") {
+        for e in entries {
+            let Value::Object(e) = e else {
+                return Err(err(path, "an `allOf` entry is not an object"));
+            };
+            merge_into(dst, e, path)?;
+        }
+    }
+    let (mut dst_rest, mut src_rest) = (Map::new(), Map::new());
+    for (k, v) in src {
+        let k = k.as_str();
+        if k == "allOf" || DOCS.contains(&k) {
+            continue;
+        }
+        if k == "enum" {
+            if !dst.contains_key(k) {
+                dst.insert(k.into(), v.clone());
+            }
+            continue;
+        }
+        let Some(d) = dst.get_mut(k) else {
+            dst.insert(k.into(), v.clone());
+            continue;
+        };
+        if d == v {
+            continue;
+        }
+        match (k, d, v) {
+            ("properties", Value::Object(d), Value::Object(v)) => {
+                for (name, p) in v {
+                    match (d.get_mut(name), p) {
+                        (Some(Value::Object(dp)), Value::Object(p)) => {
+                            merge_into(dp, p, &format!("{path}.{name}"))?
+                        }
+                        _ => {
+                            d.insert(name.clone(), p.clone());
+                        }
+                    }
+                }
+            }
+            ("required", Value::Array(d), Value::Array(v)) => d.extend(v.iter().cloned()),
+            ("additionalProperties", Value::Object(d), Value::Object(v)) => {
+                merge_into(d, v, &format!("{path}.*"))?
+            }
+            ("additionalProperties", _, Value::Bool(_)) => {}
+            ("type", d, v) => {
+                return Err(err(path, format!("conflicting types {d} and {v}")));
+            }
+            ("x-kubernetes-validations", Value::Array(d), Value::Array(v)) => {
+                let mine = std::mem::take(d);
+                d.extend(v.iter().cloned());
+                d.extend(mine);
+            }
+            (k, d, v) if ENTRY_WINS.contains(&k) => *d = v.clone(),
+            (k, d, v) => {
+                dst_rest.insert(k.into(), std::mem::take(d));
+                src_rest.insert(k.into(), v.clone());
+            }
+        }
+    }
+    for k in dst_rest.keys() {
+        dst.remove(k);
+    }
+    if !dst_rest.is_empty() {
+        let all = dst
+            .entry("allOf")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Value::Array(all) = all {
+            all.push(Value::Object(dst_rest));
+            all.push(Value::Object(src_rest));
+        }
+    }
+    if let Some(Value::Array(required)) = dst.get_mut("required") {
+        let mut names: Vec<String> = required
+            .iter()
+            .filter_map(|r| r.as_str().map(str::to_owned))
+            .collect();
+        names.sort();
+        names.dedup();
+        *required = names.into_iter().map(Value::String).collect();
+    }
+    Ok(())
 }
 
 struct Inliner<'a> {
     definitions: &'a Map<String, Value>,
+    refused: &'a Map<String, Value>,
     /// Definitions being inlined, outermost first.
     stack: Vec<&'a str>,
 }
 
 impl<'a> Inliner<'a> {
+    /// The flattened schema of a definition, with its own docs.
     fn definition(&mut self, name: &str, path: &str) -> Result<Map<String, Value>, SchemaError> {
         let (key, def) = self
             .definitions
@@ -157,6 +223,22 @@ impl<'a> Inliner<'a> {
             }
             return Ok(m);
         }
+        if let Some(errors) = self.refused.get(name) {
+            return Err(err(
+                path,
+                format!(
+                    "controller-gen cannot embed `{name}` in a CRD ({}); mark the field \
+                     `#[kubegen(schemaless)]` to accept any JSON there",
+                    errors
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            ));
+        }
         if self.stack.contains(&name) {
             return Ok(fixed(RECURSION));
         }
@@ -166,60 +248,80 @@ impl<'a> Inliner<'a> {
         node
     }
 
+    /// A schema node with every reference resolved and every `allOf` merged.
     fn node(&mut self, v: &'a Value, path: &str) -> Result<Map<String, Value>, SchemaError> {
         let Value::Object(src) = v else {
             return Err(err(path, "a schema must be a JSON object"));
         };
-        let target = match (src.get("$ref"), src.get("allOf")) {
-            (Some(r), None) => Some(r),
-            (None, Some(Value::Array(all))) => match all.as_slice() {
-                [Value::Object(one)] if one.len() == 1 && one.contains_key("$ref") => {
-                    one.get("$ref")
-                }
-                _ => return Err(err(path, "`allOf` other than one `$ref`")),
-            },
-            (None, None) => None,
-            _ => return Err(err(path, "`$ref` beside `allOf`")),
-        };
-        let mut out = match target {
-            Some(Value::String(r)) => {
-                let name = r
-                    .strip_prefix(REF_PREFIX)
-                    .ok_or_else(|| err(path, format!("unsupported `$ref` `{r}`")))?;
-                self.definition(name, path)?
-            }
-            Some(other) => return Err(err(path, format!("`$ref` is not a string: {other}"))),
-            None => Map::new(),
-        };
+        let mut own = Map::new();
         for (k, val) in src {
             match k.as_str() {
-                "$ref" | "allOf" => {}
-                k if DROPPED_KEYS.contains(&k) => {}
+                "$ref" => {}
                 "properties" => {
                     let Value::Object(props) = val else {
                         return Err(err(path, "`properties` is not an object"));
                     };
-                    let mut inlined = Map::new();
+                    let mut flat = Map::new();
                     for (name, p) in props {
                         let sub = self.node(p, &format!("{path}.{name}"))?;
-                        inlined.insert(name.clone(), Value::Object(sub));
+                        flat.insert(name.clone(), Value::Object(sub));
                     }
-                    out.insert(k.clone(), Value::Object(inlined));
+                    own.insert(k.clone(), Value::Object(flat));
                 }
                 "items" | "additionalProperties" if val.is_object() => {
                     let segment = if k == "items" { "[*]" } else { ".*" };
                     let sub = self.node(val, &format!("{path}{segment}"))?;
-                    out.insert(k.clone(), Value::Object(sub));
+                    own.insert(k.clone(), Value::Object(sub));
+                }
+                "allOf" | "anyOf" | "oneOf" | "not" => {
+                    let flat = match val {
+                        Value::Array(entries) => Value::Array(
+                            entries
+                                .iter()
+                                .map(|e| self.node(e, path).map(Value::Object))
+                                .collect::<Result<_, _>>()?,
+                        ),
+                        other => Value::Object(self.node(other, path)?),
+                    };
+                    own.insert(k.clone(), flat);
                 }
                 _ => {
-                    out.insert(k.clone(), val.clone());
+                    own.insert(k.clone(), val.clone());
                 }
             }
         }
-        if unsatisfiable_default(&out) {
-            out.remove("default");
+        let mut out = match src.get("$ref") {
+            None => Map::new(),
+            Some(Value::String(r)) => {
+                let name = r
+                    .strip_prefix(REF_PREFIX)
+                    .ok_or_else(|| err(path, format!("unsupported `$ref` `{r}`")))?;
+                let mut ty = self.definition(name, path)?;
+                let mut docs = Map::new();
+                for d in DOCS {
+                    if let Some(v) = own.remove(*d).or_else(|| ty.remove(*d)) {
+                        docs.insert((*d).into(), v);
+                    }
+                }
+                merge_into(&mut docs, &ty, path)?;
+                docs
+            }
+            Some(other) => return Err(err(path, format!("`$ref` is not a string: {other}"))),
+        };
+        if src.contains_key("$ref") {
+            merge_into(&mut out, &own, path)?;
+            Ok(out)
+        } else {
+            let entries = own.remove("allOf");
+            if let Some(Value::Array(entries)) = entries {
+                for e in entries {
+                    if let Value::Object(e) = e {
+                        merge_into(&mut own, &e, path)?;
+                    }
+                }
+            }
+            Ok(own)
         }
-        Ok(out)
     }
 }
 
