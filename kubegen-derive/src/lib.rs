@@ -332,6 +332,16 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// type's `Default`, a hand-written container `Default`), the derive asks
 /// for the value: write it with `default`, or opt out with
 /// `no_schema_default`.
+///
+/// `#[serde(default, skip_serializing_if = "...")]` — Rust's spelling of Go's
+/// `omitempty` — gives no schema default: serde never writes the value the
+/// predicate skips (the type's default, for `Vec::is_empty`,
+/// `String::is_empty`, `BTreeMap::is_empty`, `Option::is_none`), so an
+/// object holds the field only when it is set, and Rust readers see
+/// `Default::default()` when it is absent, as controller-gen writes no
+/// default for an `omitempty` Go field (and schemars none for a skipped
+/// one). Such a field can carry `min_items`/`min_length` without an
+/// annotation; `#[kubegen(default = ...)]` still sets a default on purpose.
 /// ```
 /// # use kubegen::KubeSchema;
 /// # use serde::{Deserialize, Serialize};
@@ -345,6 +355,10 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///     #[kubegen(default = 1)]
 ///     #[serde(default = "one")]
 ///     pub replicas: i32,
+///     /// Optional, no schema default: absent unless it has a name.
+///     #[kubegen(min_items = 1)]
+///     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+///     pub names: Vec<String>,
 /// }
 /// ```
 /// ## `#[kubegen(no_schema_default)]`

@@ -150,6 +150,13 @@ impl Builder<'_> {
             };
             match (d, known) {
                 (SerdeDefault::Function(fn_span), _) => cx.error_at(fn_span, NO_FUNCTION_DEFAULT),
+                // Rust's spelling of Go's `omitempty`: serde never writes the
+                // value `skip_serializing_if` skips (the type's default, in
+                // the common `Vec::is_empty`, `String::is_empty`,
+                // `Option::is_none`, `BTreeMap::is_empty`) and reads an absent
+                // field as `Default::default()`; the schema has no default,
+                // as controller-gen writes none for an `omitempty` field.
+                (SerdeDefault::Trait, _) if serde.skip_serializing_if => {}
                 (SerdeDefault::Trait, _)
                     if serde.default.is_none() && !self.container_derives_default =>
                 {
