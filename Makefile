@@ -63,9 +63,12 @@ cycles:
 	python3 hack/check-import-cycles.py $(CRATES)
 
 ## kubegen-core's table of built-in Kubernetes schemas is what
-## hack/k8s-builtin-schemas.py writes from the OpenAPI spec of the
-## k8s.io/kubernetes Go module (fetched by `control-plane`, which `test`
-## runs first); run the script without --check to regenerate.
+## hack/k8s-builtin-schemas.py writes with controller-gen's schema parser
+## (hack/builtin-schemas, built once into ~/.cache/kubegen/go-tools/) over
+## the Go source of k8s.io/api and its siblings, naming the types as the
+## OpenAPI spec of the k8s.io/kubernetes Go module does (fetched by
+## `control-plane`, which `test` runs first); run the script without
+## --check to regenerate.
 builtin-check:
 	python3 hack/k8s-builtin-schemas.py --check
 
