@@ -1,0 +1,446 @@
+//! Generated twins: a seeded generator of structs (field shapes ×
+//! attributes), each the spec of its own kind, written as Rust (a module of
+//! the twin crate) and as Go with the equivalent markers. Case `i` depends
+//! only on the seed and `i`, so a longer run starts with the default one.
+
+use std::fmt::Write as _;
+
+/// The group of the generated twins.
+pub const GROUP: &str = "random.cgdiff.example.com";
+
+/// splitmix64: small, seedable, and the same everywhere.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True with probability `percent`/100.
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// The scalar a field holds (alone, in a list or as map values).
+#[derive(Clone, Copy, PartialEq)]
+enum Scalar {
+    I32,
+    I64,
+    Bool,
+    Str,
+    F64,
+    Color,
+    IntOrString,
+    Quantity,
+    Time,
+    Nested,
+}
+
+/// How the field wraps the scalar.
+#[derive(Clone, Copy, PartialEq)]
+enum Wrap {
+    Value,
+    Optional,
+    List,
+    OptionalList,
+    Map,
+}
+
+/// One attribute in both spellings: kubegen key and controller-gen marker.
+struct Attr {
+    rust: String,
+    go: String,
+}
+
+fn attr(rust: impl Into<String>, go: impl Into<String>) -> Attr {
+    Attr {
+        rust: rust.into(),
+        go: go.into(),
+    }
+}
+
+const PATTERNS: &[&str] = &["^[a-z]+$", "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "^v[0-9]+$"];
+const FORMATS: &[&str] = &["email", "hostname", "uri", "uuid", "ipv4", "date-time"];
+
+/// Value attributes for one scalar (with `items`, the Go markers are the
+/// `items:` forms and the caller puts the Rust keys in one `items(...)`).
+fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
+    let wrap = |a: Attr| {
+        if items {
+            attr(a.rust, a.go.replacen("validation:", "validation:items:", 1))
+        } else {
+            a
+        }
+    };
+    let mut out = Vec::new();
+    match scalar {
+        Scalar::I32 | Scalar::I64 => {
+            let low = rng.below(10) as i64;
+            if rng.chance(50) {
+                out.push(attr(
+                    format!("minimum = {low}"),
+                    format!("+kubebuilder:validation:Minimum={low}"),
+                ));
+            }
+            if rng.chance(40) {
+                let high = low + 10 + rng.below(1000) as i64;
+                out.push(attr(
+                    format!("maximum = {high}"),
+                    format!("+kubebuilder:validation:Maximum={high}"),
+                ));
+            }
+            if rng.chance(15) {
+                out.push(attr(
+                    "multiple_of = 2",
+                    "+kubebuilder:validation:MultipleOf=2",
+                ));
+            }
+            if rng.chance(10) && !items {
+                out.push(attr(
+                    "validation(rule = \"self >= 0\", message = \"must not be negative\")",
+                    "+kubebuilder:validation:XValidation:rule=\"self >= 0\",message=\"must not be negative\"",
+                ));
+            }
+        }
+        Scalar::Str => {
+            if rng.chance(40) {
+                let n = 1 + rng.below(3);
+                out.push(attr(
+                    format!("min_length = {n}"),
+                    format!("+kubebuilder:validation:MinLength={n}"),
+                ));
+            }
+            if rng.chance(40) {
+                let n = 8 + rng.below(250);
+                out.push(attr(
+                    format!("max_length = {n}"),
+                    format!("+kubebuilder:validation:MaxLength={n}"),
+                ));
+            }
+            if rng.chance(25) {
+                let p = rng.pick(PATTERNS);
+                out.push(attr(
+                    format!("pattern = \"{p}\""),
+                    format!("+kubebuilder:validation:Pattern=`{p}`"),
+                ));
+            } else if rng.chance(15) {
+                let f = rng.pick(FORMATS);
+                out.push(attr(
+                    format!("format = \"{f}\""),
+                    format!("+kubebuilder:validation:Format={f}"),
+                ));
+            } else if rng.chance(15) {
+                out.push(attr(
+                    "enum_values = [\"alpha\", \"beta\"]",
+                    "+kubebuilder:validation:Enum=alpha;beta",
+                ));
+            }
+            if rng.chance(10) && !items {
+                out.push(attr(
+                    "validation(rule = \"self != 'forbidden'\", message = \"is forbidden\")",
+                    "+kubebuilder:validation:XValidation:rule=\"self != 'forbidden'\",message=\"is forbidden\"",
+                ));
+            }
+        }
+        Scalar::F64 if rng.chance(30) => {
+            out.push(attr("minimum = 0.5", "+kubebuilder:validation:Minimum=0.5"));
+        }
+        _ => {}
+    }
+    out.into_iter().map(wrap).collect()
+}
+
+/// The Rust type of a scalar.
+fn rust_scalar(scalar: Scalar, nested: &str) -> String {
+    match scalar {
+        Scalar::I32 => "i32".into(),
+        Scalar::I64 => "i64".into(),
+        Scalar::Bool => "bool".into(),
+        Scalar::Str => "String".into(),
+        Scalar::F64 => "f64".into(),
+        Scalar::Color => "Color".into(),
+        Scalar::IntOrString => "IntOrString".into(),
+        Scalar::Quantity => "Quantity".into(),
+        Scalar::Time => "Time".into(),
+        Scalar::Nested => nested.into(),
+    }
+}
+
+/// The Go type of a scalar.
+fn go_scalar(scalar: Scalar, nested: &str) -> String {
+    match scalar {
+        Scalar::I32 => "int32".into(),
+        Scalar::I64 => "int64".into(),
+        Scalar::Bool => "bool".into(),
+        Scalar::Str => "string".into(),
+        Scalar::F64 => "float64".into(),
+        Scalar::Color => "Color".into(),
+        Scalar::IntOrString => "intstr.IntOrString".into(),
+        Scalar::Quantity => "resource.Quantity".into(),
+        Scalar::Time => "metav1.Time".into(),
+        Scalar::Nested => nested.into(),
+    }
+}
+
+/// A default for an optional scalar field, both spellings (`None` when the
+/// scalar has no literal default here).
+fn default_for(rng: &mut Rng, scalar: Scalar, attrs: &[Attr]) -> Option<Attr> {
+    let constrained = !attrs.is_empty();
+    match scalar {
+        Scalar::I32 | Scalar::I64 if !constrained => {
+            let v = rng.below(100);
+            Some(attr(
+                format!("default = {v}"),
+                format!("+kubebuilder:default={v}"),
+            ))
+        }
+        Scalar::Bool => Some(attr("default = true", "+kubebuilder:default=true")),
+        Scalar::Str if !constrained => Some(attr(
+            "default = \"standard\"",
+            "+kubebuilder:default=\"standard\"",
+        )),
+        Scalar::Color => Some(attr("default = \"Green\"", "+kubebuilder:default=Green")),
+        _ => None,
+    }
+}
+
+/// One generated field.
+struct Field {
+    doc: String,
+    rust_type: String,
+    go_type: String,
+    optional: bool,
+    attrs: Vec<Attr>,
+}
+
+fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
+    let scalar = *rng.pick(&[
+        Scalar::I32,
+        Scalar::I64,
+        Scalar::Bool,
+        Scalar::Str,
+        Scalar::Str,
+        Scalar::F64,
+        Scalar::Color,
+        Scalar::IntOrString,
+        Scalar::Quantity,
+        Scalar::Time,
+        Scalar::Nested,
+    ]);
+    let wrap = *rng.pick(&[
+        Wrap::Value,
+        Wrap::Optional,
+        Wrap::Optional,
+        Wrap::List,
+        Wrap::OptionalList,
+        Wrap::Map,
+    ]);
+    let (r, g) = (rust_scalar(scalar, nested), go_scalar(scalar, nested));
+    let mut attrs = Vec::new();
+    if scalar == Scalar::F64 {
+        attrs.push(attr("allow_float", ""));
+    }
+    let (rust_type, go_type, optional) = match wrap {
+        Wrap::Value => {
+            attrs.extend(scalar_attrs(rng, scalar, false));
+            (r, g, false)
+        }
+        Wrap::Optional => {
+            let own = scalar_attrs(rng, scalar, false);
+            if own.is_empty() && rng.chance(40) {
+                attrs.extend(default_for(rng, scalar, &own));
+            }
+            attrs.extend(own);
+            if rng.chance(10) {
+                attrs.push(attr("nullable", "+nullable"));
+            }
+            (format!("Option<{r}>"), format!("*{g}"), true)
+        }
+        Wrap::List | Wrap::OptionalList => {
+            let inner = scalar_attrs(rng, scalar, true);
+            if !inner.is_empty() {
+                let keys: Vec<&str> = inner.iter().map(|a| a.rust.as_str()).collect();
+                let markers: Vec<&str> = inner.iter().map(|a| a.go.as_str()).collect();
+                attrs.push(attr(
+                    format!("items({})", keys.join(", ")),
+                    markers.join("\n\t// "),
+                ));
+            }
+            if rng.chance(40) {
+                let n = 1 + rng.below(3);
+                attrs.push(attr(
+                    format!("min_items = {n}"),
+                    format!("+kubebuilder:validation:MinItems={n}"),
+                ));
+            }
+            if rng.chance(40) {
+                let n = 4 + rng.below(60);
+                attrs.push(attr(
+                    format!("max_items = {n}"),
+                    format!("+kubebuilder:validation:MaxItems={n}"),
+                ));
+            }
+            let set_ok = matches!(
+                scalar,
+                Scalar::I32 | Scalar::I64 | Scalar::Str | Scalar::Color
+            );
+            if set_ok && rng.chance(20) {
+                attrs.push(attr("list_type = \"set\"", "+listType=set"));
+            } else if rng.chance(20) {
+                attrs.push(attr("list_type = \"atomic\"", "+listType=atomic"));
+            } else if scalar == Scalar::Nested && rng.chance(40) {
+                attrs.push(attr("list_type = \"map\"", "+listType=map"));
+                attrs.push(attr("list_map_keys = [\"name\"]", "+listMapKey=name"));
+            }
+            if wrap == Wrap::List {
+                (format!("Vec<{r}>"), format!("[]{g}"), false)
+            } else {
+                (format!("Option<Vec<{r}>>"), format!("[]{g}"), true)
+            }
+        }
+        Wrap::Map => {
+            if rng.chance(30) {
+                let n = 1 + rng.below(3);
+                attrs.push(attr(
+                    format!("min_properties = {n}"),
+                    format!("+kubebuilder:validation:MinProperties={n}"),
+                ));
+            }
+            if rng.chance(30) {
+                attrs.push(attr("map_type = \"atomic\"", "+mapType=atomic"));
+            }
+            (
+                format!("Option<BTreeMap<String, {r}>>"),
+                format!("map[string]{g}"),
+                true,
+            )
+        }
+    };
+    if rng.chance(8) {
+        attrs.push(attr(
+            "title = \"A title\"",
+            "+kubebuilder:title=\"A title\"",
+        ));
+    }
+    Field {
+        doc: format!("Field {j} of case {i}."),
+        rust_type,
+        go_type,
+        optional,
+        attrs,
+    }
+}
+
+/// Case `i` of the generator seeded `seed`: (Rust, Go) source of its kind.
+fn case(seed: u64, i: usize) -> (String, String) {
+    let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xa076_1d64_78bd_642f));
+    let kind = format!("Random{i:03}");
+    let nested = format!("{kind}Part");
+    let fields: Vec<Field> = (0..2 + rng.below(7))
+        .map(|j| field(&mut rng, i, j, &nested))
+        .collect();
+    let type_rule = rng.chance(15);
+    let mut rust = format!(
+        "\n/// Case {i}.\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
+         #[kubegen(group = \"{GROUP}\", version = \"v1\", kind = \"{kind}\")]\n"
+    );
+    let mut go = format!(
+        "\n// Case {i}.\n// +kubebuilder:object:root=true\n// +kubebuilder:resource:scope=Cluster\n\
+         type {kind} struct {{\n\tmetav1.TypeMeta `json:\",inline\"`\n\
+         \tmetav1.ObjectMeta `json:\"metadata,omitempty\"`\n\tSpec {kind}Spec `json:\"spec\"`\n}}\n\n\
+         // Case {i}.\n"
+    );
+    if type_rule {
+        rust.push_str("#[kubegen(validation(rule = \"has(self.f0) || !has(self.f0)\", message = \"always\"))]\n");
+        go.push_str("// +kubebuilder:validation:XValidation:rule=\"has(self.f0) || !has(self.f0)\",message=\"always\"\n");
+    }
+    let _ = writeln!(rust, "pub struct {kind}Spec {{");
+    let _ = writeln!(go, "type {kind}Spec struct {{");
+    for (j, f) in fields.iter().enumerate() {
+        let _ = writeln!(rust, "    /// {}", f.doc);
+        let _ = writeln!(go, "\t// {}", f.doc);
+        for a in &f.attrs {
+            let _ = writeln!(rust, "    #[kubegen({})]", a.rust);
+            if !a.go.is_empty() {
+                let _ = writeln!(go, "\t// {}", a.go);
+            }
+        }
+        if f.optional {
+            let _ = writeln!(
+                rust,
+                "    #[serde(rename = \"f{j}\", default, skip_serializing_if = \"Option::is_none\")]"
+            );
+            let _ = writeln!(
+                go,
+                "\t// +optional\n\tF{j} {} `json:\"f{j},omitempty\"`",
+                f.go_type
+            );
+        } else {
+            let _ = writeln!(rust, "    #[serde(rename = \"f{j}\")]");
+            let _ = writeln!(go, "\tF{j} {} `json:\"f{j}\"`", f.go_type);
+        }
+        let _ = writeln!(rust, "    pub f{j}: {},", f.rust_type);
+    }
+    rust.push_str("}\n");
+    go.push_str("}\n");
+    let _ = write!(
+        rust,
+        "\n/// A part of case {i}.\n#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]\n\
+         pub struct {nested} {{\n    /// The part's name.\n    pub name: String,\n    /// How many.\n    \
+         #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub count: Option<i32>,\n}}\n"
+    );
+    let _ = write!(
+        go,
+        "\n// A part of case {i}.\ntype {nested} struct {{\n\t// The part's name.\n\tName string `json:\"name\"`\n\
+         \t// How many.\n\t// +optional\n\tCount *int32 `json:\"count,omitempty\"`\n}}\n"
+    );
+    (rust, go)
+}
+
+/// The Rust module (`src/random.rs`) and Go package (`random/v1/types.go`)
+/// of cases `0..count`.
+pub fn sources(seed: u64, count: usize) -> (String, String) {
+    let mut rust = String::from(
+        "//! Generated by kubegen-cli/tests/controller_gen_diff/random.rs.\n\n\
+         use std::collections::BTreeMap;\n\n\
+         use k8s_openapi::apimachinery::pkg::api::resource::Quantity;\n\
+         use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;\n\
+         use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;\n\
+         use kubegen::{CustomResource, KubeSchema};\nuse serde::{Deserialize, Serialize};\n\n\
+         /// A colour.\n#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]\n\
+         pub enum Color {\n    Red,\n    Green,\n    Blue,\n}\n",
+    );
+    let mut go = format!(
+        "// Package v1 is generated by kubegen-cli/tests/controller_gen_diff/random.rs.\n\
+         // +groupName={GROUP}\n// +versionName=v1\npackage v1\n\nimport (\n\
+         \t\"k8s.io/apimachinery/pkg/api/resource\"\n\
+         \tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\
+         \t\"k8s.io/apimachinery/pkg/util/intstr\"\n)\n\n\
+         var _ resource.Quantity\nvar _ intstr.IntOrString\n\n\
+         // A colour.\n// +kubebuilder:validation:Enum=Red;Green;Blue\ntype Color string\n"
+    );
+    for i in 0..count {
+        let (r, g) = case(seed, i);
+        rust.push_str(&r);
+        go.push_str(&g);
+    }
+    (rust, go)
+}

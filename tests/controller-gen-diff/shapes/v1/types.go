@@ -1,0 +1,329 @@
+// Package v1 holds the Go twins of rust/src/shapes.rs: one field of every
+// shape kubegen maps (scalars, Option vs value, lists, maps, enums,
+// int-or-string, Quantity, Time, embedded resources, preserved fields) and
+// every kubegen attribute that has a controller-gen marker. A field here
+// and its Rust twin share name, documentation and markers.
+// +groupName=shapes.cgdiff.example.com
+// +versionName=v1
+package v1
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Shapes holds one field of every shape.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=sh;shp,categories=cgdiff;all
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:printcolumn:name="Color",type="string",JSONPath=".spec.color"
+// +kubebuilder:printcolumn:name="Replicas",type="integer",JSONPath=".spec.replicas",description="Desired replicas",priority=1
+// +kubebuilder:printcolumn:name="Ratio",type="number",JSONPath=".spec.ratio",format="double"
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:selectablefield:JSONPath=".spec.color"
+type Shapes struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ShapesSpec   `json:"spec"`
+	Status ShapesStatus `json:"status,omitempty"`
+}
+
+// Shapes holds one field of every shape.
+type ShapesSpec struct {
+	// A 32-bit integer.
+	Replicas int32 `json:"replicas"`
+	// An optional 32-bit integer.
+	// +optional
+	MaybeReplicas *int32 `json:"maybeReplicas,omitempty"`
+	// A 64-bit integer.
+	Count int64 `json:"count"`
+	// An optional 64-bit integer.
+	// +optional
+	MaybeCount *int64 `json:"maybeCount,omitempty"`
+	// An unsigned 32-bit integer.
+	Small uint32 `json:"small"`
+	// A boolean.
+	Enabled bool `json:"enabled"`
+	// An optional boolean.
+	// +optional
+	Paused *bool `json:"paused,omitempty"`
+	// A string.
+	Name string `json:"name"`
+	// An optional string.
+	// +optional
+	Nickname *string `json:"nickname,omitempty"`
+	// A double-precision float.
+	Ratio float64 `json:"ratio"`
+	// An optional single-precision float.
+	// +optional
+	Weight *float32 `json:"weight,omitempty"`
+	// A colour, a string enum.
+	Color Color `json:"color"`
+	// An optional colour.
+	// +optional
+	Accent *Color `json:"accent,omitempty"`
+	// A list of strings.
+	Tags []string `json:"tags"`
+	// An optional list of integers.
+	// +optional
+	Numbers []int64 `json:"numbers,omitempty"`
+	// A list of objects.
+	Items []Item `json:"items"`
+	// A list of lists.
+	// +optional
+	Matrix [][]int32 `json:"matrix,omitempty"`
+	// A map of strings.
+	Labels map[string]string `json:"labels"`
+	// An optional map of objects.
+	// +optional
+	ItemsByName map[string]Item `json:"itemsByName,omitempty"`
+	// A map of lists.
+	// +optional
+	Groups map[string][]string `json:"groups,omitempty"`
+	// A nested object.
+	Item Item `json:"item"`
+	// An optional nested object.
+	// +optional
+	Extra *Item `json:"extra,omitempty"`
+	// An integer or a string.
+	Port intstr.IntOrString `json:"port"`
+	// An optional integer or string.
+	// +optional
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+	// A quantity.
+	Memory resource.Quantity `json:"memory"`
+	// An optional quantity.
+	// +optional
+	Cpu *resource.Quantity `json:"cpu,omitempty"`
+	// A map of quantities.
+	// +optional
+	Limits map[string]resource.Quantity `json:"limits,omitempty"`
+	// A time.
+	Since metav1.Time `json:"since"`
+	// An optional time.
+	// +optional
+	Until *metav1.Time `json:"until,omitempty"`
+	// Bytes, base64 in JSON.
+	// +optional
+	Data []byte `json:"data,omitempty"`
+	// An embedded resource.
+	// +kubebuilder:validation:EmbeddedResource
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Template runtime.RawExtension `json:"template,omitempty"`
+	// Any JSON value.
+	// +optional
+	Raw *apiextensionsv1.JSON `json:"raw,omitempty"`
+	// An object that keeps unknown fields.
+	// +optional
+	Open *Open `json:"open,omitempty"`
+	// Conditions, keyed by type.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// A colour.
+// +kubebuilder:validation:Enum=Red;Green;Blue
+type Color string
+
+// One item.
+type Item struct {
+	// The item's name.
+	Name string `json:"name"`
+	// How many.
+	// +optional
+	Quantity *int32 `json:"quantity,omitempty"`
+}
+
+// An object that keeps unknown fields.
+// +kubebuilder:pruning:PreserveUnknownFields
+type Open struct {
+	// A known field.
+	// +optional
+	Known *string `json:"known,omitempty"`
+}
+
+// The observed state of a Shapes.
+type ShapesStatus struct {
+	// Observed replicas.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// The label selector, for the scale subresource.
+	// +optional
+	Selector *string `json:"selector,omitempty"`
+}
+
+// Constraints holds one field per validation marker.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,path=constraintsets,singular=constraintset
+type Constraints struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ConstraintsSpec `json:"spec"`
+}
+
+// Constraints holds one field per validation marker.
+// +kubebuilder:validation:XValidation:rule="self.low <= self.high",message="low must not exceed high"
+// +kubebuilder:validation:ExactlyOneOf=fromName;fromNumber
+// +kubebuilder:validation:MinProperties=2
+type ConstraintsSpec struct {
+	// Bounded below and above.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	Low int32 `json:"low"`
+	// Bounded exclusively, a multiple of 5.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:ExclusiveMinimum=true
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:validation:ExclusiveMaximum=true
+	// +kubebuilder:validation:MultipleOf=5
+	High int32 `json:"high"`
+	// A string with lengths and a pattern.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*$`
+	Slug string `json:"slug"`
+	// An e-mail address.
+	// +kubebuilder:validation:Format=email
+	// +optional
+	Email *string `json:"email,omitempty"`
+	// A default integer.
+	// +kubebuilder:default=3
+	// +optional
+	Retries int32 `json:"retries,omitempty"`
+	// A default string.
+	// +kubebuilder:default="info"
+	// +optional
+	Level string `json:"level,omitempty"`
+	// A default list.
+	// +kubebuilder:default={"a","b"}
+	// +optional
+	Letters []string `json:"letters,omitempty"`
+	// A default object.
+	// +kubebuilder:default={"name":"first","quantity":1}
+	// +optional
+	FirstItem *Item `json:"firstItem,omitempty"`
+	// A default boolean.
+	// +kubebuilder:default=true
+	// +optional
+	Verbose *bool `json:"verbose,omitempty"`
+	// A list with bounds and item constraints.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MinLength=2
+	// +kubebuilder:validation:items:Pattern=`^[a-z]+$`
+	Words []string `json:"words"`
+	// A set of strings.
+	// +listType=set
+	// +optional
+	Unique []string `json:"unique,omitempty"`
+	// An atomic list.
+	// +listType=atomic
+	// +optional
+	Whole []string `json:"whole,omitempty"`
+	// A list map keyed by name.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Entries []Item `json:"entries,omitempty"`
+	// An atomic map.
+	// +mapType=atomic
+	// +kubebuilder:validation:MaxProperties=4
+	// +optional
+	Settings map[string]string `json:"settings,omitempty"`
+	// An atomic struct.
+	// +structType=atomic
+	// +optional
+	Pinned *Item `json:"pinned,omitempty"`
+	// A field with a CEL rule.
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('v')",message="must start with v",reason=FieldValueInvalid
+	// +kubebuilder:validation:XValidation:rule="size(self) < 10",messageExpression="'too long: ' + self"
+	Version string `json:"version"`
+	// Set once.
+	// +k8s:immutable
+	Owner string `json:"owner"`
+	// A pointer made required.
+	// +required
+	Must *string `json:"must"`
+	// A value made optional.
+	// +optional
+	Maybe string `json:"maybe"`
+	// A nullable value.
+	// +nullable
+	// +optional
+	Nothing *string `json:"nothing,omitempty"`
+	// A titled value.
+	// +kubebuilder:title="The title"
+	// +kubebuilder:example="sample"
+	// +optional
+	Titled *string `json:"titled,omitempty"`
+	// One of two sources.
+	// +optional
+	FromName *string `json:"fromName,omitempty"`
+	// The other source.
+	// +optional
+	FromNumber *int32 `json:"fromNumber,omitempty"`
+	// Anything at all.
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Anything *apiextensionsv1.JSON `json:"anything,omitempty"`
+	// With external documentation.
+	// +kubebuilder:externalDocs:url="https://example.com/docs",description="More"
+	// +optional
+	Documented *string `json:"documented,omitempty"`
+	// A list of enums.
+	// +optional
+	Palette []Color `json:"palette,omitempty"`
+	// A list of quantities with a rule on each item.
+	// +kubebuilder:validation:items:XValidation:rule="quantity(self).isGreaterThan(quantity('0'))",message="must be positive"
+	// +kubebuilder:validation:MaxItems=4
+	// +optional
+	Sizes []resource.Quantity `json:"sizes,omitempty"`
+}
+
+// Workload holds built-in Kubernetes types, as an operator's API does.
+// +kubebuilder:object:root=true
+type Workload struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WorkloadSpec `json:"spec"`
+}
+
+// Workload holds built-in Kubernetes types, as an operator's API does.
+type WorkloadSpec struct {
+	// The pods to run.
+	Template corev1.PodTemplateSpec `json:"template"`
+	// A job to run.
+	// +optional
+	JobTemplate *batchv1.JobTemplateSpec `json:"jobTemplate,omitempty"`
+	// Which pods are the workload's.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	// Resources of the workload as a whole.
+	// +optional
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// A Service in front of the pods.
+	// +optional
+	Service *corev1.ServiceSpec `json:"service,omitempty"`
+	// Extra volumes.
+	// +optional
+	Volumes []corev1.Volume `json:"volumes,omitempty"`
+	// Where the pods may run.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+	// What the workload refers to.
+	// +optional
+	Owner *corev1.ObjectReference `json:"owner,omitempty"`
+}
