@@ -1744,14 +1744,22 @@ fn rows() -> Vec<Row> {
             &["spec.started", "must be of type date-time"],
         )
         .everything(),
-        // Upstream's schema: `operator` is required but defaulted to "", so
-        // an expression without one is accepted, as the apiserver's own
-        // schema for LabelSelector has it; the types still hold.
+        // controller-gen's schema for LabelSelector: the types hold, and
+        // `operator` is required with no default (the upstream OpenAPI
+        // document's `default: ""`, Go's zero value, is not a declared
+        // default), so an expression without one is refused.
         row(
             "k8s-openapi type: LabelSelector",
-            everything(json!({"selector": {"matchExpressions": [{"key": "a"}]}})),
+            everything(json!({"selector": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}})),
             Some(everything(json!({"selector": {"matchExpressions": [{"key": "a", "operator": "In", "values": "b"}]}}))),
             &["spec.selector.matchExpressions[0].values", "must be of type array"],
+        )
+        .everything(),
+        row(
+            "k8s-openapi type: LabelSelector, required operator",
+            everything(json!({"selector": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}})),
+            Some(everything(json!({"selector": {"matchExpressions": [{"key": "a"}]}}))),
+            &["spec.selector.matchExpressions[0].operator", "Required value"],
         )
         .everything(),
     ]
