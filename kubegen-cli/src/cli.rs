@@ -141,6 +141,11 @@ struct ImportArgs {
     /// Depend on a kubegen source tree by path in a created crate.
     #[arg(long, value_name = "PATH")]
     kubegen_path: Option<PathBuf>,
+    /// Refuse input documents that are not apiextensions.k8s.io/v1
+    /// CustomResourceDefinitions (by default each is skipped with a
+    /// warning naming it).
+    #[arg(long)]
+    strict: bool,
 }
 
 #[derive(Debug, Args)]
@@ -312,7 +317,7 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
             write_out(out, &created.summary())?;
             Ok(EXIT_OK)
         }
-        Command::Import(args) => import_command(args, out),
+        Command::Import(args) => import_command(args, out, err),
         Command::Completions { shell } => {
             let mut command = Cli::command();
             clap_complete::generate(shell, &mut command, "kubegen", out);
@@ -417,13 +422,26 @@ fn generate_command(
     Ok(EXIT_OK)
 }
 
-fn import_command(args: ImportArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+fn import_command(
+    args: ImportArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Failure> {
     let imported = import::import(&import::Options {
         inputs: args.inputs,
         crate_dir: args.crate_dir.clone(),
         module: args.module,
         kubegen_path: args.kubegen_path,
+        strict: args.strict,
     })?;
+    for w in &imported.warnings {
+        let _ = writeln!(
+            err,
+            "{}: warning: {} (skipped; `--strict` refuses it)",
+            w.file.display(),
+            w.message
+        );
+    }
     let mut table = String::new();
     let mut problems = Vec::new();
     for r in &imported.reports {

@@ -210,3 +210,163 @@ fn a_conversion_webhook_served_elsewhere_is_kept_without_a_converter() {
         "no converter for a webhook this crate does not serve"
     );
 }
+
+/// Imports `yaml` into a fresh crate: the exit code, stdout + stderr, the
+/// regenerated CRD's differences from the input and the crate's directory.
+fn import_text(yaml: &str, extra: &[&str]) -> (i32, String, Vec<String>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("crd.yaml");
+    std::fs::write(&input, yaml).unwrap();
+    let krate = dir.path().join("c");
+    let mut args = vec![input.to_str().unwrap(), "--crate", krate.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args);
+    let crd = krate.join("config/crd/example.com_widgets.yaml");
+    let differences = match std::fs::read_to_string(&crd) {
+        Ok(text) => kubegen_cli::import::compare(
+            &serde_yaml::from_str(yaml).unwrap(),
+            &serde_yaml::from_str(&text).unwrap(),
+        )
+        .iter()
+        .map(ToString::to_string)
+        .collect(),
+        Err(_) => vec!["no CRD written".into()],
+    };
+    (code, format!("{out}{err}"), differences, dir)
+}
+
+#[test]
+fn what_the_apiserver_accepts_imports_unchanged() {
+    let widgets = std::fs::read_to_string(fixture()).unwrap();
+    let (v1, _) = widgets.split_once("  - name: v1beta1\n").unwrap();
+    let cases = [
+        (
+            "x-kubernetes-validations on the root schema",
+            widgets.replace(
+                "        description: A Widget is a thing with parts.\n",
+                "        description: A Widget is a thing with parts.\n        \
+                 x-kubernetes-validations:\n        - rule: self.metadata.name.size() < 64\n          \
+                 message: names are short\n",
+            ),
+        ),
+        (
+            "a printer column naming a field the schema lacks",
+            widgets.replace(
+                "      jsonPath: .spec.size\n",
+                "      jsonPath: .spec.size\n    - name: Ghost\n      type: string\n      \
+                 jsonPath: .spec.ghost\n",
+            ),
+        ),
+        (
+            "conversionReviewVersions without v1",
+            widgets.replace(
+                "  scope: Namespaced\n",
+                "  scope: Namespaced\n  conversion:\n    strategy: Webhook\n    webhook:\n      \
+                 conversionReviewVersions: [v1beta1]\n      clientConfig:\n        \
+                 service: {name: w, namespace: ns, path: /convert, port: 443}\n",
+            ),
+        ),
+        (
+            "a lower-case kind",
+            widgets.replace(
+                "    kind: Widget\n    listKind: WidgetList\n",
+                "    kind: widget\n    listKind: widgetList\n",
+            ),
+        ),
+        (
+            "a version whose schema is only {type: object}",
+            format!(
+                "{v1}  - name: v1beta1\n    served: true\n    storage: false\n    schema:\n      \
+                 openAPIV3Schema:\n        type: object\n"
+            ),
+        ),
+    ];
+    for (what, yaml) in cases {
+        assert_ne!(yaml, widgets, "{what}: the fixture changed");
+        let (code, output, differences, dir) = import_text(&yaml, &[]);
+        assert_eq!(code, 0, "{what}: {output}");
+        assert!(output.contains("identical"), "{what}: {output}");
+        assert_eq!(differences, Vec::<String>::new(), "{what}");
+        if what.starts_with("a printer column") {
+            let v1 =
+                std::fs::read_to_string(dir.path().join("c/src/apis/example_com/v1/widget.rs"))
+                    .unwrap();
+            let compact: String = v1.split_whitespace().collect();
+            assert!(
+                compact.contains("json_path=\".spec.ghost\",unchecked)"),
+                "{v1}"
+            );
+        }
+        if what == "a lower-case kind" {
+            let v1 =
+                std::fs::read_to_string(dir.path().join("c/src/apis/example_com/v1/widget.rs"))
+                    .unwrap();
+            assert!(
+                v1.contains("kind = \"widget\"") && v1.contains("pub struct WidgetSpec"),
+                "{v1}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_webhook_service_without_path_or_port_stays_without() {
+    let yaml = std::fs::read_to_string(fixture()).unwrap().replace(
+        "  scope: Namespaced\n",
+        "  scope: Namespaced\n  conversion:\n    strategy: Webhook\n    webhook:\n      \
+         conversionReviewVersions: [v1]\n      clientConfig:\n        caBundle: Cg==\n        \
+         service: {name: widget-webhook, namespace: widgets}\n",
+    );
+    let (code, output, differences, dir) = import_text(&yaml, &[]);
+    assert_eq!(code, 0, "{output}");
+    assert_eq!(differences, Vec::<String>::new());
+    let crd =
+        std::fs::read_to_string(dir.path().join("c/config/crd/example.com_widgets.yaml")).unwrap();
+    let crd: serde_json::Value = serde_yaml::from_str(&crd).unwrap();
+    assert_eq!(
+        crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"],
+        serde_json::json!({"name": "widget-webhook", "namespace": "widgets"})
+    );
+}
+
+#[test]
+fn documents_that_are_not_v1_crds_are_named_never_skipped_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    std::fs::create_dir_all(input.join("old")).unwrap();
+    std::fs::copy(fixture(), input.join("widgets.yaml")).unwrap();
+    std::fs::write(
+        input.join("old/gadgets.yaml"),
+        "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n\
+         metadata: {name: gadgets.example.com}\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+    )
+    .unwrap();
+    let krate = dir.path().join("c");
+    let (code, out, err) = run(&[input.to_str().unwrap(), "--crate", krate.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let gadgets = input.join("old/gadgets.yaml").display().to_string();
+    for expected in [
+        format!("{gadgets}: warning: gadgets.example.com is an apiextensions.k8s.io/v1beta1"),
+        format!("{gadgets}: warning: settings (apiVersion `v1`, kind `ConfigMap`)"),
+    ] {
+        assert!(err.contains(&expected), "{expected}: {err}");
+    }
+    assert!(out.contains("widgets.example.com"), "{out}");
+
+    let krate = dir.path().join("strict");
+    let (code, _, err) = run(&[
+        input.to_str().unwrap(),
+        "--crate",
+        krate.to_str().unwrap(),
+        "--strict",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{gadgets}: error: gadgets.example.com"))
+            && err.contains("settings (apiVersion")
+            && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert!(!krate.exists());
+}

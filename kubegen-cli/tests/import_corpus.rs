@@ -83,6 +83,7 @@ fn imported_corpus_compiles_and_regenerates_the_same_crds() {
             crate_dir: krate.clone(),
             module: module.clone(),
             kubegen_path: None,
+            strict: false,
         })
         .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         kubegen_cli::files::write(&krate, &imported.files).unwrap();

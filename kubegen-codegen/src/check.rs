@@ -770,7 +770,15 @@ fn is_dns_label(s: &str) -> bool {
 
 /// A `.spec.x` path: the first field after `.spec` must exist (deeper
 /// segments are checked when `crd()` runs, where nested schemas are known).
-pub fn check_spec_path(cx: &Ctxt, path: &str, span: Span, spec: &TypeModel, fields: &[FieldSpans]) {
+/// `remedy` is appended to the error.
+pub fn check_spec_path(
+    cx: &Ctxt,
+    path: &str,
+    span: Span,
+    spec: &TypeModel,
+    fields: &[FieldSpans],
+    remedy: &str,
+) {
     let Some(rest) = path.strip_prefix(".spec.") else {
         return;
     };
@@ -794,7 +802,7 @@ pub fn check_spec_path(cx: &Ctxt, path: &str, span: Span, spec: &TypeModel, fiel
                 .unwrap_or_default();
         cx.error_at(
             span,
-            format!("`{path}`: the spec has no field `{first}`{hint}"),
+            format!("`{path}`: the spec has no field `{first}`{hint}{remedy}"),
         );
     }
 }
@@ -833,12 +841,15 @@ fn check_resource(
         );
     }
     if let Some(k) = &res.kind {
-        if !k.starts_with(|c: char| c.is_ascii_uppercase())
+        // The apiserver's rule: in lower case, a DNS-1035 label; kubegen
+        // names a Rust type after the kind, so `-` is out too.
+        if k.len() > 63
+            || !k.starts_with(|c: char| c.is_ascii_alphabetic())
             || !k.chars().all(|c| c.is_ascii_alphanumeric())
         {
             cx.error_spanned_by(
                 ident,
-                format!("kind \"{k}\" must be PascalCase letters and digits"),
+                format!("kind \"{k}\" must be ASCII letters and digits starting with a letter, at most 63 (the apiserver's rule, without `-`, which no Rust type name can hold), e.g. \"MyApplication\""),
             );
         }
         if ident == k {
@@ -877,6 +888,9 @@ fn check_resource(
     let known_roots = [".spec", ".status", ".metadata", ".apiVersion", ".kind"];
     for (col, span) in &res.printer_columns {
         let p = &col.json_path;
+        if col.unchecked {
+            continue;
+        }
         if !known_roots
             .iter()
             .any(|r| p == r || p.starts_with(&format!("{r}.")) || p.starts_with(&format!("{r}[")))
@@ -898,16 +912,29 @@ fn check_resource(
             if kubegen_core::crd::resolve_json_path(&Value::Null, &format!(".metadata.{first}"))
                 .is_err()
             {
-                cx.error_at(*span, format!("`{p}`: metadata has no field `{first}`"));
+                cx.error_at(
+                    *span,
+                    format!(
+                        "`{p}`: metadata has no field `{first}`{}",
+                        kubegen_core::crd::UNCHECKED_REMEDY
+                    ),
+                );
             }
         }
-        check_spec_path(cx, p, *span, spec, fields);
+        check_spec_path(
+            cx,
+            p,
+            *span,
+            spec,
+            fields,
+            kubegen_core::crd::UNCHECKED_REMEDY,
+        );
     }
     for (p, span) in &res.selectable_fields {
         if !p.starts_with(".spec.") && !p.starts_with(".status.") {
             cx.error_at(*span, "a selectable field must be under .spec or .status");
         }
-        check_spec_path(cx, p, *span, spec, fields);
+        check_spec_path(cx, p, *span, spec, fields, "");
     }
     if let Some(scale) = &res.scale {
         if !scale.spec_replicas_path.starts_with(".spec.") {
@@ -922,7 +949,14 @@ fn check_resource(
         if res.status.is_none() {
             cx.error_spanned_by(ident, "`scale(...)` needs a `status = \"...\"` type");
         }
-        check_spec_path(cx, &scale.spec_replicas_path, ident.span(), spec, fields);
+        check_spec_path(
+            cx,
+            &scale.spec_replicas_path,
+            ident.span(),
+            spec,
+            fields,
+            "",
+        );
     }
 }
 

@@ -14,6 +14,20 @@ pub fn accessor_name(kind: &str) -> String {
     }
 }
 
+/// The name of a type generated for a kind: `MyApplication` + `Client` →
+/// `MyApplicationClient`; a kind the apiserver accepts in lower case
+/// (`postgresql`) starts with a capital (`PostgresqlClient`), as Rust type
+/// names do.
+pub fn kind_type_name(kind: &str, suffix: &str) -> String {
+    let mut chars = kind.chars();
+    let first = chars.next().map(|c| c.to_ascii_uppercase());
+    first
+        .into_iter()
+        .chain(chars)
+        .chain(suffix.chars())
+        .collect()
+}
+
 /// `MyApplication` → `my_application`, `HTTPRoute` → `http_route`.
 pub fn snake_case(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();

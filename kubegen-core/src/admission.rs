@@ -38,7 +38,9 @@ fn client_config(target: &WebhookTarget, path: &str) -> Value {
             namespace,
             port,
             ..
-        } => json!({"service": {"name": name, "namespace": namespace, "path": path, "port": port}}),
+        } => json!({"service": {
+            "name": name, "namespace": namespace, "path": path, "port": port.unwrap_or(443),
+        }}),
         WebhookTarget::Url(base) => json!({"url": format!("{}{path}", base.trim_end_matches('/'))}),
     }
 }
@@ -133,8 +135,8 @@ mod tests {
             webhook: WebhookTarget::Service {
                 name: "shop-webhook".into(),
                 namespace: "shop-system".into(),
-                path: String::new(),
-                port: 443,
+                path: None,
+                port: Some(443),
             },
             failure_policy: "Fail".into(),
             timeout_seconds: 10,

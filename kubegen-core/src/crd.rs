@@ -85,6 +85,9 @@ const OBJECT_META_FIELDS: &[&str] = &[
     "selfLink",
 ];
 
+/// How to keep a printer column whose path the schema does not declare.
+pub const UNCHECKED_REMEDY: &str = " (if the column shows a field the schema does not declare on purpose — the apiserver accepts it and kubectl shows it empty — add `unchecked` to `printcolumn(...)`)";
+
 /// Splits `.a.b[0].c` / `.a[?(@.x=="y")].b` into segments; `[...]` becomes `[]`.
 fn segments(path: &str) -> Result<Vec<String>, String> {
     let Some(rest) = path.strip_prefix('.') else {
@@ -325,7 +328,10 @@ pub fn root_schema(res: &ResourceModel, spec: Value, status: Option<Value>) -> V
     if let Some(s) = status {
         props.insert("status".into(), s);
     }
-    root["properties"] = Value::Object(props);
+    // A hand-written schema may leave out even the type meta: `{type: object}`.
+    if !props.is_empty() {
+        root["properties"] = Value::Object(props);
+    }
     if !required.is_empty() {
         root["required"] = Value::Array(required);
     }
@@ -334,7 +340,11 @@ pub fn root_schema(res: &ResourceModel, spec: Value, status: Option<Value>) -> V
     }
     let name_rules = name_rules(res);
     if !name_rules.is_empty() {
-        root["x-kubernetes-validations"] = Value::Array(name_rules);
+        // After the flattened spec's own rules, which are the root's too.
+        match &mut root["x-kubernetes-validations"] {
+            Value::Array(rules) => rules.extend(name_rules),
+            slot => *slot = Value::Array(name_rules),
+        }
     }
     if let Some(max) = res.max_description_len {
         truncate_descriptions(&mut root, max);
@@ -384,7 +394,20 @@ pub fn crd_json(
     if !res.printer_columns.is_empty() {
         let mut cols = Vec::new();
         for c in &res.printer_columns {
-            let leaf = check_path(&root, &c.json_path, None)?;
+            let leaf = if c.unchecked {
+                resolve_json_path(&root, &c.json_path)
+                    .ok()
+                    .flatten()
+                    .cloned()
+            } else {
+                check_path(&root, &c.json_path, None).map_err(|e| match e {
+                    CrdError::JsonPath { path, message } => CrdError::JsonPath {
+                        path,
+                        message: format!("{message}{UNCHECKED_REMEDY}"),
+                    },
+                    e => e,
+                })?
+            };
             let type_ = if c.type_.is_empty() {
                 infer_column_type(&c.json_path, leaf.as_ref())
             } else {
@@ -854,8 +877,8 @@ mod tests {
             webhook: crate::model::WebhookTarget::Service {
                 name: "shop-webhook".into(),
                 namespace: "shop-system".into(),
-                path: "/convert".into(),
-                port: 443,
+                path: Some("/convert".into()),
+                port: Some(443),
             },
             external: false,
             review_versions: Vec::new(),
@@ -984,9 +1007,18 @@ mod tests {
             description: None,
             format: None,
             priority: None,
+            unchecked: false,
         });
         let e = crd_json(&r, spec(), None).unwrap_err().to_string();
         assert!(e.contains("did you mean `size`"), "{e}");
+        // `unchecked`: the apiserver takes it, kubectl shows it empty.
+        r.printer_columns[0].unchecked = true;
+        let crd = crd_json(&r, spec(), None).unwrap();
+        assert_eq!(
+            crd["spec"]["versions"][0]["additionalPrinterColumns"][0]["jsonPath"],
+            ".spec.sise"
+        );
+        r.printer_columns[0].unchecked = false;
         let root = root_schema(&r, spec(), None);
         assert!(
             resolve_json_path(&root, ".spec.items[0].name")

@@ -39,6 +39,9 @@ pub struct Options {
     /// A kubegen source tree for a created crate's dependencies (else the
     /// published crates at this CLI's version).
     pub kubegen_path: Option<PathBuf>,
+    /// Refuse (rather than warn about) input documents that are not
+    /// `apiextensions.k8s.io/v1` CustomResourceDefinitions.
+    pub strict: bool,
 }
 
 /// One imported CRD's outcome.
@@ -60,15 +63,31 @@ pub struct Imported {
     pub files: FileSet,
     /// One report per CRD read.
     pub reports: Vec<Report>,
+    /// Input documents that are not `apiextensions.k8s.io/v1` CRDs, each
+    /// named: skipped (an error under [`Options::strict`]).
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Reads, plans and verifies every CRD; returns the files to write. Fails
-/// (writing nothing) when an input cannot be read or the crate cannot take
+/// (writing nothing) when an input cannot be read, holds no CRD or (with
+/// [`Options::strict`]) holds other documents, or the crate cannot take
 /// the modules.
 pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
-    let crds = read::read(&options.inputs)?;
+    let read::Input { crds, skipped } = read::read(&options.inputs)?;
+    let mut warnings: Vec<Diagnostic> = skipped
+        .into_iter()
+        .map(|s| Diagnostic::file(&s.file, s.message))
+        .collect();
+    if options.strict && !warnings.is_empty() {
+        for w in &mut warnings {
+            w.message.push_str(
+                " (`--strict` refuses every input document that is not one; leave it out to skip them with a warning)",
+            );
+        }
+        return Err(warnings);
+    }
     if crds.is_empty() {
-        return Err(vec![Diagnostic::file(
+        warnings.push(Diagnostic::file(
             Path::new(
                 options
                     .inputs
@@ -76,7 +95,8 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
                     .map_or(Path::new("-"), |p| p.as_path()),
             ),
             "no apiextensions.k8s.io/v1 CustomResourceDefinition found in the input",
-        )]);
+        ));
+        return Err(warnings);
     }
     let mut reports = Vec::new();
     let mut accepted = Vec::new();
@@ -115,7 +135,11 @@ pub fn import(options: &Options) -> Result<Imported, Vec<Diagnostic>> {
             .collect());
     }
     let files = layout::files(options, accepted)?;
-    Ok(Imported { files, reports })
+    Ok(Imported {
+        files,
+        reports,
+        warnings,
+    })
 }
 
 /// [`verify::import`] for every CRD (each proof is independent), on as

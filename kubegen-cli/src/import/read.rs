@@ -1,7 +1,8 @@
 //! Reading the CRDs to import: YAML or JSON files, directories of them
 //! (recursively, `.yaml`/`.yml`/`.json`, in path order) or standard input;
 //! multi-document files split; documents that are not
-//! `apiextensions.k8s.io/v1` CustomResourceDefinitions skipped.
+//! `apiextensions.k8s.io/v1` CustomResourceDefinitions skipped, each named
+//! (the caller warns, or refuses under `--strict`).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -29,9 +30,28 @@ impl SourceCrd {
     }
 }
 
+/// A document of the input that is not an `apiextensions.k8s.io/v1`
+/// CustomResourceDefinition.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    /// Where it was read.
+    pub file: PathBuf,
+    /// Why it is not imported, naming the document.
+    pub message: String,
+}
+
+/// What the input holds: the CRDs and the documents skipped.
+pub struct Input {
+    /// The `apiextensions.k8s.io/v1` CRDs, in input order.
+    pub crds: Vec<SourceCrd>,
+    /// Every other document.
+    pub skipped: Vec<Skipped>,
+}
+
 /// Reads every CRD in `inputs` (`-` is standard input). Files that cannot
-/// be read or parsed are errors; other kinds of documents are skipped.
-pub fn read(inputs: &[PathBuf]) -> Result<Vec<SourceCrd>, Vec<Diagnostic>> {
+/// be read or parsed are errors; other kinds of documents are skipped and
+/// named in [`Input::skipped`].
+pub fn read(inputs: &[PathBuf]) -> Result<Input, Vec<Diagnostic>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
@@ -63,19 +83,55 @@ pub fn read(inputs: &[PathBuf]) -> Result<Vec<SourceCrd>, Vec<Diagnostic>> {
         }
     }
     let mut crds = Vec::new();
+    let mut skipped = Vec::new();
     for (file, text) in files {
         match documents(&text) {
-            Ok(docs) => crds.extend(docs.into_iter().filter(is_crd).map(|crd| SourceCrd {
-                file: file.clone(),
-                crd,
-            })),
+            Ok(docs) => {
+                for doc in docs {
+                    match not_imported(&doc) {
+                        None => crds.push(SourceCrd {
+                            file: file.clone(),
+                            crd: doc,
+                        }),
+                        Some(message) => skipped.push(Skipped {
+                            file: file.clone(),
+                            message,
+                        }),
+                    }
+                }
+            }
             Err(message) => errors.push(Diagnostic::file(&file, message)),
         }
     }
     if errors.is_empty() {
-        Ok(crds)
+        Ok(Input { crds, skipped })
     } else {
         Err(errors)
+    }
+}
+
+/// Why `doc` is not imported (naming it), or `None` for an
+/// `apiextensions.k8s.io/v1` CustomResourceDefinition.
+fn not_imported(doc: &Value) -> Option<String> {
+    let field = |k: &str| doc.get(k).and_then(Value::as_str).unwrap_or("");
+    let (api_version, kind) = (field("apiVersion"), field("kind"));
+    let name = doc
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("(no name)");
+    match (api_version, kind) {
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => None,
+        ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition") => Some(format!(
+            "{name} is an apiextensions.k8s.io/v1beta1 CustomResourceDefinition, which kubegen \
+             does not import (apiservers stopped serving v1beta1 in Kubernetes 1.22): convert it \
+             to apiextensions.k8s.io/v1 (one `schema` per version) and import that"
+        )),
+        _ if !doc.is_object() => {
+            Some("a document that is not an object is not a CustomResourceDefinition".into())
+        }
+        _ => Some(format!(
+            "{name} (apiVersion `{api_version}`, kind `{kind}`) is not a CustomResourceDefinition"
+        )),
     }
 }
 
@@ -121,11 +177,6 @@ fn documents(text: &str) -> Result<Vec<Value>, String> {
     Ok(out)
 }
 
-fn is_crd(doc: &Value) -> bool {
-    doc.get("apiVersion").and_then(Value::as_str) == Some("apiextensions.k8s.io/v1")
-        && doc.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +189,7 @@ mod tests {
         let docs: Vec<Value> = documents(text)
             .unwrap()
             .into_iter()
-            .filter(is_crd)
+            .filter(|d| not_imported(d).is_none())
             .collect();
         assert_eq!(docs.len(), 1);
         assert_eq!(docs[0]["metadata"]["name"], "widgets.example.com");

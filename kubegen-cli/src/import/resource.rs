@@ -52,6 +52,34 @@ fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
     v.pointer(ptr).and_then(Value::as_str)
 }
 
+/// The keywords the apiserver allows in a version's root schema
+/// (apiextensions validation's `allowedFieldsAtRootSchema`); whether the
+/// attributes reproduce them is for `verify` to prove.
+const ROOT_KEYWORDS: &[&str] = &[
+    "description",
+    "type",
+    "format",
+    "title",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "required",
+    "items",
+    "properties",
+    "externalDocs",
+    "example",
+    "x-kubernetes-preserve-unknown-fields",
+    "x-kubernetes-validations",
+];
+
 /// Why a CRD cannot be imported, before any type is planned.
 pub fn refusal(crd: &Value) -> Option<String> {
     let kind = str_at(crd, "/spec/names/kind")?;
@@ -74,19 +102,13 @@ pub fn refusal(crd: &Value) -> Option<String> {
         else {
             return Some(format!("version {name} has no schema"));
         };
-        let props = root.get("properties").and_then(Value::as_object);
-        let Some(props) = props else {
-            return Some(format!("version {name}: the schema has no properties"));
-        };
-        if props.is_empty() {
-            return Some(format!("version {name}: the schema has no properties"));
-        }
         for k in root.keys() {
-            if !matches!(
-                k.as_str(),
-                "type" | "properties" | "description" | "required"
-            ) {
-                return Some(format!("version {name}: root schema keyword `{k}`"));
+            if !ROOT_KEYWORDS.contains(&k.as_str()) {
+                return Some(format!(
+                    "version {name}: the apiserver refuses the root schema keyword `{k}` (a root \
+                     schema may hold only {})",
+                    ROOT_KEYWORDS.join(", ")
+                ));
             }
         }
     }
@@ -94,11 +116,23 @@ pub fn refusal(crd: &Value) -> Option<String> {
 }
 
 /// Whether a version's objects hold more than `spec` and `status` at the
-/// top level (or no `spec`): its spec struct then holds every top-level
-/// field (`flatten_spec`).
+/// top level (or no `spec`), or its root schema has keywords of its own
+/// (such as `x-kubernetes-validations`): its spec struct then holds every
+/// top-level field and its type-level keys (`flatten_spec`).
 fn flattened(v: &Value) -> bool {
-    let props = v
-        .pointer("/schema/openAPIV3Schema/properties")
+    let root = v.pointer("/schema/openAPIV3Schema");
+    if root.and_then(Value::as_object).is_some_and(|r| {
+        r.keys().any(|k| {
+            !matches!(
+                k.as_str(),
+                "type" | "properties" | "description" | "required"
+            )
+        })
+    }) {
+        return true;
+    }
+    let props = root
+        .and_then(|r| r.get("properties"))
         .and_then(Value::as_object);
     props.is_none_or(|p| {
         !p.contains_key("spec")
@@ -248,6 +282,13 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
             let n = proc_macro2::Literal::i64_unsuffixed(n);
             p.push(quote!(priority = #n));
         }
+        // A path naming no field of the schema: the apiserver serves the
+        // column (empty); kubegen asks for `unchecked` to keep it.
+        if let (Some(root), Some(path)) = (root, c.get("jsonPath").and_then(Value::as_str))
+            && kubegen_core::crd::resolve_json_path(root, path).is_err()
+        {
+            p.push(quote!(unchecked));
+        }
         attrs.push(quote!(#[kubegen(printcolumn(#(#p),*))]));
     }
     for f in v
@@ -302,10 +343,11 @@ fn conversion_attr(crd: &Value) -> Option<TokenStream> {
 /// the ones kubegen writes (hand-written CRDs often leave them out).
 fn type_meta(root: Option<&Value>, no_descriptions: bool) -> Option<Value> {
     use kubegen_core::crd::{API_VERSION_DESCRIPTION, KIND_DESCRIPTION};
-    let props = root?.get("properties")?.as_object()?;
+    // A root without `properties` (`{type: object}`) names none of them.
+    let props = root?.get("properties").and_then(Value::as_object);
     let mut given = Map::new();
     for k in ["apiVersion", "kind", "metadata"] {
-        if let Some(v) = props.get(k) {
+        if let Some(v) = props.and_then(|p| p.get(k)) {
             given.insert(k.to_owned(), v.clone());
         }
     }
@@ -359,8 +401,15 @@ pub fn render(crd: &Value, explicit: &BTreeMap<String, BTreeSet<String>>) -> Vec
     } else {
         type_ident(kind)
     };
-    let spec_name = format!("{kind_ident}Spec");
-    let status_name = format!("{kind_ident}Status");
+    // The other types are named in Rust's case even when the kind is not
+    // (`postgresql` → `PostgresqlSpec`).
+    let prefix = if kind_ident.starts_with(|c: char| c.is_ascii_lowercase()) {
+        type_ident(&kind_ident)
+    } else {
+        kind_ident.clone()
+    };
+    let spec_name = format!("{prefix}Spec");
+    let status_name = format!("{prefix}Status");
     let empty = BTreeSet::new();
     let mut out = Vec::new();
     for v in crd

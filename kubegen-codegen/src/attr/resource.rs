@@ -195,6 +195,7 @@ impl ResourceAttrs {
                     description: None,
                     format: None,
                     priority: None,
+                    unchecked: false,
                 };
                 let mut path_span = None;
                 meta.parse_nested_meta(|inner| {
@@ -231,6 +232,7 @@ impl ResourceAttrs {
                             let p = value::unsigned(&inner, "priority")?;
                             col.priority = Some(i32::try_from(p).unwrap_or(i32::MAX));
                         }
+                        "unchecked" => col.unchecked = value::flag(&inner, "unchecked")?,
                         other => {
                             let known = [
                                 "name",
@@ -239,6 +241,7 @@ impl ResourceAttrs {
                                 "description",
                                 "format",
                                 "priority",
+                                "unchecked",
                             ];
                             let hint = kubegen_core::suggest::suggest(other, known)
                                 .map(|s| format!("; did you mean `{s}`?"))

@@ -3,6 +3,7 @@
 //! (validating and defaulting webhooks of one version).
 
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 
 use super::value;
 use crate::ctxt::Ctxt;
@@ -91,6 +92,36 @@ impl Target {
     }
 }
 
+/// The apiserver's rules for `conversionReviewVersions` (not empty, no
+/// duplicates, DNS-1035 labels, at least one version it sends: `v1` or
+/// `v1beta1`); a webhook this crate serves answers `v1` only, so then
+/// `v1` must be listed.
+fn check_review_versions(versions: &[String], external: bool) -> Result<(), String> {
+    if versions.is_empty() {
+        return Err(
+            "`review_versions` must list at least one ConversionReview version, e.g. [\"v1\"]"
+                .into(),
+        );
+    }
+    for (i, v) in versions.iter().enumerate() {
+        if versions[..i].contains(v) {
+            return Err(format!("`review_versions` lists \"{v}\" twice"));
+        }
+        if !dns_label(v, true) {
+            return Err(format!(
+                "`review_versions`: \"{v}\" is not a version name (a lower-case DNS label such as \"v1\")"
+            ));
+        }
+    }
+    if !versions.iter().any(|v| v == "v1" || v == "v1beta1") {
+        return Err("`review_versions` must include \"v1\" or \"v1beta1\", the ConversionReview versions the apiserver sends".into());
+    }
+    if !external && !versions.iter().any(|v| v == "v1") {
+        return Err("`review_versions` must include \"v1\": the conversion webhook this crate serves answers ConversionReview v1 only (add `external` if another program serves it)".into());
+    }
+    Ok(())
+}
+
 /// Parses `conversion(service = "...", namespace = "...", hub = "v2")`.
 pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Conversion>> {
     let mut target = Target::default();
@@ -98,6 +129,7 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
     let mut hub = None;
     let mut external = false;
     let mut review_versions = Vec::new();
+    let mut review_span = None;
     meta.parse_nested_meta(|inner| {
         let key = super::path_name(&inner.path);
         if target.parse_key(cx, &key, &inner)? {
@@ -117,12 +149,7 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
             "external" => external = value::flag(&inner, "external")?,
             "review_versions" => {
                 review_versions = value::string_list(&inner, "review_versions")?;
-                if !review_versions.iter().any(|v| v == "v1") {
-                    cx.error_spanned_by(
-                        &inner.path,
-                        "`review_versions` must include \"v1\" (the only ConversionReview version the apiserver sends today)",
-                    );
-                }
+                review_span = Some(inner.path.span());
             }
             "hub" => {
                 let (s, span) = value::string(&inner, "hub")?;
@@ -144,6 +171,11 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
         }
         Ok(())
     })?;
+    if let Some(span) = review_span
+        && let Err(e) = check_review_versions(&review_versions, external)
+    {
+        cx.error_at(span, e);
+    }
     let Target {
         service,
         namespace,
@@ -154,8 +186,17 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
         (Some(name), Some(namespace), None) => WebhookTarget::Service {
             name,
             namespace,
-            path: path.unwrap_or_else(|| DEFAULT_CONVERSION_PATH.to_owned()),
-            port: port.unwrap_or(DEFAULT_WEBHOOK_PORT),
+            // A webhook this crate serves is at its path and port; an
+            // external one keeps exactly what was written (absent: the
+            // apiserver's `/` and 443).
+            path: match path {
+                None if !external => Some(DEFAULT_CONVERSION_PATH.to_owned()),
+                given => given,
+            },
+            port: match port {
+                None if !external => Some(DEFAULT_WEBHOOK_PORT),
+                given => given,
+            },
         },
         (None, None, Some(url)) if path.is_none() && port.is_none() => WebhookTarget::Url(url),
         (None, None, Some(_)) => {
@@ -276,8 +317,8 @@ pub fn admission(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Ad
         (Some(name), Some(namespace), None) => WebhookTarget::Service {
             name,
             namespace,
-            path: String::new(),
-            port: port.unwrap_or(DEFAULT_WEBHOOK_PORT),
+            path: None,
+            port: Some(port.unwrap_or(DEFAULT_WEBHOOK_PORT)),
         },
         (None, None, Some(url)) if port.is_none() => WebhookTarget::Url(url),
         _ => {

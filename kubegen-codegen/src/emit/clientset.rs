@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::Kind;
-use crate::names::{accessor_name, api_version, pascal};
+use crate::names::{accessor_name, api_version, kind_type_name, pascal};
 use kubegen_core::model::Verb;
 
 /// The clientset module of one group version.
@@ -15,7 +15,7 @@ pub(super) fn group_version(group: &str, version: &str, gv: &str, kinds: &[Kind]
     let doc = format!(" Typed clients for `{gv}`.");
     let accessors = kinds.iter().map(|k| {
         let accessor = format_ident!("{}", accessor_name(&k.kind));
-        let ty = format_ident!("{}Client", k.kind);
+        let ty = format_ident!("{}", kind_type_name(&k.kind, "Client"));
         if k.namespaced {
             let all = format_ident!("{}_all_namespaces", accessor_name(&k.kind));
             let doc = format!(" `{}` objects in `namespace`.", k.kind);
@@ -65,7 +65,7 @@ pub(super) fn group_version(group: &str, version: &str, gv: &str, kinds: &[Kind]
 
 fn typed_client(k: &Kind) -> TokenStream {
     let kind = format_ident!("{}", k.kind);
-    let ty = format_ident!("{}Client", k.kind);
+    let ty = format_ident!("{}", kind_type_name(&k.kind, "Client"));
     let status_verbs = k.status
         && k.verbs
             .iter()

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::Kind;
-use crate::names::accessor_name;
+use crate::names::{accessor_name, kind_type_name};
 
 /// The informers module of one group version.
 pub(super) fn group_version(module: &syn::Ident, gv: &str, kinds: &[Kind]) -> TokenStream {
@@ -17,7 +17,7 @@ pub(super) fn group_version(module: &syn::Ident, gv: &str, kinds: &[Kind]) -> To
     let accessors = kinds.iter().map(|k| {
         let kind = format_ident!("{}", k.kind);
         let accessor = format_ident!("{}", accessor_name(&k.kind));
-        let informer = format_ident!("{}Informer", k.kind);
+        let informer = format_ident!("{}", kind_type_name(&k.kind, "Informer"));
         let doc = format!(" The shared informer of `{}`.", k.kind);
         quote! {
             #[doc = #doc]
@@ -26,8 +26,8 @@ pub(super) fn group_version(module: &syn::Ident, gv: &str, kinds: &[Kind]) -> To
     });
     let informers = kinds.iter().map(|k| {
         let kind = format_ident!("{}", k.kind);
-        let informer = format_ident!("{}Informer", k.kind);
-        let lister = format_ident!("{}Lister", k.kind);
+        let informer = format_ident!("{}", kind_type_name(&k.kind, "Informer"));
+        let lister = format_ident!("{}", kind_type_name(&k.kind, "Lister"));
         let doc = format!(
             " The shared informer of `{}` objects and its typed lister.",
             k.kind

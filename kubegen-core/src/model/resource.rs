@@ -145,10 +145,12 @@ pub enum WebhookTarget {
         name: String,
         /// The Service's namespace.
         namespace: String,
-        /// The URL path on the Service.
-        path: String,
-        /// The Service port.
-        port: u16,
+        /// The URL path on the Service; absent, the apiserver calls `/`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+        /// The Service port; absent, the apiserver calls 443.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        port: Option<u16>,
     },
     /// A fixed `https://` URL (a webhook outside the cluster).
     Url(String),
@@ -164,9 +166,18 @@ impl WebhookTarget {
                 namespace,
                 path,
                 port,
-            } => serde_json::json!({"service": {
-                "name": name, "namespace": namespace, "path": path, "port": port,
-            }}),
+            } => {
+                // Only what was given: a default written out would be a
+                // field the webhook's own manifests never had.
+                let mut service = serde_json::json!({"name": name, "namespace": namespace});
+                if let Some(path) = path {
+                    service["path"] = path.clone().into();
+                }
+                if let Some(port) = port {
+                    service["port"] = (*port).into();
+                }
+                serde_json::json!({ "service": service })
+            }
             WebhookTarget::Url(url) => serde_json::json!({ "url": url }),
         }
     }
@@ -203,6 +214,11 @@ pub struct PrinterColumn {
     /// 0 shows the column by default; higher only in wide output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i32>,
+    /// `unchecked`: the path may name a field the schema does not declare
+    /// (the apiserver accepts it and kubectl shows the column empty);
+    /// without it such a path is refused as a likely typo.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
 }
 
 /// A typed-client verb (client-gen's vocabulary).
