@@ -47,7 +47,7 @@ pub fn value_errors(v: &Value, ty: &Ty, c: &Constraints) -> Vec<String> {
             Ty::Float { .. } => v.is_number(),
             Ty::String { char } => v.as_str().is_some_and(|s| !char || s.chars().count() == 1),
             Ty::DateTime | Ty::Duration => v.is_string(),
-            Ty::IntOrString => v.is_i64() || v.is_u64() || v.is_string(),
+            Ty::IntOrString | Ty::Quantity => v.is_i64() || v.is_u64() || v.is_string(),
             Ty::List { item, .. } => match v.as_array() {
                 Some(items) => {
                     let ic = c.items.as_deref().cloned().unwrap_or_default();
@@ -216,7 +216,7 @@ fn format_mismatch(format: &str, target: &Ty, place: &str) -> Option<String> {
     .map(|(_, k)| k);
     let fits = match (belongs, target) {
         (_, Ty::Bool) => false,
-        (None, _) | (_, Ty::IntOrString) => true,
+        (None, _) | (_, Ty::IntOrString | Ty::Quantity) => true,
         (Some(k), _) => k == kind,
     };
     (!fits).then(|| match belongs {
@@ -491,10 +491,13 @@ fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, 
     let opaque =
         matches!(target, Ty::Named { .. } | Ty::Json) || c.schemaless || c.preserve_unknown_fields;
     if !opaque {
-        let numeric = matches!(target, Ty::Int { .. } | Ty::Float { .. } | Ty::IntOrString);
+        let numeric = matches!(
+            target,
+            Ty::Int { .. } | Ty::Float { .. } | Ty::IntOrString | Ty::Quantity
+        );
         let stringy = matches!(
             target,
-            Ty::String { .. } | Ty::DateTime | Ty::Duration | Ty::IntOrString
+            Ty::String { .. } | Ty::DateTime | Ty::Duration | Ty::IntOrString | Ty::Quantity
         );
         let list = matches!(target, Ty::List { .. });
         let map = matches!(target, Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta);

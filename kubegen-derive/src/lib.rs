@@ -263,8 +263,8 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// ## `#[kubegen(exactly_one_of = ["a", "b"])]`, `at_most_one_of`, `at_least_one_of`
 /// Member rules over optional fields (JSON names), compiled to the CEL
 /// controller-gen writes for `ExactlyOneOf` / `AtMostOneOf` /
-/// `AtLeastOneOf`: `[has(self.a),has(self.b)].filter(x,x==true).size() == 1`
-/// with the message "exactly one of the fields in [a b] must be set" ("at
+/// `AtLeastOneOf` (v0.23): `(has(self.a)?1:0)+(has(self.b)?1:0) == 1` (`<= 1`;
+/// `has(self.a)||has(self.b)` for at least one) with the message "exactly one of the fields in [a b] must be set" ("at
 /// most one of the fields in [a b] may be set", "at least one of …
 /// must be set"), after the type's own `validation` rules.
 /// ## `#[kubegen(min_properties = 1, max_properties = 3)]`, `struct_type = "atomic"`, `preserve_unknown_fields`, `title = "..."`, `description = "..."`, `example = ...`

@@ -1151,7 +1151,7 @@ fn rows() -> Vec<Row> {
             "immutable: change rejected",
             probe(json!({"region": "eu", "replicas": 2})),
             Some(probe(json!({"region": "us"}))),
-            &["spec.region", "Value is immutable"],
+            &["spec.region", "field is immutable"],
         )
         .update(probe(json!({"region": "eu"}))),
         row(
@@ -1680,7 +1680,7 @@ fn rows() -> Vec<Row> {
             "immutable required field",
             everything(json!({"host": "example.com", "flag": false})),
             Some(everything(json!({"host": "example.org"}))),
-            &["spec.host", "Value is immutable"],
+            &["spec.host", "field is immutable"],
         )
         .everything()
         .update(everything(json!({}))),

@@ -200,7 +200,8 @@ impl Classifier<'_> {
             {
                 Some(Ty::Json)
             }
-            "Quantity" | "IntOrString" => Some(Ty::IntOrString),
+            "Quantity" => Some(Ty::Quantity),
+            "IntOrString" => Some(Ty::IntOrString),
             "Time" | "MicroTime" | "DateTime" | "Timestamp" => Some(Ty::DateTime),
             "Duration" if qualified_k8s => Some(Ty::Duration),
             "ObjectMeta" => Some(Ty::ObjectMeta),

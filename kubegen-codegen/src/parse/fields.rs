@@ -235,6 +235,7 @@ fn type_default(ty: &Ty) -> TypeDefault {
         Ty::String { char: true }
         | Ty::List { len: Some(_), .. }
         | Ty::IntOrString
+        | Ty::Quantity
         | Ty::DateTime
         | Ty::Duration
         | Ty::Named { .. } => TypeDefault::Unknown,

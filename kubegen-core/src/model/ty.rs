@@ -53,8 +53,12 @@ pub enum Ty {
     },
     /// `serde_json::Value`: any JSON.
     Json,
-    /// `IntOrString` and `Quantity`.
+    /// `IntOrString`.
     IntOrString,
+    /// `Quantity`: an int-or-string whose strings match
+    /// [`QUANTITY_PATTERN`](crate::schema::QUANTITY_PATTERN), as
+    /// controller-gen writes it.
+    Quantity,
     /// `Time`, `MicroTime`, `DateTime<Tz>`, `jiff::Timestamp`: RFC 3339 strings.
     DateTime,
     /// The apimachinery `Duration` string.
@@ -108,6 +112,7 @@ impl Ty {
                 | Ty::Float { .. }
                 | Ty::String { .. }
                 | Ty::IntOrString
+                | Ty::Quantity
                 | Ty::DateTime
                 | Ty::Duration
         )
@@ -122,7 +127,7 @@ impl Ty {
             Ty::String { .. } | Ty::DateTime | Ty::Duration => "string",
             Ty::List { .. } => "array",
             Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta => "object",
-            Ty::IntOrString => "integer or string",
+            Ty::IntOrString | Ty::Quantity => "integer or string",
             Ty::Json | Ty::Named { .. } | Ty::Option(_) => "value",
         }
     }
