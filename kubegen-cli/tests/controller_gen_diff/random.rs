@@ -85,7 +85,7 @@ const FORMATS: &[&str] = &["email", "hostname", "uri", "uuid", "ipv4", "date-tim
 fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
     let wrap = |a: Attr| {
         if items {
-            attr(a.rust, a.go.replacen("validation:", "validation:items:", 1))
+            attr(a.rust, a.go.replace("validation:", "validation:items:"))
         } else {
             a
         }
@@ -94,7 +94,14 @@ fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
     match scalar {
         Scalar::I32 | Scalar::I64 => {
             let low = rng.below(10) as i64;
-            if rng.chance(50) {
+            if rng.chance(15) {
+                out.push(attr(
+                    format!("exclusive_minimum = {low}"),
+                    format!(
+                        "+kubebuilder:validation:Minimum={low}\n\t// +kubebuilder:validation:ExclusiveMinimum=true"
+                    ),
+                ));
+            } else if rng.chance(50) {
                 out.push(attr(
                     format!("minimum = {low}"),
                     format!("+kubebuilder:validation:Minimum={low}"),
@@ -222,12 +229,26 @@ fn default_for(rng: &mut Rng, scalar: Scalar, attrs: &[Attr]) -> Option<Attr> {
     }
 }
 
+/// Whether a field must be written, and how each language says so.
+#[derive(Clone, Copy, PartialEq)]
+enum Presence {
+    /// A value: Go without omitempty.
+    Required,
+    /// `Option` skipped when `None`: a Go pointer (or slice, map) with
+    /// omitempty and `+optional`.
+    Optional,
+    /// `Option` marked `required`: a Go pointer without omitempty, `+required`.
+    RequiredOption,
+    /// A value marked `optional`: Go without omitempty, `+optional`.
+    OptionalValue,
+}
+
 /// One generated field.
 struct Field {
     doc: String,
     rust_type: String,
     go_type: String,
-    optional: bool,
+    presence: Presence,
     attrs: Vec<Attr>,
 }
 
@@ -258,24 +279,54 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
     if scalar == Scalar::F64 {
         attrs.push(attr("allow_float", ""));
     }
-    let (rust_type, go_type, optional) = match wrap {
+    if scalar == Scalar::Nested && matches!(wrap, Wrap::Value | Wrap::Optional) && rng.chance(25) {
+        attrs.push(attr("struct_type = \"atomic\"", "+structType=atomic"));
+    }
+    let (rust_type, go_type, presence) = match wrap {
         Wrap::Value => {
             attrs.extend(scalar_attrs(rng, scalar, false));
-            (r, g, false)
+            if scalar == Scalar::Str && attrs.is_empty() && rng.chance(10) {
+                attrs.push(attr(
+                    "example = \"sample\"",
+                    "+kubebuilder:example=\"sample\"",
+                ));
+            }
+            let presence = if rng.chance(15) {
+                Presence::OptionalValue
+            } else {
+                Presence::Required
+            };
+            (r, g, presence)
         }
         Wrap::Optional => {
             let own = scalar_attrs(rng, scalar, false);
-            if own.is_empty() && rng.chance(40) {
+            let defaulted = own.is_empty() && rng.chance(40);
+            if defaulted {
                 attrs.extend(default_for(rng, scalar, &own));
             }
             attrs.extend(own);
             if rng.chance(10) {
                 attrs.push(attr("nullable", "+nullable"));
             }
-            (format!("Option<{r}>"), format!("*{g}"), true)
+            let presence = if !defaulted && rng.chance(10) {
+                Presence::RequiredOption
+            } else {
+                Presence::Optional
+            };
+            (format!("Option<{r}>"), format!("*{g}"), presence)
         }
         Wrap::List | Wrap::OptionalList => {
             let inner = scalar_attrs(rng, scalar, true);
+            if inner.is_empty()
+                && scalar == Scalar::Str
+                && wrap == Wrap::OptionalList
+                && rng.chance(20)
+            {
+                attrs.push(attr(
+                    "default_json = r#\"[\"x\", \"y\"]\"#",
+                    "+kubebuilder:default={\"x\",\"y\"}",
+                ));
+            }
             if !inner.is_empty() {
                 let keys: Vec<&str> = inner.iter().map(|a| a.rust.as_str()).collect();
                 let markers: Vec<&str> = inner.iter().map(|a| a.go.as_str()).collect();
@@ -285,7 +336,7 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
                 ));
             }
             if rng.chance(40) {
-                let n = 1 + rng.below(3);
+                let n = 1 + rng.below(2); // at most the two items of a default
                 attrs.push(attr(
                     format!("min_items = {n}"),
                     format!("+kubebuilder:validation:MinItems={n}"),
@@ -310,10 +361,20 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
                 attrs.push(attr("list_type = \"map\"", "+listType=map"));
                 attrs.push(attr("list_map_keys = [\"name\"]", "+listMapKey=name"));
             }
+            if rng.chance(10) {
+                attrs.push(attr(
+                    "validation(rule = \"self.size() <= 100\", message = \"too many\")",
+                    "+kubebuilder:validation:XValidation:rule=\"self.size() <= 100\",message=\"too many\"",
+                ));
+            }
             if wrap == Wrap::List {
-                (format!("Vec<{r}>"), format!("[]{g}"), false)
+                (format!("Vec<{r}>"), format!("[]{g}"), Presence::Required)
             } else {
-                (format!("Option<Vec<{r}>>"), format!("[]{g}"), true)
+                (
+                    format!("Option<Vec<{r}>>"),
+                    format!("[]{g}"),
+                    Presence::Optional,
+                )
             }
         }
         Wrap::Map => {
@@ -324,13 +385,26 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
                     format!("+kubebuilder:validation:MinProperties={n}"),
                 ));
             }
+            if rng.chance(25) {
+                let n = 4 + rng.below(10);
+                attrs.push(attr(
+                    format!("max_properties = {n}"),
+                    format!("+kubebuilder:validation:MaxProperties={n}"),
+                ));
+            }
             if rng.chance(30) {
                 attrs.push(attr("map_type = \"atomic\"", "+mapType=atomic"));
+            }
+            if rng.chance(10) {
+                attrs.push(attr(
+                    "validation(rule = \"self.size() <= 20\", message = \"too many keys\")",
+                    "+kubebuilder:validation:XValidation:rule=\"self.size() <= 20\",message=\"too many keys\"",
+                ));
             }
             (
                 format!("Option<BTreeMap<String, {r}>>"),
                 format!("map[string]{g}"),
-                true,
+                Presence::Optional,
             )
         }
     };
@@ -344,7 +418,7 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
         doc: format!("Field {j} of case {i}."),
         rust_type,
         go_type,
-        optional,
+        presence,
         attrs,
     }
 }
@@ -383,19 +457,36 @@ fn case(seed: u64, i: usize) -> (String, String) {
                 let _ = writeln!(go, "\t// {}", a.go);
             }
         }
-        if f.optional {
-            let _ = writeln!(
-                rust,
-                "    #[serde(rename = \"f{j}\", default, skip_serializing_if = \"Option::is_none\")]"
-            );
-            let _ = writeln!(
-                go,
-                "\t// +optional\n\tF{j} {} `json:\"f{j},omitempty\"`",
-                f.go_type
-            );
-        } else {
-            let _ = writeln!(rust, "    #[serde(rename = \"f{j}\")]");
-            let _ = writeln!(go, "\tF{j} {} `json:\"f{j}\"`", f.go_type);
+        match f.presence {
+            Presence::Optional => {
+                let _ = writeln!(
+                    rust,
+                    "    #[serde(rename = \"f{j}\", default, skip_serializing_if = \"Option::is_none\")]"
+                );
+                let _ = writeln!(
+                    go,
+                    "\t// +optional\n\tF{j} {} `json:\"f{j},omitempty\"`",
+                    f.go_type
+                );
+            }
+            Presence::Required => {
+                let _ = writeln!(rust, "    #[serde(rename = \"f{j}\")]");
+                let _ = writeln!(go, "\tF{j} {} `json:\"f{j}\"`", f.go_type);
+            }
+            Presence::RequiredOption => {
+                let _ = writeln!(
+                    rust,
+                    "    #[kubegen(required)]\n    #[serde(rename = \"f{j}\")]"
+                );
+                let _ = writeln!(go, "\t// +required\n\tF{j} {} `json:\"f{j}\"`", f.go_type);
+            }
+            Presence::OptionalValue => {
+                let _ = writeln!(
+                    rust,
+                    "    #[kubegen(optional)]\n    #[serde(rename = \"f{j}\")]"
+                );
+                let _ = writeln!(go, "\t// +optional\n\tF{j} {} `json:\"f{j}\"`", f.go_type);
+            }
         }
         let _ = writeln!(rust, "    pub f{j}: {},", f.rust_type);
     }

@@ -339,3 +339,78 @@ pub struct WorkloadSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<ObjectReference>,
 }
+
+/// Extras holds the markers the other kinds leave out.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(
+    group = "shapes.cgdiff.example.com",
+    version = "v1",
+    kind = "Extras",
+    plural = "extras",
+    deprecated,
+    deprecation_warning = "shapes v1 Extras is going away",
+    crd_annotation(key = "example.com/owner", value = "team-a"),
+    crd_label(key = "example.com/tier", value = "test"),
+    kind_description = "Extras holds the markers whose CRDs are not installed on the plane (the\napiserver refuses controller-gen's uniqueItems) and the resource markers\nthe other kinds leave out."
+)]
+#[kubegen(printcolumn(name = "Mode", json_path = ".spec.mode"))]
+#[kubegen(printcolumn(name = "Count", json_path = ".spec.count", priority = 1))]
+#[kubegen(validation(
+    rule = "!has(self.note) || self.note != 'bad'",
+    message = "the note is bad",
+    field_path = ".note",
+    reason = "FieldValueForbidden"
+))]
+pub struct ExtrasSpec {
+    /// A mode.
+    #[kubegen(validation(
+        rule = "!oldSelf.hasValue() || oldSelf.value() != 'frozen' || self == 'frozen'",
+        message = "a frozen mode stays frozen",
+        optional_old_self
+    ))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// A count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i32>,
+    /// A note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Unique items.
+    #[kubegen(unique_items)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unique: Option<Vec<String>>,
+    /// A duration, a string by its own marker.
+    #[kubegen(schema_type = "string", format = "duration")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// An integer or a string, by marker.
+    #[kubegen(int_or_string)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<serde_json::Value>,
+    /// Choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<Choice>,
+    /// A list whose items carry a rule and bounds.
+    #[kubegen(items(minimum = 1, exclusive_maximum = 9, multiple_of = 3))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<i64>>,
+    /// A map whose values carry bounds.
+    #[kubegen(min_properties = 1)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<BTreeMap<String, i32>>,
+}
+
+/// Choices: at most one of a and b, at least one of c and d.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(at_most_one_of = ["a", "b"], at_least_one_of = ["c", "d"])]
+pub struct Choice {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d: Option<String>,
+}

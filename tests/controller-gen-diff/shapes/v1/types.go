@@ -327,3 +327,76 @@ type WorkloadSpec struct {
 	// +optional
 	Owner *corev1.ObjectReference `json:"owner,omitempty"`
 }
+
+// Extras holds the markers whose CRDs are not installed on the plane (the
+// apiserver refuses controller-gen's uniqueItems) and the resource markers
+// the other kinds leave out.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster
+// +kubebuilder:deprecatedversion:warning="shapes v1 Extras is going away"
+// +kubebuilder:metadata:annotations="example.com/owner=team-a"
+// +kubebuilder:metadata:labels="example.com/tier=test"
+// +kubebuilder:printcolumn:name="Mode",type="string",JSONPath=".spec.mode"
+// +kubebuilder:printcolumn:name="Count",type="integer",JSONPath=".spec.count",priority=1
+type Extras struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ExtrasSpec `json:"spec"`
+}
+
+// Extras holds the markers the other kinds leave out.
+// +kubebuilder:validation:XValidation:rule="!has(self.note) || self.note != 'bad'",message="the note is bad",fieldPath=".note",reason=FieldValueForbidden
+type ExtrasSpec struct {
+	// A mode.
+	// +kubebuilder:validation:XValidation:rule="!oldSelf.hasValue() || oldSelf.value() != 'frozen' || self == 'frozen'",message="a frozen mode stays frozen",optionalOldSelf=true
+	// +optional
+	Mode *string `json:"mode,omitempty"`
+	// A count.
+	// +optional
+	Count *int32 `json:"count,omitempty"`
+	// A note.
+	// +optional
+	Note *string `json:"note,omitempty"`
+	// Unique items.
+	// +kubebuilder:validation:UniqueItems=true
+	// +optional
+	Unique []string `json:"unique,omitempty"`
+	// A duration, a string by its own marker.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Format=duration
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+	// An integer or a string, by marker.
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	Budget *intstr.IntOrString `json:"budget,omitempty"`
+	// Choices.
+	// +optional
+	Choice *Choice `json:"choice,omitempty"`
+	// A list whose items carry a rule and bounds.
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=9
+	// +kubebuilder:validation:items:ExclusiveMaximum=true
+	// +kubebuilder:validation:items:MultipleOf=3
+	// +optional
+	Steps []int64 `json:"steps,omitempty"`
+	// A map whose values carry bounds.
+	// +kubebuilder:validation:MinProperties=1
+	// +optional
+	Weights map[string]int32 `json:"weights,omitempty"`
+}
+
+// Choices: at most one of a and b, at least one of c and d.
+// +kubebuilder:validation:AtMostOneOf=a;b
+// +kubebuilder:validation:AtLeastOneOf=c;d
+type Choice struct {
+	// +optional
+	A *string `json:"a,omitempty"`
+	// +optional
+	B *string `json:"b,omitempty"`
+	// +optional
+	C *string `json:"c,omitempty"`
+	// +optional
+	D *string `json:"d,omitempty"`
+}
