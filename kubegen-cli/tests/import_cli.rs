@@ -241,6 +241,13 @@ fn what_the_apiserver_accepts_imports_unchanged() {
     let (v1, _) = widgets.split_once("  - name: v1beta1\n").unwrap();
     let cases = [
         (
+            "a pattern in RE2 syntax that Rust's regex reads differently",
+            widgets.replace(
+                "                pattern: '^[a-z]+$'\n",
+                "                pattern: '^[^()<>@,;:\\\\\"\\/[\\]?={} \\t\\x7f\\x00]+$'\n",
+            ),
+        ),
+        (
             "x-kubernetes-validations on the root schema",
             widgets.replace(
                 "        description: A Widget is a thing with parts.\n",

@@ -133,9 +133,10 @@ pub fn value_errors(v: &Value, ty: &Ty, c: &Constraints) -> Vec<String> {
         if c.max_length.is_some_and(|m| len > m) {
             errs.push(format!("\"{s}\" is longer than max_length"));
         }
+        // Matched as the apiserver matches (Go's RE2); a pattern Go refuses
+        // is reported where it is read.
         if let Some(p) = &c.pattern
-            && let Ok(re) = regex::Regex::new(p)
-            && !re.is_match(s)
+            && crate::re2::is_match(p, s) == Some(false)
         {
             errs.push(format!("\"{s}\" does not match the pattern `{p}`"));
         }
@@ -991,5 +992,20 @@ mod tests {
         assert!(
             value_errors(&json!([true, 1]), &list, &Constraints::default())[0].contains("item 1")
         );
+    }
+
+    #[test]
+    fn defaults_match_patterns_as_the_apiserver_does() {
+        let s = Ty::String { char: false };
+        let pattern = |p: &str| Constraints {
+            pattern: Some(p.into()),
+            ..Default::default()
+        };
+        // Go's `\w` is ASCII: the apiserver refuses "é" (Rust's `\w` takes it).
+        assert!(value_errors(&json!("é"), &s, &pattern(r"^\w+$"))[0].contains("does not match"));
+        // A literal `[` in a class (Rust's `regex` cannot even read it).
+        let token = pattern(r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f\x00]+$"#);
+        assert!(value_errors(&json!("gzip"), &s, &token).is_empty());
+        assert!(value_errors(&json!("a[b"), &s, &token)[0].contains("does not match"));
     }
 }

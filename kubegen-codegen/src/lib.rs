@@ -24,6 +24,7 @@ pub mod expand;
 pub mod names;
 pub mod parse;
 pub mod rbac;
+pub mod re2;
 
 use kubegen_core::model::ResourceModel;
 

@@ -28,11 +28,20 @@ use serde_json::json;
 )]
 pub struct PostgresqlSpec {
     pub size: i32,
+    /// A literal `[` inside a class: RE2, not Rust's `regex`.
+    #[kubegen(pattern = r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f\x00]+$"#, default = "gzip")]
+    pub token: String,
 }
 
 #[test]
 fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() {
-    let pg = postgresql::new("main", PostgresqlSpec { size: 1 });
+    let pg = postgresql::new(
+        "main",
+        PostgresqlSpec {
+            size: 1,
+            token: "gzip".into(),
+        },
+    );
     assert_eq!(serde_json::to_value(&pg).unwrap()["kind"], "postgresql");
     let crd = postgresql::crd_json().unwrap();
     assert_eq!(crd["spec"]["names"]["kind"], "postgresql");
@@ -47,6 +56,10 @@ fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() 
         crd["spec"]["versions"][0]["additionalPrinterColumns"][0]["jsonPath"],
         ".spec.ghost"
     );
+    let token = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["token"];
+    assert_eq!(token["pattern"], r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f\x00]+$"#);
+    assert_eq!(token["default"], "gzip");
 }
 
 /// An object whose root schema carries its own rule.

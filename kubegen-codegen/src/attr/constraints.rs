@@ -60,27 +60,23 @@ fn one_of_strings(
     }
 }
 
-/// Checks a `pattern` with the `regex` crate, explaining RE2 limits.
+/// Checks a `pattern` as the apiserver does: Go's `regexp.Compile` (RE2
+/// syntax, see [`crate::re2`]), with Go's error text.
 pub fn check_pattern(pattern: &str) -> Result<(), String> {
-    for bad in ["(?=", "(?!", "(?<=", "(?<!"] {
-        if pattern.contains(bad) {
-            return Err(format!(
-                "invalid pattern: look-around `{bad}` is not supported by the apiserver's RE2 regular expressions"
-            ));
-        }
-    }
-    let bytes = pattern.as_bytes();
-    for w in bytes.windows(2) {
-        if w[0] == b'\\' && (w[1].is_ascii_digit() && w[1] != b'0' || w[1] == b'k') {
-            return Err(
-                "invalid pattern: backreferences are not supported by the apiserver's RE2 regular expressions"
-                    .into(),
-            );
-        }
-    }
-    regex::Regex::new(pattern)
-        .map(|_| ())
-        .map_err(|e| format!("invalid pattern (RE2 syntax): {e}"))
+    crate::re2::parse(pattern).map(|_| ()).map_err(|e| {
+        let lookaround = ["(?=", "(?!", "(?<=", "(?<!"];
+        let hint = if lookaround.iter().any(|l| e.expr.starts_with(l)) {
+            " (look-around is not supported by the apiserver's RE2 regular expressions: state the condition as a CEL rule, `validation(rule = \"...\")`, instead)"
+        } else if e.code == "invalid escape sequence"
+            && e.expr.len() == 2
+            && e.expr.as_bytes()[1].is_ascii_digit()
+        {
+            " (backreferences are not supported by the apiserver's RE2 regular expressions: compare the parts in a CEL rule, `validation(rule = \"...\")`, instead)"
+        } else {
+            ""
+        };
+        format!("invalid pattern (the apiserver's Go RE2 syntax): {e}{hint}")
+    })
 }
 
 /// Why a `schema_json` object is not a schema kubegen can emit, checked as
@@ -464,6 +460,13 @@ mod tests {
     #[test]
     fn patterns() {
         assert!(check_pattern("^[a-z]+$").is_ok());
+        // RE2 reads `[` inside a class as a literal; Rust's `regex` refuses it.
+        assert!(check_pattern(r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f\x00]+$"#).is_ok());
+        assert!(
+            check_pattern("(?<=a)b")
+                .unwrap_err()
+                .contains("look-around")
+        );
         assert!(check_pattern("(?=x)").unwrap_err().contains("look-around"));
         assert!(
             check_pattern(r"(a)\1")
