@@ -40,6 +40,10 @@ use generators::{ROOT, TWINS};
 
 const DEFAULT_SEED: u64 = 34;
 const DEFAULT_CASES: usize = 50;
+/// Generated cases whose CRDs the plane test installs.
+const PLANE_RANDOM_CASES: usize = 12;
+/// Objects with random values created per generated case on the plane.
+const PLANE_FUZZ_OBJECTS: usize = 6;
 
 fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok().map(|v| {
@@ -70,6 +74,8 @@ pub struct Generated {
     pub pairs: Vec<(String, Value, Value)>,
     /// Kinds only one generator wrote: (group/kind, "kubegen" or "controller-gen").
     pub unpaired: Vec<(String, &'static str)>,
+    /// The generator's seed.
+    pub seed: u64,
     /// Whether this is the default generated slice.
     pub default_run: bool,
 }
@@ -153,6 +159,7 @@ pub fn generated() -> &'static Generated {
         let generated = Generated {
             pairs,
             unpaired,
+            seed,
             default_run: seed == DEFAULT_SEED && cases == DEFAULT_CASES,
         };
         if std::env::var_os("KUBEGEN_CGDIFF_KEEP").is_some() {
@@ -254,7 +261,12 @@ async fn controller_gen_crds_give_the_same_verdicts_on_the_apiserver() -> anyhow
     let env = kubegen_testenv::TestEnv::shared().await?;
     let namespace = env.namespace("cgdiff").await?;
     let client = env.client().await?;
-    let rows = plane::rows();
+    let mut rows = plane::rows();
+    rows.extend(plane::random_rows(
+        generated.seed,
+        PLANE_RANDOM_CASES,
+        PLANE_FUZZ_OBJECTS,
+    ));
     let outcomes = plane::run(&client, &namespace, &generated.pairs, &rows).await?;
     println!("{}", plane::table(&rows, &outcomes));
     let mut failures = Vec::new();

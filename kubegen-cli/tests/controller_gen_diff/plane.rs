@@ -12,12 +12,14 @@ use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams,
 use kubegen_testenv::eventually;
 use serde_json::{Value, json};
 
+use super::random::{Rng, Scalar, Wrap};
+
 /// One object of the table.
 pub struct Row {
     /// The row's label and the object's name.
-    pub name: &'static str,
+    pub name: String,
     /// `group/Kind` of the pair of CRDs it is created under.
-    pub kind: &'static str,
+    pub kind: String,
     /// The object's `spec`.
     pub spec: Value,
     /// The object's `metadata.name`, when not `name`.
@@ -32,10 +34,10 @@ pub struct Row {
     pub differs: Option<&'static str>,
 }
 
-fn row(name: &'static str, kind: &'static str, spec: Value) -> Row {
+fn row(name: &str, kind: &str, spec: Value) -> Row {
     Row {
-        name,
-        kind,
+        name: name.to_owned(),
+        kind: kind.to_owned(),
         spec,
         object_name: None,
         strict: false,
@@ -201,10 +203,7 @@ async fn run_row(
         Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
         None => Api::all_with(client.clone(), resource),
     };
-    let name = row
-        .object_name
-        .clone()
-        .unwrap_or_else(|| row.name.to_owned());
+    let name = row.object_name.clone().unwrap_or_else(|| row.name.clone());
     let object: DynamicObject = serde_json::from_value(json!({
         "apiVersion": resource.api_version,
         "kind": resource.kind,
@@ -258,8 +257,8 @@ pub async fn run(
     let mut out = Vec::new();
     let mut installed: Vec<(String, ApiResource, ApiResource, bool)> = Vec::new();
     for row in rows {
-        if !installed.iter().any(|(k, ..)| k == row.kind) {
-            let Some((_, kubegen, controller_gen)) = pairs.iter().find(|(gk, ..)| gk == row.kind)
+        if !installed.iter().any(|(k, ..)| *k == row.kind) {
+            let Some((_, kubegen, controller_gen)) = pairs.iter().find(|(gk, ..)| *gk == row.kind)
             else {
                 bail!("no CRD pair for {}", row.kind);
             };
@@ -267,9 +266,10 @@ pub async fn run(
             let ours = install(client, kubegen, group).await?;
             let theirs = install(client, controller_gen, &controller_gen_group(group)).await?;
             let namespaced = kubegen["spec"]["scope"] == "Namespaced";
-            installed.push((row.kind.to_owned(), theirs, ours, namespaced));
+            installed.push((row.kind.clone(), theirs, ours, namespaced));
         }
-        let (_, theirs, ours, namespaced) = installed.iter().find(|(k, ..)| k == row.kind).unwrap();
+        let (_, theirs, ours, namespaced) =
+            installed.iter().find(|(k, ..)| *k == row.kind).unwrap();
         let ns = namespaced.then_some(namespace);
         let c = run_row(client, theirs, ns, row)
             .await
@@ -714,4 +714,101 @@ pub fn rows() -> Vec<Row> {
         row("m-name-too-long", APP, json!({"image": "nginx"})).named("a".repeat(56)),
         row("m-name-pattern", APP, json!({"image": "nginx"})).named("bad.name".to_owned()),
     ]
+}
+
+/// A value for a field holding `scalar`: valid or not for the field's
+/// constraints, the point is only that both CRDs judge it alike.
+fn sample(rng: &mut Rng, scalar: Scalar) -> Value {
+    let long = "a".repeat(300);
+    let pool: Vec<Value> = match scalar {
+        Scalar::I32 | Scalar::I64 => vec![
+            json!(0),
+            json!(1),
+            json!(3),
+            json!(7),
+            json!(10),
+            json!(5000),
+            json!(-5),
+        ],
+        Scalar::Bool => vec![json!(true), json!(false)],
+        Scalar::Str => vec![
+            json!(""),
+            json!("a"),
+            json!("abc"),
+            json!("ABC-1"),
+            json!("v2"),
+            json!("alpha"),
+            json!("x@example.com"),
+            json!("forbidden"),
+            json!("http://example.com/a"),
+            json!(long),
+        ],
+        Scalar::F64 => vec![json!(0.25), json!(1.0), json!(3)],
+        Scalar::Color => vec![json!("Red"), json!("Green"), json!("Purple")],
+        Scalar::IntOrString => vec![json!(80), json!("80%"), json!("http")],
+        Scalar::Quantity => vec![json!("1Gi"), json!("500m"), json!("12abc"), json!(3)],
+        Scalar::Time => vec![json!("2026-01-01T00:00:00Z"), json!("yesterday")],
+        Scalar::Nested => vec![
+            json!({"name": "a"}),
+            json!({"name": "b", "count": 2}),
+            json!({"count": 1}),
+        ],
+    };
+    rng.pick(&pool).clone()
+}
+
+/// A random spec for a generated case's fields.
+fn fuzzed(rng: &mut Rng, fields: &[(Scalar, Wrap)]) -> Value {
+    let mut spec = serde_json::Map::new();
+    for (j, (scalar, wrap)) in fields.iter().enumerate() {
+        let present = *wrap == Wrap::Value || *wrap == Wrap::List || rng.chance(70);
+        if !present {
+            continue;
+        }
+        let value = match wrap {
+            Wrap::Value | Wrap::Optional => sample(rng, *scalar),
+            Wrap::List | Wrap::OptionalList => {
+                Value::Array((0..rng.below(4)).map(|_| sample(rng, *scalar)).collect())
+            }
+            Wrap::Map => Value::Object(
+                (0..rng.below(4))
+                    .map(|k| (format!("k{k}"), sample(rng, *scalar)))
+                    .collect(),
+            ),
+        };
+        spec.insert(format!("f{j}"), value);
+    }
+    if rng.chance(15) {
+        spec.insert("unknown".to_owned(), json!(1));
+    }
+    Value::Object(spec)
+}
+
+/// For the first `n` generated cases (of the generator seeded `seed`): an
+/// object with an empty spec (refused for the same required fields, or
+/// stored with the same defaults), one whose every field is `null`, and
+/// `fuzz` objects with random values.
+pub fn random_rows(seed: u64, n: usize, fuzz: usize) -> Vec<Row> {
+    (0..n)
+        .flat_map(|i| {
+            let kind = format!("{}/Random{i:03}", super::random::GROUP);
+            let fields = super::random::fields(seed, i);
+            let nulls: serde_json::Map<String, Value> = (0..fields.len())
+                .map(|j| (format!("f{j}"), Value::Null))
+                .collect();
+            let mut rows = vec![
+                row(&format!("r{i:03}-empty"), &kind, json!({})),
+                row(&format!("r{i:03}-nulls"), &kind, Value::Object(nulls)),
+            ];
+            let mut rng = Rng::new(seed ^ 0x5eed ^ i as u64);
+            for k in 0..fuzz {
+                rows.push(row(
+                    &format!("r{i:03}-fuzz{k}"),
+                    &kind,
+                    fuzzed(&mut rng, &fields),
+                ));
+            }
+            rows
+        })
+        .collect()
 }

@@ -25,23 +25,23 @@ impl Rng {
     }
 
     /// A number in `0..n`.
-    fn below(&mut self, n: usize) -> usize {
+    pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
     /// True with probability `percent`/100.
-    fn chance(&mut self, percent: usize) -> bool {
+    pub fn chance(&mut self, percent: usize) -> bool {
         self.below(100) < percent
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 }
 
 /// The scalar a field holds (alone, in a list or as map values).
 #[derive(Clone, Copy, PartialEq)]
-enum Scalar {
+pub enum Scalar {
     I32,
     I64,
     Bool,
@@ -56,7 +56,7 @@ enum Scalar {
 
 /// How the field wraps the scalar.
 #[derive(Clone, Copy, PartialEq)]
-enum Wrap {
+pub enum Wrap {
     Value,
     Optional,
     List,
@@ -245,6 +245,8 @@ enum Presence {
 
 /// One generated field.
 struct Field {
+    scalar: Scalar,
+    wrap: Wrap,
     doc: String,
     rust_type: String,
     go_type: String,
@@ -415,6 +417,8 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
         ));
     }
     Field {
+        scalar,
+        wrap,
         doc: format!("Field {j} of case {i}."),
         rust_type,
         go_type,
@@ -424,7 +428,7 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
 }
 
 /// Case `i` of the generator seeded `seed`: (Rust, Go) source of its kind.
-fn case(seed: u64, i: usize) -> (String, String) {
+fn case(seed: u64, i: usize) -> (String, String, Vec<(Scalar, Wrap)>) {
     let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xa076_1d64_78bd_642f));
     let kind = format!("Random{i:03}");
     let nested = format!("{kind}Part");
@@ -503,7 +507,13 @@ fn case(seed: u64, i: usize) -> (String, String) {
         "\n// A part of case {i}.\ntype {nested} struct {{\n\t// The part's name.\n\tName string `json:\"name\"`\n\
          \t// How many.\n\t// +optional\n\tCount *int32 `json:\"count,omitempty\"`\n}}\n"
     );
-    (rust, go)
+    let shape = fields.iter().map(|f| (f.scalar, f.wrap)).collect();
+    (rust, go, shape)
+}
+
+/// The shape of case `i`'s fields `f0`, `f1`, …
+pub fn fields(seed: u64, i: usize) -> Vec<(Scalar, Wrap)> {
+    case(seed, i).2
 }
 
 /// The Rust module (`src/random.rs`) and Go package (`random/v1/types.go`)
@@ -529,7 +539,7 @@ pub fn sources(seed: u64, count: usize) -> (String, String) {
          // A colour.\n// +kubebuilder:validation:Enum=Red;Green;Blue\ntype Color string\n"
     );
     for i in 0..count {
-        let (r, g) = case(seed, i);
+        let (r, g, _) = case(seed, i);
         rust.push_str(&r);
         go.push_str(&g);
     }
