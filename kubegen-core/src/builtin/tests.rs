@@ -236,6 +236,8 @@ fn only_declared_defaults() {
     let pod = PodTemplateSpec::kube_schema().unwrap();
     let mut found = Vec::new();
     defaults(&pod, "", &mut found);
+    // A JobTemplateSpec's defaults are all in its pod template.
+    assert_eq!(found.len(), 47, "{found:#?}");
     assert!(found.iter().all(|d| !d.ends_with(": {}")), "{found:#?}");
     assert!(
         found.contains(&".spec.containers/items.ports/items.protocol: \"TCP\"".to_owned()),
