@@ -378,8 +378,19 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Take the field type's schema from `schemars::JsonSchema`, converted to a
 /// structural schema, for types that implement only that (the CLI cannot
 /// evaluate it). k8s-openapi types need no mark: they implement
-/// `KubeSchema` with the exact upstream schema (list types and map keys
-/// included), however the field names them (`use`, rename, alias).
+/// `KubeSchema` with the schema controller-gen embeds for the same Go type,
+/// however the field names them (`use`, rename, alias): list types and map
+/// keys (server-side apply merges `containers` by name, as for Pods),
+/// `x-kubernetes-map-type: atomic` where `k8s.io/api` says
+/// `+structType=atomic`, the defaults `k8s.io/api` declares with `+default`
+/// (`ContainerPort.protocol: TCP`) and no Go zero values (a container
+/// without a `name` is refused, a minimal template is stored as written),
+/// and a template's `metadata` as name, namespace, labels, annotations and
+/// finalizers (controller-gen's `crd:generateEmbeddedObjectMeta=true`; the
+/// rest is pruned). A type whose schema the apiserver would refuse in a CRD
+/// (`ServiceAccount`: its `secrets` list is keyed by an optional field), or
+/// that controller-gen cannot generate, is a compile error naming why;
+/// `schemaless` accepts any JSON there instead.
 /// ## `#[kubegen(schema_type = "string")]`
 /// controller-gen's `+kubebuilder:validation:Type`, on a field, inside
 /// `items(...)` or on a type: the node's `type` is the one given
