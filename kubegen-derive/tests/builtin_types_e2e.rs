@@ -468,6 +468,37 @@ async fn server_side_apply_merges_pod_template_containers_by_name() -> Result<()
         .context("manager-b owns no fields")?;
     let owned = serde_json::to_string(&b_fields.fields_v1)?;
     assert!(owned.contains(r#"k:{\"name\":\"b\"}"#), "{owned}");
+    // `ConfigMapVolumeSource` is `+structType=atomic`: a forced apply of
+    // another manager replaces it whole, as for Pods, instead of merging
+    // into it field by field (which would keep manager-a's `optional`).
+    let with_volume = |config_map: Value| {
+        object(
+            &resource,
+            "web",
+            &json!({"template": {"spec": {
+                "containers": [{"name": "a", "image": "nginx:2", "ports": [{"containerPort": 80}]}],
+                "volumes": [{"name": "config", "configMap": config_map}],
+            }}}),
+        )
+    };
+    apply(
+        "manager-a",
+        with_volume(json!({"name": "one", "optional": true})),
+    )
+    .await?;
+    let forced = api
+        .patch(
+            "web",
+            &PatchParams::apply("manager-c").force(),
+            &Patch::Apply(&with_volume(json!({"name": "two"}))),
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("manager-c's apply: {}", describe(&e)))?;
+    assert_eq!(
+        forced.data["spec"]["template"]["spec"]["volumes"][0]["configMap"],
+        json!({"name": "two"}),
+        "an atomic struct was merged field by field"
+    );
     // Upstream's `required` holds inside the CRD: a Pod spec needs containers.
     let empty = object(&resource, "empty", &json!({"template": {"spec": {}}}));
     check_rejection(
