@@ -318,8 +318,11 @@ def main():
     with_rust = sorted(n for n, (_, generic) in types.items() if not generic and n in defs)
     generated = controller_gen_schemas(with_rust)
     files, keep = render(version, (openapi_version, feature), controller_tools, generated, with_rust, types)
-    for note in generated["notes"]:
-        print(f"note (loading the Go packages; no schema depends on it): {note}")
+    notes = generated["notes"]
+    if notes:
+        print(f"{len(notes)} type-checking errors outside type declarations, which no schema depends on "
+              f"(controller-tools' loader checks declarations only; a field of an unresolved type would be "
+              f"refused above), e.g. {notes[0]}")
     for name, errors in sorted(generated["refused"].items()):
         print(f"controller-gen refuses {name}: {'; '.join(errors)}")
 
