@@ -267,6 +267,23 @@ async fn controller_gen_crds_give_the_same_verdicts_on_the_apiserver() -> anyhow
         PLANE_RANDOM_CASES,
         PLANE_FUZZ_OBJECTS,
     ));
+    // The CRDs themselves: controller-gen's uniqueItems is refused.
+    let (_, ours, theirs) = generated
+        .pairs
+        .iter()
+        .find(|(gk, ..)| gk == "shapes.cgdiff.example.com/Extras")
+        .expect("the Extras pair");
+    let group = ours["spec"]["group"].as_str().unwrap();
+    plane::install(&client, ours, group).await?;
+    let refused = plane::install(&client, theirs, &plane::controller_gen_group(group))
+        .await
+        .expect_err("the apiserver accepted controller-gen's uniqueItems: true");
+    let refusal = format!("{refused:#}");
+    println!("CRD Extras: kubegen's installed; controller-gen's refused: {refusal}");
+    assert!(
+        refusal.contains("uniqueItems cannot be set to true"),
+        "{refusal}"
+    );
     let outcomes = plane::run(&client, &namespace, &generated.pairs, &rows).await?;
     println!("{}", plane::table(&rows, &outcomes));
     let mut failures = Vec::new();

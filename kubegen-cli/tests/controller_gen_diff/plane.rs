@@ -106,13 +106,13 @@ fn verdict<T>(result: std::result::Result<T, kube::Error>) -> Result<String> {
 }
 
 /// The group controller-gen's twin of a CRD is installed under.
-fn controller_gen_group(group: &str) -> String {
+pub fn controller_gen_group(group: &str) -> String {
     format!("cg.{group}")
 }
 
 /// Installs `crd` (under `group`) and waits until its storage version is
 /// served; returns its resource.
-async fn install(client: &kube::Client, crd: &Value, group: &str) -> Result<ApiResource> {
+pub async fn install(client: &kube::Client, crd: &Value, group: &str) -> Result<ApiResource> {
     let mut crd = crd.clone();
     let plural = crd["spec"]["names"]["plural"].as_str().unwrap().to_owned();
     let name = format!("{plural}.{group}");
