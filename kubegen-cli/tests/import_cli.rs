@@ -312,6 +312,14 @@ fn what_the_apiserver_accepts_imports_unchanged() {
                 v1.contains("kind = \"widget\"") && v1.contains("pub struct WidgetSpec"),
                 "{v1}"
             );
+            // The type `widget` is not re-exported over its module `widget`.
+            let mod_rs =
+                std::fs::read_to_string(dir.path().join("c/src/apis/example_com/v1/mod.rs"))
+                    .unwrap();
+            assert!(
+                mod_rs.contains("pub mod widget;") && !mod_rs.contains("pub use widget::widget"),
+                "{mod_rs}"
+            );
         }
     }
 }

@@ -162,7 +162,9 @@ pub fn files(options: &Options, crds: Vec<Vec<VersionModule>>) -> Result<FileSet
         }
         if let Some(exports) = exports {
             text.push('\n');
-            for (module, kind) in exports {
+            // A lower-case kind (`postgresql`) is named like its module:
+            // the two would clash, so it is reached as `postgresql::postgresql`.
+            for (module, kind) in exports.iter().filter(|(m, k)| m != k) {
                 text.push_str(&format!("pub use {}::{kind};\n", module_decl(module)));
             }
         }
