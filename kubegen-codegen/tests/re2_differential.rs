@@ -445,6 +445,9 @@ fn kubegen_reads_patterns_as_go_does() {
     // Deep nesting on both sides of Go's limit of 1000.
     patterns.push(format!("{}a{}", "(".repeat(998), ")".repeat(998)));
     patterns.push(format!("{}a{}", "(".repeat(1001), ")".repeat(1001)));
+    // Go's size budget (3.3 million instructions) on both sides.
+    patterns.push(format!("(?:{}){{1000}}", "ab".repeat(1000)));
+    patterns.push(format!("(?:{}){{1000}}", "ab".repeat(2000)));
     patterns.extend((0..cases).map(|_| expression(&mut rng, 0)));
     let queries: Vec<(String, Vec<String>)> = patterns
         .into_iter()
@@ -501,7 +504,7 @@ fn kubegen_reads_patterns_as_go_does() {
         "re2 differential: {} patterns ({} hand-picked, {cases} generated, seed {seed:#x}), \
          {accepted} accepted by Go, {inputs_checked} matches compared, {} disagreements",
         queries.len(),
-        HAND_PICKED.len() + 2,
+        HAND_PICKED.len() + 4,
         disagreements.len()
     );
     assert!(
