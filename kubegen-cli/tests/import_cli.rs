@@ -113,12 +113,12 @@ fn bad_input_exits_2_and_writes_nothing() {
     .unwrap();
     let broken = dir.path().join("broken.yaml");
     std::fs::write(&broken, "kind: [").unwrap();
-    let other_list_kind = dir.path().join("list.yaml");
+    let bad_list_kind = dir.path().join("list.yaml");
     std::fs::write(
-        &other_list_kind,
+        &bad_list_kind,
         std::fs::read_to_string(fixture())
             .unwrap()
-            .replace("listKind: WidgetList", "listKind: Widgets"),
+            .replace("listKind: WidgetList", "listKind: Widget_List"),
     )
     .unwrap();
     for (input, expected) in [
@@ -128,7 +128,7 @@ fn bad_input_exits_2_and_writes_nothing() {
         ),
         (broken.as_path(), "invalid YAML"),
         (dir.path().join("missing.yaml").as_path(), "cannot read"),
-        (other_list_kind.as_path(), "listKind `Widgets`"),
+        (bad_list_kind.as_path(), "list_kind \"Widget_List\""),
     ] {
         let (code, _, err) = run(&[input.to_str().unwrap(), "--crate", krate.to_str().unwrap()]);
         assert_eq!(code, 2, "{err}");
@@ -272,6 +272,10 @@ fn what_the_apiserver_accepts_imports_unchanged() {
                  conversionReviewVersions: [v1beta1]\n      clientConfig:\n        \
                  service: {name: w, namespace: ns, path: /convert, port: 443}\n",
             ),
+        ),
+        (
+            "a listKind other than <Kind>List",
+            widgets.replace("    listKind: WidgetList\n", "    listKind: Widgets\n"),
         ),
         (
             "a lower-case kind",

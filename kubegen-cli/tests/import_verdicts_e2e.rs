@@ -82,6 +82,16 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "  scope: Namespaced\n  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1beta1]\n      clientConfig:\n        service: {name: w, namespace: ns}\n",
     ),
     (
+        "list-kind",
+        "    listKind: WidgetList\n",
+        "    listKind: Widgets\n",
+    ),
+    (
+        "refused-list-kind",
+        "    listKind: WidgetList\n",
+        "    listKind: Widget_List\n",
+    ),
+    (
         "lower-case-kind",
         "    kind: Widget\n    listKind: WidgetList\n",
         "    kind: widget\n    listKind: widgetList\n",

@@ -860,6 +860,15 @@ fn check_resource(
             cx.error_spanned_by(ident, format!("the spec struct cannot be named like the kind `{k}`, which is generated; name it `{k}Spec`"));
         }
     }
+    if let Some(l) = &res.list_kind {
+        let lower = l.to_ascii_lowercase();
+        if !is_dns_label(&lower) {
+            cx.error_spanned_by(
+                ident,
+                format!("list_kind \"{l}\" must be, in lower case, a DNS label starting with a letter (the apiserver's rule), e.g. \"MyApplicationList\""),
+            );
+        }
+    }
     for (what, v) in [("plural", &res.plural), ("singular", &res.singular)] {
         if let Some(v) = v
             && !is_dns_label(v)

@@ -450,7 +450,7 @@ pub fn crd_json(
     version.insert("schema".into(), json!({"openAPIV3Schema": root}));
     let mut names = json!({
         "kind": res.kind,
-        "listKind": format!("{}List", res.kind),
+        "listKind": res.list_kind(),
         "plural": res.plural,
         "singular": res.singular,
     });

@@ -1,5 +1,5 @@
 //! What the apiserver accepts, the derive accepts too (issue 34): a
-//! lower-case kind, a webhook answering only ConversionReview v1beta1
+//! lower-case kind with a list kind of its own, a webhook answering only ConversionReview v1beta1
 //! served elsewhere and reached at the apiserver's default path and port, a
 //! printer column showing a field the schema does not declare (`unchecked`),
 //! rules on the root schema (`flatten_spec`) besides the name rules, and a
@@ -17,6 +17,7 @@ use serde_json::json;
     group = "shapes.kubegen.dev",
     version = "v1",
     kind = "postgresql",
+    list_kind = "Postgresqls",
     namespaced,
     printcolumn(name = "Ghost", type = "string", json_path = ".spec.ghost", unchecked),
     conversion(
@@ -45,6 +46,11 @@ fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() 
     assert_eq!(serde_json::to_value(&pg).unwrap()["kind"], "postgresql");
     let crd = postgresql::crd_json().unwrap();
     assert_eq!(crd["spec"]["names"]["kind"], "postgresql");
+    assert_eq!(crd["spec"]["names"]["listKind"], "Postgresqls");
+    assert_eq!(
+        <postgresql as kubegen::k8s_openapi::ListableResource>::LIST_KIND,
+        "Postgresqls"
+    );
     assert_eq!(
         crd["spec"]["conversion"]["webhook"],
         json!({

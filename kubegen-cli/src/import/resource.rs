@@ -82,17 +82,10 @@ const ROOT_KEYWORDS: &[&str] = &[
 
 /// Why a CRD cannot be imported, before any type is planned.
 pub fn refusal(crd: &Value) -> Option<String> {
-    let kind = str_at(crd, "/spec/names/kind")?;
+    str_at(crd, "/spec/names/kind")?;
     let versions = crd.pointer("/spec/versions").and_then(Value::as_array)?;
     if versions.is_empty() {
         return Some("the CRD has no versions".into());
-    }
-    if let Some(list_kind) = str_at(crd, "/spec/names/listKind")
-        && list_kind != format!("{kind}List")
-    {
-        return Some(format!(
-            "listKind `{list_kind}` is not `{kind}List`, the only list kind kubegen writes"
-        ));
     }
     for v in versions {
         let name = str_at(v, "/name").unwrap_or("?");
@@ -164,6 +157,11 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
     }
     parts.push(quote!(plural = #plural));
     parts.push(quote!(singular = #singular));
+    if let Some(list_kind) = str_at(crd, "/spec/names/listKind")
+        && list_kind != format!("{kind}List")
+    {
+        parts.push(quote!(list_kind = #list_kind));
+    }
     for s in strings(crd.pointer("/spec/names/shortNames")) {
         parts.push(quote!(shortname = #s));
     }

@@ -43,6 +43,7 @@ keys! {
     NAMESPACED = "namespaced" in [Resource];
     PLURAL = "plural" in [Resource];
     SINGULAR = "singular" in [Resource];
+    LIST_KIND = "list_kind" in [Resource];
     SHORTNAME = "shortname" in [Resource];
     CATEGORY = "category" in [Resource];
     STATUS = "status" in [Resource];

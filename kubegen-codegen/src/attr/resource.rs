@@ -25,6 +25,8 @@ pub struct ResourceAttrs {
     pub plural: Option<String>,
     /// `singular`.
     pub singular: Option<String>,
+    /// `list_kind`: the CRD's `listKind`, when not `<Kind>List`.
+    pub list_kind: Option<String>,
     /// `shortname` (repeatable).
     pub short_names: Vec<String>,
     /// `category` (repeatable).
@@ -149,6 +151,7 @@ impl ResourceAttrs {
             keys::NAMESPACED => self.namespaced = value::flag(meta, key)?,
             keys::PLURAL => self.plural = Some(value::string(meta, key)?.0),
             keys::SINGULAR => self.singular = Some(value::string(meta, key)?.0),
+            keys::LIST_KIND => self.list_kind = Some(value::string(meta, key)?.0),
             keys::SHORTNAME => self.short_names.push(value::string(meta, key)?.0),
             keys::CATEGORY => self.categories.push(value::string(meta, key)?.0),
             keys::STATUS => {

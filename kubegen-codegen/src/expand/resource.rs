@@ -68,7 +68,7 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
     let resource_json = res.to_json();
     let (group, version, kind, plural) = (&res.group, &res.version, &res.kind, &res.plural);
     let api_version = res.api_version();
-    let list_kind = format!("{kind}List");
+    let list_kind = res.list_kind();
     let scope = if res.namespaced {
         quote!(#krate::k8s_openapi::NamespaceResourceScope)
     } else {

@@ -16,6 +16,7 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         namespaced,
         plural,
         singular,
+        list_kind,
         short_names,
         categories,
         status,
@@ -49,6 +50,7 @@ pub fn resource_model(c: &Container) -> Option<ResourceModel> {
         singular: singular
             .clone()
             .unwrap_or_else(|| kind.to_ascii_lowercase()),
+        list_kind: list_kind.clone(),
         group,
         version,
         kind,

@@ -18,6 +18,9 @@ pub struct ResourceModel {
     pub plural: String,
     /// Lower-case singular (`myapplication`).
     pub singular: String,
+    /// `listKind` when it is not the kind with `List` appended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_kind: Option<String>,
     /// Short names for kubectl.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,
@@ -315,6 +318,13 @@ impl Verbs {
 }
 
 impl ResourceModel {
+    /// The kind of this resource's lists: `list_kind`, else `<Kind>List`.
+    pub fn list_kind(&self) -> String {
+        self.list_kind
+            .clone()
+            .unwrap_or_else(|| format!("{}List", self.kind))
+    }
+
     /// `<plural>.<group>`, the CRD's name.
     pub fn crd_name(&self) -> String {
         format!("{}.{}", self.plural, self.group)
