@@ -102,6 +102,11 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "pattern: '^(?!kube-)[a-z]+$'",
     ),
     (
+        "refused-default-not-matching-re2",
+        "                enum: [fast, slow]\n                default: fast\n",
+        "                pattern: '^\\w+$'\n                default: é\n",
+    ),
+    (
         "refused-root-keyword",
         "        description: A Widget is a thing with parts.\n",
         "        description: A Widget is a thing with parts.\n        nullable: true\n",

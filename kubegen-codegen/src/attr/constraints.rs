@@ -96,6 +96,9 @@ pub fn check_schema_json(schema: &Map<String, Value>) -> Vec<String> {
         {
             problems.push(format!("{path}: {e}"));
         }
+        if let Some(default) = m.get("default") {
+            default_patterns(node, default, &format!("{path}.default"), &mut problems);
+        }
         if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
             for r in rules {
                 for key in ["rule", "messageExpression"] {
@@ -123,6 +126,42 @@ pub fn check_schema_json(schema: &Map<String, Value>) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Where `value` (a default) breaks a pattern of `schema` or of the
+/// schemas of its properties and items, matched as the apiserver matches
+/// (Go's RE2): the apiserver refuses such a CRD.
+fn default_patterns(schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
+    match value {
+        Value::String(s) => {
+            if let Some(Value::String(p)) = schema.get("pattern")
+                && crate::re2::is_match(p, s) == Some(false)
+            {
+                problems.push(format!("{at}: \"{s}\" does not match the pattern `{p}`"));
+            }
+        }
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                let sub = schema
+                    .pointer(&format!(
+                        "/properties/{}",
+                        k.replace('~', "~0").replace('/', "~1")
+                    ))
+                    .or_else(|| schema.get("additionalProperties"));
+                if let Some(sub) = sub {
+                    default_patterns(sub, v, &format!("{at}.{k}"), problems);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    default_patterns(sub, v, &format!("{at}[{i}]"), problems);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Parses `schema_json = r#"{...}"#`: a JSON object that is a structural
@@ -460,6 +499,24 @@ mod tests {
     #[test]
     fn patterns() {
         assert!(check_pattern("^[a-z]+$").is_ok());
+        // Defaults are matched as the apiserver matches: Go's `\\w` is ASCII.
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "mode": {"type": "string", "pattern": "^\\w+$", "default": "é"},
+            "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"},
+                     "default": ["ok", "Not"]},
+        }});
+        let problems = check_schema_json(schema.as_object().unwrap());
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems.iter().any(|p| p.contains("schema.mode.default")),
+            "{problems:?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("schema.tags.default[1]")),
+            "{problems:?}"
+        );
         // RE2 reads `[` inside a class as a literal; Rust's `regex` refuses it.
         assert!(check_pattern(r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f\x00]+$"#).is_ok());
         assert!(
