@@ -274,6 +274,14 @@ fn what_the_apiserver_accepts_imports_unchanged() {
             ),
         ),
         (
+            "a scale subresource at fields the schema lacks",
+            widgets.replace(
+                "      status: {}\n",
+                "      status: {}\n      scale: {specReplicasPath: .spec.min, \
+                 statusReplicasPath: .status.replicas, labelSelectorPath: .spec.selector}\n",
+            ),
+        ),
+        (
             "a listKind other than <Kind>List",
             widgets.replace("    listKind: WidgetList\n", "    listKind: Widgets\n"),
         ),

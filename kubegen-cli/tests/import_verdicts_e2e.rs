@@ -107,6 +107,21 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "                pattern: '^\\w+$'\n                default: é\n",
     ),
     (
+        "scale-paths-undeclared",
+        "      status: {}\n",
+        "      status: {}\n      scale: {specReplicasPath: .spec.min, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}\n",
+    ),
+    (
+        "refused-column-bad-jsonpath",
+        "      jsonPath: .spec.size\n",
+        "      jsonPath: .spec.size\n    - name: Bad\n      type: string\n      jsonPath: .spec[\n",
+    ),
+    (
+        "column-filter-path",
+        "      jsonPath: .spec.size\n",
+        "      jsonPath: .spec.size\n    - name: Part\n      type: string\n      jsonPath: .spec.parts[?(@.name==\"x\")].weight\n",
+    ),
+    (
         "refused-root-keyword",
         "        description: A Widget is a thing with parts.\n",
         "        description: A Widget is a thing with parts.\n        nullable: true\n",

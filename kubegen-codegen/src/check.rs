@@ -959,17 +959,29 @@ fn check_resource(
                 "`scale(status_replicas_path)` must start with .status.",
             );
         }
-        if res.status.is_none() {
-            cx.error_spanned_by(ident, "`scale(...)` needs a `status = \"...\"` type");
+        if let Some(sel) = &scale.label_selector_path
+            && !sel.starts_with(".spec.")
+            && !sel.starts_with(".status.")
+        {
+            cx.error_spanned_by(
+                ident,
+                "`scale(label_selector_path)` must start with .spec. or .status.",
+            );
         }
-        check_spec_path(
-            cx,
-            &scale.spec_replicas_path,
-            ident.span(),
-            spec,
-            fields,
-            "",
-        );
+        // Whether the paths name declared fields: a lint (`unchecked`).
+        if !scale.unchecked {
+            if res.status.is_none() {
+                cx.error_spanned_by(ident, "`scale(...)` needs a `status = \"...\"` type (or `unchecked`, to point it at fields the schema does not declare)");
+            }
+            check_spec_path(
+                cx,
+                &scale.spec_replicas_path,
+                ident.span(),
+                spec,
+                fields,
+                " (or add `unchecked` to `scale(...)` to point it at a field the schema does not declare)",
+            );
+        }
     }
 }
 

@@ -376,14 +376,36 @@ pub fn crd_json(
         subresources.insert("status".into(), json!({}));
     }
     if let Some(scale) = &res.scale {
-        check_path(&root, &scale.spec_replicas_path, Some(".spec."))?;
-        check_path(&root, &scale.status_replicas_path, Some(".status."))?;
+        // The apiserver's rule is the prefix; a field the schema lacks is
+        // refused as a likely typo unless the scale is `unchecked`.
+        let scale_path = |path: &str, prefixes: &[&str]| -> Result<(), CrdError> {
+            if !prefixes.iter().any(|p| path.starts_with(p)) {
+                return Err(CrdError::JsonPath {
+                    path: path.into(),
+                    message: format!("must start with `{}`", prefixes.join("` or `")),
+                });
+            }
+            if scale.unchecked {
+                return Ok(());
+            }
+            check_path(&root, path, None).map(drop).map_err(|e| match e {
+                CrdError::JsonPath { path, message } => CrdError::JsonPath {
+                    path,
+                    message: format!(
+                        "{message} (if the scale subresource uses a field the schema does not declare on purpose — the apiserver accepts it — add `unchecked` to `scale(...)`)"
+                    ),
+                },
+                e => e,
+            })
+        };
+        scale_path(&scale.spec_replicas_path, &[".spec."])?;
+        scale_path(&scale.status_replicas_path, &[".status."])?;
         let mut s = json!({
             "specReplicasPath": scale.spec_replicas_path,
             "statusReplicasPath": scale.status_replicas_path,
         });
         if let Some(sel) = &scale.label_selector_path {
-            check_path(&root, sel, Some(".status."))?;
+            scale_path(sel, &[".spec.", ".status."])?;
             s["labelSelectorPath"] = sel.clone().into();
         }
         subresources.insert("scale".into(), s);

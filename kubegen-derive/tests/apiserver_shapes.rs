@@ -1,7 +1,8 @@
 //! What the apiserver accepts, the derive accepts too (issue 34): a
 //! lower-case kind with a list kind of its own, a webhook answering only ConversionReview v1beta1
 //! served elsewhere and reached at the apiserver's default path and port, a
-//! printer column showing a field the schema does not declare (`unchecked`),
+//! printer column and a scale subresource at fields the schema does not
+//! declare (`unchecked`),
 //! rules on the root schema (`flatten_spec`) besides the name rules, and a
 //! pattern in RE2 syntax that Rust's `regex` reads differently.
 
@@ -20,6 +21,12 @@ use serde_json::json;
     list_kind = "Postgresqls",
     namespaced,
     printcolumn(name = "Ghost", type = "string", json_path = ".spec.ghost", unchecked),
+    scale(
+        spec_replicas_path = ".spec.replicas",
+        status_replicas_path = ".status.replicas",
+        label_selector_path = ".spec.selector",
+        unchecked
+    ),
     conversion(
         service = "pg-webhook",
         namespace = "pg",
@@ -66,6 +73,14 @@ fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() 
         ["token"];
     assert_eq!(token["pattern"], r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f\x00]+$"#);
     assert_eq!(token["default"], "gzip");
+    assert_eq!(
+        crd["spec"]["versions"][0]["subresources"]["scale"],
+        json!({
+            "specReplicasPath": ".spec.replicas",
+            "statusReplicasPath": ".status.replicas",
+            "labelSelectorPath": ".spec.selector",
+        })
+    );
 }
 
 /// An object whose root schema carries its own rule.

@@ -231,6 +231,18 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
                 s.push(quote!(#key = #p));
             }
         }
+        // Paths naming fields the schema lacks: the apiserver serves them.
+        let undeclared = [
+            "specReplicasPath",
+            "statusReplicasPath",
+            "labelSelectorPath",
+        ]
+        .iter()
+        .filter_map(|k| scale.get(*k).and_then(Value::as_str))
+        .any(|p| root.is_none_or(|r| kubegen_core::crd::resolve_json_path(r, p).is_err()));
+        if undeclared {
+            s.push(quote!(unchecked));
+        }
         parts.push(quote!(scale(#(#s),*)));
     }
     if v.get("storage") != Some(&Value::Bool(true)) {

@@ -163,14 +163,16 @@ impl ResourceAttrs {
             }
             keys::SCALE => {
                 let (mut spec, mut status, mut selector) = (None, None, None);
+                let mut unchecked = false;
                 meta.parse_nested_meta(|inner| {
                     let name = super::path_name(&inner.path);
                     match name.as_str() {
                         "spec_replicas_path" => spec = Some(value::string(&inner, "spec_replicas_path")?.0),
                         "status_replicas_path" => status = Some(value::string(&inner, "status_replicas_path")?.0),
                         "label_selector_path" => selector = Some(value::string(&inner, "label_selector_path")?.0),
+                        "unchecked" => unchecked = value::flag(&inner, "unchecked")?,
                         other => {
-                            cx.error_spanned_by(&inner.path, format!("unknown key `{other}` in `scale(...)`; expected spec_replicas_path, status_replicas_path or label_selector_path"));
+                            cx.error_spanned_by(&inner.path, format!("unknown key `{other}` in `scale(...)`; expected spec_replicas_path, status_replicas_path, label_selector_path or unchecked"));
                             value::skip(&inner)?;
                         }
                     }
@@ -182,6 +184,7 @@ impl ResourceAttrs {
                             spec_replicas_path,
                             status_replicas_path,
                             label_selector_path: selector,
+                            unchecked,
                         })
                     }
                     _ => cx.error_spanned_by(

@@ -196,6 +196,11 @@ pub struct Scale {
     /// `labelSelectorPath`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_selector_path: Option<String>,
+    /// `unchecked`: the paths may name fields the schema does not declare
+    /// (the apiserver accepts them); without it such a path is refused as a
+    /// likely typo.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
 }
 
 /// One `additionalPrinterColumns` entry.
