@@ -794,6 +794,7 @@ fn sample(rng: &mut Rng, scalar: Scalar) -> Value {
             json!({"name": "a"}),
             json!({"name": "b", "count": 2}),
             json!({"count": 1}),
+            json!({"name": "c", "extra": {"x": 1}}),
         ],
     };
     rng.pick(&pool).clone()

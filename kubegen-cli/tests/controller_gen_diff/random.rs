@@ -252,6 +252,20 @@ enum Presence {
     OptionalValue,
 }
 
+/// A field's documentation: none, one line, several lines, paragraphs,
+/// indented or quoted text.
+fn doc(rng: &mut Rng, i: usize, j: usize) -> String {
+    let first = format!("Field {j} of case {i}.");
+    match rng.below(8) {
+        0 => String::new(),
+        1 => format!("{first}\nIt wraps onto a second line."),
+        2 => format!("{first}\n\nA second paragraph, after a blank line."),
+        3 => format!("{first}\nExamples:\n  - \"a\": the first,\n  - 'b': the second."),
+        4 => format!("{first} Tabs\tand `code`, <html> & \\ backslashes."),
+        _ => first,
+    }
+}
+
 /// One generated field.
 struct Field {
     scalar: Scalar,
@@ -435,7 +449,7 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
     Field {
         scalar,
         wrap,
-        doc: format!("Field {j} of case {i}."),
+        doc: doc(rng, i, j),
         rust_type,
         go_type,
         presence,
@@ -452,6 +466,37 @@ fn case(seed: u64, i: usize) -> (String, String, Vec<(Scalar, Wrap)>) {
         .map(|j| field(&mut rng, i, j, &nested))
         .collect();
     let type_rule = rng.chance(15);
+    // Type-level keys of the part (controller-gen's markers on the Go type).
+    let mut part_attrs = Vec::new();
+    if rng.chance(20) {
+        part_attrs.push(attr(
+            "validation(rule = \"self.name != 'x'\", message = \"no x\")",
+            "+kubebuilder:validation:XValidation:rule=\"self.name != 'x'\",message=\"no x\"",
+        ));
+    }
+    if rng.chance(15) {
+        part_attrs.push(attr(
+            "min_properties = 1",
+            "+kubebuilder:validation:MinProperties=1",
+        ));
+    }
+    if rng.chance(10) {
+        part_attrs.push(attr(
+            "preserve_unknown_fields",
+            "+kubebuilder:pruning:PreserveUnknownFields",
+        ));
+    }
+    if rng.chance(10) {
+        part_attrs.push(attr("struct_type = \"atomic\"", "+structType=atomic"));
+    }
+    let part_rust: String = part_attrs
+        .iter()
+        .map(|a| format!("#[kubegen({})]\n", a.rust))
+        .collect();
+    let part_go: String = part_attrs
+        .iter()
+        .map(|a| format!("// {}\n", a.go))
+        .collect();
     let mut rust = format!(
         "\n/// Case {i}.\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]\n\
          #[kubegen(group = \"{GROUP}\", version = \"v1\", kind = \"{kind}\")]\n"
@@ -469,8 +514,14 @@ fn case(seed: u64, i: usize) -> (String, String, Vec<(Scalar, Wrap)>) {
     let _ = writeln!(rust, "pub struct {kind}Spec {{");
     let _ = writeln!(go, "type {kind}Spec struct {{");
     for (j, f) in fields.iter().enumerate() {
-        let _ = writeln!(rust, "    /// {}", f.doc);
-        let _ = writeln!(go, "\t// {}", f.doc);
+        for line in f.doc.lines() {
+            let _ = writeln!(
+                rust,
+                "    ///{}{line}",
+                if line.is_empty() { "" } else { " " }
+            );
+            let _ = writeln!(go, "\t//{}{line}", if line.is_empty() { "" } else { " " });
+        }
         for a in &f.attrs {
             let _ = writeln!(rust, "    #[kubegen({})]", a.rust);
             if !a.go.is_empty() {
@@ -515,12 +566,12 @@ fn case(seed: u64, i: usize) -> (String, String, Vec<(Scalar, Wrap)>) {
     let _ = write!(
         rust,
         "\n/// A part of case {i}.\n#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]\n\
-         pub struct {nested} {{\n    /// The part's name.\n    pub name: String,\n    /// How many.\n    \
+         {part_rust}pub struct {nested} {{\n    /// The part's name.\n    pub name: String,\n    /// How many.\n    \
          #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub count: Option<i32>,\n}}\n"
     );
     let _ = write!(
         go,
-        "\n// A part of case {i}.\ntype {nested} struct {{\n\t// The part's name.\n\tName string `json:\"name\"`\n\
+        "\n// A part of case {i}.\n{part_go}type {nested} struct {{\n\t// The part's name.\n\tName string `json:\"name\"`\n\
          \t// How many.\n\t// +optional\n\tCount *int32 `json:\"count,omitempty\"`\n}}\n"
     );
     let shape = fields.iter().map(|f| (f.scalar, f.wrap)).collect();
