@@ -87,6 +87,11 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "    listKind: Widgets\n",
     ),
     (
+        "refused-list-kind-equal-to-kind",
+        "    listKind: WidgetList\n",
+        "    listKind: Widget\n",
+    ),
+    (
         "refused-list-kind",
         "    listKind: WidgetList\n",
         "    listKind: Widget_List\n",
@@ -120,6 +125,41 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "column-filter-path",
         "      jsonPath: .spec.size\n",
         "      jsonPath: .spec.size\n    - name: Part\n      type: string\n      jsonPath: .spec.parts[?(@.name==\"x\")].weight\n",
+    ),
+    (
+        "refused-category-upper-case",
+        "    shortNames: [wd]\n",
+        "    shortNames: [wd]\n    categories: [All]\n",
+    ),
+    (
+        "format-unknown",
+        "                format: int32\n",
+        "                format: foo\n",
+    ),
+    (
+        "nullable-default-null",
+        "              max:\n                type: integer\n",
+        "              max:\n                type: integer\n                nullable: true\n                default: null\n",
+    ),
+    (
+        "rule-reason-field-path",
+        "              message: min must not exceed max\n",
+        "              message: min must not exceed max\n              reason: FieldValueForbidden\n              fieldPath: .min\n",
+    ),
+    (
+        "transition-rule",
+        "              message: min must not exceed max\n",
+        "              message: min must not exceed max\n            - rule: self.size == oldSelf.size\n              message: size is immutable\n",
+    ),
+    (
+        "refused-short-name-upper-case",
+        "    shortNames: [wd]\n",
+        "    shortNames: [WD]\n",
+    ),
+    (
+        "deprecated-version",
+        "    storage: true\n",
+        "    storage: true\n    deprecated: true\n    deprecationWarning: old\n",
     ),
     (
         "refused-root-keyword",

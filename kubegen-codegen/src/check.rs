@@ -862,7 +862,12 @@ fn check_resource(
     }
     if let Some(l) = &res.list_kind {
         let lower = l.to_ascii_lowercase();
-        if !is_dns_label(&lower) {
+        if res.kind.as_ref() == Some(l) {
+            cx.error_spanned_by(
+                ident,
+                format!("list_kind \"{l}\" must differ from the kind (the apiserver's rule), e.g. \"{l}List\""),
+            );
+        } else if !is_dns_label(&lower) {
             cx.error_spanned_by(
                 ident,
                 format!("list_kind \"{l}\" must be, in lower case, a DNS label starting with a letter (the apiserver's rule), e.g. \"MyApplicationList\""),
