@@ -360,7 +360,7 @@ fn shapes(patch: Value) -> Value {
             "replicas": 1, "count": 2, "small": 3, "enabled": true, "name": "n",
             "ratio": 0.5, "color": "Red", "tags": [], "items": [], "labels": {},
             "item": {"name": "i"}, "port": 8080, "memory": "1Gi",
-            "since": "2026-01-01T00:00:00Z"
+            "since": "2026-01-01T00:00:00Z", "tiny": 1, "origin": "o"
         }),
         patch,
     )
@@ -550,6 +550,29 @@ pub fn rows() -> Vec<Row> {
         // Field shapes.
         row("s-valid", SHAPES, shapes(json!({}))),
         row("s-bad-enum", SHAPES, shapes(json!({"color": "Purple"}))),
+        // Both CRDs store it; a Rust reader's u8 cannot hold it.
+        row("s-octet-beyond-u8", SHAPES, shapes(json!({"octet": 300}))),
+        row("s-tiny-beyond-i16", SHAPES, shapes(json!({"tiny": 40000}))),
+        row(
+            "s-u32-beyond-i32",
+            SHAPES,
+            shapes(json!({"small": 3_000_000_000_u64})),
+        ),
+        row(
+            "s-flattened-required-missing",
+            SHAPES,
+            shapes(json!({"origin": null})),
+        ),
+        row(
+            "s-set-duplicate",
+            SHAPES,
+            shapes(json!({"members": ["a", "a"]})),
+        ),
+        row(
+            "s-skipped-field-pruned",
+            SHAPES,
+            shapes(json!({"cache": "c"})),
+        ),
         row("s-bad-quantity", SHAPES, shapes(json!({"memory": "12abc"}))),
         row(
             "s-int-or-string-as-string",

@@ -1,7 +1,7 @@
 //! Twins of `../shapes/v1/types.go`: one field of every shape and one per
 //! attribute with a controller-gen marker. Same names, docs and meaning.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
@@ -139,6 +139,33 @@ pub struct ShapesSpec {
     #[kubegen(list_type = "map", list_map_keys = ["type"])]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<Condition>>,
+    /// A 16-bit integer.
+    pub tiny: i16,
+    /// An unsigned 64-bit integer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub big: Option<u64>,
+    /// An unsigned 8-bit integer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub octet: Option<u8>,
+    /// A set of strings, by type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub members: Option<BTreeSet<String>>,
+    /// Never serialized.
+    #[serde(skip)]
+    pub cache: Option<String>,
+    #[serde(flatten)]
+    pub common: Common,
+}
+
+/// Fields shared by several specs, embedded.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct Common {
+    /// Where it came from.
+    pub origin: String,
+    /// A remark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
 }
 
 /// A colour.

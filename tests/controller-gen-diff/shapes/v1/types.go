@@ -129,6 +129,30 @@ type ShapesSpec struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// A 16-bit integer.
+	Tiny int16 `json:"tiny"`
+	// An unsigned 64-bit integer.
+	// +optional
+	Big *uint64 `json:"big,omitempty"`
+	// An unsigned 8-bit integer.
+	// +optional
+	Octet *uint8 `json:"octet,omitempty"`
+	// A set of strings, by type.
+	// +listType=set
+	// +optional
+	Members []string `json:"members,omitempty"`
+	// Never serialized.
+	Cache *string `json:"-"`
+	Common `json:",inline"`
+}
+
+// Fields shared by several specs, embedded.
+type Common struct {
+	// Where it came from.
+	Origin string `json:"origin"`
+	// A remark.
+	// +optional
+	Remark *string `json:"remark,omitempty"`
 }
 
 // A colour.
