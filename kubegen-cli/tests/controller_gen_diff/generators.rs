@@ -1,6 +1,6 @@
 //! Running both generators: controller-gen (installed from the Go module
 //! proxy into `~/.cache/kubegen/go-tools/controller-tools-<version>/bin`,
-//! the version `bench/codegen_bench.py` pins) over a copy of the Go twin
+//! at the version `bench/codegen_bench.py` pins) over a copy of the Go twin
 //! module, and `kubegen generate` / `kubegen crd` over the Rust twins.
 
 use std::collections::BTreeMap;
@@ -9,8 +9,17 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The controller-tools version, as `bench/codegen_bench.py` pins it.
-pub const CONTROLLER_TOOLS: &str = "v0.23.0";
+/// The controller-tools version `bench/codegen_bench.py` pins (one pin for
+/// the benchmark and this test).
+pub fn controller_tools_version() -> String {
+    let bench = std::fs::read_to_string(Path::new(ROOT).join("bench/codegen_bench.py")).unwrap();
+    bench
+        .lines()
+        .find_map(|l| l.strip_prefix("CONTROLLER_TOOLS = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("bench/codegen_bench.py pins CONTROLLER_TOOLS = \"v…\"")
+        .to_owned()
+}
 
 /// The checked-in twin module: Go types, the Rust twin crate, the
 /// differences file.
@@ -55,21 +64,22 @@ fn run(cmd: &mut Command) -> String {
 /// controller-gen, installed on first use (Go is a prerequisite of the
 /// test suite: the control plane is built with it).
 pub fn controller_gen() -> PathBuf {
+    let version = controller_tools_version();
     let bin_dir = cache_dir()
         .join("go-tools")
-        .join(format!("controller-tools-{CONTROLLER_TOOLS}"))
+        .join(format!("controller-tools-{version}"))
         .join("bin");
     let bin = bin_dir.join("controller-gen");
     if !bin.exists() {
         eprintln!(
-            "installing controller-gen {CONTROLLER_TOOLS} into {}",
+            "installing controller-gen {version} into {}",
             bin_dir.display()
         );
         run(go_command(Path::new("go"))
             .env("GOBIN", &bin_dir)
             .arg("install")
             .arg(format!(
-                "sigs.k8s.io/controller-tools/cmd/controller-gen@{CONTROLLER_TOOLS}"
+                "sigs.k8s.io/controller-tools/cmd/controller-gen@{version}"
             )));
     }
     bin
