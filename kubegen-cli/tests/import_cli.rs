@@ -286,6 +286,13 @@ fn what_the_apiserver_accepts_imports_unchanged() {
             widgets.replace("    listKind: WidgetList\n", "    listKind: Widgets\n"),
         ),
         (
+            "a kind with a dash",
+            widgets.replace(
+                "    kind: Widget\n    listKind: WidgetList\n",
+                "    kind: wid-get\n    listKind: wid-getList\n",
+            ),
+        ),
+        (
             "a lower-case kind",
             widgets.replace(
                 "    kind: Widget\n    listKind: WidgetList\n",
@@ -324,12 +331,12 @@ fn what_the_apiserver_accepts_imports_unchanged() {
                 v1.contains("kind = \"widget\"") && v1.contains("pub struct WidgetSpec"),
                 "{v1}"
             );
-            // The type `widget` is not re-exported over its module `widget`.
+            // The type `Widget` of the kind `widget`, beside its module.
             let mod_rs =
                 std::fs::read_to_string(dir.path().join("c/src/apis/example_com/v1/mod.rs"))
                     .unwrap();
             assert!(
-                mod_rs.contains("pub mod widget;") && !mod_rs.contains("pub use widget::widget"),
+                mod_rs.contains("pub mod widget;") && mod_rs.contains("pub use widget::Widget;"),
                 "{mod_rs}"
             );
         }

@@ -97,6 +97,11 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "    listKind: Widget_List\n",
     ),
     (
+        "kind-with-dash",
+        "    kind: Widget\n    listKind: WidgetList\n",
+        "    kind: wid-get\n    listKind: wid-getList\n",
+    ),
+    (
         "lower-case-kind",
         "    kind: Widget\n    listKind: WidgetList\n",
         "    kind: widget\n    listKind: widgetList\n",

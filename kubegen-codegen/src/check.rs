@@ -845,19 +845,17 @@ fn check_resource(
         );
     }
     if let Some(k) = &res.kind {
-        // The apiserver's rule: in lower case, a DNS-1035 label; kubegen
-        // names a Rust type after the kind, so `-` is out too.
-        if k.len() > 63
-            || !k.starts_with(|c: char| c.is_ascii_alphabetic())
-            || !k.chars().all(|c| c.is_ascii_alphanumeric())
-        {
+        // The apiserver's rule: in lower case, a DNS-1035 label (the Rust
+        // type is `names::kind_type`: `my-app` → `MyApp`).
+        if !is_dns_label(&k.to_ascii_lowercase()) {
             cx.error_spanned_by(
                 ident,
-                format!("kind \"{k}\" must be ASCII letters and digits starting with a letter, at most 63 (the apiserver's rule, without `-`, which no Rust type name can hold), e.g. \"MyApplication\""),
+                format!("kind \"{k}\" must be, in lower case, a DNS label starting with a letter (the apiserver's rule), e.g. \"MyApplication\""),
             );
         }
-        if ident == k {
-            cx.error_spanned_by(ident, format!("the spec struct cannot be named like the kind `{k}`, which is generated; name it `{k}Spec`"));
+        let ty = crate::names::kind_type(k);
+        if *ident == ty {
+            cx.error_spanned_by(ident, format!("the spec struct cannot be named like the kind's type `{ty}`, which is generated; name it `{ty}Spec`"));
         }
     }
     if let Some(l) = &res.list_kind {

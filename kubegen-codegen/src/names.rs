@@ -7,25 +7,35 @@ use kubegen_core::plural::pluralize;
 /// `MyApplication` → `my_applications`: snake case with the last word
 /// pluralized by the one pluralizer.
 pub fn accessor_name(kind: &str) -> String {
-    let snake = snake_case(kind);
+    let snake = snake_case(&kind_type(kind));
     match snake.rsplit_once('_') {
         Some((head, last)) => format!("{head}_{}", pluralize(last)),
         None => pluralize(&snake),
     }
 }
 
-/// The name of a type generated for a kind: `MyApplication` + `Client` →
-/// `MyApplicationClient`; a kind the apiserver accepts in lower case
-/// (`postgresql`) starts with a capital (`PostgresqlClient`), as Rust type
-/// names do.
+/// The Rust type of a kind: the kind itself when it is PascalCase
+/// (`MyApplication`); the apiserver also accepts kinds in lower case and
+/// with `-` (a DNS-1035 label once lower-cased), whose type starts each
+/// `-`-separated word with a capital: `postgresql` → `Postgresql`,
+/// `my-app` → `MyApp`.
+/// (`Self`, a keyword, becomes `Self_`.)
+pub fn kind_type(kind: &str) -> String {
+    let ty: String = kind
+        .split('-')
+        .flat_map(|word| {
+            let mut chars = word.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            first.into_iter().chain(chars)
+        })
+        .collect();
+    if ty == "Self" { "Self_".into() } else { ty }
+}
+
+/// The name of a type generated for a kind: [`kind_type`] + `suffix`
+/// (`MyApplication` + `Client` → `MyApplicationClient`).
 pub fn kind_type_name(kind: &str, suffix: &str) -> String {
-    let mut chars = kind.chars();
-    let first = chars.next().map(|c| c.to_ascii_uppercase());
-    first
-        .into_iter()
-        .chain(chars)
-        .chain(suffix.chars())
-        .collect()
+    kind_type(kind) + suffix
 }
 
 /// `MyApplication` → `my_application`, `HTTPRoute` → `http_route`.
@@ -97,6 +107,16 @@ mod tests {
         assert_eq!(accessor_name("Endpoints"), "endpoints");
         assert_eq!(accessor_name("HTTPRoute"), "http_routes");
         assert_eq!(accessor_name("Foo"), "foos");
+        assert_eq!(accessor_name("pg-cluster"), "pg_clusters");
+    }
+
+    #[test]
+    fn kinds_the_apiserver_accepts_name_pascal_case_types() {
+        assert_eq!(kind_type("MyApplication"), "MyApplication");
+        assert_eq!(kind_type("postgresql"), "Postgresql");
+        assert_eq!(kind_type("pg-cluster"), "PgCluster");
+        assert_eq!(kind_type("Self"), "Self_");
+        assert_eq!(kind_type_name("postgresql", "Client"), "PostgresqlClient");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What the apiserver accepts, the derive accepts too (issue 34): a
-//! lower-case kind with a list kind of its own, a webhook answering only ConversionReview v1beta1
+//! lower-case kind (type `Postgresql`) and one with `-` (type `PgCluster`),
+//! a list kind of its own, a webhook answering only ConversionReview v1beta1
 //! served elsewhere and reached at the apiserver's default path and port, a
 //! printer column and a scale subresource at fields the schema does not
 //! declare (`unchecked`),
@@ -43,7 +44,7 @@ pub struct PostgresqlSpec {
 
 #[test]
 fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() {
-    let pg = postgresql::new(
+    let pg = Postgresql::new(
         "main",
         PostgresqlSpec {
             size: 1,
@@ -51,11 +52,11 @@ fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() 
         },
     );
     assert_eq!(serde_json::to_value(&pg).unwrap()["kind"], "postgresql");
-    let crd = postgresql::crd_json().unwrap();
+    let crd = Postgresql::crd_json().unwrap();
     assert_eq!(crd["spec"]["names"]["kind"], "postgresql");
     assert_eq!(crd["spec"]["names"]["listKind"], "Postgresqls");
     assert_eq!(
-        <postgresql as kubegen::k8s_openapi::ListableResource>::LIST_KIND,
+        <Postgresql as kubegen::k8s_openapi::ListableResource>::LIST_KIND,
         "Postgresqls"
     );
     assert_eq!(
@@ -81,6 +82,27 @@ fn a_lower_case_kind_with_an_external_v1beta1_webhook_and_an_unchecked_column() 
             "labelSelectorPath": ".spec.selector",
         })
     );
+}
+
+/// A kind with `-`, as the apiserver allows.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kubegen(
+    group = "shapes.kubegen.dev",
+    version = "v1",
+    kind = "pg-cluster",
+    namespaced
+)]
+pub struct PgClusterSpec {
+    pub size: i32,
+}
+
+#[test]
+fn a_kind_with_a_dash_is_a_pascal_case_type() {
+    let c = PgCluster::new("c", PgClusterSpec { size: 1 });
+    assert_eq!(serde_json::to_value(&c).unwrap()["kind"], "pg-cluster");
+    let crd = PgCluster::crd_json().unwrap();
+    assert_eq!(crd["spec"]["names"]["kind"], "pg-cluster");
+    assert_eq!(crd["spec"]["names"]["listKind"], "pg-clusterList");
 }
 
 /// An object whose root schema carries its own rule.

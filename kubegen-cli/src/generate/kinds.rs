@@ -17,7 +17,10 @@ use kubegen_core::model::ResourceModel;
 fn type_path(t: &Analyzed, model: &ResourceModel) -> syn::Path {
     let mut segments: Vec<syn::Ident> = vec![format_ident!("crate")];
     segments.extend(t.input.module.iter().map(|m| format_ident!("{m}")));
-    segments.push(format_ident!("{}", model.kind));
+    segments.push(format_ident!(
+        "{}",
+        kubegen_codegen::names::kind_type(&model.kind)
+    ));
     syn::parse_quote!(#(#segments)::*)
 }
 

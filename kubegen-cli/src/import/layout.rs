@@ -162,9 +162,7 @@ pub fn files(options: &Options, crds: Vec<Vec<VersionModule>>) -> Result<FileSet
         }
         if let Some(exports) = exports {
             text.push('\n');
-            // A lower-case kind (`postgresql`) is named like its module:
-            // the two would clash, so it is reached as `postgresql::postgresql`.
-            for (module, kind) in exports.iter().filter(|(m, k)| m != k) {
+            for (module, kind) in exports {
                 text.push_str(&format!("pub use {}::{kind};\n", module_decl(module)));
             }
         }

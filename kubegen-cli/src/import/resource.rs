@@ -10,7 +10,6 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{Map, Value};
 
-use super::names::type_ident;
 use super::plan::{Locations, Planner};
 
 /// The rendered module of one version of a kind.
@@ -405,21 +404,11 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 pub fn render(crd: &Value, explicit: &BTreeMap<String, BTreeSet<String>>) -> Vec<VersionModule> {
     let kind = str_at(crd, "/spec/names/kind").unwrap_or_default();
     let group = str_at(crd, "/spec/group").unwrap_or_default();
-    // The root type the derive writes is named exactly as the kind.
-    let kind_ident = if syn::parse_str::<syn::Ident>(kind).is_ok() {
-        kind.to_owned()
-    } else {
-        type_ident(kind)
-    };
-    // The other types are named in Rust's case even when the kind is not
-    // (`postgresql` → `PostgresqlSpec`).
-    let prefix = if kind_ident.starts_with(|c: char| c.is_ascii_lowercase()) {
-        type_ident(&kind_ident)
-    } else {
-        kind_ident.clone()
-    };
-    let spec_name = format!("{prefix}Spec");
-    let status_name = format!("{prefix}Status");
+    // The root type the derive writes for the kind (`postgresql` →
+    // `Postgresql`).
+    let kind_ident = kubegen_codegen::names::kind_type(kind);
+    let spec_name = format!("{kind_ident}Spec");
+    let status_name = format!("{kind_ident}Status");
     let empty = BTreeSet::new();
     let mut out = Vec::new();
     for v in crd

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::Kind;
-use crate::names::{accessor_name, api_version, kind_type_name, pascal};
+use crate::names::{accessor_name, api_version, kind_type, kind_type_name, pascal};
 use kubegen_core::model::Verb;
 
 /// The clientset module of one group version.
@@ -64,7 +64,7 @@ pub(super) fn group_version(group: &str, version: &str, gv: &str, kinds: &[Kind]
 }
 
 fn typed_client(k: &Kind) -> TokenStream {
-    let kind = format_ident!("{}", k.kind);
+    let kind = format_ident!("{}", kind_type(&k.kind));
     let ty = format_ident!("{}", kind_type_name(&k.kind, "Client"));
     let status_verbs = k.status
         && k.verbs

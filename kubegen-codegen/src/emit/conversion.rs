@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::names::snake_case;
+use crate::names::{kind_type, snake_case};
 
 /// A kind whose versions convert through a hub.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub fn module(kinds: &[ConversionKind]) -> TokenStream {
     let all = kinds.iter().map(registrations);
     let cases = proc_macro2::Literal::usize_unsuffixed(CASES);
     let tests = kinds.iter().map(|k| {
-        let name = format_ident!("{}_versions_round_trip", snake_case(&k.kind));
+        let name = format_ident!("{}_versions_round_trip", snake_case(&kind_type(&k.kind)));
         let registrations = registrations(k);
         let doc = format!(
             " Every version of `{}.{}` converts to the hub and back unchanged (values drawn from the CRD schemas).",

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::Kind;
-use crate::names::{accessor_name, kind_type_name};
+use crate::names::{accessor_name, kind_type, kind_type_name};
 
 /// The informers module of one group version.
 pub(super) fn group_version(module: &syn::Ident, gv: &str, kinds: &[Kind]) -> TokenStream {
@@ -15,7 +15,7 @@ pub(super) fn group_version(module: &syn::Ident, gv: &str, kinds: &[Kind]) -> To
         quote!(use #path;)
     });
     let accessors = kinds.iter().map(|k| {
-        let kind = format_ident!("{}", k.kind);
+        let kind = format_ident!("{}", kind_type(&k.kind));
         let accessor = format_ident!("{}", accessor_name(&k.kind));
         let informer = format_ident!("{}", kind_type_name(&k.kind, "Informer"));
         let doc = format!(" The shared informer of `{}`.", k.kind);
@@ -25,7 +25,7 @@ pub(super) fn group_version(module: &syn::Ident, gv: &str, kinds: &[Kind]) -> To
         }
     });
     let informers = kinds.iter().map(|k| {
-        let kind = format_ident!("{}", k.kind);
+        let kind = format_ident!("{}", kind_type(&k.kind));
         let informer = format_ident!("{}", kind_type_name(&k.kind, "Informer"));
         let lister = format_ident!("{}", kind_type_name(&k.kind, "Lister"));
         let doc = format!(

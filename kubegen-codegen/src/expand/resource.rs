@@ -57,13 +57,7 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
     let krate = super::krate(c);
     let spec = &input.ident;
     let vis = &input.vis;
-    let kind_ident = format_ident!("{}", res.kind);
-    // The apiserver accepts lower-case kinds (`postgresql`); the type is
-    // named exactly as the kind.
-    let camel_lint = res
-        .kind
-        .starts_with(|c: char| c.is_ascii_lowercase())
-        .then(|| quote!(#[allow(non_camel_case_types)]));
+    let kind_ident = format_ident!("{}", crate::names::kind_type(&res.kind));
     let derives = &c.resource.derives;
     let resource_json = res.to_json();
     let (group, version, kind, plural) = (&res.group, &res.version, &res.kind, &res.plural);
@@ -175,7 +169,6 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
         #[doc = #doc]
         #[derive(::core::clone::Clone, ::core::fmt::Debug, #serde_path::Deserialize #(, #derives)*)]
         #[serde(crate = #serde_str)]
-        #camel_lint
         #vis struct #kind_ident {
             /// Standard object metadata.
             #[serde(default)]
