@@ -441,3 +441,66 @@ pub struct Choice {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub d: Option<String>,
 }
+
+/// Legacy's versions: v1 stored and served, v1beta1 neither.
+pub mod legacy {
+    use std::collections::BTreeMap;
+
+    use kubegen::{CustomResource, KubeSchema};
+    use serde::{Deserialize, Serialize};
+
+    /// Legacy has an unserved old version.
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+    #[kubegen(
+        group = "shapes.cgdiff.example.com",
+        version = "v1",
+        kind = "Legacy",
+        namespaced
+    )]
+    pub struct LegacySpec {
+        /// A phase, a +k8s:enum type.
+        pub phase: Phase,
+        /// A default given as JSON.
+        #[kubegen(default_json = r#"{"a": 1}"#)]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tuning: Option<BTreeMap<String, i32>>,
+    }
+
+    /// A phase.
+    #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+    pub enum Phase {
+        /// Starting up.
+        Pending,
+        /// Up.
+        Running,
+    }
+
+    /// The unserved old version.
+    pub mod v1beta1 {
+        use std::collections::BTreeMap;
+
+        use kubegen::CustomResource;
+        use serde::{Deserialize, Serialize};
+
+        pub use super::Phase;
+
+        /// Legacy has an unserved old version.
+        #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+        #[kubegen(
+            group = "shapes.cgdiff.example.com",
+            version = "v1beta1",
+            kind = "Legacy",
+            namespaced,
+            served = false,
+            storage = false
+        )]
+        pub struct LegacySpec {
+            /// A phase, a +k8s:enum type.
+            pub phase: Phase,
+            /// A default given as JSON.
+            #[kubegen(default_json = r#"{"a": 1}"#)]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub tuning: Option<BTreeMap<String, i32>>,
+        }
+    }
+}

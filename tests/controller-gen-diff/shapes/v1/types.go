@@ -424,3 +424,34 @@ type Choice struct {
 	// +optional
 	D *string `json:"d,omitempty"`
 }
+
+// Legacy has an unserved old version.
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+type Legacy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec LegacySpec `json:"spec"`
+}
+
+// Legacy has an unserved old version.
+type LegacySpec struct {
+	// A phase, a +k8s:enum type.
+	Phase Phase `json:"phase"`
+	// A default given as JSON.
+	// +default={"a":1}
+	// +optional
+	Tuning map[string]int32 `json:"tuning,omitempty"`
+}
+
+// A phase.
+// +k8s:enum
+type Phase string
+
+const (
+	// Starting up.
+	PhasePending Phase = "Pending"
+	// Up.
+	PhaseRunning Phase = "Running"
+)
