@@ -97,6 +97,11 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "    listKind: Widget_List\n",
     ),
     (
+        "group-label-with-leading-digit",
+        "  name: widgets.example.com\n  annotations:\n    example.com/origin: hand-written\nspec:\n  group: example.com\n",
+        "  name: widgets.3scale.example.com\n  annotations:\n    example.com/origin: hand-written\nspec:\n  group: 3scale.example.com\n",
+    ),
+    (
         "kind-with-dash",
         "    kind: Widget\n    listKind: WidgetList\n",
         "    kind: wid-get\n    listKind: wid-getList\n",

@@ -763,6 +763,16 @@ fn check_type(cx: &Ctxt, model: &TypeModel, type_keys: &KeySpans, ident: &syn::I
     check_node(cx, &type_ty(model), c, type_keys, ident.span(), "type");
 }
 
+/// A DNS-1123 label: like [`is_dns_label`], but it may start with a digit.
+fn is_dns1123_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
@@ -831,8 +841,10 @@ fn check_resource(
             );
         }
     }
+    // The apiserver's rule: a DNS-1123 subdomain (labels may start with a
+    // digit) with at least one dot.
     if let Some(g) = &res.group
-        && (!g.contains('.') || !g.split('.').all(is_dns_label))
+        && (!g.contains('.') || g.len() > 253 || !g.split('.').all(is_dns1123_label))
     {
         cx.error_spanned_by(ident, format!("group \"{g}\" must be a DNS subdomain with at least one dot, e.g. \"stable.example.com\""));
     }

@@ -60,13 +60,19 @@ pub fn snake_case(s: &str) -> String {
 }
 
 /// The group's accessor: its first DNS label (`stable.example.com` →
-/// `stable`), `core` for the core group.
+/// `stable`), `core` for the core group; a label starting with a digit, as
+/// DNS allows, gets a `g` in front (`3scale.net` → `g3scale`).
 pub fn group_name(group: &str) -> String {
     if group.is_empty() {
         return "core".into();
     }
     let label = group.split('.').next().unwrap_or(group);
-    label.replace('-', "_").to_ascii_lowercase()
+    let name = label.replace('-', "_").to_ascii_lowercase();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("g{name}")
+    } else {
+        name
+    }
 }
 
 /// `stable` + `v1` → `stable_v1`: the module of one group version.
@@ -117,6 +123,8 @@ mod tests {
         assert_eq!(kind_type("pg-cluster"), "PgCluster");
         assert_eq!(kind_type("Self"), "Self_");
         assert_eq!(kind_type_name("postgresql", "Client"), "PostgresqlClient");
+        assert_eq!(group_name("3scale.net"), "g3scale");
+        assert_eq!(pascal(&group_name("3scale.net")), "G3scale");
     }
 
     #[test]
