@@ -417,6 +417,8 @@ const WORKLOAD: &str = "shapes.cgdiff.example.com/Workload";
 const SHAPES: &str = "shapes.cgdiff.example.com/Shapes";
 const CONSTRAINTS: &str = "shapes.cgdiff.example.com/Constraints";
 const APP: &str = "stable.example.com/MyApplication";
+const LOOSE: &str = "loose.cgdiff.example.com/Loose";
+const LEGACY: &str = "shapes.cgdiff.example.com/Legacy";
 
 /// The table's objects.
 pub fn rows() -> Vec<Row> {
@@ -760,6 +762,15 @@ pub fn rows() -> Vec<Row> {
             .update(json!({"spec": {"owner": "someone-else"}})),
         row("c-owner-unchanged", CONSTRAINTS, constraints(json!({})))
             .update(json!({"spec": {"slug": "other"}})),
+        // Package-level Optional, an unserved version, +k8s:enum, +default=.
+        row("l-empty", LOOSE, json!({})),
+        row("l-key-only", LOOSE, json!({"key": "k", "part": {}})),
+        row(
+            "g-relies-on-json-default",
+            LEGACY,
+            json!({"phase": "Pending"}),
+        ),
+        row("g-bad-phase", LEGACY, json!({"phase": "Gone"})),
         // The example.
         row("m-valid-relies-on-defaults", APP, json!({"image": "nginx"})),
         row("m-empty-image", APP, json!({"image": ""})),
