@@ -102,6 +102,31 @@ const VARIANTS: &[(&str, &str, &str)] = &[
         "  name: widgets.3scale.example.com\n  annotations:\n    example.com/origin: hand-written\nspec:\n  group: 3scale.example.com\n",
     ),
     (
+        "refused-version-without-schema",
+        "    storage: false\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size:\n                type: string\n",
+        "    storage: false\n",
+    ),
+    (
+        "version-not-served",
+        "    served: true\n    storage: false\n",
+        "    served: false\n    storage: false\n",
+    ),
+    (
+        "column-undeclared-metadata-field",
+        "      jsonPath: .spec.size\n",
+        "      jsonPath: .spec.size\n    - name: X\n      type: date\n      jsonPath: .metadata.foo\n",
+    ),
+    (
+        "column-format-priority",
+        "      jsonPath: .spec.size\n",
+        "      jsonPath: .spec.size\n      format: password\n      priority: 3\n",
+    ),
+    (
+        "webhook-url",
+        "  scope: Namespaced\n",
+        "  scope: Namespaced\n  conversion:\n    strategy: Webhook\n    webhook:\n      conversionReviewVersions: [v1]\n      clientConfig:\n        url: https://example.com:8443/convert/widgets\n",
+    ),
+    (
         "kind-with-dash",
         "    kind: Widget\n    listKind: WidgetList\n",
         "    kind: wid-get\n    listKind: wid-getList\n",
