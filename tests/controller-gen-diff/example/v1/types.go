@@ -76,10 +76,10 @@ type ApplicationCondition struct {
 	Status string `json:"status"`
 	// A CamelCase reason for the last transition.
 	// +optional
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason"`
 	// A human-readable explanation.
 	// +optional
-	Message string `json:"message,omitempty"`
+	Message string `json:"message"`
 	// When the status last changed.
 	LastTransitionTime metav1.Time `json:"lastTransitionTime"`
 }

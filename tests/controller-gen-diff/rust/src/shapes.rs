@@ -150,6 +150,15 @@ pub struct ShapesSpec {
     /// A set of strings, by type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub members: Option<BTreeSet<String>>,
+    /// A value left out when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub alias: String,
+    /// A count left out when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spare: i32,
+    /// A list left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<String>,
     /// Never serialized.
     #[serde(skip)]
     pub cache: Option<String>,
@@ -204,6 +213,10 @@ pub struct ShapesStatus {
     /// The label selector, for the scale subresource.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
 }
 
 fn three() -> i32 {

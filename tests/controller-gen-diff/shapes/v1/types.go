@@ -141,6 +141,12 @@ type ShapesSpec struct {
 	// +listType=set
 	// +optional
 	Members []string `json:"members,omitempty"`
+	// A value left out when empty.
+	Alias string `json:"alias,omitempty"`
+	// A count left out when zero.
+	Spare int32 `json:"spare,omitempty"`
+	// A list left out when empty.
+	Extras []string `json:"extras,omitempty"`
 	// Never serialized.
 	Cache *string `json:"-"`
 	Common `json:",inline"`
