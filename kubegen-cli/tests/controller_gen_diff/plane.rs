@@ -29,6 +29,8 @@ pub struct Row {
     pub strict: bool,
     /// A merge patch applied after a successful create.
     pub update: Option<Value>,
+    /// The update goes to the status subresource.
+    pub status_update: bool,
     /// Why the two CRDs are expected to give different outcomes (a known
     /// difference of `DIFFERENCES.toml`); `None`: the same.
     pub differs: Option<&'static str>,
@@ -42,6 +44,7 @@ fn row(name: &str, kind: &str, spec: Value) -> Row {
         object_name: None,
         strict: false,
         update: None,
+        status_update: false,
         differs: None,
     }
 }
@@ -49,6 +52,12 @@ fn row(name: &str, kind: &str, spec: Value) -> Row {
 impl Row {
     fn strict(mut self) -> Row {
         self.strict = true;
+        self
+    }
+
+    fn status_update(mut self, patch: Value) -> Row {
+        self.update = Some(patch);
+        self.status_update = true;
         self
     }
 
@@ -267,6 +276,10 @@ async fn run_row(
         });
     }
     let update = match &row.update {
+        Some(patch) if row.status_update => Some(verdict(
+            api.patch_status(&name, &PatchParams::default(), &Patch::Merge(patch))
+                .await,
+        )?),
         Some(patch) => Some(verdict(
             api.patch(&name, &PatchParams::default(), &Patch::Merge(patch))
                 .await,
@@ -772,6 +785,15 @@ pub fn rows() -> Vec<Row> {
         ),
         row("g-bad-phase", LEGACY, json!({"phase": "Gone"})),
         // The example.
+        row(
+            "m-status-condition-defaults",
+            APP,
+            json!({"image": "nginx"}),
+        )
+        .status_update(json!({"status": {"conditions": [
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+        ]}}))
+        .differs("on purpose: kubegen's #[serde(default)] String fields default to \"\""),
         row("m-valid-relies-on-defaults", APP, json!({"image": "nginx"})),
         row("m-empty-image", APP, json!({"image": ""})),
         row("m-port-too-low", APP, json!({"image": "nginx", "port": 70})),
