@@ -276,13 +276,11 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                 }
                 ')' => {
-                    if self.stack.len() < 2 {
-                        return Err(err(UNEXPECTED_PAREN, self.whole));
-                    }
-                    let frame = self
-                        .stack
-                        .pop()
-                        .unwrap_or_else(|| Frame::new(self.flags, false));
+                    // The outermost frame is the pattern's own, never closed.
+                    let frame = match self.stack.pop() {
+                        Some(frame) if !self.stack.is_empty() => frame,
+                        _ => return Err(err(UNEXPECTED_PAREN, self.whole)),
+                    };
                     self.flags = frame.flags;
                     let capture = frame.capture;
                     let node = frame.finish();
@@ -348,14 +346,10 @@ impl<'a> Parser<'a> {
             }
             last_repeat = repeat;
         }
-        if self.stack.len() != 1 {
-            return Err(err(MISSING_PAREN, self.whole));
+        match (self.stack.pop(), self.stack.is_empty()) {
+            (Some(frame), true) => Ok(frame.finish()),
+            _ => Err(err(MISSING_PAREN, self.whole)),
         }
-        let frame = self
-            .stack
-            .pop()
-            .unwrap_or_else(|| Frame::new(self.flags, false));
-        Ok(frame.finish())
     }
 
     /// Applies a repetition operator (already consumed up to, not
