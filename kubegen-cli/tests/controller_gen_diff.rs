@@ -216,8 +216,11 @@ fn kubegen_crds_equal_controller_gen_crds_node_for_node() {
     for (i, k) in known.differences.iter().enumerate() {
         let (n, nodes) = verdict.per_entry[i];
         println!(
-            "  [{i}] {n:5} {nodes:6}  {} {:?} ({}): {}",
-            k.path, k.change, k.class, k.what
+            "  [{i}] {n:5} {nodes:6}  {} {} ({}): {}",
+            k.path,
+            k.change.map_or("any".to_owned(), |c| format!("{c:?}")),
+            k.class,
+            k.what
         );
     }
     println!("built-in types left out:");

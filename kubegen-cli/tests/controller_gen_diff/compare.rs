@@ -29,7 +29,7 @@ pub enum Change {
 /// One difference: the topmost node where the two CRDs part.
 #[derive(Debug, Clone)]
 pub struct Difference {
-    /// The CRD's `metadata.name`.
+    /// The CRD's group and kind, `group/Kind`.
     pub crd: String,
     /// Where, from the CRD's root.
     pub path: String,
@@ -201,7 +201,9 @@ pub struct Known {
     /// Segments separated by `/`; `*` in a segment matches any characters
     /// of one segment, a `**` segment any number of segments.
     pub path: String,
-    pub change: Change,
+    /// How the node differs (default: any way).
+    #[serde(default)]
+    pub change: Option<Change>,
     /// Only CRDs whose name matches this glob (default: all).
     #[serde(default)]
     pub crd: Option<String>,
@@ -274,7 +276,7 @@ impl Known {
     pub fn matches(&self, d: &Difference) -> bool {
         let pattern: Vec<&str> = self.path.split('/').collect();
         let segments: Vec<&str> = d.path.split('/').collect();
-        self.change == d.change
+        self.change.is_none_or(|c| c == d.change)
             && self.crd.as_deref().is_none_or(|c| glob(c, &d.crd))
             && path_matches(&pattern, &segments)
             && self
