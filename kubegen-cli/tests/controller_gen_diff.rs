@@ -40,6 +40,10 @@ use generators::{ROOT, TWINS};
 
 const DEFAULT_SEED: u64 = 34;
 const DEFAULT_CASES: usize = 50;
+/// The hand-written shapes are compared a second time with descriptions cut
+/// to this length.
+const DESCRIPTION_LEN: usize = 30;
+const SHAPES_GROUP: &str = "shapes.cgdiff.example.com";
 /// Generated cases whose CRDs the plane test installs.
 const PLANE_RANDOM_CASES: usize = 12;
 /// Objects with random values created per generated case on the plane.
@@ -133,7 +137,7 @@ pub fn generated() -> &'static Generated {
         std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
 
         let cg_out = tmp.path().join("controller-gen-out");
-        let mut theirs: BTreeMap<String, Value> = generators::run_controller_gen(&go, &cg_out)
+        let mut theirs: BTreeMap<String, Value> = generators::run_controller_gen(&go, &cg_out, "")
             .into_values()
             .map(|crd| (group_kind(&crd), crd))
             .collect();
@@ -146,6 +150,36 @@ pub fn generated() -> &'static Generated {
             "MyApplication",
         );
         ours.insert(group_kind(&example), example);
+
+        // The shapes again with descriptions cut: controller-gen's
+        // maxDescLen, kubegen's max-description-len.
+        let short = tmp.path().join("rust-short");
+        generators::copy_tree(&Path::new(TWINS).join("rust"), &short, &[]);
+        let manifest = std::fs::read_to_string(short.join("Cargo.toml")).unwrap();
+        let setting =
+            format!("[package.metadata.kubegen]\nmax-description-len = {DESCRIPTION_LEN}\n");
+        std::fs::write(
+            short.join("Cargo.toml"),
+            manifest.replace("[package.metadata.kubegen]\n", &setting),
+        )
+        .unwrap();
+        let cut = |crds: BTreeMap<String, Value>| {
+            crds.into_values()
+                .filter(|crd| crd["spec"]["group"] == SHAPES_GROUP)
+                .map(|crd| {
+                    (
+                        format!("maxDescLen={DESCRIPTION_LEN}/{}", group_kind(&crd)),
+                        crd,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        theirs.extend(cut(generators::run_controller_gen(
+            &go,
+            &tmp.path().join("controller-gen-short"),
+            &format!(",maxDescLen={DESCRIPTION_LEN}"),
+        )));
+        ours.extend(cut(generators::run_kubegen_generate(&short)));
 
         let mut pairs = Vec::new();
         let mut unpaired = Vec::new();

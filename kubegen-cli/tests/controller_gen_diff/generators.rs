@@ -122,14 +122,17 @@ fn read_crds(dir: &Path) -> BTreeMap<String, Value> {
     crds
 }
 
-/// controller-gen's CRDs for the Go module at `module`.
-pub fn run_controller_gen(module: &Path, out: &Path) -> BTreeMap<String, Value> {
+/// controller-gen's CRDs for the Go module at `module`, with more `crd`
+/// generator `options` (`",maxDescLen=30"`) when given.
+pub fn run_controller_gen(module: &Path, out: &Path, options: &str) -> BTreeMap<String, Value> {
     run(go_command(&controller_gen())
         .current_dir(module)
         // The generated packages may import modules the checked-in go.sum
         // does not list: let the go command add them to this copy.
         .env("GOFLAGS", "-mod=mod")
-        .arg("crd:generateEmbeddedObjectMeta=true,allowDangerousTypes=true")
+        .arg(format!(
+            "crd:generateEmbeddedObjectMeta=true,allowDangerousTypes=true{options}"
+        ))
         .arg("paths=./...")
         .arg(format!("output:crd:dir={}", out.display())));
     read_crds(out)
