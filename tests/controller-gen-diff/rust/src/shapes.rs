@@ -428,6 +428,14 @@ pub struct ExtrasSpec {
     #[kubegen(int_or_string)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<serde_json::Value>,
+    /// A percentage or a count, its string form constrained.
+    #[kubegen(
+        pattern = "^[0-9]+%$",
+        max_length = 4,
+        validation(rule = "type(self) == int ? self >= 0 : true", message = "not negative")
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surge: Option<IntOrString>,
     /// Choices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<Choice>,

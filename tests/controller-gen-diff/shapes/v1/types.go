@@ -401,6 +401,13 @@ type ExtrasSpec struct {
 	// +kubebuilder:validation:XIntOrString
 	// +optional
 	Budget *intstr.IntOrString `json:"budget,omitempty"`
+	// A percentage or a count, its string form constrained.
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:Pattern=`^[0-9]+%$`
+	// +kubebuilder:validation:MaxLength=4
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 : true",message="not negative"
+	// +optional
+	Surge *intstr.IntOrString `json:"surge,omitempty"`
 	// Choices.
 	// +optional
 	Choice *Choice `json:"choice,omitempty"`
