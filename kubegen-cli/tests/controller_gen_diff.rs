@@ -3,20 +3,26 @@
 //! The same API is written twice: as Rust for `kubegen generate` and as Go
 //! for controller-gen (`tests/controller-gen-diff`): the example's
 //! MyApplication (v1 and v2; the Rust side is the example crate itself),
-//! hand-written field shapes and attributes, one field per type of
-//! kubegen's built-in table, and seeded generated cases. Every difference
-//! between the two CRDs must be explained by an entry of
+//! hand-written field shapes and attributes (compared once more with
+//! descriptions cut to 30 characters), one field per type of kubegen's
+//! built-in table, and seeded generated cases. Every difference between
+//! the two CRDs must be explained by an entry of
 //! `tests/controller-gen-diff/DIFFERENCES.toml`, and every entry must
 //! explain one; the counts are printed.
 //!
 //! The second test installs both generators' CRDs of the example, the
-//! shapes, the constraints and a kind of built-in types on a real control
-//! plane and creates the same objects under each: the verdicts and the
-//! stored objects must be the same, except the rows that name a known
-//! difference (and those must differ).
+//! shapes, the constraints, a kind of built-in types and the first
+//! generated kinds side by side on a real control plane and creates the
+//! same objects under each (hand-written rows, and empty, null and random
+//! objects of the generated kinds): the verdicts and the stored objects
+//! must be the same, except the rows that name a known difference (and
+//! those must differ) and refusals that differ only by controller-gen's
+//! `allOf` cause (a known difference, listed). It also checks that the
+//! apiserver refuses controller-gen's `uniqueItems` CRD and takes kubegen's.
 //!
 //! `KUBEGEN_CGDIFF_CASES=500 KUBEGEN_CGDIFF_SEED=7` runs more generated
-//! cases (default: 50 with seed 34).
+//! cases (default: 50 with seed 34); `KUBEGEN_CGDIFF_KEEP=1` keeps the
+//! twins and both CRD sets in a temp dir.
 
 #[path = "controller_gen_diff/builtins.rs"]
 mod builtins;
