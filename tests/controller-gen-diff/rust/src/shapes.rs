@@ -391,10 +391,16 @@ pub struct WorkloadSpec {
     deprecation_warning = "shapes v1 Extras is going away",
     crd_annotation(key = "example.com/owner", value = "team-a"),
     crd_label(key = "example.com/tier", value = "test"),
+    status = "ExtrasStatus",
+    status_subresource = false,
     kind_description = "Extras holds the markers whose CRDs are not installed on the plane (the\napiserver refuses controller-gen's uniqueItems) and the resource markers\nthe other kinds leave out."
 )]
 #[kubegen(printcolumn(name = "Mode", json_path = ".spec.mode"))]
 #[kubegen(printcolumn(name = "Count", json_path = ".spec.count", priority = 1))]
+#[kubegen(printcolumn(name = "When", json_path = ".spec.when"))]
+#[kubegen(printcolumn(name = "Share", json_path = ".spec.share"))]
+#[kubegen(printcolumn(name = "On", json_path = ".spec.on"))]
+#[kubegen(printcolumn(name = "Seen", json_path = ".status.seen"))]
 #[kubegen(validation(
     rule = "!has(self.note) || self.note != 'bad'",
     message = "the note is bad",
@@ -413,6 +419,16 @@ pub struct ExtrasSpec {
     /// A count.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<i32>,
+    /// When.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<Time>,
+    /// A share.
+    #[kubegen(allow_float)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+    /// Whether on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<bool>,
     /// A note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -447,6 +463,14 @@ pub struct ExtrasSpec {
     #[kubegen(min_properties = 1)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<BTreeMap<String, i32>>,
+}
+
+/// What was observed (a status without the status subresource).
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default)]
+pub struct ExtrasStatus {
+    /// How often.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<i64>,
 }
 
 /// Choices: at most one of a and b, at least one of c and d.

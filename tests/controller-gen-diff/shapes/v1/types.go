@@ -368,11 +368,23 @@ type WorkloadSpec struct {
 // +kubebuilder:metadata:labels="example.com/tier=test"
 // +kubebuilder:printcolumn:name="Mode",type="string",JSONPath=".spec.mode"
 // +kubebuilder:printcolumn:name="Count",type="integer",JSONPath=".spec.count",priority=1
+// +kubebuilder:printcolumn:name="When",type="date",JSONPath=".spec.when"
+// +kubebuilder:printcolumn:name="Share",type="number",JSONPath=".spec.share"
+// +kubebuilder:printcolumn:name="On",type="boolean",JSONPath=".spec.on"
+// +kubebuilder:printcolumn:name="Seen",type="integer",JSONPath=".status.seen"
 type Extras struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec ExtrasSpec `json:"spec"`
+	Spec   ExtrasSpec   `json:"spec"`
+	Status ExtrasStatus `json:"status,omitempty"`
+}
+
+// What was observed (a status without the status subresource).
+type ExtrasStatus struct {
+	// How often.
+	// +optional
+	Seen *int64 `json:"seen,omitempty"`
 }
 
 // Extras holds the markers the other kinds leave out.
@@ -385,6 +397,15 @@ type ExtrasSpec struct {
 	// A count.
 	// +optional
 	Count *int32 `json:"count,omitempty"`
+	// When.
+	// +optional
+	When *metav1.Time `json:"when,omitempty"`
+	// A share.
+	// +optional
+	Share *float64 `json:"share,omitempty"`
+	// Whether on.
+	// +optional
+	On *bool `json:"on,omitempty"`
 	// A note.
 	// +optional
 	Note *string `json:"note,omitempty"`
