@@ -455,6 +455,14 @@ pub struct ExtrasSpec {
     /// Choices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<Choice>,
+    /// A code whose field narrows the type's length.
+    #[kubegen(max_length = 8)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short: Option<Code>,
+    /// A code whose field adds a pattern to the type's.
+    #[kubegen(pattern = "^[a-z]+$")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub letters: Option<Code>,
     /// A list whose items carry a rule and bounds.
     #[kubegen(items(minimum = 1, exclusive_maximum = 9, multiple_of = 3))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -464,6 +472,11 @@ pub struct ExtrasSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<BTreeMap<String, i32>>,
 }
+
+/// A code.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(max_length = 12, pattern = "^[a-z0-9]+$")]
+pub struct Code(pub String);
 
 /// What was observed (a status without the status subresource).
 #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default)]

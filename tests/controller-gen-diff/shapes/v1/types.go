@@ -432,6 +432,14 @@ type ExtrasSpec struct {
 	// Choices.
 	// +optional
 	Choice *Choice `json:"choice,omitempty"`
+	// A code whose field narrows the type's length.
+	// +kubebuilder:validation:MaxLength=8
+	// +optional
+	Short *Code `json:"short,omitempty"`
+	// A code whose field adds a pattern to the type's.
+	// +kubebuilder:validation:Pattern=`^[a-z]+$`
+	// +optional
+	Letters *Code `json:"letters,omitempty"`
 	// A list whose items carry a rule and bounds.
 	// +kubebuilder:validation:items:Minimum=1
 	// +kubebuilder:validation:items:Maximum=9
@@ -444,6 +452,11 @@ type ExtrasSpec struct {
 	// +optional
 	Weights map[string]int32 `json:"weights,omitempty"`
 }
+
+// A code.
+// +kubebuilder:validation:MaxLength=12
+// +kubebuilder:validation:Pattern=`^[a-z0-9]+$`
+type Code string
 
 // Choices: at most one of a and b, at least one of c and d.
 // +kubebuilder:validation:AtMostOneOf=a;b
