@@ -565,6 +565,19 @@ pub fn rows() -> Vec<Row> {
         // Field shapes.
         row("s-valid", SHAPES, shapes(json!({}))),
         row("s-bad-enum", SHAPES, shapes(json!({"color": "Purple"}))),
+        row(
+            "s-primary-green",
+            SHAPES,
+            shapes(json!({"primary": "Green"})),
+        ),
+        row("s-primary-blue", SHAPES, shapes(json!({"primary": "Blue"})))
+            .differs("controller-gen drops the field's enum over the type's: Blue is stored"),
+        row(
+            "s-primary-purple",
+            SHAPES,
+            shapes(json!({"primary": "Purple"})),
+        )
+        .differs("kubegen's CRD also reports the field's enum (under allOf)"),
         // Both CRDs store it; a Rust reader's u8 cannot hold it.
         row("s-octet-beyond-u8", SHAPES, shapes(json!({"octet": 300}))),
         row("s-tiny-beyond-i16", SHAPES, shapes(json!({"tiny": 40000}))),

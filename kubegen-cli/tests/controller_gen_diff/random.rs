@@ -171,13 +171,6 @@ fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
                 ));
             }
         }
-        Scalar::Color if rng.chance(15) => {
-            // Narrows the type's own enum.
-            out.push(attr(
-                "enum_values = [\"Red\", \"Green\"]",
-                "+kubebuilder:validation:Enum=Red;Green",
-            ));
-        }
         Scalar::F64 if rng.chance(30) => {
             out.push(attr("minimum = 0.5", "+kubebuilder:validation:Minimum=0.5"));
         }

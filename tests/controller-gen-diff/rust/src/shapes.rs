@@ -80,6 +80,10 @@ pub struct ShapesSpec {
     /// An optional colour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accent: Option<Color>,
+    /// A colour narrowed by the field.
+    #[kubegen(enum_values = ["Red", "Green"])]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primary: Option<Color>,
     /// A list of strings.
     pub tags: Vec<String>,
     /// An optional list of integers.

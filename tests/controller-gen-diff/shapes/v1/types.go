@@ -69,6 +69,10 @@ type ShapesSpec struct {
 	// An optional colour.
 	// +optional
 	Accent *Color `json:"accent,omitempty"`
+	// A colour narrowed by the field.
+	// +kubebuilder:validation:Enum=Red;Green
+	// +optional
+	Primary *Color `json:"primary,omitempty"`
 	// A list of strings.
 	Tags []string `json:"tags"`
 	// An optional list of integers.
