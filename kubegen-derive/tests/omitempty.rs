@@ -67,6 +67,9 @@ fn skipped_fields_are_optional_without_a_default() {
         replicas: 0,
         tags: vec![],
     };
-    assert_eq!(serde_json::to_value(&empty).unwrap(), json!({"replicas": 0}));
+    assert_eq!(
+        serde_json::to_value(&empty).unwrap(),
+        json!({"replicas": 0})
+    );
     assert_eq!(serde_json::from_value::<Spec>(json!({})).unwrap(), empty);
 }
