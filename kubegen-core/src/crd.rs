@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use crate::model::{Conversion, ResourceModel};
 use crate::output::{self, SizeCheck};
 use crate::schema::{self, SchemaError, structural};
+use crate::truncate::truncate;
 
 /// Why a CRD could not be produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -212,11 +213,11 @@ pub fn infer_column_type(path: &str, leaf: Option<&Value>) -> String {
     }
 }
 
-/// Cuts the description of `schema`, and of every schema nested in it,
-/// to at most `max` bytes (at a character boundary); `0` removes them, as
-/// controller-gen's `maxDescLen=0` does. Only schema nodes are visited: a
-/// `description` key inside `default`, `example` or `enum` values is data
-/// and stays as it is.
+/// Cuts the description of `schema`, and of every schema nested in it, as
+/// controller-gen's `maxDescLen=max` does ([`truncate`]: back to a
+/// sentence end, or to a word end followed by `...`); `0` removes them.
+/// Only schema nodes are visited: a `description` key inside `default`,
+/// `example` or `enum` values is data and stays as it is.
 pub fn truncate_descriptions(schema: &mut Value, max: usize) {
     let Value::Object(m) = schema else {
         return;
@@ -227,11 +228,7 @@ pub fn truncate_descriptions(schema: &mut Value, max: usize) {
     if let Some(Value::String(s)) = m.get_mut("description")
         && s.len() > max
     {
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
+        *s = truncate(s, max);
     }
     for (key, value) in m.iter_mut() {
         match (key.as_str(), value) {
@@ -1068,8 +1065,8 @@ mod tests {
         let mut v =
             json!({"description": "abcdef", "properties": {"a": {"description": "xyzxyz"}}});
         truncate_descriptions(&mut v, 3);
-        assert_eq!(v["description"], "abc");
-        assert_eq!(v["properties"]["a"]["description"], "xyz");
+        assert_eq!(v["description"], "abc...");
+        assert_eq!(v["properties"]["a"]["description"], "xyz...");
 
         // Data is not schema: descriptions inside defaults, examples and
         // enum values are kept whole; nested schemas are still cut.
@@ -1085,21 +1082,21 @@ mod tests {
         });
         truncate_descriptions(&mut v, 4);
         assert_eq!(v["default"]["description"], "a default description");
-        assert_eq!(v["properties"]["description"]["description"], "long");
+        assert_eq!(v["properties"]["description"]["description"], "long...");
         assert_eq!(
             v["properties"]["description"]["enum"][0]["description"],
             "enum value"
         );
-        assert_eq!(v["properties"]["list"]["items"]["description"], "item");
+        assert_eq!(v["properties"]["list"]["items"]["description"], "item...");
         assert_eq!(
             v["properties"]["list"]["items"]["example"]["description"],
             "example value"
         );
         assert_eq!(
             v["properties"]["map"]["additionalProperties"]["description"],
-            "valu"
+            "valu..."
         );
-        assert_eq!(v["properties"]["any"]["anyOf"][0]["description"], "firs");
+        assert_eq!(v["properties"]["any"]["anyOf"][0]["description"], "firs...");
     }
 }
 

@@ -27,6 +27,7 @@ pub mod plural;
 pub mod rt;
 pub mod schema;
 pub mod suggest;
+pub mod truncate;
 
 pub use crd::{CrdError, crd_json, merge_crds};
 pub use schema::{SchemaError, schema_for};

@@ -118,7 +118,9 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// ## `#[kubegen(verbs(only = ["get", "list", "watch"]))]`, `verbs(skip = ["delete"])`, `no_status`
 /// Typed-client verbs, recorded in the resource model for the CLI.
 /// ## `#[kubegen(max_description_len = 200)]`
-/// Cuts long descriptions to keep the CRD small.
+/// Cuts long descriptions to keep the CRD small, as controller-gen's
+/// `crd:maxDescLen=200` does: back to the last sentence end within the
+/// limit, or to the last word end followed by `...`; `0` removes them.
 /// ## `#[kubegen(max_name_length = 55, name_pattern = "^[a-z]([-a-z0-9]*[a-z0-9])?$")]`
 /// Refuse, at admission, objects whose names could never work — typically
 /// because the operator derives child names from them (`<name>-service`
