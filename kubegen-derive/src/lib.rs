@@ -486,9 +486,11 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// Keys on a field (or in `items(...)`, or on a newtype) whose type is
 /// another `KubeSchema` type add to that type's schema, as controller-gen
 /// combines field and type markers: a value key the type already has with
-/// another value (`min_length`, `maximum`, `pattern`, `enum_values`, …)
-/// goes under `allOf: [{…}]`, so both apply and a field can only tighten
-/// its type; rules add up. Keys that cannot hold two values are refused
+/// another value (`min_length`, `maximum`, `pattern`, …) moves, with the
+/// type's, under `allOf: [{type's}, {field's}]` as controller-gen writes it,
+/// so both apply and a field can only tighten its type (a field's
+/// `enum_values` goes under `allOf` beside the type's `enum`, which stays:
+/// controller-gen drops the field's, kubegen enforces both); rules add up. Keys that cannot hold two values are refused
 /// when the schema is built (`crd()`, `kubegen generate`), naming the
 /// field and the type: a different `format`, `list_type`, `list_map_keys`,
 /// `map_type`/`struct_type`, and `int_or_string` over a schema that is

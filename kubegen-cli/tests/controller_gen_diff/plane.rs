@@ -125,30 +125,6 @@ fn verdict<T>(result: std::result::Result<T, kube::Error>) -> Result<String> {
 /// Between the causes of a refusal (messages may hold `; `).
 const CAUSES: &str = " && ";
 
-/// The cause the apiserver adds when a value fails a schema inside `allOf`.
-const ALL_OF: &str = "must validate all the schemas (allOf)";
-
-/// Whether two outcomes differ only in `allOf` causes: controller-gen puts
-/// a type's constraint under `allOf` where kubegen keeps it at the node
-/// (the allOf entry of DIFFERENCES.toml), so the same refusal has one cause
-/// more under controller-gen's CRD.
-pub fn differ_only_in_all_of(a: &Outcome, b: &Outcome) -> bool {
-    let strip = |v: &str| match v.split_once(": ") {
-        Some((head, causes)) => {
-            let kept: Vec<&str> = causes
-                .split(CAUSES)
-                .filter(|c| !c.contains(ALL_OF))
-                .collect();
-            format!("{head}: {}", kept.join(CAUSES))
-        }
-        None => v.to_owned(),
-    };
-    a != b
-        && a.stored == b.stored
-        && strip(&a.create) == strip(&b.create)
-        && a.update.as_deref().map(strip) == b.update.as_deref().map(strip)
-}
-
 /// The group controller-gen's twin of a CRD is installed under.
 pub fn controller_gen_group(group: &str) -> String {
     format!("cg.{group}")

@@ -281,8 +281,9 @@ const FIXED: &[&str] = &[
 /// Applies a field's (or its items', or a newtype's) keywords to the schema
 /// of the nested type it names, so that they only tighten the nested
 /// type's own: a narrowing keyword the nested schema already has with
-/// another value is added under `allOf` (both then apply, as controller-gen
-/// does), rules are appended, and keywords that cannot hold two values
+/// another value moves, with the field's, under `allOf` (`[{type's},
+/// {field's}]`: both then apply, in controller-gen's shape), rules are
+/// appended, and keywords that cannot hold two values
 /// (`format`, `type`, list and map topology, `int_or_string`) are refused
 /// when they differ. Annotations (`description`, `default`, `example`,
 /// `title`, `nullable`, pruning and embedding extensions) are the field's
@@ -306,7 +307,10 @@ fn tighten(
     }
     let mut own = Map::new();
     apply(&mut own, c);
-    let mut extra = Map::new();
+    // A narrowing keyword both have with different values moves, from both
+    // sides, into an `allOf` of two entries, the type's then the field's,
+    // as controller-gen's flattener hoists it.
+    let (mut type_part, mut extra) = (Map::new(), Map::new());
     for bound in ["minimum", "maximum"] {
         let excl = if bound == "minimum" {
             "exclusiveMinimum"
@@ -316,12 +320,19 @@ fn tighten(
         if let (Some(mine), Some(theirs)) = (own.get(bound), s.get(bound))
             && mine != theirs
         {
-            // The flag belongs to the bound it modifies.
+            // The flag belongs to the bound it modifies (controller-gen
+            // leaves flags at the node, where they would modify neither).
             extra.insert(bound.into(), mine.clone());
             if let Some(flag) = own.remove(excl) {
                 extra.insert(excl.into(), flag);
             }
             own.remove(bound);
+            if let Some(theirs) = s.remove(bound) {
+                type_part.insert(bound.into(), theirs);
+            }
+            if let Some(flag) = s.remove(excl) {
+                type_part.insert(excl.into(), flag);
+            }
         }
     }
     for (k, v) in own {
@@ -335,7 +346,16 @@ fn tighten(
             (_, None) => {
                 s.insert(k, v);
             }
+            // controller-gen drops a field's `enum` under its type's (a
+            // bug: the field's values are not enforced); kubegen keeps the
+            // type's at the node and adds the field's under `allOf`.
+            ("enum", Some(_)) => {
+                extra.insert(k, v);
+            }
             (key, Some(_)) if NARROWING.contains(&key) => {
+                if let Some(theirs) = s.remove(&k) {
+                    type_part.insert(k.clone(), theirs);
+                }
                 extra.insert(k, v);
             }
             (key, Some(theirs)) if FIXED.contains(&key) => {
@@ -351,6 +371,9 @@ fn tighten(
     if !extra.is_empty() {
         let all_of = s.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(a) = all_of {
+            if !type_part.is_empty() {
+                a.push(Value::Object(type_part));
+            }
             a.push(Value::Object(extra));
         }
     }

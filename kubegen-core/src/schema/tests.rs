@@ -269,13 +269,13 @@ fn field_keywords_tighten_nested_types() {
     let s = schema_for(&m, &|_| nested()).unwrap();
     assert_eq!(
         s["properties"]["name"],
-        json!({"type": "string", "minLength": 4, "maxLength": 8, "pattern": "^[a-z]+$",
-            "format": "hostname", "allOf": [{"minLength": 2}],
+        json!({"type": "string", "maxLength": 8, "pattern": "^[a-z]+$",
+            "format": "hostname", "allOf": [{"minLength": 4}, {"minLength": 2}],
             "x-kubernetes-validations": [{"rule": "self != 'x'"}, {"rule": "self != 'y'"}]})
     );
     structural::check(&s).unwrap();
 
-    // A bound moves into `allOf` with its exclusive flag.
+    // A bound moves into `allOf` with its exclusive flag, beside the type's.
     let num = || Ok(json!({"type": "integer", "minimum": 1}));
     let mut f = field("n", named());
     f.constraints.minimum = Some(5.into());
@@ -284,8 +284,8 @@ fn field_keywords_tighten_nested_types() {
     let s = schema_for(&m, &|_| num()).unwrap();
     assert_eq!(
         s["properties"]["n"],
-        json!({"type": "integer", "minimum": 1,
-            "allOf": [{"minimum": 5, "exclusiveMinimum": true}]})
+        json!({"type": "integer",
+            "allOf": [{"minimum": 1}, {"minimum": 5, "exclusiveMinimum": true}]})
     );
 
     // Items of a nested type, and a newtype over one, tighten too.
@@ -307,14 +307,14 @@ fn field_keywords_tighten_nested_types() {
     let s = schema_for(&m, &|_| nested()).unwrap();
     assert_eq!(
         s["properties"]["names"]["items"]["allOf"],
-        json!([{"minLength": 6}])
+        json!([{"minLength": 4}, {"minLength": 6}])
     );
     let mut newtype = model(Shape::Transparent {
         field: Box::new(field("", named())),
     });
     newtype.constraints.min_length = Some(1);
     let s = schema_for(&newtype, &|_| nested()).unwrap();
-    assert_eq!(s["allOf"], json!([{"minLength": 1}]));
+    assert_eq!(s["allOf"], json!([{"minLength": 4}, {"minLength": 1}]));
 
     // Refused: two formats, two list types, int-or-string over a schema.
     for (c, words) in [
