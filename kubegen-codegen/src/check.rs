@@ -46,7 +46,7 @@ pub fn value_errors(v: &Value, ty: &Ty, c: &Constraints) -> Vec<String> {
             Ty::Int { bits, signed } => int_fits(v, *bits, *signed),
             Ty::Float { .. } => v.is_number(),
             Ty::String { char } => v.as_str().is_some_and(|s| !char || s.chars().count() == 1),
-            Ty::DateTime | Ty::Duration => v.is_string(),
+            Ty::DateTime | Ty::Duration | Ty::Bytes => v.is_string(),
             Ty::IntOrString | Ty::Quantity => v.is_i64() || v.is_u64() || v.is_string(),
             Ty::List { item, .. } => match v.as_array() {
                 Some(items) => {
@@ -498,7 +498,12 @@ fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, 
         );
         let stringy = matches!(
             target,
-            Ty::String { .. } | Ty::DateTime | Ty::Duration | Ty::IntOrString | Ty::Quantity
+            Ty::String { .. }
+                | Ty::DateTime
+                | Ty::Duration
+                | Ty::Bytes
+                | Ty::IntOrString
+                | Ty::Quantity
         );
         let list = matches!(target, Ty::List { .. });
         let map = matches!(target, Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta);

@@ -302,7 +302,12 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///
 /// ## `#[kubegen(minimum = 1, maximum = 10, exclusive_minimum, exclusive_maximum, multiple_of = 2)]`
 /// Numbers. `exclusive_minimum = 0` sets the bound and makes it exclusive.
-/// Unsigned integers get `minimum: 0` automatically.
+/// Unsigned integers get `minimum: 0` automatically. The apiserver refuses
+/// numbers outside a `format`'s range (`int32`, `int64`) and no others, so
+/// 8- and 16-bit integers and `u32` also get their type's bounds (`u8`:
+/// `maximum: 255`, `i16`: `-32768..=32767`) and a `u32` is `format: int64`
+/// (`int32` would refuse half its values): no object holds a number serde
+/// cannot read back.
 /// ## `#[kubegen(min_length = 1, max_length = 63, pattern = "^[a-z]+$", format = "...")]`
 /// Strings. Patterns are compiled at build time; the apiserver uses RE2, so
 /// look-around and backreferences are rejected. A `format` the apiserver

@@ -554,14 +554,24 @@ pub fn rows() -> Vec<Row> {
             shapes(json!({"primary": "Purple"})),
         )
         .differs("kubegen's CRD also reports the field's enum (under allOf)"),
-        // Both CRDs store it; a Rust reader's u8 cannot hold it.
-        row("s-octet-beyond-u8", SHAPES, shapes(json!({"octet": 300}))),
-        row("s-tiny-beyond-i16", SHAPES, shapes(json!({"tiny": 40000}))),
+        // controller-gen's CRD stores them, though a Rust (or Go) reader's
+        // u8, i16 or u32 cannot hold them; kubegen's bounds the widths.
+        row("s-octet-beyond-u8", SHAPES, shapes(json!({"octet": 300})))
+            .differs("kubegen bounds a u8: maximum 255"),
+        row("s-tiny-beyond-i16", SHAPES, shapes(json!({"tiny": 40000})))
+            .differs("kubegen bounds an i16: maximum 32767"),
         row(
             "s-u32-beyond-i32",
             SHAPES,
             shapes(json!({"small": 3_000_000_000_u64})),
-        ),
+        )
+        .differs("controller-gen's uint32 is format int32, which refuses 3e9; kubegen's u32 is int64 up to 4294967295"),
+        row(
+            "s-u32-beyond-u32",
+            SHAPES,
+            shapes(json!({"small": 5_000_000_000_u64})),
+        )
+        .differs("kubegen bounds a u32: maximum 4294967295"),
         row(
             "s-flattened-required-missing",
             SHAPES,

@@ -204,6 +204,7 @@ impl Classifier<'_> {
             "IntOrString" => Some(Ty::IntOrString),
             "Time" | "MicroTime" | "DateTime" | "Timestamp" => Some(Ty::DateTime),
             "Duration" if qualified_k8s => Some(Ty::Duration),
+            "ByteString" => Some(Ty::Bytes),
             "ObjectMeta" => Some(Ty::ObjectMeta),
             _ if names.len() == 1 && ident == self.self_name => {
                 self.cx.error_spanned_by(ty, "recursive types cannot be described by a structural schema (it has no references); mark the field `#[kubegen(schemaless)]`");

@@ -238,6 +238,7 @@ fn type_default(ty: &Ty) -> TypeDefault {
         | Ty::Quantity
         | Ty::DateTime
         | Ty::Duration
+        | Ty::Bytes
         | Ty::Named { .. } => TypeDefault::Unknown,
     }
 }

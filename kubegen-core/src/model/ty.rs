@@ -63,6 +63,9 @@ pub enum Ty {
     DateTime,
     /// The apimachinery `Duration` string.
     Duration,
+    /// `k8s_openapi::ByteString`: bytes written as a base64 string
+    /// (`format: byte`, as controller-gen writes Go's `[]byte`).
+    Bytes,
     /// An embedded `ObjectMeta`: the allow-listed metadata schema.
     ObjectMeta,
     /// A type whose schema comes from a resolver at schema-evaluation time.
@@ -115,6 +118,7 @@ impl Ty {
                 | Ty::Quantity
                 | Ty::DateTime
                 | Ty::Duration
+                | Ty::Bytes
         )
     }
 
@@ -124,7 +128,7 @@ impl Ty {
             Ty::Bool => "boolean",
             Ty::Int { .. } => "integer",
             Ty::Float { .. } => "number",
-            Ty::String { .. } | Ty::DateTime | Ty::Duration => "string",
+            Ty::String { .. } | Ty::DateTime | Ty::Duration | Ty::Bytes => "string",
             Ty::List { .. } => "array",
             Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta => "object",
             Ty::IntOrString | Ty::Quantity => "integer or string",

@@ -577,10 +577,27 @@ impl Builder<'_> {
             Ty::Option(inner) => self.ty(inner, c)?,
             Ty::Bool => obj(json!({"type": "boolean"})),
             Ty::Int { bits, signed } => {
-                let format = if *bits <= 32 { "int32" } else { "int64" };
+                // The apiserver refuses a number outside its `format`'s
+                // range; a u32 needs `int64` (controller-gen writes `int32`
+                // for Go's uint32, refusing half its values).
+                let format = if *bits < 32 || (*bits == 32 && *signed) {
+                    "int32"
+                } else {
+                    "int64"
+                };
                 let mut m = obj(json!({"type": "integer", "format": format}));
+                let (min, max) = Ty::int_range(*bits, *signed);
                 if !signed {
                     m.insert("minimum".into(), 0.into());
+                }
+                // A type narrower than its format (8 and 16 bits, u32) gets
+                // its bounds too, so no object holds a number serde cannot
+                // read back (controller-gen bounds none).
+                if *bits < 32 || (*bits == 32 && !signed) {
+                    if *signed {
+                        m.insert("minimum".into(), json!(min as i64));
+                    }
+                    m.insert("maximum".into(), json!(max as i64));
                 }
                 m
             }
@@ -592,6 +609,7 @@ impl Builder<'_> {
                 obj(json!({"type": "string", "minLength": 1, "maxLength": 1}))
             }
             Ty::String { char: false } | Ty::Duration => obj(json!({"type": "string"})),
+            Ty::Bytes => obj(json!({"type": "string", "format": "byte"})),
             Ty::DateTime => obj(json!({"type": "string", "format": "date-time"})),
             Ty::List { item, set, len } => {
                 let item_c = c.items.as_deref().cloned().unwrap_or_default();

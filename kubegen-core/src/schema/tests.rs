@@ -1483,3 +1483,58 @@ mod enums {
         assert!(cost * runs > union::UNION_RULE_BUDGET, "{cost} x {runs}");
     }
 }
+
+/// Integers take no number serde cannot read back: the apiserver checks a
+/// number only against its format's range, so narrower types get their
+/// bounds and a `u32` is `int64` (under `int32` half its values would be
+/// refused). `ByteString` is base64 in a string.
+#[test]
+fn integer_widths_and_bytes() {
+    let int = |bits, signed| Ty::Int { bits, signed };
+    let fields = vec![
+        field("a", int(8, true)),
+        field("b", int(8, false)),
+        field("c", int(16, true)),
+        field("d", int(16, false)),
+        field("e", int(32, true)),
+        field("f", int(32, false)),
+        field("g", int(64, true)),
+        field("h", int(64, false)),
+        field("bytes", Ty::Bytes),
+    ];
+    let s = schema_for(&model(Shape::Struct { fields }), &|_| unreachable!()).unwrap();
+    let p = &s["properties"];
+    let expect = [
+        (
+            "a",
+            json!({"type": "integer", "format": "int32", "minimum": -128, "maximum": 127}),
+        ),
+        (
+            "b",
+            json!({"type": "integer", "format": "int32", "minimum": 0, "maximum": 255}),
+        ),
+        (
+            "c",
+            json!({"type": "integer", "format": "int32", "minimum": -32768, "maximum": 32767}),
+        ),
+        (
+            "d",
+            json!({"type": "integer", "format": "int32", "minimum": 0, "maximum": 65535}),
+        ),
+        ("e", json!({"type": "integer", "format": "int32"})),
+        (
+            "f",
+            json!({"type": "integer", "format": "int64", "minimum": 0, "maximum": 4294967295_u64}),
+        ),
+        ("g", json!({"type": "integer", "format": "int64"})),
+        (
+            "h",
+            json!({"type": "integer", "format": "int64", "minimum": 0}),
+        ),
+        ("bytes", json!({"type": "string", "format": "byte"})),
+    ];
+    for (name, want) in expect {
+        assert_eq!(p[name], want, "{name}");
+    }
+    structural::check(&s).unwrap();
+}

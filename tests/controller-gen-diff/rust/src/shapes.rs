@@ -126,7 +126,6 @@ pub struct ShapesSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<Time>,
     /// Bytes, base64 in JSON.
-    #[kubegen(schema_type = "string", format = "byte")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<ByteString>,
     /// An embedded resource.
