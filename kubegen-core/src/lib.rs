@@ -24,6 +24,7 @@ pub mod crd;
 pub mod model;
 pub mod output;
 pub mod plural;
+pub mod rng;
 pub mod rt;
 pub mod schema;
 pub mod suggest;

@@ -84,7 +84,7 @@ fn is_sentence_terminal(c: char) -> bool {
     let c = c as u32;
     SENTENCE_TERMINALS
         .iter()
-        .any(|&(lo, hi, stride)| (lo..=hi).contains(&c) && (c - lo) % stride == 0)
+        .any(|&(lo, hi, stride)| (lo..=hi).contains(&c) && (c - lo).is_multiple_of(stride))
 }
 
 /// `desc` cut as controller-gen's `maxDescLen={max}` cuts it (see the

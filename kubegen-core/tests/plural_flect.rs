@@ -17,6 +17,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use kubegen_core::plural::pluralize;
+use kubegen_core::rng::Rng;
 use regex::Regex;
 
 const FLECT: &str = "github.com/gobuffalo/flect";
@@ -141,26 +142,6 @@ fn flect_table_words() -> BTreeSet<String> {
     words
 }
 
-/// xorshift64*: a small seeded generator, so a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
 /// Common nouns, chosen for their endings (-s, -ss, -us, -is, -x, -z, -ch,
 /// -sh, -y after vowel and consonant, -o, -f, -fe, -um, -on, -a, -ex, -ix,
 /// -eau, -ouse, -man, -child, -person, ...).
@@ -208,14 +189,16 @@ const ENDINGS: &[&str] = &[
 /// capitals, lower case or (mostly) capitalized, sometimes a digit.
 fn generated_kinds(seed: u64) -> BTreeSet<String> {
     let nouns: Vec<&str> = NOUNS.split_whitespace().collect();
-    let mut rng = Rng((seed << 1) | 1);
+    let mut rng = Rng::new(seed);
     let mut kinds = BTreeSet::new();
     while kinds.len() < GENERATED {
         let word = if rng.below(2) == 0 {
-            rng.pick(&nouns).to_owned()
+            rng.pick(&nouns).to_string()
         } else {
-            let mut w: String = (0..1 + rng.below(3)).map(|_| rng.pick(SYLLABLES)).collect();
-            w.push_str(rng.pick(ENDINGS));
+            let mut w: String = (0..1 + rng.below(3))
+                .map(|_| *rng.pick(SYLLABLES))
+                .collect();
+            w.push_str(rng.pick::<&str>(ENDINGS));
             w
         };
         let word = match rng.below(10) {
@@ -223,7 +206,7 @@ fn generated_kinds(seed: u64) -> BTreeSet<String> {
             1 => word,
             _ => capitalize(&word),
         };
-        let mut kind = format!("{}{word}", rng.pick(PREFIXES));
+        let mut kind = format!("{}{word}", *rng.pick(PREFIXES));
         if rng.below(20) == 0 {
             kind.push(char::from(b'0' + rng.below(10) as u8));
         }

@@ -627,7 +627,8 @@ mod tests {
             ),
         ])
         .unwrap_or_else(|e| panic!("{e:#?}"));
-        let local = serde_json::json!({"type": "integer", "format": "int32", "minimum": 0});
+        let local =
+            serde_json::json!({"type": "integer", "format": "int32", "minimum": 0, "maximum": 255});
         let a = properties(&api, "A");
         assert_eq!(a["c"]["properties"]["size"], local);
         let b = properties(&api, "B");

@@ -859,7 +859,7 @@ fn sample(rng: &mut Rng, scalar: Scalar) -> Value {
 fn fuzzed(rng: &mut Rng, fields: &[(Scalar, Wrap)]) -> Value {
     let mut spec = serde_json::Map::new();
     for (j, (scalar, wrap)) in fields.iter().enumerate() {
-        let present = *wrap == Wrap::Value || *wrap == Wrap::List || rng.chance(70);
+        let present = *wrap == Wrap::Value || *wrap == Wrap::List || rng.chance(70, 100);
         if !present {
             continue;
         }
@@ -876,7 +876,7 @@ fn fuzzed(rng: &mut Rng, fields: &[(Scalar, Wrap)]) -> Value {
         };
         spec.insert(format!("f{j}"), value);
     }
-    if rng.chance(15) {
+    if rng.chance(15, 100) {
         spec.insert("unknown".to_owned(), json!(1));
     }
     Value::Object(spec)

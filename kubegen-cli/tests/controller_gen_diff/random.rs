@@ -8,36 +8,7 @@ use std::fmt::Write as _;
 /// The group of the generated twins.
 pub const GROUP: &str = "random.cgdiff.example.com";
 
-/// splitmix64: small, seedable, and the same everywhere.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+pub use kubegen_core::rng::Rng;
 
 /// The scalar a field holds (alone, in a list or as map values).
 #[derive(Clone, Copy, PartialEq)]
@@ -98,33 +69,33 @@ fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
     match scalar {
         Scalar::I32 | Scalar::I64 => {
             let low = rng.below(10) as i64;
-            if rng.chance(15) {
+            if rng.chance(15, 100) {
                 out.push(attr(
                     format!("exclusive_minimum = {low}"),
                     format!(
                         "+kubebuilder:validation:Minimum={low}\n\t// +kubebuilder:validation:ExclusiveMinimum=true"
                     ),
                 ));
-            } else if rng.chance(50) {
+            } else if rng.chance(50, 100) {
                 out.push(attr(
                     format!("minimum = {low}"),
                     format!("+kubebuilder:validation:Minimum={low}"),
                 ));
             }
-            if rng.chance(40) {
+            if rng.chance(40, 100) {
                 let high = low + 10 + rng.below(1000) as i64;
                 out.push(attr(
                     format!("maximum = {high}"),
                     format!("+kubebuilder:validation:Maximum={high}"),
                 ));
             }
-            if rng.chance(15) {
+            if rng.chance(15, 100) {
                 out.push(attr(
                     "multiple_of = 2",
                     "+kubebuilder:validation:MultipleOf=2",
                 ));
             }
-            if rng.chance(10) && !items {
+            if rng.chance(10, 100) && !items {
                 out.push(attr(
                     "validation(rule = \"self >= 0\", message = \"must not be negative\")",
                     "+kubebuilder:validation:XValidation:rule=\"self >= 0\",message=\"must not be negative\"",
@@ -132,46 +103,46 @@ fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
             }
         }
         Scalar::Str | Scalar::Code => {
-            if rng.chance(40) {
+            if rng.chance(40, 100) {
                 let n = 1 + rng.below(3);
                 out.push(attr(
                     format!("min_length = {n}"),
                     format!("+kubebuilder:validation:MinLength={n}"),
                 ));
             }
-            if rng.chance(40) {
+            if rng.chance(40, 100) {
                 let n = 8 + rng.below(250);
                 out.push(attr(
                     format!("max_length = {n}"),
                     format!("+kubebuilder:validation:MaxLength={n}"),
                 ));
             }
-            if rng.chance(25) {
+            if rng.chance(25, 100) {
                 let p = rng.pick(PATTERNS);
                 out.push(attr(
                     format!("pattern = \"{p}\""),
                     format!("+kubebuilder:validation:Pattern=`{p}`"),
                 ));
-            } else if rng.chance(15) {
+            } else if rng.chance(15, 100) {
                 let f = rng.pick(FORMATS);
                 out.push(attr(
                     format!("format = \"{f}\""),
                     format!("+kubebuilder:validation:Format={f}"),
                 ));
-            } else if rng.chance(15) {
+            } else if rng.chance(15, 100) {
                 out.push(attr(
                     "enum_values = [\"alpha\", \"beta\"]",
                     "+kubebuilder:validation:Enum=alpha;beta",
                 ));
             }
-            if rng.chance(10) && !items {
+            if rng.chance(10, 100) && !items {
                 out.push(attr(
                     "validation(rule = \"self != 'forbidden'\", message = \"is forbidden\")",
                     "+kubebuilder:validation:XValidation:rule=\"self != 'forbidden'\",message=\"is forbidden\"",
                 ));
             }
         }
-        Scalar::F64 if rng.chance(30) => {
+        Scalar::F64 if rng.chance(30, 100) => {
             out.push(attr("minimum = 0.5", "+kubebuilder:validation:Minimum=0.5"));
         }
         _ => {}
@@ -306,19 +277,22 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
     if scalar == Scalar::F64 {
         attrs.push(attr("allow_float", ""));
     }
-    if scalar == Scalar::Nested && matches!(wrap, Wrap::Value | Wrap::Optional) && rng.chance(25) {
+    if scalar == Scalar::Nested
+        && matches!(wrap, Wrap::Value | Wrap::Optional)
+        && rng.chance(25, 100)
+    {
         attrs.push(attr("struct_type = \"atomic\"", "+structType=atomic"));
     }
     let (rust_type, go_type, presence) = match wrap {
         Wrap::Value => {
             attrs.extend(scalar_attrs(rng, scalar, false));
-            if scalar == Scalar::Str && attrs.is_empty() && rng.chance(10) {
+            if scalar == Scalar::Str && attrs.is_empty() && rng.chance(10, 100) {
                 attrs.push(attr(
                     "example = \"sample\"",
                     "+kubebuilder:example=\"sample\"",
                 ));
             }
-            let presence = if rng.chance(15) {
+            let presence = if rng.chance(15, 100) {
                 Presence::OptionalValue
             } else {
                 Presence::Required
@@ -327,15 +301,15 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
         }
         Wrap::Optional => {
             let own = scalar_attrs(rng, scalar, false);
-            let defaulted = own.is_empty() && rng.chance(40);
+            let defaulted = own.is_empty() && rng.chance(40, 100);
             if defaulted {
                 attrs.extend(default_for(rng, scalar, &own));
             }
             attrs.extend(own);
-            if rng.chance(10) {
+            if rng.chance(10, 100) {
                 attrs.push(attr("nullable", "+nullable"));
             }
-            let presence = if !defaulted && rng.chance(10) {
+            let presence = if !defaulted && rng.chance(10, 100) {
                 Presence::RequiredOption
             } else {
                 Presence::Optional
@@ -347,7 +321,7 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
             if inner.is_empty()
                 && scalar == Scalar::Str
                 && wrap == Wrap::OptionalList
-                && rng.chance(20)
+                && rng.chance(20, 100)
             {
                 attrs.push(attr(
                     "default_json = r#\"[\"x\", \"y\"]\"#",
@@ -362,14 +336,14 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
                     markers.join("\n\t// "),
                 ));
             }
-            if rng.chance(40) {
+            if rng.chance(40, 100) {
                 let n = 1 + rng.below(2); // at most the two items of a default
                 attrs.push(attr(
                     format!("min_items = {n}"),
                     format!("+kubebuilder:validation:MinItems={n}"),
                 ));
             }
-            if rng.chance(40) {
+            if rng.chance(40, 100) {
                 let n = 4 + rng.below(60);
                 attrs.push(attr(
                     format!("max_items = {n}"),
@@ -385,15 +359,15 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
                     | Scalar::Code
                     | Scalar::Level
             );
-            if set_ok && rng.chance(20) {
+            if set_ok && rng.chance(20, 100) {
                 attrs.push(attr("list_type = \"set\"", "+listType=set"));
-            } else if rng.chance(20) {
+            } else if rng.chance(20, 100) {
                 attrs.push(attr("list_type = \"atomic\"", "+listType=atomic"));
-            } else if scalar == Scalar::Nested && rng.chance(40) {
+            } else if scalar == Scalar::Nested && rng.chance(40, 100) {
                 attrs.push(attr("list_type = \"map\"", "+listType=map"));
                 attrs.push(attr("list_map_keys = [\"name\"]", "+listMapKey=name"));
             }
-            if rng.chance(10) {
+            if rng.chance(10, 100) {
                 attrs.push(attr(
                     "validation(rule = \"self.size() <= 100\", message = \"too many\")",
                     "+kubebuilder:validation:XValidation:rule=\"self.size() <= 100\",message=\"too many\"",
@@ -410,24 +384,24 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
             }
         }
         Wrap::Map => {
-            if rng.chance(30) {
+            if rng.chance(30, 100) {
                 let n = 1 + rng.below(3);
                 attrs.push(attr(
                     format!("min_properties = {n}"),
                     format!("+kubebuilder:validation:MinProperties={n}"),
                 ));
             }
-            if rng.chance(25) {
+            if rng.chance(25, 100) {
                 let n = 4 + rng.below(10);
                 attrs.push(attr(
                     format!("max_properties = {n}"),
                     format!("+kubebuilder:validation:MaxProperties={n}"),
                 ));
             }
-            if rng.chance(30) {
+            if rng.chance(30, 100) {
                 attrs.push(attr("map_type = \"atomic\"", "+mapType=atomic"));
             }
-            if rng.chance(10) {
+            if rng.chance(10, 100) {
                 attrs.push(attr(
                     "validation(rule = \"self.size() <= 20\", message = \"too many keys\")",
                     "+kubebuilder:validation:XValidation:rule=\"self.size() <= 20\",message=\"too many keys\"",
@@ -440,7 +414,7 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
             )
         }
     };
-    if rng.chance(8) {
+    if rng.chance(8, 100) {
         attrs.push(attr(
             "title = \"A title\"",
             "+kubebuilder:title=\"A title\"",
@@ -465,28 +439,28 @@ fn case(seed: u64, i: usize) -> (String, String, Vec<(Scalar, Wrap)>) {
     let fields: Vec<Field> = (0..2 + rng.below(7))
         .map(|j| field(&mut rng, i, j, &nested))
         .collect();
-    let type_rule = rng.chance(15);
+    let type_rule = rng.chance(15, 100);
     // Type-level keys of the part (controller-gen's markers on the Go type).
     let mut part_attrs = Vec::new();
-    if rng.chance(20) {
+    if rng.chance(20, 100) {
         part_attrs.push(attr(
             "validation(rule = \"self.name != 'x'\", message = \"no x\")",
             "+kubebuilder:validation:XValidation:rule=\"self.name != 'x'\",message=\"no x\"",
         ));
     }
-    if rng.chance(15) {
+    if rng.chance(15, 100) {
         part_attrs.push(attr(
             "min_properties = 1",
             "+kubebuilder:validation:MinProperties=1",
         ));
     }
-    if rng.chance(10) {
+    if rng.chance(10, 100) {
         part_attrs.push(attr(
             "preserve_unknown_fields",
             "+kubebuilder:pruning:PreserveUnknownFields",
         ));
     }
-    if rng.chance(10) {
+    if rng.chance(10, 100) {
         part_attrs.push(attr("struct_type = \"atomic\"", "+structType=atomic"));
     }
     let part_rust: String = part_attrs
