@@ -52,6 +52,25 @@ fn attr(rust: impl Into<String>, go: impl Into<String>) -> Attr {
     }
 }
 
+/// With probability `percent`%, the bound `key = n` (controller-gen's
+/// `+kubebuilder:validation:<marker>=n`) for an `n` in `lo..lo + span`.
+fn bound(
+    rng: &mut Rng,
+    percent: usize,
+    lo: usize,
+    span: usize,
+    key: &str,
+    marker: &str,
+) -> Option<Attr> {
+    rng.chance(percent, 100).then(|| {
+        let n = lo + rng.below(span);
+        attr(
+            format!("{key} = {n}"),
+            format!("+kubebuilder:validation:{marker}={n}"),
+        )
+    })
+}
+
 const PATTERNS: &[&str] = &["^[a-z]+$", "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "^v[0-9]+$"];
 const FORMATS: &[&str] = &["email", "hostname", "uri", "uuid", "ipv4", "date-time"];
 
@@ -103,20 +122,8 @@ fn scalar_attrs(rng: &mut Rng, scalar: Scalar, items: bool) -> Vec<Attr> {
             }
         }
         Scalar::Str | Scalar::Code => {
-            if rng.chance(40, 100) {
-                let n = 1 + rng.below(3);
-                out.push(attr(
-                    format!("min_length = {n}"),
-                    format!("+kubebuilder:validation:MinLength={n}"),
-                ));
-            }
-            if rng.chance(40, 100) {
-                let n = 8 + rng.below(250);
-                out.push(attr(
-                    format!("max_length = {n}"),
-                    format!("+kubebuilder:validation:MaxLength={n}"),
-                ));
-            }
+            out.extend(bound(rng, 40, 1, 3, "min_length", "MinLength"));
+            out.extend(bound(rng, 40, 8, 250, "max_length", "MaxLength"));
             if rng.chance(25, 100) {
                 let p = rng.pick(PATTERNS);
                 out.push(attr(
@@ -336,20 +343,8 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
                     markers.join("\n\t// "),
                 ));
             }
-            if rng.chance(40, 100) {
-                let n = 1 + rng.below(2); // at most the two items of a default
-                attrs.push(attr(
-                    format!("min_items = {n}"),
-                    format!("+kubebuilder:validation:MinItems={n}"),
-                ));
-            }
-            if rng.chance(40, 100) {
-                let n = 4 + rng.below(60);
-                attrs.push(attr(
-                    format!("max_items = {n}"),
-                    format!("+kubebuilder:validation:MaxItems={n}"),
-                ));
-            }
+            attrs.extend(bound(rng, 40, 1, 2, "min_items", "MinItems")); // at most the two items of a default
+            attrs.extend(bound(rng, 40, 4, 60, "max_items", "MaxItems"));
             let set_ok = matches!(
                 scalar,
                 Scalar::I32
@@ -384,20 +379,8 @@ fn field(rng: &mut Rng, i: usize, j: usize, nested: &str) -> Field {
             }
         }
         Wrap::Map => {
-            if rng.chance(30, 100) {
-                let n = 1 + rng.below(3);
-                attrs.push(attr(
-                    format!("min_properties = {n}"),
-                    format!("+kubebuilder:validation:MinProperties={n}"),
-                ));
-            }
-            if rng.chance(25, 100) {
-                let n = 4 + rng.below(10);
-                attrs.push(attr(
-                    format!("max_properties = {n}"),
-                    format!("+kubebuilder:validation:MaxProperties={n}"),
-                ));
-            }
+            attrs.extend(bound(rng, 30, 1, 3, "min_properties", "MinProperties"));
+            attrs.extend(bound(rng, 25, 4, 10, "max_properties", "MaxProperties"));
             if rng.chance(30, 100) {
                 attrs.push(attr("map_type = \"atomic\"", "+mapType=atomic"));
             }

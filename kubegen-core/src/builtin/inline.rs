@@ -109,10 +109,11 @@ fn fixed(json: &str) -> Map<String, Value> {
 /// Merges `src` into `dst` as controller-gen's `flattenAllOfInto` does:
 /// `src`'s own `allOf` entries first, then its keys (docs excepted). A key
 /// `dst` lacks is taken; an equal one kept; on a conflict, properties merge
-/// one by one, required lists join, the list and map types and `x-kubernetes-preserve-unknown-fields` take `src`'s value,
-/// CEL rules join (`src`'s first), `additionalProperties` schemas merge, a
-/// `type` conflict is an error, and any other key moves, from both sides,
-/// into two new `allOf` entries.
+/// one by one, required lists join, the list and map types and
+/// `x-kubernetes-preserve-unknown-fields` take `src`'s value, CEL rules join
+/// (`src`'s first), `additionalProperties` schemas merge, a `type` conflict
+/// is an error, and any other key moves, from both sides, into two new
+/// `allOf` entries.
 pub fn merge_into(
     dst: &mut Map<String, Value>,
     src: &Map<String, Value>,
