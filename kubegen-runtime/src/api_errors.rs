@@ -64,7 +64,7 @@ pub fn is_refused(status: &Status) -> bool {
 }
 
 /// An error that may be an optimistic concurrency conflict, as
-/// [`retry_on_conflict`](crate::ownership::retry_on_conflict) asks.
+/// [`retry_on_conflict`](crate::client::retry_on_conflict) asks.
 pub trait IsConflict {
     /// Whether this error is a `409 Conflict` (not `AlreadyExists`), by
     /// [`is_conflict`].

@@ -37,7 +37,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::api_errors::{IsConflict, is_not_found};
-use crate::ownership::retry_on_conflict;
+use crate::client::retry_on_conflict;
 
 /// What the reconciler is asked to do by [`finalizer`].
 #[derive(Debug, Clone)]

@@ -1,11 +1,17 @@
-//! Ownership of objects and of their fields: controller owner references,
-//! server-side apply under a field manager, and retries of optimistic
-//! concurrency conflicts (client-go's `RetryOnConflict`).
+//! Ownership of objects: owner references and controller references
+//! (controller-runtime's `SetControllerReference`, `IsControlledBy`).
+//!
+//! Server-side apply and conflict retries live in [`client`](crate::client)
+//! (the data floor, below this one); the old paths
+//! `kubegen::ownership::{apply, apply_status, retry_on_conflict,
+//! retry_on_conflict_with, IsConflict, Backoff}` still name them, as
+//! re-exports.
 //!
 //! ```no_run
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kube::Api;
-//! use kubegen::ownership::{retry_on_conflict, set_controller_reference};
+//! use kubegen::client::retry_on_conflict;
+//! use kubegen::ownership::set_controller_reference;
 //!
 //! # async fn demo(api: Api<ConfigMap>, owner: ConfigMap) -> Result<(), Box<dyn std::error::Error>> {
 //! let mut child = api.get("child").await?;
@@ -21,18 +27,17 @@
 //! # Ok(()) }
 //! ```
 
-use std::fmt::Debug;
-use std::future::Future;
-
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::{ObjectMeta, Patch, PatchParams};
-use kube::{Api, Resource, ResourceExt};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use kube::api::ObjectMeta;
+use kube::{Resource, ResourceExt};
 
+/// Re-exported from [`api_errors`](crate::api_errors), for
+/// [`retry_on_conflict`].
 pub use crate::api_errors::IsConflict;
-pub use crate::jitter::Backoff;
-use crate::jitter::random_fraction;
+/// Re-exported from [`client`](crate::client), where server-side apply and
+/// conflict retries live; kept so that code written against
+/// `kubegen::ownership::…` keeps compiling.
+pub use crate::client::{Backoff, apply, apply_status, retry_on_conflict, retry_on_conflict_with};
 
 /// Why an owner reference could not be set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -149,93 +154,11 @@ pub fn is_controlled_by<K: Resource, O: Resource>(obj: &K, owner: &O) -> bool {
     }
 }
 
-/// Server-side applies `obj` as `field_manager` and returns the object as
-/// stored. With `force`, fields owned by other managers are taken over
-/// instead of failing with a conflict. `metadata.managedFields` is dropped
-/// from the request, as the API server requires; a set
-/// `metadata.resourceVersion` acts as a precondition.
-pub async fn apply<K>(
-    api: &Api<K>,
-    name: &str,
-    obj: &K,
-    field_manager: &str,
-    force: bool,
-) -> Result<K, kube::Error>
-where
-    K: Resource + Serialize + DeserializeOwned + Clone + Debug,
-{
-    let params = apply_params(field_manager, force);
-    api.patch(name, &params, &Patch::Apply(apply_body(obj)?))
-        .await
-}
-
-/// Like [`apply`], on the status subresource.
-pub async fn apply_status<K>(
-    api: &Api<K>,
-    name: &str,
-    obj: &K,
-    field_manager: &str,
-    force: bool,
-) -> Result<K, kube::Error>
-where
-    K: Resource + Serialize + DeserializeOwned + Clone + Debug,
-{
-    let params = apply_params(field_manager, force);
-    api.patch_status(name, &params, &Patch::Apply(apply_body(obj)?))
-        .await
-}
-
-fn apply_params(field_manager: &str, force: bool) -> PatchParams {
-    let params = PatchParams::apply(field_manager);
-    if force { params.force() } else { params }
-}
-
-/// `obj` as JSON without `metadata.managedFields`.
-fn apply_body<K: Serialize>(obj: &K) -> Result<serde_json::Value, kube::Error> {
-    let mut body = serde_json::to_value(obj).map_err(kube::Error::SerdeError)?;
-    if let Some(meta) = body.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-        meta.remove("managedFields");
-    }
-    Ok(body)
-}
-
-/// Runs `attempt` (which should read the object afresh, modify and write
-/// it) again while it fails with a conflict, with [`Backoff::DEFAULT_RETRY`];
-/// returns the first success, the first other error, or the last conflict.
-pub async fn retry_on_conflict<T, E, F, Fut>(attempt: F) -> Result<T, E>
-where
-    E: IsConflict,
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, E>>,
-{
-    retry_on_conflict_with(Backoff::DEFAULT_RETRY, attempt).await
-}
-
-/// [`retry_on_conflict`] with a given backoff.
-pub async fn retry_on_conflict_with<T, E, F, Fut>(backoff: Backoff, mut attempt: F) -> Result<T, E>
-where
-    E: IsConflict,
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, E>>,
-{
-    let mut n = 0;
-    loop {
-        match attempt().await {
-            Err(error) if error.is_conflict() && n + 1 < backoff.steps => {
-                tokio::time::sleep(backoff.wait(n, random_fraction())).await;
-                n += 1;
-            }
-            result => return result,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use k8s_openapi::api::apps::v1::Deployment;
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-    use std::sync::atomic::{AtomicU32, Ordering};
 
     fn config_map(name: &str, uid: &str) -> ConfigMap {
         ConfigMap {
@@ -345,43 +268,5 @@ mod tests {
         assert!(same_owner(&a, &b));
         assert!(!same_owner(&a, &c));
         assert_eq!(group_of("v1"), "");
-    }
-
-    #[derive(Debug)]
-    struct Failure(bool);
-
-    impl IsConflict for Failure {
-        fn is_conflict(&self) -> bool {
-            self.0
-        }
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn conflicts_are_retried_five_times_at_most() {
-        let tries = AtomicU32::new(0);
-        let result: Result<(), Failure> = retry_on_conflict(|| async {
-            tries.fetch_add(1, Ordering::SeqCst);
-            Err(Failure(true))
-        })
-        .await;
-        assert!(result.is_err());
-        assert_eq!(tries.load(Ordering::SeqCst), 5);
-
-        let tries = AtomicU32::new(0);
-        let result = retry_on_conflict(|| async {
-            let n = tries.fetch_add(1, Ordering::SeqCst);
-            if n < 2 { Err(Failure(true)) } else { Ok(n) }
-        })
-        .await;
-        assert_eq!(result.unwrap(), 2);
-
-        let tries = AtomicU32::new(0);
-        let result: Result<(), Failure> = retry_on_conflict(|| async {
-            tries.fetch_add(1, Ordering::SeqCst);
-            Err(Failure(false))
-        })
-        .await;
-        assert!(result.is_err());
-        assert_eq!(tries.load(Ordering::SeqCst), 1);
     }
 }

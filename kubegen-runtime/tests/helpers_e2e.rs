@@ -17,13 +17,13 @@ use kube::api::{
     Api, DeleteParams, DynamicObject, ObjectMeta, Patch, PatchParams, PostParams, PropagationPolicy,
 };
 use kube::core::{ApiResource, GroupVersionKind};
+use kubegen::api_errors::IsConflict;
+use kubegen::client::{apply, retry_on_conflict};
 use kubegen::conditions::{ConditionStatus, find_condition, new_condition, set_condition_at};
 use kubegen::finalizer::{
     FinalizerEvent, FinalizerOutcome, add_finalizer, finalizer, has_finalizer, remove_finalizer,
 };
-use kubegen::ownership::{
-    IsConflict, apply, controller_of, is_controlled_by, retry_on_conflict, set_controller_reference,
-};
+use kubegen::ownership::{controller_of, is_controlled_by, set_controller_reference};
 use kubegen_testenv::{TestEnv, eventually};
 use serde_json::json;
 

@@ -93,7 +93,7 @@ impl Error {
 }
 
 /// Lets typed-client calls run under
-/// [`retry_on_conflict`](crate::ownership::retry_on_conflict).
+/// [`retry_on_conflict`](crate::client::retry_on_conflict).
 impl IsConflict for Error {
     fn is_conflict(&self) -> bool {
         Error::is_conflict(self)

@@ -11,7 +11,9 @@
 //! reconcile that does not look at it saves the decode (managed fields
 //! included), which is most of what a write costs the client.
 
+mod apply;
 mod error;
+mod retry;
 mod typed;
 
 use std::fmt::Debug;
@@ -28,7 +30,12 @@ use kube::core::{ClusterResourceScope, NamespaceResourceScope, Request};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use apply::{apply, apply_status};
 pub use error::Error;
+pub use retry::{retry_on_conflict, retry_on_conflict_with};
+
+/// The jittered exponential backoff [`retry_on_conflict_with`] waits by.
+pub use crate::jitter::Backoff;
 
 /// Result of a typed client call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -300,19 +307,16 @@ where
 
     /// Server-side apply of `obj` (which must carry apiVersion, kind and
     /// name) with this client's field manager, through
-    /// [`ownership::apply`](crate::ownership::apply). `force` takes over
+    /// [`apply`](crate::client::apply()). `force` takes over
     /// fields owned by other managers instead of failing with a conflict.
     pub async fn apply(&self, obj: &K, force: bool) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(crate::ownership::apply(&self.api, &name, obj, &self.field_manager, force).await?)
+        Ok(apply(&self.api, &name, obj, &self.field_manager, force).await?)
     }
 
     /// Server-side apply of the object's status subresource.
     pub async fn apply_status(&self, obj: &K, force: bool) -> Result<K> {
         let name = Self::name_of(obj)?;
-        Ok(
-            crate::ownership::apply_status(&self.api, &name, obj, &self.field_manager, force)
-                .await?,
-        )
+        Ok(apply_status(&self.api, &name, obj, &self.field_manager, force).await?)
     }
 }
