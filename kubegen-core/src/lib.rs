@@ -14,6 +14,7 @@
 //! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
 //! - [`admission`]: admission webhook paths and configurations;
 //! - [`output`]: canonical JSON/YAML with the `@generated` header;
+//! - [`vocabulary`]: every `#[kubegen]` key and every schema keyword, once;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
@@ -29,6 +30,7 @@ pub mod rt;
 pub mod schema;
 pub mod suggest;
 pub mod truncate;
+pub mod vocabulary;
 
 pub use crd::{CrdError, crd_json, merge_crds};
 pub use schema::{SchemaError, schema_for};

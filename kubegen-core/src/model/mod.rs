@@ -5,6 +5,8 @@ pub mod case;
 pub mod resource;
 pub mod ty;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -356,6 +358,10 @@ pub struct Constraints {
     /// `externalDocs`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external_docs: Option<ExternalDocs>,
+    /// Values of the keys the vocabulary keeps by name
+    /// ([`crate::vocabulary::Store::ByName`]), such as `neq`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_name: BTreeMap<String, Value>,
 }
 
 impl Constraints {
