@@ -56,7 +56,7 @@ pub struct InformerConfig<K> {
     pub(crate) transform: Option<Transform<K>>,
     /// Whether `transform` is the default [`strip_managed_fields`], which
     /// the watch then applies to the received bytes before decoding (see
-    /// `wire` and `protobuf_watch`).
+    /// `received` and `protobuf_watch`).
     pub(crate) strips_managed_fields: bool,
     pub(crate) indexers: Vec<(String, IndexFn<K>)>,
     pub(crate) metrics: Option<InformerMetrics>,

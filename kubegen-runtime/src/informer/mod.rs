@@ -18,15 +18,15 @@
 //! ```
 
 mod config;
+mod handle_state;
 mod handler;
 mod metrics;
 mod processor;
 mod protobuf_watch;
-mod shared;
+mod received;
 #[cfg(test)]
 mod tests;
 mod watch;
-mod wire;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -46,8 +46,8 @@ pub use protobuf_watch::watcher as protobuf_watcher;
 
 use crate::lister::Lister;
 use crate::store::{CacheError, IndexFn, Store};
+use handle_state::{Control, Lifecycle, Shared};
 use processor::Processor;
-use shared::{Control, Lifecycle, Shared};
 
 /// A metadata-only informer: it lists and watches `PartialObjectMetadata`
 /// (name, labels, owner references, ...) instead of whole objects, which

@@ -11,7 +11,7 @@
 //! protobuf (`406`) sends the task back to kube's JSON watcher. In
 //! protobuf, managed fields are cut from each watched message before it is
 //! decoded; in JSON, with the default transform the watch decodes through
-//! [`Wire`](super::wire::Wire): managed fields are cut from the JSON
+//! [`Wire`](super::received::Wire): managed fields are cut from the JSON
 //! before decoding, and a compact cache keeps the received bytes.
 
 use std::fmt::Debug;
@@ -26,9 +26,9 @@ use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
+use super::handle_state::Shared;
 use super::protobuf_watch::{self, map_event};
-use super::shared::Shared;
-use super::wire::{Received, Wire};
+use super::received::{Received, Wire};
 use crate::store::{Notification, Staged, Store};
 
 /// Runs until `stop` fires (or its sender is dropped).

@@ -1,6 +1,6 @@
 //! Protobuf written by hand for tests: length-delimited and varint fields.
 
-use super::wire::{put_bytes, put_varint};
+use super::wire_format::{put_bytes, put_varint};
 
 /// Field `number` holding `data` (length-delimited).
 pub(super) fn bytes(number: u32, data: &[u8]) -> Vec<u8> {

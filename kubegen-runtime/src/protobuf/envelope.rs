@@ -10,7 +10,7 @@ use super::Error;
 use super::json::{Node, go_string};
 use super::lookup;
 use super::table::{Message, Value};
-use super::wire::{self, Raw};
+use super::wire_format::{self, Raw};
 
 const MAGIC: &[u8] = b"k8s\0";
 
@@ -43,10 +43,10 @@ fn unwrap(bytes: &[u8]) -> Result<Unknown<'_>, Error> {
         kind: Cow::Borrowed(""),
         raw: &[],
     };
-    for next in wire::fields(message) {
+    for next in wire_format::fields(message) {
         match next? {
             (1, raw) => {
-                for next in wire::fields(bytes_field(raw, "typeMeta")?) {
+                for next in wire_format::fields(bytes_field(raw, "typeMeta")?) {
                     match next? {
                         (1, raw) => {
                             unknown.api_version = go_string(bytes_field(raw, "apiVersion")?)
@@ -110,12 +110,12 @@ fn decode_keeping<T: DeserializeOwned>(
 /// The `k8s\0` + `runtime.Unknown` envelope of the message `raw`.
 fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Box<[u8]> {
     let mut type_meta = Vec::with_capacity(api_version.len() + kind.len() + 4);
-    wire::put_bytes(&mut type_meta, 1, api_version.as_bytes());
-    wire::put_bytes(&mut type_meta, 2, kind.as_bytes());
+    wire_format::put_bytes(&mut type_meta, 1, api_version.as_bytes());
+    wire_format::put_bytes(&mut type_meta, 2, kind.as_bytes());
     let mut out = Vec::with_capacity(MAGIC.len() + type_meta.len() + raw.len() + 8);
     out.extend_from_slice(MAGIC);
-    wire::put_bytes(&mut out, 1, &type_meta);
-    wire::put_bytes(&mut out, 2, raw);
+    wire_format::put_bytes(&mut out, 1, &type_meta);
+    wire_format::put_bytes(&mut out, 2, raw);
     out.into_boxed_slice()
 }
 
@@ -141,7 +141,7 @@ fn without_managed_fields<'a>(raw: &'a [u8], message: &Message) -> Result<Cow<'a
         .number;
     let mut out = Vec::with_capacity(raw.len());
     let mut cut = false;
-    for next in wire::spans(raw) {
+    for next in wire_format::spans(raw) {
         let (n, value, span) = next?;
         if n != metadata {
             out.extend_from_slice(&raw[span]);
@@ -149,7 +149,7 @@ fn without_managed_fields<'a>(raw: &'a [u8], message: &Message) -> Result<Cow<'a
         }
         let meta = bytes_field(value, "metadata")?;
         let mut kept = Vec::with_capacity(meta.len());
-        for next in wire::spans(meta) {
+        for next in wire_format::spans(meta) {
             let (n, _, span) = next?;
             if n == managed {
                 cut = true;
@@ -157,7 +157,7 @@ fn without_managed_fields<'a>(raw: &'a [u8], message: &Message) -> Result<Cow<'a
                 kept.extend_from_slice(&meta[span]);
             }
         }
-        wire::put_bytes(&mut out, metadata, &kept);
+        wire_format::put_bytes(&mut out, metadata, &kept);
     }
     Ok(if cut {
         Cow::Owned(out)
@@ -206,10 +206,10 @@ pub(crate) fn watch_event<K: DeserializeOwned + Clone>(
 ) -> Result<Kept<kube::core::WatchEvent<K>>, Error> {
     use kube::core::WatchEvent;
     let (mut kind, mut object) = (Cow::Borrowed(""), None);
-    for next in wire::fields(frame) {
+    for next in wire_format::fields(frame) {
         match next? {
             (1, raw) => kind = go_string(bytes_field(raw, "type")?),
-            (2, raw) => object = wire::last(bytes_field(raw, "object")?, 1)?,
+            (2, raw) => object = wire_format::last(bytes_field(raw, "object")?, 1)?,
             _ => {}
         }
     }

@@ -21,7 +21,7 @@ use super::Error;
 use super::lookup;
 use super::table::{Field, Message, Omit, Shape, Value};
 use super::time::{Rfc3339, ZERO_SECONDS, rfc3339};
-use super::wire::{self, Raw};
+use super::wire_format::{self, Raw};
 
 /// One JSON value, built lazily from the wire.
 pub(super) enum Node<'a> {
@@ -90,7 +90,7 @@ fn bytes_of<'a>(value: Value, raw: Raw<'a>) -> Result<&'a [u8], Error> {
 
 /// A string field of a small message (`Quantity`, `IntOrString`, ...).
 fn string_in(bytes: &[u8], number: u32) -> Result<Option<Cow<'_, str>>, Error> {
-    match wire::last(bytes, number)? {
+    match wire_format::last(bytes, number)? {
         Some(Raw::Bytes(b)) => Ok(Some(go_string(b))),
         Some(other) => Err(wrong_wire(Value::String, &other)),
         None => Ok(None),
@@ -99,7 +99,7 @@ fn string_in(bytes: &[u8], number: u32) -> Result<Option<Cow<'_, str>>, Error> {
 
 /// A varint field of a small message; 0 when absent.
 fn varint_in(bytes: &[u8], number: u32) -> Result<u64, Error> {
-    match wire::last(bytes, number)? {
+    match wire_format::last(bytes, number)? {
         Some(Raw::Varint(v)) => Ok(v),
         Some(other) => Err(wrong_wire(Value::Int64, &other)),
         None => Ok(0),
@@ -133,7 +133,7 @@ fn time(bytes: &[u8], micro: bool) -> Result<Node<'_>, Error> {
 
 /// A JSON value carried in field 1 of a small message; `null` when absent.
 fn json_in(bytes: &[u8]) -> Result<Node<'_>, Error> {
-    match wire::last(bytes, 1)? {
+    match wire_format::last(bytes, 1)? {
         Some(Raw::Bytes(raw)) => Ok(Node::Json(raw)),
         Some(other) => Err(wrong_wire(Value::RawExtension, &other)),
         None => Ok(Node::Null),
@@ -142,7 +142,7 @@ fn json_in(bytes: &[u8]) -> Result<Node<'_>, Error> {
 
 fn strings<'a>(bytes: &'a [u8]) -> Result<Vec<Node<'a>>, Error> {
     let mut items = Vec::new();
-    for next in wire::fields(bytes) {
+    for next in wire_format::fields(bytes) {
         if let (1, raw) = next? {
             items.push(Node::Str(go_string(bytes_of(Value::String, raw)?)));
         }
@@ -221,7 +221,7 @@ fn elements<'a>(v: Value, raw: Raw<'a>, out: &mut Vec<Node<'a>>) -> Result<(), E
     match (v, raw) {
         (Value::Bool | Value::Int32 | Value::Int64, Raw::Bytes(mut packed)) => {
             while !packed.is_empty() {
-                out.push(value(v, Raw::Varint(wire::varint(&mut packed)?))?);
+                out.push(value(v, Raw::Varint(wire_format::varint(&mut packed)?))?);
             }
         }
         _ => out.push(value(v, raw)?),
@@ -232,7 +232,7 @@ fn elements<'a>(v: Value, raw: Raw<'a>, out: &mut Vec<Node<'a>>) -> Result<(), E
 /// A map entry's key (field 1) and value (field 2), the last of each.
 fn entry<'a>(v: Value, raw: Raw<'a>) -> Result<(Cow<'a, str>, Node<'a>), Error> {
     let (mut key, mut found) = (None, None);
-    for next in wire::fields(bytes_of(v, raw)?) {
+    for next in wire_format::fields(bytes_of(v, raw)?) {
         match next? {
             (1, Raw::Bytes(b)) => key = Some(b),
             (1, other) => return Err(wrong_wire(Value::String, &other)),
@@ -346,7 +346,7 @@ impl<'a> Occurrences<'a> {
             len: 0,
             spilled: Vec::new(),
         };
-        for next in wire::fields(bytes) {
+        for next in wire_format::fields(bytes) {
             let item = next?;
             if out.len < INLINE_FIELDS {
                 out.inline[out.len] = item;
@@ -487,7 +487,7 @@ impl<'de> MapAccess<'de> for Entries<'de> {
         seed: S,
     ) -> Result<Option<S::Value>, Error> {
         while !self.rest.is_empty() {
-            let (number, raw) = wire::field(&mut self.rest)?;
+            let (number, raw) = wire_format::field(&mut self.rest)?;
             if number == self.number {
                 let (key, value) = entry(self.value_type, raw)?;
                 self.value = Some(value);

@@ -25,7 +25,7 @@ mod json;
 mod lookup;
 mod table;
 mod time;
-mod wire;
+mod wire_format;
 
 use std::fmt;
 

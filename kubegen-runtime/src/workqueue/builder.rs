@@ -6,8 +6,8 @@ use std::fmt;
 use super::item::QueueItem;
 use super::metrics::WorkQueueMetrics;
 use super::queue::WorkQueue;
+use super::queue_state::Shared;
 use super::rate_limit::{RateLimiter, default_controller_rate_limiter};
-use super::shared::Shared;
 
 /// Builds a [`WorkQueue`]; see [`WorkQueue::builder`].
 pub struct WorkQueueBuilder<T> {

@@ -53,9 +53,9 @@ mod delayed;
 mod item;
 mod metrics;
 mod queue;
+mod queue_state;
 mod rate_limit;
 mod ready;
-mod shared;
 mod timer;
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::item::QueueItem;
-use super::shared::{Polled, Shared};
+use super::queue_state::{Polled, Shared};
 
 /// A work queue with client-go's semantics: duplicates collapse while queued,
 /// and an item is never handed to two workers at once.

@@ -1,5 +1,7 @@
-//! Protobuf's wire format, read without copying: varints, field keys, and a
-//! message split into its fields' raw values.
+//! Protobuf's wire format (not Kubernetes' framing, which is `envelope`):
+//! varints, field keys and a message split into its fields' raw values,
+//! read without copying; and the few writers (`put_varint`, `put_bytes`)
+//! envelopes and tests need.
 
 use std::ops::Range;
 

@@ -1,4 +1,6 @@
-//! The state an informer's handles share with its watch task.
+//! The state an informer's handles share with its watch task ([`Shared`]):
+//! its store and handlers, whether it has synced or stopped, and the task
+//! itself.
 
 use std::sync::Arc;
 

@@ -1,4 +1,6 @@
-//! The state every handle of one queue shares, and its synchronous operations.
+//! The state every handle of one queue shares ([`Shared`]: the bookkeeping
+//! under its lock, the rate limiter, the wake-ups), and its synchronous
+//! operations; `queue` is the public handle over it.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,5 +1,7 @@
-//! What the watch decodes objects through when the informer drops managed
-//! fields (the default transform): [`Wire`], which sees each object's JSON
+//! Objects as the informer receives them ([`Received`]: the object, and the
+//! bytes a compact cache may keep for it), and what the watch decodes them
+//! through when the informer drops managed fields (the default transform):
+//! [`Wire`], which sees each object's JSON
 //! as the apiserver sent it. `metadata.managedFields` is cut out of those
 //! bytes before the object is decoded, so their JSON tree is never built,
 //! and a compact cache keeps the very bytes the object was decoded from
