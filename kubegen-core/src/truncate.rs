@@ -2,13 +2,16 @@
 //! (`pkg/crd/desc_visitor.go`): a description longer than the limit is cut
 //! to the limit, then back to its last sentence terminal (kept), or else to
 //! its last whitespace (followed by `...`), or else kept at the limit
-//! (followed by `...`).
+//! (followed by `...`); [`truncate_descriptions`] does it to every
+//! schema node of a schema, as the visitor does.
 //!
 //! Lengths are in bytes, as in Go. Where controller-gen would cut inside a
 //! multi-byte character (Go slices bytes; its JSON encoder then writes
 //! U+FFFD), kubegen cuts before that character, and keeps a multi-byte
 //! sentence terminal whole: the output stays valid UTF-8. ASCII text is cut
 //! exactly as controller-gen cuts it.
+
+use serde_json::Value;
 
 /// The Unicode `Sentence_Terminal` property as Go 1.26's `unicode.STerm`
 /// has it (Unicode 15.0.0): `(first, last, stride)` ranges.
@@ -114,9 +117,44 @@ pub fn truncate(desc: &str, max: usize) -> String {
     format!("{cut}...")
 }
 
+/// Cuts the description of `schema`, and of every schema nested in it, as
+/// controller-gen's `maxDescLen=max` does ([`truncate`]: back to a
+/// sentence end, or to a word end followed by `...`); `0` removes them.
+/// Only schema nodes are visited: a `description` key inside `default`,
+/// `example` or `enum` values is data and stays as it is.
+pub fn truncate_descriptions(schema: &mut Value, max: usize) {
+    let Value::Object(m) = schema else {
+        return;
+    };
+    if max == 0 {
+        m.remove("description");
+    }
+    if let Some(Value::String(s)) = m.get_mut("description")
+        && s.len() > max
+    {
+        *s = truncate(s, max);
+    }
+    for (key, value) in m.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "patternProperties" | "definitions", Value::Object(map)) => {
+                map.values_mut().for_each(|s| truncate_descriptions(s, max))
+            }
+            ("items" | "allOf" | "anyOf" | "oneOf", Value::Array(list)) => {
+                list.iter_mut().for_each(|s| truncate_descriptions(s, max))
+            }
+            ("items" | "additionalProperties" | "additionalItems" | "not", s) => {
+                truncate_descriptions(s, max)
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::truncate;
+    use serde_json::json;
+
+    use super::{truncate, truncate_descriptions};
 
     /// controller-gen's own cases (`desc_visitor_test.go` style) and the
     /// byte-boundary rule.
@@ -145,5 +183,44 @@ mod tests {
         for (desc, max, want) in cases {
             assert_eq!(truncate(desc, max), want, "{desc:?} at {max}");
         }
+    }
+
+    #[test]
+    fn truncation() {
+        let mut v =
+            json!({"description": "abcdef", "properties": {"a": {"description": "xyzxyz"}}});
+        truncate_descriptions(&mut v, 3);
+        assert_eq!(v["description"], "abc...");
+        assert_eq!(v["properties"]["a"]["description"], "xyz...");
+
+        // Data is not schema: descriptions inside defaults, examples and
+        // enum values are kept whole; nested schemas are still cut.
+        let mut v = json!({
+            "type": "object",
+            "default": {"description": "a default description"},
+            "properties": {
+                "description": {"type": "string", "description": "long long", "enum": [{"description": "enum value"}]},
+                "list": {"type": "array", "items": {"description": "item item", "example": {"description": "example value"}}},
+                "map": {"type": "object", "additionalProperties": {"description": "value value"}},
+                "any": {"anyOf": [{"description": "first first"}]},
+            },
+        });
+        truncate_descriptions(&mut v, 4);
+        assert_eq!(v["default"]["description"], "a default description");
+        assert_eq!(v["properties"]["description"]["description"], "long...");
+        assert_eq!(
+            v["properties"]["description"]["enum"][0]["description"],
+            "enum value"
+        );
+        assert_eq!(v["properties"]["list"]["items"]["description"], "item...");
+        assert_eq!(
+            v["properties"]["list"]["items"]["example"]["description"],
+            "example value"
+        );
+        assert_eq!(
+            v["properties"]["map"]["additionalProperties"]["description"],
+            "valu..."
+        );
+        assert_eq!(v["properties"]["any"]["anyOf"][0]["description"], "firs...");
     }
 }
