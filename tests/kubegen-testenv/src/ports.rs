@@ -15,6 +15,14 @@ use anyhow::{Result, bail};
 /// The lowest port handed out; well above the ports daemons usually own.
 const LOWEST: u16 = 20000;
 
+/// A loopback port that is free now and lies below the kernel's ephemeral
+/// range, for a process a test starts beside the control plane (an
+/// operator's metrics endpoint, say). Outgoing connections never take it.
+pub fn free_loopback_port() -> Result<u16> {
+    let [port] = free_ports::<1>()?;
+    Ok(port)
+}
+
 /// Chooses `N` distinct ports on 127.0.0.1 that are free now and lie
 /// outside the ephemeral range. The listeners are held until all ports are
 /// chosen so that no port is handed out twice.
