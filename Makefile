@@ -14,7 +14,8 @@ help:
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
 	@echo "make lint           rustfmt check, clippy -D warnings, docs -D warnings,"
-	@echo "                    operator dependency check, built-in schema and protobuf"
+	@echo "                    operator dependency check, import loops and the runtime's"
+	@echo "                    floors, built-in schema and protobuf"
 	@echo "                    table checks,"
 	@echo "                    cargo package of every crate"
 	@echo "make generate       regenerate the example's CRD, RBAC and Rust modules"
@@ -69,11 +70,17 @@ doc:
 deps:
 	bash hack/check-operator-deps.sh
 
-## No two files, and no two top-level modules, of a crate import each other.
+## No two files, and no two top-level modules, of a crate import each other;
+## kubegen-runtime's modules keep their floors: each top-level module is on
+## one floor of the `| floor | modules |` table in ARCHITECTURE.md (the one
+## statement of the floors) and imports only from its own floor or those
+## below. The self-test first proves the check fails on a violating fixture
+## (hack/tests/floor-violation) and passes a clean one (hack/tests/floor-clean).
 CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime \
 	tests/kubegen-testenv examples/my-application
 cycles:
-	python3 hack/check-import-cycles.py $(CRATES)
+	python3 hack/check-import-cycles.py --self-test
+	python3 hack/check-import-cycles.py --floors kubegen-runtime=ARCHITECTURE.md $(CRATES)
 
 ## kubegen-core's table of built-in Kubernetes schemas is what
 ## hack/k8s-builtin-schemas.py writes with controller-gen's schema parser

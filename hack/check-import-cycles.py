@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fails when two source files, or two top-level modules, of a crate import each
-other, directly or in a loop.
+other, directly or in a loop; and, for a crate given a floors table, when a
+top-level module imports from a floor above its own.
 
 A file's module path follows rustc's rules for the plain layout (src/lib.rs is
 the crate root, src/a/mod.rs and src/a.rs are `a`, src/a/b.rs is `a::b`).
@@ -11,12 +12,26 @@ file module that is a prefix of the path. Re-exports (`pub use`,
 depend on it. Test-only code (`#[cfg(test)]` modules and the files they
 load) is left out, as are `mod` declarations.
 
-Usage: check-import-cycles.py CRATE_DIR...   (exit 1 and the cycles when any)
-(`make cycles` runs it on every crate of the workspace.)
+Floors. `--floors CRATE_DIR=FILE.md` reads the one Markdown table of FILE.md
+whose header is `| floor | modules |`: one row per floor, lowest first; a
+floor's modules are the backticked names of its second cell that stand
+outside parentheses (what is inside parentheses describes them). Every
+top-level module of the crate must be on exactly one floor, every name on a
+floor must be a top-level module, and a module may import only from its own
+floor or the floors below (the crate root, which re-exports, is above them
+all). A violation names the file:line of the offending path, both modules
+and their floors. kubegen-runtime's table is the one in ARCHITECTURE.md.
+
+Usage: check-import-cycles.py [--floors CRATE_DIR=FILE.md]... CRATE_DIR...
+       check-import-cycles.py --self-test
+Exit 1 and the errors when any. `--self-test` runs the checker on the
+fixtures under hack/tests/ (floor-clean must pass, floor-violation must fail
+with exactly the errors of its expected.txt). `make cycles` runs both.
 """
 
 import pathlib
 import re
+import subprocess
 import sys
 
 PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
@@ -53,9 +68,15 @@ def strip_test_modules(text: str, test_files: set, here: tuple) -> str:
                     break
             i += 1
         out.append(text[pos:m.start()])
+        out.append("\n" * text.count("\n", m.start(), i + 1))
         pos = i + 1
     out.append(text[pos:])
     return "".join(out)
+
+
+def blank(m: re.Match) -> str:
+    """What a removed match leaves: its newlines, so that lines keep their numbers."""
+    return "\n" * m.group(0).count("\n")
 
 
 def resolve(here: tuple, head: str, rest: list) -> list:
@@ -73,7 +94,7 @@ def resolve(here: tuple, head: str, rest: list) -> list:
     return path
 
 
-def check_crate(crate: pathlib.Path) -> list:
+def check_crate(crate: pathlib.Path, floors_md=None) -> list:
     src = crate / "src"
     files = {}
     for f in sorted(src.rglob("*.rs")):
@@ -84,30 +105,37 @@ def check_crate(crate: pathlib.Path) -> list:
         text = COMMENT.sub("", f.read_text())
         texts[mod] = strip_test_modules(text, test_modules, mod)
     edges = {m: set() for m in files}
+    # (file module, module it names) -> [(line, path as written)]
+    sites: dict = {}
     for mod, text in texts.items():
         if any(mod[: len(t)] == t for t in test_modules):
             continue
-        code = REEXPORT.sub("", text)
+        code = REEXPORT.sub(blank, text)
         paths = []
         for g in USE_GROUP.finditer(code):
             prefix = [p for p in g.group(2).split("::") if p]
-            for item in re.split(r"[,\s{}]+", g.group(3)):
-                if item and item not in ("self", "*"):
-                    paths.append((g.group(1), prefix + item.split("::")))
+            written = g.group(1) + g.group(2)
+            for item in re.finditer(r"[^,\s{}]+", g.group(3)):
+                line = code.count("\n", 0, g.start(3) + item.start()) + 1
+                name = item.group(0)
+                if name not in ("self", "*"):
+                    paths.append((g.group(1), prefix + name.split("::"), line, f"{written}::{name}"))
                 else:
-                    paths.append((g.group(1), prefix))
-        code = USE_GROUP.sub("", code)
+                    paths.append((g.group(1), prefix, line, written))
+        code = USE_GROUP.sub(blank, code)
         for m in PATH.finditer(code):
-            paths.append((m.group(1), [p for p in m.group(2).split("::") if p]))
-        for head, rest in paths:
+            line = code.count("\n", 0, m.start()) + 1
+            paths.append((m.group(1), [p for p in m.group(2).split("::") if p], line, m.group(0)))
+        for head, rest, line, written in paths:
             target = resolve(mod, head, rest)
             for n in range(len(target), -1, -1):
                 t = tuple(target[:n])
                 if t in files:
                     if t != mod and not any(t[: len(x)] == x for x in test_modules):
                         edges[mod].add(t)
+                        sites.setdefault((mod, t), []).append((line, written))
                     break
-    cycles = find_cycles(edges, {m: files[m] for m in files})
+    errors = ["import cycle: " + " -> ".join(c) for c in find_cycles(edges, {m: files[m] for m in files})]
     # The same between top-level modules (`store` and everything under it).
     top = {m: (m[:1] if m else ()) for m in files}
     modules = {t: set() for t in top.values()}
@@ -116,8 +144,85 @@ def check_crate(crate: pathlib.Path) -> list:
             if top[v] != top[w] and top[w] != ():
                 modules[top[v]].add(top[w])
     names = {t: (src / "::".join(t) if t else src / "lib.rs") for t in modules}
-    cycles += [["module " + " -> module ".join(c)] for c in find_cycles(modules, names)]
-    return cycles
+    errors += [
+        "import cycle: module " + " -> module ".join(c) for c in find_cycles(modules, names)
+    ]
+    if floors_md is not None:
+        tops = {t[0] for t in modules if t and not any(t[: len(x)] == x for x in test_modules)}
+        errors += check_floors(floors_md, tops, edges, sites, top, files)
+    return errors
+
+
+FLOOR_HEADER = re.compile(r"^\|\s*floor\s*\|\s*modules\s*\|\s*$")
+MODULE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def outside_parentheses(cell: str) -> str:
+    out, depth = [], 0
+    for ch in cell:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+def read_floors(md: pathlib.Path) -> tuple:
+    """[(floor, [module, ...]), ...] lowest first, and errors, from the
+    `| floor | modules |` table of `md` (there must be exactly one)."""
+    lines = md.read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if FLOOR_HEADER.match(line)]
+    if len(starts) != 1:
+        return [], [f"{md}: expected one `| floor | modules |` table, found {len(starts)}"]
+    floors, errors = [], []
+    for i in range(starts[0] + 2, len(lines)):
+        line = lines[i].strip()
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip("|").split("|", 1)]
+        if len(cells) != 2:
+            errors.append(f"{md}:{i + 1}: a floor row has two cells: | floor | modules |")
+            continue
+        names = re.findall(r"`([^`]*)`", outside_parentheses(cells[1]))
+        for name in names:
+            if not MODULE_NAME.fullmatch(name):
+                errors.append(
+                    f"{md}:{i + 1}: `{name}` outside parentheses is not a module name "
+                    "(describe modules inside parentheses)"
+                )
+        floors.append((cells[0], [n for n in names if MODULE_NAME.fullmatch(n)], i + 1))
+    return floors, errors
+
+
+def check_floors(md: pathlib.Path, tops: set, edges: dict, sites: dict, top: dict, files: dict) -> list:
+    floors, errors = read_floors(md)
+    level, floor_of = {}, {}
+    for n, (floor, names, line) in enumerate(floors):
+        for name in names:
+            if name in floor_of:
+                errors.append(
+                    f"{md}:{line}: `{name}` is on floor {floor_of[name]} already, and on {floor}"
+                )
+                continue
+            level[name], floor_of[name] = n, floor
+            if name not in tops:
+                errors.append(f"{md}:{line}: floor {floor} names `{name}`, which is no top-level module")
+    for name in sorted(tops - floor_of.keys()):
+        errors.append(f"{md}: top-level module `{name}` is on no floor; add it to the floors table")
+    for (v, w), where in sorted(sites.items()):
+        a, b = top[v], top[w]
+        if not a or not b or a == b:
+            continue
+        a, b = a[0], b[0]
+        if a in level and b in level and level[b] > level[a]:
+            for line, written in where:
+                errors.append(
+                    f"{files[v]}:{line}: floor order: `{a}` (floor {floor_of[a]}) imports "
+                    f"`{written}` from `{b}` (floor {floor_of[b]}, above it)"
+                )
+    return errors
 
 
 def find_cycles(edges: dict, files: dict) -> list:
@@ -154,16 +259,59 @@ def find_cycles(edges: dict, files: dict) -> list:
     return out
 
 
-def main() -> int:
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def self_test() -> int:
+    """The checker on its fixtures: the clean one passes, the violating one
+    fails with exactly the errors of its expected.txt."""
     failed = False
-    for arg in sys.argv[1:]:
-        crate = pathlib.Path(arg)
-        cycles = check_crate(crate)
-        for cycle in cycles:
+    for name, code in (("floor-clean", 0), ("floor-violation", 1)):
+        fixture = HERE / "tests" / name
+        run = subprocess.run(
+            [sys.executable, __file__, "--floors", f"{name}={name}/FLOORS.md", name],
+            cwd=fixture.parent,
+            capture_output=True,
+            text=True,
+        )
+        expected_file = fixture / "expected.txt"
+        expected = expected_file.read_text() if expected_file.exists() else ""
+        if run.returncode != code or run.stderr != expected:
             failed = True
-            print(f"error: import cycle in {crate}: " + " -> ".join(cycle), file=sys.stderr)
+            print(
+                f"error: self-test {name}: exit {run.returncode} (want {code}), stderr:\n"
+                f"{run.stderr}--- want:\n{expected}---",
+                file=sys.stderr,
+            )
     if not failed:
-        print(f"no import cycles in {len(sys.argv) - 1} crates")
+        print("self-test: the floor check passes hack/tests/floor-clean and fails hack/tests/floor-violation")
+    return 1 if failed else 0
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if args == ["--self-test"]:
+        return self_test()
+    floors, crates = {}, []
+    while args:
+        arg = args.pop(0)
+        if arg == "--floors":
+            crate, _, md = args.pop(0).partition("=")
+            floors[pathlib.Path(crate).resolve()] = pathlib.Path(md)
+        else:
+            crates.append(arg)
+    unused = set(floors) - {pathlib.Path(c).resolve() for c in crates}
+    for crate in sorted(unused):
+        print(f"error: --floors {crate}: not among the crates checked", file=sys.stderr)
+    failed = bool(unused)
+    for arg in crates:
+        crate = pathlib.Path(arg)
+        md = floors.get(crate.resolve())
+        for error in check_crate(crate, md):
+            failed = True
+            print(f"error: {crate}: {error}", file=sys.stderr)
+    if not failed:
+        print(f"no import cycles in {len(crates)} crates; floors in order in {len(floors)}")
     return 1 if failed else 0
 
 

@@ -1,0 +1,4 @@
+//! The floor above `low`.
+
+/// What `low` wrongly imports.
+pub struct Thing;

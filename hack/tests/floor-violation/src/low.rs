@@ -1,0 +1,6 @@
+//! The ground floor, reaching up.
+
+use crate::high::Thing;
+
+/// Holds a [`Thing`] from the floor above: the violation.
+pub struct Base(pub Thing);

@@ -1,0 +1,4 @@
+//! A module on no floor.
+
+/// Nothing.
+pub struct Stray;
