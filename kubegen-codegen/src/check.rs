@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::attr::resource::ResourceAttrs;
 use crate::attr::{KeySpans, Scope, keys};
+use kubegen_core::vocabulary::{Applies, Effect};
 use crate::ctxt::Ctxt;
 use crate::parse::{Container, FieldSpans};
 use kubegen_core::model::{Constraints, Field, Shape, Ty, TypeModel};
@@ -346,87 +347,6 @@ const BESIDE_SCHEMA_TYPE: &[&str] = &[
     keys::SCHEMARS,
 ];
 
-/// The keys whose value `c` holds (for `items(...)`, whose keys have no
-/// spans of their own).
-fn present_keys(c: &Constraints) -> Vec<&'static str> {
-    let Constraints {
-        minimum,
-        maximum,
-        exclusive_minimum,
-        exclusive_maximum,
-        multiple_of,
-        min_length,
-        max_length,
-        pattern,
-        format,
-        min_items,
-        max_items,
-        unique_items,
-        items,
-        min_properties,
-        max_properties,
-        enum_values,
-        nullable,
-        default,
-        example,
-        title,
-        validations,
-        immutable,
-        one_of: _,
-        list_type,
-        list_map_keys,
-        map_type,
-        struct_type,
-        preserve_unknown_fields,
-        embedded_resource,
-        int_or_string,
-        schemaless,
-        allow_float,
-        schema_type,
-        schema_json,
-        external_docs,
-    } = c;
-    [
-        (minimum.is_some(), keys::MINIMUM),
-        (maximum.is_some(), keys::MAXIMUM),
-        (*exclusive_minimum, keys::EXCLUSIVE_MINIMUM),
-        (*exclusive_maximum, keys::EXCLUSIVE_MAXIMUM),
-        (multiple_of.is_some(), keys::MULTIPLE_OF),
-        (min_length.is_some(), keys::MIN_LENGTH),
-        (max_length.is_some(), keys::MAX_LENGTH),
-        (pattern.is_some(), keys::PATTERN),
-        (format.is_some(), keys::FORMAT),
-        (min_items.is_some(), keys::MIN_ITEMS),
-        (max_items.is_some(), keys::MAX_ITEMS),
-        (*unique_items, keys::UNIQUE_ITEMS),
-        (items.is_some(), keys::ITEMS),
-        (min_properties.is_some(), keys::MIN_PROPERTIES),
-        (max_properties.is_some(), keys::MAX_PROPERTIES),
-        (enum_values.is_some(), keys::ENUM_VALUES),
-        (*nullable, keys::NULLABLE),
-        (default.is_some(), keys::DEFAULT),
-        (example.is_some(), keys::EXAMPLE),
-        (title.is_some(), keys::TITLE),
-        (!validations.is_empty(), keys::VALIDATION),
-        (*immutable, keys::IMMUTABLE),
-        (list_type.is_some(), keys::LIST_TYPE),
-        (!list_map_keys.is_empty(), keys::LIST_MAP_KEYS),
-        (map_type.is_some(), keys::MAP_TYPE),
-        (struct_type.is_some(), keys::STRUCT_TYPE),
-        (*preserve_unknown_fields, keys::PRESERVE_UNKNOWN_FIELDS),
-        (*embedded_resource, keys::EMBEDDED_RESOURCE),
-        (*int_or_string, keys::INT_OR_STRING),
-        (*schemaless, keys::SCHEMALESS),
-        (*allow_float, keys::ALLOW_FLOAT),
-        (schema_type.is_some(), keys::SCHEMA_TYPE),
-        (schema_json.is_some(), keys::SCHEMA_JSON),
-        (external_docs.is_some(), keys::EXTERNAL_DOCS),
-    ]
-    .into_iter()
-    .filter_map(|(set, k)| set.then_some(k))
-    .collect()
-}
-
 /// `schema_json` and `schema_type` against the other keys of one node
 /// (`place` names it in messages): `schema_json` is the whole schema, so
 /// no other schema keyword may shape the node; `schema_type` contradicts
@@ -507,53 +427,27 @@ fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, 
         );
         let list = matches!(target, Ty::List { .. });
         let map = matches!(target, Ty::Map(_) | Ty::IntKeyMap { .. } | Ty::ObjectMeta);
-        let groups: [(&[&str], bool, &str); 4] = [
-            (
-                &[
-                    keys::MINIMUM,
-                    keys::MAXIMUM,
-                    keys::EXCLUSIVE_MINIMUM,
-                    keys::EXCLUSIVE_MAXIMUM,
-                    keys::MULTIPLE_OF,
-                ],
-                numeric,
-                "numbers",
-            ),
-            (
-                &[keys::MIN_LENGTH, keys::MAX_LENGTH, keys::PATTERN],
-                stringy,
-                "strings",
-            ),
-            (
-                &[
-                    keys::MIN_ITEMS,
-                    keys::MAX_ITEMS,
-                    keys::UNIQUE_ITEMS,
-                    keys::ITEMS,
-                    keys::LIST_TYPE,
-                    keys::LIST_MAP_KEYS,
-                ],
-                list,
-                "lists",
-            ),
-            (
-                &[keys::MIN_PROPERTIES, keys::MAX_PROPERTIES, keys::MAP_TYPE],
-                map,
-                "maps",
-            ),
-        ];
-        for (group, ok, what) in groups {
-            for k in group {
-                if !ok && keys.contains_key(k) {
-                    cx.error_at(
-                        at(k),
-                        format!(
-                            "`{k}` applies to {what}, but this {place} is {} {}",
-                            article(target.json_kind()),
-                            target.json_kind()
-                        ),
-                    );
-                }
+        let bool_ = matches!(target, Ty::Bool);
+        for k in keys::ALL.iter().filter(|k| keys.contains_key(k.name)) {
+            let ok = match k.applies {
+                Applies::Any => true,
+                Applies::Numbers => numeric,
+                Applies::Strings => stringy,
+                Applies::Lists => list,
+                Applies::Maps => map,
+                Applies::Scalars => numeric || stringy || bool_,
+            };
+            if !ok {
+                cx.error_at(
+                    at(k.name),
+                    format!(
+                        "`{}` applies to {}, but this {place} is {} {}",
+                        k.name,
+                        k.applies.describe(),
+                        article(target.json_kind()),
+                        target.json_kind()
+                    ),
+                );
             }
         }
     }
@@ -652,24 +546,7 @@ fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, 
             );
         }
     }
-    for (key, value) in [(keys::DEFAULT, &c.default), (keys::EXAMPLE, &c.example)] {
-        if let Some(v) = value {
-            let errs = value_errors(v, ty, c);
-            if !errs.is_empty() {
-                let k = if keys.contains_key(key) {
-                    key
-                } else if key == keys::DEFAULT {
-                    keys::DEFAULT_JSON
-                } else {
-                    keys::EXAMPLE_JSON
-                };
-                cx.error_at(
-                    at(k),
-                    format!("`{key}` does not fit the {place}: {}", errs.join("; ")),
-                );
-            }
-        }
-    }
+    values_fit_node(cx, ty, c, keys, span, place);
     if let Some(values) = &c.enum_values {
         let plain = Constraints {
             int_or_string: c.int_or_string,
@@ -691,12 +568,47 @@ fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, 
     if let (Ty::List { item, .. }, Some(ic)) = (target, c.items.as_deref()) {
         // The keys inside `items(...)` have no spans of their own.
         let items_at = at(keys::ITEMS);
-        let item_keys: KeySpans = present_keys(ic)
+        let item_keys: KeySpans = keys::present(ic)
             .into_iter()
             .map(|k| (k, items_at))
             .collect();
         check_overrides(cx, ic, &item_keys, items_at, "`items(...)`");
         check_node(cx, item, ic, &item_keys, items_at, "list's item");
+    }
+}
+
+/// A value a key gives for the node (`default`, `example`, `neq`: the keys
+/// whose value must fit the node) fits its type — and, for values the
+/// apiserver stores, its keywords; each keyword is reported once, at the
+/// key written for it.
+fn values_fit_node(cx: &Ctxt, ty: &Ty, c: &Constraints, written: &KeySpans, span: Span, place: &str) {
+    let fits = || keys::ALL.iter().filter(|k| k.value_fits_node);
+    let mut reported: Vec<Option<&str>> = Vec::new();
+    for k in fits() {
+        let Some(v) = k.get(c) else { continue };
+        let keyword = k.effect.keyword();
+        if reported.contains(&keyword) {
+            continue;
+        }
+        reported.push(keyword);
+        // The message names the group's first key (`default` for
+        // `default_json`), placed at the key that was written.
+        let group = || fits().filter(move |o| o.effect.keyword() == keyword);
+        let label = group().next().map_or(k.name, |g| g.name);
+        let at = group()
+            .find_map(|o| written.get(o.name).copied())
+            .unwrap_or(span);
+        let errs = if matches!(k.effect, Effect::Rule { .. }) {
+            value_errors(&v, ty, &Constraints::default())
+        } else {
+            value_errors(&v, ty, c)
+        };
+        if !errs.is_empty() {
+            cx.error_at(
+                at,
+                format!("`{label}` does not fit the {place}: {}", errs.join("; ")),
+            );
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use syn::meta::ParseNestedMeta;
 
-use super::keys::{self, Scope};
+use super::keys::{self, Key, Scope, Store, Syntax};
 use super::value;
 use crate::ctxt::Ctxt;
 use kubegen_core::model::{Constraints, ExternalDocs, OneOf, OneOfKind, SchemaType, Validation};
@@ -340,7 +340,9 @@ fn validation(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Valid
     Ok(Some(v))
 }
 
-/// Parses one schema keyword into `c` (or `extras`).
+/// Parses one schema keyword into `c` (or `extras`): keys with a parser of
+/// their own first, every other key by its [`keys::Syntax`] into the place
+/// the vocabulary table keeps it.
 pub fn parse_key(
     cx: &Ctxt,
     key: &'static str,
@@ -349,76 +351,19 @@ pub fn parse_key(
     extras: &mut Extras,
 ) -> syn::Result<()> {
     match key {
-        keys::MINIMUM => c.minimum = Some(value::number(meta, key)?),
-        keys::MAXIMUM => c.maximum = Some(value::number(meta, key)?),
-        keys::EXCLUSIVE_MINIMUM | keys::EXCLUSIVE_MAXIMUM => {
-            // A bare flag modifies `minimum`/`maximum`; a number sets both.
-            let (bound, excl) = if key == keys::EXCLUSIVE_MINIMUM {
-                (&mut c.minimum, &mut c.exclusive_minimum)
-            } else {
-                (&mut c.maximum, &mut c.exclusive_maximum)
-            };
-            if meta.input.peek(syn::Token![=]) {
-                let e = value::expr(meta, key)?;
-                match value::to_json(&e) {
-                    Ok(serde_json::Value::Bool(b)) => *excl = b,
-                    Ok(serde_json::Value::Number(n)) => {
-                        *bound = Some(n);
-                        *excl = true;
-                    }
-                    _ => cx.error_spanned_by(
-                        &e,
-                        format!("expected a number or a boolean for `{key}`"),
-                    ),
-                }
-            } else {
-                *excl = value::flag(meta, key)?;
-            }
-        }
-        keys::MULTIPLE_OF => {
-            let n = value::number(meta, key)?;
-            if n.as_f64().is_none_or(|f| f <= 0.0) {
-                cx.error_spanned_by(&meta.path, "`multiple_of` must be greater than 0");
-            }
-            c.multiple_of = Some(n);
-        }
-        keys::MIN_LENGTH => c.min_length = Some(value::unsigned(meta, key)?),
-        keys::MAX_LENGTH => c.max_length = Some(value::unsigned(meta, key)?),
-        keys::PATTERN => {
-            let (p, span) = value::string(meta, key)?;
-            if let Err(msg) = check_pattern(&p) {
-                cx.error_at(span, msg);
-            }
-            c.pattern = Some(p);
-        }
-        keys::FORMAT => c.format = Some(value::string(meta, key)?.0),
-        keys::MIN_ITEMS => c.min_items = Some(value::unsigned(meta, key)?),
-        keys::MAX_ITEMS => c.max_items = Some(value::unsigned(meta, key)?),
-        keys::UNIQUE_ITEMS => c.unique_items = value::flag(meta, key)?,
-        keys::MIN_PROPERTIES => c.min_properties = Some(value::unsigned(meta, key)?),
-        keys::MAX_PROPERTIES => c.max_properties = Some(value::unsigned(meta, key)?),
+        keys::EXCLUSIVE_MINIMUM | keys::EXCLUSIVE_MAXIMUM => exclusive_bound(cx, key, meta, c)?,
         keys::ENUM_VALUES => {
             let e = value::expr(meta, key)?;
             match value::to_json(&e)? {
-                serde_json::Value::Array(values) if !values.is_empty() => {
-                    c.enum_values = Some(values)
-                }
+                Value::Array(values) if !values.is_empty() => c.enum_values = Some(values),
                 _ => cx.error_spanned_by(&e, "expected a non-empty list for `enum_values`"),
             }
         }
-        keys::NULLABLE => c.nullable = value::flag(meta, key)?,
-        keys::DEFAULT => c.default = Some(value::json(meta, key)?),
-        keys::DEFAULT_JSON => c.default = Some(value::json_string(meta, key)?),
-        keys::EXAMPLE => c.example = Some(value::json(meta, key)?),
-        keys::EXAMPLE_JSON => c.example = Some(value::json_string(meta, key)?),
-        keys::TITLE => c.title = Some(value::string(meta, key)?.0),
-        keys::DESCRIPTION => extras.description = Some(value::string(meta, key)?.0),
         keys::VALIDATION => {
             if let Some(v) = validation(cx, meta)? {
                 c.validations.push(v);
             }
         }
-        keys::IMMUTABLE => c.immutable = value::flag(meta, key)?,
         keys::EXACTLY_ONE_OF | keys::AT_MOST_ONE_OF | keys::AT_LEAST_ONE_OF => {
             let kind = match key {
                 keys::EXACTLY_ONE_OF => OneOfKind::ExactlyOne,
@@ -434,16 +379,6 @@ pub fn parse_key(
             }
             c.one_of.push(OneOf { kind, fields });
         }
-        keys::LIST_TYPE => c.list_type = one_of_strings(cx, meta, key, &["atomic", "set", "map"])?,
-        keys::LIST_MAP_KEYS => c.list_map_keys = value::string_list(meta, key)?,
-        keys::MAP_TYPE => c.map_type = one_of_strings(cx, meta, key, &["granular", "atomic"])?,
-        keys::STRUCT_TYPE => {
-            c.struct_type = one_of_strings(cx, meta, key, &["granular", "atomic"])?
-        }
-        keys::PRESERVE_UNKNOWN_FIELDS => c.preserve_unknown_fields = value::flag(meta, key)?,
-        keys::EMBEDDED_RESOURCE => c.embedded_resource = value::flag(meta, key)?,
-        keys::INT_OR_STRING => c.int_or_string = value::flag(meta, key)?,
-        keys::SCHEMALESS => c.schemaless = value::flag(meta, key)?,
         keys::SCHEMA_TYPE => {
             let names: Vec<&str> = SchemaType::ALL.iter().map(|t| t.as_str()).collect();
             c.schema_type = one_of_strings(cx, meta, key, &names)?
@@ -452,7 +387,8 @@ pub fn parse_key(
         }
         keys::SCHEMA_JSON => c.schema_json = schema_json(cx, meta)?,
         keys::EXTERNAL_DOCS => c.external_docs = external_docs(cx, meta)?,
-        keys::ALLOW_FLOAT => c.allow_float = value::flag(meta, key)?,
+        keys::ITEMS => items(cx, meta, c)?,
+        keys::DESCRIPTION => extras.description = Some(value::string(meta, key)?.0),
         keys::REQUIRED => extras.required = value::flag(meta, key)?,
         keys::OPTIONAL => extras.optional = value::flag(meta, key)?,
         keys::SCHEMARS => extras.schemars = value::flag(meta, key)?,
@@ -464,32 +400,115 @@ pub fn parse_key(
                 Err(_) => cx.error_at(span, "`crate` must be a path such as \"::kubegen\""),
             }
         }
-        keys::ITEMS => {
-            let items = c.items.get_or_insert_with(Default::default);
-            let mut inner_extras = Extras::default();
-            meta.parse_nested_meta(|inner| {
-                let name = super::path_name(&inner.path);
-                let Some(k) = keys::lookup(&name, &[Scope::Items]) else {
+        _ => {
+            let entry = keys::find(key);
+            match entry {
+                Some(entry) if !matches!(entry.store, Store::Elsewhere | Store::Special(_)) => {
+                    if let Some(v) = table_value(cx, entry, meta)? {
+                        entry.set(c, v);
+                    }
+                }
+                // Resource keys are handled by the resource parser;
+                // reaching here means a key table entry has no parser.
+                _ => {
                     cx.error_spanned_by(
-                        &inner.path,
-                        keys::misplaced_or_unknown(&name, &[Scope::Items]),
+                        &meta.path,
+                        format!("kubegen attribute `{key}` is not supported here"),
                     );
-                    return value::skip(&inner);
-                };
-                parse_key(cx, k, &inner, items, &mut inner_extras)
-            })?;
-        }
-        other => {
-            // Resource keys are handled by the resource parser; reaching here
-            // means a key table entry has no parser.
-            cx.error_spanned_by(
-                &meta.path,
-                format!("kubegen attribute `{other}` is not supported here"),
-            );
-            value::skip(meta)?;
+                    value::skip(meta)?;
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Reads a key's value by its syntax, applying the key's own rules
+/// (`pattern` is RE2, `multiple_of` is positive); `None` after an error.
+fn table_value(
+    cx: &Ctxt,
+    entry: &Key,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<Option<Value>> {
+    let key = entry.name;
+    Ok(match entry.syntax {
+        Syntax::Flag | Syntax::BoundOrFlag => Some(Value::Bool(value::flag(meta, key)?)),
+        Syntax::Count => Some(Value::from(value::unsigned(meta, key)?)),
+        Syntax::Number => {
+            let n = value::number(meta, key)?;
+            if key == keys::MULTIPLE_OF && n.as_f64().is_none_or(|f| f <= 0.0) {
+                cx.error_spanned_by(&meta.path, "`multiple_of` must be greater than 0");
+            }
+            Some(Value::Number(n))
+        }
+        Syntax::Text | Syntax::JsonType | Syntax::Path => {
+            let (text, span) = value::string(meta, key)?;
+            if key == keys::PATTERN
+                && let Err(msg) = check_pattern(&text)
+            {
+                cx.error_at(span, msg);
+            }
+            Some(Value::String(text))
+        }
+        Syntax::Choice(allowed) => one_of_strings(cx, meta, key, allowed)?.map(Value::String),
+        Syntax::Texts => Some(Value::from(value::string_list(meta, key)?)),
+        Syntax::Literal => Some(value::json(meta, key)?),
+        Syntax::JsonText => Some(value::json_string(meta, key)?),
+        Syntax::Literals | Syntax::Nested | Syntax::Rule => {
+            cx.error_spanned_by(
+                &meta.path,
+                format!("kubegen attribute `{key}` is not supported here"),
+            );
+            value::skip(meta)?;
+            None
+        }
+    })
+}
+
+/// `exclusive_minimum`/`exclusive_maximum`: a bare flag modifies
+/// `minimum`/`maximum`; a number sets both.
+fn exclusive_bound(
+    cx: &Ctxt,
+    key: &'static str,
+    meta: &ParseNestedMeta<'_>,
+    c: &mut Constraints,
+) -> syn::Result<()> {
+    let (bound, excl) = if key == keys::EXCLUSIVE_MINIMUM {
+        (&mut c.minimum, &mut c.exclusive_minimum)
+    } else {
+        (&mut c.maximum, &mut c.exclusive_maximum)
+    };
+    if meta.input.peek(syn::Token![=]) {
+        let e = value::expr(meta, key)?;
+        match value::to_json(&e) {
+            Ok(Value::Bool(b)) => *excl = b,
+            Ok(Value::Number(n)) => {
+                *bound = Some(n);
+                *excl = true;
+            }
+            _ => cx.error_spanned_by(&e, format!("expected a number or a boolean for `{key}`")),
+        }
+    } else {
+        *excl = value::flag(meta, key)?;
+    }
+    Ok(())
+}
+
+/// `items(...)`: the keys inside apply to the list's items.
+fn items(cx: &Ctxt, meta: &ParseNestedMeta<'_>, c: &mut Constraints) -> syn::Result<()> {
+    let items = c.items.get_or_insert_with(Default::default);
+    let mut inner_extras = Extras::default();
+    meta.parse_nested_meta(|inner| {
+        let name = super::path_name(&inner.path);
+        let Some(k) = keys::lookup(&name, &[Scope::Items]) else {
+            cx.error_spanned_by(
+                &inner.path,
+                keys::misplaced_or_unknown(&name, &[Scope::Items]),
+            );
+            return value::skip(&inner);
+        };
+        parse_key(cx, k, &inner, items, &mut inner_extras)
+    })
 }
 
 #[cfg(test)]

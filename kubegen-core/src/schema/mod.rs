@@ -9,6 +9,8 @@ pub mod union;
 
 use serde_json::{Map, Value, json};
 
+use crate::vocabulary::{Effect, keys, keywords};
+
 use crate::model::{
     Constraints, Field, OneOf, OneOfKind, Repr, SchemaType, Shape, Ty, TypeModel, Validation,
     Variant, VariantData,
@@ -150,72 +152,28 @@ fn int_or_string() -> Map<String, Value> {
     }))
 }
 
-/// Applies keyword constraints to a schema (shared by fields, items, types).
+/// Applies keyword constraints to a schema (shared by fields, items, types):
+/// every key that sets one keyword ([`Effect::Keyword`]) as the vocabulary
+/// table says, then the keys whose effect is a step of its own.
 fn apply(s: &mut Map<String, Value>, c: &Constraints) {
     if c.int_or_string {
         *s = int_or_string();
     }
-    let mut set = |k: &str, v: Value| {
-        s.insert(k.to_owned(), v);
-    };
-    if let Some(v) = &c.minimum {
-        set("minimum", v.clone().into());
+    // The first key of a keyword wins: `map_type` over `struct_type`
+    // (`default` and `default_json` hold one value).
+    let mut plain = Map::new();
+    for k in keys::ALL {
+        if let Effect::Keyword(keyword) = k.effect
+            && let Some(v) = k.get(c)
+        {
+            plain.entry(keyword).or_insert(v);
+        }
     }
-    if let Some(v) = &c.maximum {
-        set("maximum", v.clone().into());
-    }
-    if c.exclusive_minimum {
-        set("exclusiveMinimum", true.into());
-    }
-    if c.exclusive_maximum {
-        set("exclusiveMaximum", true.into());
-    }
-    if let Some(v) = &c.multiple_of {
-        set("multipleOf", v.clone().into());
-    }
-    if let Some(v) = c.min_length {
-        set("minLength", v.into());
-    }
-    if let Some(v) = c.max_length {
-        set("maxLength", v.into());
-    }
-    if let Some(v) = &c.pattern {
-        set("pattern", v.clone().into());
-    }
-    if let Some(v) = &c.format {
-        set("format", v.clone().into());
-    }
-    if let Some(v) = c.min_items {
-        set("minItems", v.into());
-    }
-    if let Some(v) = c.max_items {
-        set("maxItems", v.into());
-    }
+    s.extend(plain);
     // The apiserver forbids `uniqueItems: true` (quadratic to check); a set
     // list type is how it enforces unique items ("Duplicate value").
     if c.unique_items && c.list_type.is_none() {
-        set("x-kubernetes-list-type", "set".into());
-    }
-    if let Some(v) = c.min_properties {
-        set("minProperties", v.into());
-    }
-    if let Some(v) = c.max_properties {
-        set("maxProperties", v.into());
-    }
-    if let Some(v) = &c.enum_values {
-        set("enum", Value::Array(v.clone()));
-    }
-    if c.nullable {
-        set("nullable", true.into());
-    }
-    if let Some(v) = &c.default {
-        set("default", v.clone());
-    }
-    if let Some(v) = &c.example {
-        set("example", v.clone());
-    }
-    if let Some(v) = &c.title {
-        set("title", v.clone().into());
+        s.insert("x-kubernetes-list-type".into(), "set".into());
     }
     if let Some(d) = &c.external_docs {
         let mut docs = Map::new();
@@ -223,60 +181,39 @@ fn apply(s: &mut Map<String, Value>, c: &Constraints) {
         if let Some(text) = &d.description {
             docs.insert("description".into(), text.clone().into());
         }
-        set("externalDocs", Value::Object(docs));
-    }
-    if let Some(v) = &c.list_type {
-        set("x-kubernetes-list-type", v.clone().into());
-    }
-    if !c.list_map_keys.is_empty() {
-        set("x-kubernetes-list-map-keys", json!(c.list_map_keys));
-    }
-    if let Some(v) = c.map_type.as_ref().or(c.struct_type.as_ref()) {
-        set("x-kubernetes-map-type", v.clone().into());
-    }
-    if c.preserve_unknown_fields {
-        set("x-kubernetes-preserve-unknown-fields", true.into());
+        s.insert("externalDocs".into(), Value::Object(docs));
     }
     if c.embedded_resource {
-        set("x-kubernetes-embedded-resource", true.into());
-        set("type", "object".into());
+        s.insert("type".into(), "object".into());
     }
     let mut rules: Vec<Value> = c.validations.iter().map(validation_json).collect();
     if c.immutable {
         rules.push(json!({"rule": "self == oldSelf", "message": "field is immutable"}));
     }
+    for k in keys::ALL {
+        if let Effect::Rule { rule, message } = k.effect
+            && let Some(v) = k.get(c)
+        {
+            rules.push(key_rule(rule, message, &v));
+        }
+    }
     push_rules(s, rules);
 }
 
-/// Keywords that only narrow which values a node accepts, so a node may
-/// carry several of each under `allOf` (the apiserver allows them, and
-/// only them, inside logical junctors).
-const NARROWING: &[&str] = &[
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "maxProperties",
-    "minProperties",
-    "enum",
-];
-
-/// Keywords that say what a node is (or how it merges) and so cannot hold
-/// two values: a field may repeat its type's value but not change it
-/// (`int_or_string`, which replaces a schema, is refused on its own).
-const FIXED: &[&str] = &[
-    "type",
-    "format",
-    "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-map-type",
-];
+/// The rule of an [`Effect::Rule`] key: the value as a CEL literal in the
+/// rule (JSON's string escapes are CEL's), as text in the message (as Go's
+/// `%v` prints it, which Kubernetes' declarative validation uses).
+fn key_rule(rule: &str, message: &str, v: &Value) -> Value {
+    let literal = v.to_string();
+    let text = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    json!({
+        "rule": rule.replace("{}", &literal),
+        "message": message.replace("{}", &text),
+    })
+}
 
 /// Applies a field's (or its items', or a newtype's) keywords to the schema
 /// of the nested type it names, so that they only tighten the nested
@@ -352,13 +289,13 @@ fn tighten(
             ("enum", Some(_)) => {
                 extra.insert(k, v);
             }
-            (key, Some(_)) if NARROWING.contains(&key) => {
+            (key, Some(_)) if keywords::keyword(key).is_some_and(|k| k.narrowing) => {
                 if let Some(theirs) = s.remove(&k) {
                     type_part.insert(k.clone(), theirs);
                 }
                 extra.insert(k, v);
             }
-            (key, Some(theirs)) if FIXED.contains(&key) => {
+            (key, Some(theirs)) if keywords::keyword(key).is_some_and(|k| k.fixed) => {
                 return Err(refuse(format!(
                     "it has {key}: {theirs}, this field asks for {v}"
                 )));

@@ -4,62 +4,7 @@
 
 use serde_json::{Map, Value};
 
-/// Keys that a value-validation schema (inside `allOf`/`anyOf`/`oneOf`/`not`) may not set.
-const FORBIDDEN_IN_JUNCTORS: &[&str] = &[
-    "type",
-    "description",
-    "default",
-    "nullable",
-    "title",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-map-type",
-    "x-kubernetes-validations",
-];
-
-/// Keys allowed in a schema at all (OpenAPI v3 subset the apiserver accepts).
-const KNOWN: &[&str] = &[
-    "type",
-    "format",
-    "title",
-    "description",
-    "default",
-    "example",
-    "enum",
-    "nullable",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "items",
-    "properties",
-    "additionalProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "externalDocs",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-map-type",
-    "x-kubernetes-validations",
-];
+use crate::vocabulary::keywords;
 
 const JUNCTORS: &[&str] = &["allOf", "anyOf", "oneOf"];
 
@@ -135,7 +80,7 @@ impl Checker {
             return;
         };
         for k in m.keys() {
-            if !KNOWN.contains(&k.as_str()) {
+            if !keywords::is_known(k) {
                 self.err(path, format!("unknown schema keyword `{k}`"));
             }
         }
@@ -277,8 +222,8 @@ impl Checker {
             self.err(path, "schema must be an object");
             return;
         };
-        for k in FORBIDDEN_IN_JUNCTORS {
-            if m.contains_key(*k) {
+        for k in keywords::names_where(|k| !k.in_junctors) {
+            if m.contains_key(k) {
                 self.err(
                     path,
                     format!("`{k}` must not be set inside a logical junctor"),

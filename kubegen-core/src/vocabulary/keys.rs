@@ -188,6 +188,11 @@ pub enum Store {
     Texts(fn(&Constraints) -> &Vec<String>, fn(&mut Constraints) -> &mut Vec<String>),
     /// An `Option<Value>` field.
     Json(fn(&Constraints) -> &Option<Value>, fn(&mut Constraints) -> &mut Option<Value>),
+    /// An `Option<Vec<Value>>` field.
+    List(
+        fn(&Constraints) -> &Option<Vec<Value>>,
+        fn(&mut Constraints) -> &mut Option<Vec<Value>>,
+    ),
     /// A field the key's own parser fills; only whether it is set is
     /// read generically.
     Special(fn(&Constraints) -> bool),
@@ -205,6 +210,7 @@ impl std::fmt::Debug for Store {
             Store::Text(..) => "Text",
             Store::Texts(..) => "Texts",
             Store::Json(..) => "Json",
+            Store::List(..) => "List",
             Store::Special(_) => "Special",
             Store::ByName => "ByName",
         })
@@ -334,6 +340,7 @@ impl Key {
                 (!v.is_empty()).then(|| Value::from(v.clone()))
             }
             Store::Json(get, _) => get(c).clone(),
+            Store::List(get, _) => get(c).clone().map(Value::Array),
             Store::Special(set) => set(c).then_some(Value::Bool(true)),
             Store::ByName => c.by_name.get(self.name).cloned(),
         }
@@ -362,6 +369,7 @@ impl Key {
                     .unwrap_or_default()
             }
             Store::Json(_, set) => *set(c) = Some(v),
+            Store::List(_, set) => *set(c) = v.as_array().cloned(),
             Store::ByName => {
                 c.by_name.insert(self.name.to_owned(), v);
             }
@@ -490,7 +498,7 @@ keys! {
     MAX_PROPERTIES: key("max_properties", ANYWHERE, Syntax::Count, "The most entries (`maxProperties`).", "max_properties = 10")
         .applies(Applies::Maps).keyword("maxProperties", count!(max_properties));
     ENUM_VALUES: key("enum_values", ANYWHERE, Syntax::Literals, "The values allowed (`enum`).", "enum_values = [\"a\", \"b\"]")
-        .keyword("enum", Store::Special(|c| c.enum_values.is_some()));
+        .keyword("enum", Store::List(|c| &c.enum_values, |c| &mut c.enum_values));
     NEQ: key("neq", ANYWHERE, Syntax::Literal, "A value the node may not hold (Kubernetes' `+k8s:neq`), as a CEL rule.", "neq = \"forbidden\"")
         .applies(Applies::Scalars).rule("self != {}", "must not be equal to {}").fits_node();
     NULLABLE: key("nullable", FIELD, Syntax::Flag, "`null` is accepted (`nullable`).", "nullable")
@@ -661,7 +669,7 @@ mod tests {
             let sample = match k.syntax {
                 Syntax::Flag | Syntax::BoundOrFlag => Value::Bool(true),
                 Syntax::Count | Syntax::Number => Value::from(3u64),
-                Syntax::Texts => serde_json::json!(["a", "b"]),
+                Syntax::Texts | Syntax::Literals => serde_json::json!(["a", "b"]),
                 Syntax::Choice(c) => Value::from(c[0]),
                 _ => Value::from("x"),
             };
