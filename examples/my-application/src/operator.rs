@@ -9,14 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use kubegen::controller::{Action, Controller};
-use kubegen::events::EventRecorder;
 use kubegen::k8s_openapi::api::apps::v1::Deployment;
 use kubegen::k8s_openapi::api::core::v1::Service;
 use kubegen::kube::runtime::watcher::InitialListStrategy;
-use kubegen::leader_election::{LeaderElectionConfig, default_identity};
-use kubegen::manager::Manager;
-use kubegen::server::{ServingCert, WebhookServer};
+use kubegen::leader_election::default_identity;
+use kubegen::{
+    Action, Controller, EventRecorder, LeaderElectionConfig, Manager, ServingCert, WebhookServer,
+};
 use prometheus_client::metrics::counter::Counter;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -72,7 +71,7 @@ pub struct Options {
     pub paginated_lists: bool,
     /// Cache MyApplications and the Deployments and Services the operator
     /// owns as their JSON, decoded when a reconcile reads one
-    /// ([`compact_for`](kubegen::factory::FactoryBuilder::compact_for)):
+    /// ([`compact_for`](kubegen::FactoryBuilder::compact_for)):
     /// less memory per object for a decode per read. On by default; off,
     /// they are cached decoded.
     pub compact_caches: bool,

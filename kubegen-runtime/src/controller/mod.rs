@@ -31,8 +31,8 @@
 //! use std::time::Duration;
 //! use k8s_openapi::api::apps::v1::Deployment;
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kubegen::controller::{Action, Controller, ControllerMetrics, shutdown_signal};
-//! use kubegen::factory::SharedInformerFactory;
+//! use kubegen::controller::ControllerMetrics;
+//! use kubegen::{Action, Controller, SharedInformerFactory, shutdown_signal};
 //!
 //! struct Ctx {
 //!     client: kube::Client,
@@ -61,7 +61,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! A [`Manager`](crate::manager::Manager) runs controllers in a process:
+//! A [`Manager`](crate::Manager) runs controllers in a process:
 //! informers before leadership, controllers only while leading, a drain
 //! and the Lease release at shutdown. By hand, under leader election, run
 //! the controller in `on_started_leading` until the term ends: losing
@@ -76,9 +76,8 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kubegen::controller::{Action, Controller, shutdown_signal};
-//! use kubegen::factory::SharedInformerFactory;
 //! use kubegen::leader_election::LeaderElector;
+//! use kubegen::{Action, Controller, SharedInformerFactory, shutdown_signal};
 //!
 //! async fn reconcile(cm: Arc<ConfigMap>, _ctx: Arc<()>) -> Result<Action, kube::Error> {
 //!     # let _ = cm;

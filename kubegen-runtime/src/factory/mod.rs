@@ -148,6 +148,17 @@ impl FactoryBuilder {
 ///
 /// Informers requested after [`start`](SharedInformerFactory::start) are
 /// started by the next call to it.
+///
+/// This is the generic factory, keyed by type: `factory.informer::<K>()`.
+/// `kubegen generate` writes a typed one of the same name into the
+/// operator's crate (`generated::informers::SharedInformerFactory`), a
+/// shim over this one as client-go's generated informer factories are
+/// over its generic one: it wraps a factory (`new`, `from_factory`; the
+/// wrapped one is `factory()`, and a [`Manager`](crate::Manager) shares
+/// its own through [`Manager::factory`](crate::Manager::factory)) and
+/// adds typed accessors (`factory.apps().v1().deployments()`) that ask
+/// this one for the informer. Both hand out the same shared informers.
+/// Where both are in scope, name the generated one by its module path.
 #[derive(Clone)]
 pub struct SharedInformerFactory {
     inner: Arc<FactoryInner>,

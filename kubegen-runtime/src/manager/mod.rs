@@ -11,9 +11,7 @@
 //! use std::time::Duration;
 //! use k8s_openapi::api::apps::v1::Deployment;
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kubegen::controller::{Action, Controller};
-//! use kubegen::leader_election::LeaderElectionConfig;
-//! use kubegen::manager::Manager;
+//! use kubegen::{Action, Controller, LeaderElectionConfig, Manager};
 //!
 //! async fn reconcile(cm: Arc<ConfigMap>, client: Arc<kube::Client>) -> Result<Action, kube::Error> {
 //!     # let _ = (cm, client);

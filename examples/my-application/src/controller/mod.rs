@@ -11,7 +11,7 @@
 //! reported as a conflict.
 //!
 //! A write the apiserver refuses for good (invalid, forbidden, over quota:
-//! [`kubegen::client::Error::is_refused`]) is reported on the application —
+//! [`kubegen::ClientError::is_refused`]) is reported on the application —
 //! `Failed=True` with the apiserver's message, a Warning event (repeats
 //! aggregate into one series) — and then retried with backoff, so the
 //! application recovers by itself once the cause is gone.
@@ -28,11 +28,11 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{DeleteParams, Patch, Preconditions};
-use kubegen::events::{EventRecorder, EventType, object_reference};
+use kubegen::events::object_reference;
 use kubegen::k8s_openapi::jiff::Timestamp;
 use kubegen::kube;
 use kubegen::ownership::{is_controlled_by, owner_reference};
-use kubegen::rbac;
+use kubegen::{EventRecorder, EventType, rbac};
 
 use crate::api::MyApplication;
 use crate::generated::clientset::Clientset;
@@ -66,7 +66,7 @@ pub struct Context {
 pub enum Error {
     /// A read or write was refused or failed.
     #[error(transparent)]
-    Client(#[from] kubegen::client::Error),
+    Client(#[from] kubegen::ClientError),
     /// The MyApplication has no name, namespace or uid yet.
     #[error("the MyApplication lacks metadata: {0}")]
     Metadata(#[from] kubegen::ownership::OwnershipError),
@@ -276,7 +276,7 @@ async fn replace_earlier(
     app: &MyApplication,
     kind: &str,
     name: &str,
-    delete: impl Future<Output = Result<(), kubegen::client::Error>>,
+    delete: impl Future<Output = Result<(), kubegen::ClientError>>,
 ) -> Result<(), Error> {
     child_write(ctx, app, Write::Delete(kind, name), delete).await?;
     ctx.writes.inc();
@@ -303,7 +303,7 @@ async fn child_write<T>(
     ctx: &Context,
     app: &MyApplication,
     write: Write<'_>,
-    request: impl Future<Output = Result<T, kubegen::client::Error>>,
+    request: impl Future<Output = Result<T, kubegen::ClientError>>,
 ) -> Result<T, Error> {
     let result = request.await;
     if let Err(error) = &result
@@ -321,7 +321,7 @@ async fn report_refusal(
     ctx: &Context,
     app: &MyApplication,
     write: Write<'_>,
-    error: &kubegen::client::Error,
+    error: &kubegen::ClientError,
 ) {
     let (reason, action, verb, kind, name) = match write {
         Write::Create(kind, name) => ("FailedCreate", "Create", "creating", kind, name),
