@@ -52,66 +52,77 @@ fn status_assertions(c: &Container, status: &syn::Type, krate: &syn::Path) -> To
     out
 }
 
+/// What every part of the root type names: the crate path, the root and
+/// spec types, the status type if any, the resource and the paths of
+/// `ObjectMeta` and serde.
+struct Root<'a> {
+    krate: syn::Path,
+    kind_ident: syn::Ident,
+    spec: &'a syn::Ident,
+    status: Option<&'a syn::Type>,
+    res: &'a ResourceModel,
+    meta: TokenStream,
+    serde_path: TokenStream,
+}
+
+/// The tokens of one part of the root (the spec or the status): its
+/// field, its initialiser in `new`, its serialisation.
+struct Part {
+    field: TokenStream,
+    init: TokenStream,
+    ser: TokenStream,
+}
+
 /// The root type `Kind { metadata, spec, status }` with its impls.
 pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -> TokenStream {
     let krate = super::krate(c);
-    let spec = &input.ident;
-    let vis = &input.vis;
-    let kind_ident = format_ident!("{}", crate::names::kind_type(&res.kind));
-    let derives = &c.resource.derives;
-    let resource_json = res.to_json();
-    let (group, version, kind, plural) = (&res.group, &res.version, &res.kind, &res.plural);
-    let api_version = res.api_version();
-    let list_kind = res.list_kind();
-    let scope = if res.namespaced {
-        quote!(#krate::k8s_openapi::NamespaceResourceScope)
-    } else {
-        quote!(#krate::k8s_openapi::ClusterResourceScope)
+    let root = Root {
+        kind_ident: format_ident!("{}", crate::names::kind_type(&res.kind)),
+        spec: &input.ident,
+        status: c.resource.status.as_ref(),
+        res,
+        meta: quote!(#krate::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta),
+        serde_path: quote!(#krate::__private::serde),
+        krate,
     };
-    let meta = quote!(#krate::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
-    let serde_path = quote!(#krate::__private::serde);
-    let serde_str = format!(
-        "{}::__private::serde",
-        quote!(#krate).to_string().replace(' ', "")
-    );
-    let status = c.resource.status.as_ref();
-    let status_field = status.map(|s| {
-        quote! {
-            /// The observed state, written by the controller.
-            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            pub status: ::core::option::Option<#s>,
-        }
-    });
-    let status_init = status.map(|_| quote!(status: ::core::option::Option::None,));
-    let status_ser = status.map(|_| {
-        quote! {
-            if let ::core::option::Option::Some(status) = &self.status {
-                #serde_path::ser::SerializeStruct::serialize_field(&mut state, "status", status)?;
-            }
-        }
-    });
-    let status_resolver = match status {
-        Some(s) => {
-            quote!(::core::option::Option::Some(<#s as #krate::KubeSchema>::kube_schema as #krate::__private::Resolver))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let field_count = if status.is_some() { 5usize } else { 4 };
-    let doc = format!(
-        "The `{kind}` custom resource (`{api_version}`), generated from [`{spec}`] by `#[derive(CustomResource)]`."
-    );
-    let assertions = status.map(|s| status_assertions(c, s, &krate));
-    // `optional_spec`: objects may come without a spec, so the root holds
-    // an `Option` and writes the spec only when there is one.
-    let (spec_field, spec_init, spec_ser) = if res.flatten_spec {
-        (
-            quote! {
+    let spec = spec_part(&root);
+    let status = status_part(&root);
+    let definition = struct_definition(&root, input, c, &spec.field, &status.field);
+    let inherent = inherent_impl(&root, &spec.init, &status.init);
+    let ext = custom_resource_ext_impl(&root);
+    let k8s = k8s_openapi_impls(&root);
+    let serialize = serialize_impl(&root, &spec.ser, &status.ser);
+    let assertions = root.status.map(|s| status_assertions(c, s, &root.krate));
+    quote! {
+        #definition
+        #inherent
+        #ext
+        #k8s
+        #serialize
+        #assertions
+    }
+}
+
+/// How the spec sits in the root: flattened into it (`flatten_spec`),
+/// optional (`optional_spec`: objects may come without a spec, so the root
+/// holds an `Option` and writes the spec only when there is one), or
+/// required.
+fn spec_part(root: &Root<'_>) -> Part {
+    let Root {
+        krate,
+        spec,
+        serde_path,
+        ..
+    } = root;
+    if root.res.flatten_spec {
+        Part {
+            field: quote! {
                 /// The object's own fields (at the top level, next to `metadata`).
                 #[serde(flatten)]
                 pub spec: #spec,
             },
-            quote!(spec,),
-            quote! {
+            init: quote!(spec,),
+            ser: quote! {
                 let fields = #krate::__private::serde_json::to_value(&self.spec)
                     .map_err(<S::Error as #serde_path::ser::Error>::custom)?;
                 if let #krate::__private::serde_json::Value::Object(fields) = fields {
@@ -120,51 +131,88 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
                     }
                 }
             },
-        )
-    } else if res.optional_spec {
-        (
-            quote! {
+        }
+    } else if root.res.optional_spec {
+        Part {
+            field: quote! {
                 /// The desired state (objects may omit it).
                 #[serde(default)]
                 pub spec: ::core::option::Option<#spec>,
             },
-            quote!(spec: ::core::option::Option::Some(spec),),
-            quote! {
+            init: quote!(spec: ::core::option::Option::Some(spec),),
+            ser: quote! {
                 if let ::core::option::Option::Some(spec) = &self.spec {
                     #serde_path::ser::SerializeStruct::serialize_field(&mut state, "spec", spec)?;
                 }
             },
-        )
+        }
     } else {
-        (
-            quote! {
+        Part {
+            field: quote! {
                 /// The desired state.
                 pub spec: #spec,
             },
-            quote!(spec,),
-            quote!(#serde_path::ser::SerializeStruct::serialize_field(&mut state, "spec", &self.spec)?;),
-        )
-    };
-    let ser_body = if res.flatten_spec {
-        quote! {
-            let mut state = #serde_path::Serializer::serialize_map(serializer, ::core::option::Option::None)?;
-            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "apiVersion", #api_version)?;
-            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "kind", #kind)?;
-            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "metadata", &self.metadata)?;
-            #spec_ser
-            #serde_path::ser::SerializeMap::end(state)
+            init: quote!(spec,),
+            ser: quote!(#serde_path::ser::SerializeStruct::serialize_field(&mut state, "spec", &self.spec)?;),
         }
-    } else {
-        quote! {
-            let mut state = #serde_path::Serializer::serialize_struct(serializer, #kind, #field_count)?;
-            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "apiVersion", #api_version)?;
-            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "kind", #kind)?;
-            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "metadata", &self.metadata)?;
-            #spec_ser
-            #status_ser
-            #serde_path::ser::SerializeStruct::end(state)
-        }
+    }
+}
+
+/// The status, when the resource has one: an optional field, `None` in
+/// `new`, written only when set. Without one, every part is empty.
+fn status_part(root: &Root<'_>) -> Part {
+    let serde_path = &root.serde_path;
+    let Some(s) = root.status else {
+        return Part {
+            field: TokenStream::new(),
+            init: TokenStream::new(),
+            ser: TokenStream::new(),
+        };
     };
+    Part {
+        field: quote! {
+            /// The observed state, written by the controller.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub status: ::core::option::Option<#s>,
+        },
+        init: quote!(status: ::core::option::Option::None,),
+        ser: quote! {
+            if let ::core::option::Option::Some(status) = &self.status {
+                #serde_path::ser::SerializeStruct::serialize_field(&mut state, "status", status)?;
+            }
+        },
+    }
+}
+
+/// The root struct: its doc, its derives (`Deserialize` and the
+/// resource's `derive = ...`), `metadata`, the spec and status fields.
+fn struct_definition(
+    root: &Root<'_>,
+    input: &syn::DeriveInput,
+    c: &Container,
+    spec_field: &TokenStream,
+    status_field: &TokenStream,
+) -> TokenStream {
+    let Root {
+        krate,
+        kind_ident,
+        spec,
+        res,
+        meta,
+        serde_path,
+        ..
+    } = root;
+    let vis = &input.vis;
+    let derives = &c.resource.derives;
+    let serde_str = format!(
+        "{}::__private::serde",
+        quote!(#krate).to_string().replace(' ', "")
+    );
+    let doc = format!(
+        "The `{}` custom resource (`{}`), generated from [`{spec}`] by `#[derive(CustomResource)]`.",
+        res.kind,
+        res.api_version()
+    );
     quote! {
         #[doc = #doc]
         #[derive(::core::clone::Clone, ::core::fmt::Debug, #serde_path::Deserialize #(, #derives)*)]
@@ -176,7 +224,23 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
             #spec_field
             #status_field
         }
+    }
+}
 
+/// The root's own functions: `new(name, spec)` and `crd()`.
+fn inherent_impl(
+    root: &Root<'_>,
+    spec_init: &TokenStream,
+    status_init: &TokenStream,
+) -> TokenStream {
+    let Root {
+        krate,
+        kind_ident,
+        spec,
+        meta,
+        ..
+    } = root;
+    quote! {
         #[automatically_derived]
         impl #kind_ident {
             /// A new object with the given name and spec (no status).
@@ -201,7 +265,26 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
                     .map_err(|e| #krate::__private::CrdError::Decode(::std::string::ToString::to_string(&e)))
             }
         }
+    }
+}
 
+/// `CustomResourceExt`: the embedded resource model, and the CRD built at
+/// run time from it and the spec's and status's schemas.
+fn custom_resource_ext_impl(root: &Root<'_>) -> TokenStream {
+    let Root {
+        krate,
+        kind_ident,
+        spec,
+        ..
+    } = root;
+    let resource_json = root.res.to_json();
+    let status_resolver = match root.status {
+        Some(s) => {
+            quote!(::core::option::Option::Some(<#s as #krate::KubeSchema>::kube_schema as #krate::__private::Resolver))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {
         #[automatically_derived]
         impl #krate::CustomResourceExt for #kind_ident {
             fn resource_model() -> #krate::__private::ResourceModel {
@@ -215,7 +298,28 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
                 )
             }
         }
+    }
+}
 
+/// k8s-openapi's `Resource` (group, version, kind, plural, scope),
+/// `ListableResource` and `Metadata`.
+fn k8s_openapi_impls(root: &Root<'_>) -> TokenStream {
+    let Root {
+        krate,
+        kind_ident,
+        res,
+        meta,
+        ..
+    } = root;
+    let (group, version, kind, plural) = (&res.group, &res.version, &res.kind, &res.plural);
+    let api_version = res.api_version();
+    let list_kind = res.list_kind();
+    let scope = if res.namespaced {
+        quote!(#krate::k8s_openapi::NamespaceResourceScope)
+    } else {
+        quote!(#krate::k8s_openapi::ClusterResourceScope)
+    };
+    quote! {
         #[automatically_derived]
         impl #krate::k8s_openapi::Resource for #kind_ident {
             const API_VERSION: &'static str = #api_version;
@@ -241,14 +345,51 @@ pub fn root_type(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) -
                 &mut self.metadata
             }
         }
+    }
+}
 
+/// `Serialize`: type meta first, then metadata, spec and status; a map
+/// when the spec is flattened, else a struct of four or five fields.
+fn serialize_impl(
+    root: &Root<'_>,
+    spec_ser: &TokenStream,
+    status_ser: &TokenStream,
+) -> TokenStream {
+    let Root {
+        kind_ident,
+        res,
+        serde_path,
+        ..
+    } = root;
+    let kind = &res.kind;
+    let api_version = res.api_version();
+    let field_count = if root.status.is_some() { 5usize } else { 4 };
+    let ser_body = if res.flatten_spec {
+        quote! {
+            let mut state = #serde_path::Serializer::serialize_map(serializer, ::core::option::Option::None)?;
+            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "apiVersion", #api_version)?;
+            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "kind", #kind)?;
+            #serde_path::ser::SerializeMap::serialize_entry(&mut state, "metadata", &self.metadata)?;
+            #spec_ser
+            #serde_path::ser::SerializeMap::end(state)
+        }
+    } else {
+        quote! {
+            let mut state = #serde_path::Serializer::serialize_struct(serializer, #kind, #field_count)?;
+            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "apiVersion", #api_version)?;
+            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "kind", #kind)?;
+            #serde_path::ser::SerializeStruct::serialize_field(&mut state, "metadata", &self.metadata)?;
+            #spec_ser
+            #status_ser
+            #serde_path::ser::SerializeStruct::end(state)
+        }
+    };
+    quote! {
         #[automatically_derived]
         impl #serde_path::Serialize for #kind_ident {
             fn serialize<S: #serde_path::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                 #ser_body
             }
         }
-
-        #assertions
     }
 }
