@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use super::attrs::{Key, attrs, canonical, doc, literal, number, schema_type, validation};
 use super::names::{Namespace, field_ident, type_ident};
 use kubegen_core::model::case::RenameRule;
+use kubegen_core::vocabulary::{self, Key as VocabularyKey, Syntax, keywords};
 
 /// The types planned for one version of one kind: one Rust module.
 #[derive(Default)]
@@ -113,52 +114,48 @@ pub struct Planner<'a> {
     pub module: ModulePlan,
 }
 
-/// Keywords holding a count, with the attribute of each.
-const UNSIGNED_KEYS: &[(&str, &str)] = &[
-    ("minLength", "min_length"),
-    ("maxLength", "max_length"),
-    ("minItems", "min_items"),
-    ("maxItems", "max_items"),
-    ("minProperties", "min_properties"),
-    ("maxProperties", "max_properties"),
-];
+/// Whether a Rust type (or the slot) or a `#[kubegen]` key accounts for
+/// schema keyword `k` (the vocabulary says which); any other keyword makes
+/// the node explicit.
+fn accounted_for(k: &str) -> bool {
+    keywords::keyword(k).is_some_and(|kw| kw.typed) || vocabulary::keys::imported_for(k).is_some()
+}
 
-/// Keys of a node that a Rust type (or the slot) accounts for; anything
-/// else makes the node explicit.
-const KNOWN: &[&str] = &[
-    "type",
-    "format",
-    "description",
-    "properties",
-    "required",
-    "items",
-    "additionalProperties",
-    "enum",
-    "default",
-    "example",
-    "nullable",
-    "title",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-    "x-kubernetes-validations",
-    "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
-    "x-kubernetes-map-type",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-embedded-resource",
-    "x-kubernetes-int-or-string",
-    "anyOf",
-];
+/// The key `key` written with value `v`, by the key's syntax; `None` when
+/// the value has no spelling in it.
+fn key_tokens(key: &VocabularyKey, v: &Value) -> Option<TokenStream> {
+    let ident = format_ident!("{}", key.name);
+    Some(match (key.syntax, v) {
+        (Syntax::Count, v) => {
+            let n = proc_macro2::Literal::u64_unsuffixed(v.as_u64()?);
+            quote!(#ident = #n)
+        }
+        (Syntax::Number, Value::Number(n)) => {
+            let n = number(n)?;
+            quote!(#ident = #n)
+        }
+        (Syntax::BoundOrFlag, Value::Bool(b)) => quote!(#ident = #b),
+        (Syntax::Flag, Value::Bool(true)) => quote!(#ident),
+        (Syntax::Text | Syntax::Choice(_), Value::String(s)) => quote!(#ident = #s),
+        (Syntax::Texts, Value::Array(a)) => {
+            let ks: Option<Vec<&str>> = a.iter().map(Value::as_str).collect();
+            let ks = ks?;
+            quote!(#ident = [#(#ks),*])
+        }
+        (Syntax::JsonText, v) => {
+            let j = canonical(v);
+            quote!(#ident = #j)
+        }
+        (Syntax::Literals, Value::Array(values)) => {
+            let lits: Vec<TokenStream> = values.iter().map(literal).collect::<Option<_>>()?;
+            if lits.is_empty() {
+                return None;
+            }
+            quote!(#ident = [#(#lits),*])
+        }
+        _ => return None,
+    })
+}
 
 impl<'a> Planner<'a> {
     /// A planner whose reserved names are `reserved`.
@@ -332,91 +329,29 @@ impl<'a> Planner<'a> {
             if skip.contains(&k.as_str()) {
                 continue;
             }
-            if let Some(&(_, attr)) = UNSIGNED_KEYS.iter().find(|(json, _)| json == k) {
-                match v.as_u64() {
-                    Some(n) => {
-                        let n = proc_macro2::Literal::u64_unsuffixed(n);
-                        let ident = format_ident!("{attr}");
-                        keys.push(Key {
-                            name: attr,
-                            tokens: quote!(#ident = #n),
-                        });
+            if let ("x-kubernetes-validations", Value::Array(rules)) = (k.as_str(), v) {
+                let mut ok = true;
+                for r in rules {
+                    match validation(r) {
+                        Some(t) => keys.push(Key {
+                            name: "validation",
+                            tokens: t,
+                        }),
+                        None => ok = false,
                     }
-                    None => leftover.push(k.clone()),
+                }
+                if !ok {
+                    leftover.push(k.clone());
                 }
                 continue;
             }
-            let key = match (k.as_str(), v) {
-                ("minimum", Value::Number(n)) => {
-                    number(n).map(|n| ("minimum", quote!(minimum = #n)))
-                }
-                ("maximum", Value::Number(n)) => {
-                    number(n).map(|n| ("maximum", quote!(maximum = #n)))
-                }
-                ("exclusiveMinimum", Value::Bool(b)) => {
-                    Some(("exclusive_minimum", quote!(exclusive_minimum = #b)))
-                }
-                ("exclusiveMaximum", Value::Bool(b)) => {
-                    Some(("exclusive_maximum", quote!(exclusive_maximum = #b)))
-                }
-                ("multipleOf", Value::Number(n)) => {
-                    number(n).map(|n| ("multiple_of", quote!(multiple_of = #n)))
-                }
-                ("pattern", Value::String(s)) => Some(("pattern", quote!(pattern = #s))),
-                ("format", Value::String(s)) => Some(("format", quote!(format = #s))),
-                ("title", Value::String(s)) => Some(("title", quote!(title = #s))),
-                ("nullable", Value::Bool(true)) => Some(("nullable", quote!(nullable))),
-                ("default", v) => {
-                    let j = canonical(v);
-                    Some(("default_json", quote!(default_json = #j)))
-                }
-                ("example", v) => {
-                    let j = canonical(v);
-                    Some(("example_json", quote!(example_json = #j)))
-                }
-                ("enum", Value::Array(values)) => {
-                    let lits: Option<Vec<TokenStream>> = values.iter().map(literal).collect();
-                    lits.filter(|l| !l.is_empty())
-                        .map(|l| ("enum_values", quote!(enum_values = [#(#l),*])))
-                }
-                ("x-kubernetes-list-type", Value::String(s)) => {
-                    Some(("list_type", quote!(list_type = #s)))
-                }
-                ("x-kubernetes-list-map-keys", Value::Array(a)) => {
-                    let ks: Option<Vec<&str>> = a.iter().map(Value::as_str).collect();
-                    ks.map(|ks| ("list_map_keys", quote!(list_map_keys = [#(#ks),*])))
-                }
-                ("x-kubernetes-map-type", Value::String(s)) => {
-                    if m.contains_key("properties") {
-                        Some(("struct_type", quote!(struct_type = #s)))
-                    } else {
-                        Some(("map_type", quote!(map_type = #s)))
-                    }
-                }
-                ("x-kubernetes-preserve-unknown-fields", Value::Bool(true)) => {
-                    Some(("preserve_unknown_fields", quote!(preserve_unknown_fields)))
-                }
-                ("x-kubernetes-embedded-resource", Value::Bool(true)) => {
-                    Some(("embedded_resource", quote!(embedded_resource)))
-                }
-                ("x-kubernetes-validations", Value::Array(rules)) => {
-                    let mut ok = true;
-                    for r in rules {
-                        match validation(r) {
-                            Some(t) => keys.push(Key {
-                                name: "validation",
-                                tokens: t,
-                            }),
-                            None => ok = false,
-                        }
-                    }
-                    if ok {
-                        continue;
-                    }
-                    None
-                }
-                _ => None,
+            // controller-gen's `structType`: the map type of a struct.
+            let writer = if k == "x-kubernetes-map-type" && m.contains_key("properties") {
+                vocabulary::keys::find(vocabulary::keys::STRUCT_TYPE)
+            } else {
+                vocabulary::keys::imported_for(k)
             };
+            let key = writer.and_then(|w| Some((w.name, key_tokens(w, v)?)));
             match key {
                 Some((name, tokens)) => keys.push(Key { name, tokens }),
                 None => leftover.push(k.clone()),
@@ -431,7 +366,7 @@ impl<'a> Planner<'a> {
         let Some(m) = node.as_object() else {
             return verbatim(node);
         };
-        if self.explicit.contains(ptr) || m.keys().any(|k| !KNOWN.contains(&k.as_str())) {
+        if self.explicit.contains(ptr) || m.keys().any(|k| !accounted_for(k)) {
             return verbatim(node);
         }
         let ty_name = m.get("type").and_then(Value::as_str);
@@ -804,6 +739,42 @@ fn identity(m: &Map<String, Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_importers_key_sets_are_keys_of_the_vocabulary_in_their_scope() {
+        use vocabulary::keys::{Scope, find};
+        for (set, scope) in [(ITEMS_KEYS, Scope::Items), (TYPE_KEYS, Scope::Type)] {
+            for name in set {
+                let key = find(name).unwrap_or_else(|| panic!("`{name}` is not a key"));
+                assert!(key.scopes.contains(&scope), "`{name}` is not valid in {scope:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_keyword_a_key_writes_reads_back_as_that_key() {
+        // The inverse of emission: each importable keyword becomes its key.
+        let cases = [
+            (serde_json::json!({"maxLength": 3}), "max_length = 3"),
+            (serde_json::json!({"exclusiveMinimum": true}), "exclusive_minimum = true"),
+            (serde_json::json!({"enum": ["a", 1]}), "enum_values = [\"a\" , 1]"),
+            (serde_json::json!({"x-kubernetes-list-map-keys": ["k"]}), "list_map_keys = [\"k\"]"),
+            (serde_json::json!({"nullable": true}), "nullable"),
+        ];
+        let explicit = BTreeSet::new();
+        let p = Planner::new(&explicit, &[]);
+        for (node, want) in cases {
+            let mut keys = Vec::new();
+            let left = p.node_keys(node.as_object().unwrap(), &mut keys, &[]);
+            assert!(left.is_empty(), "{node}: {left:?}");
+            assert_eq!(keys[0].tokens.to_string(), want, "{node}");
+        }
+        let mut keys = Vec::new();
+        let struct_map = serde_json::json!({"properties": {}, "x-kubernetes-map-type": "atomic"});
+        p.node_keys(struct_map.as_object().unwrap(), &mut keys, &["properties"]);
+        assert_eq!(keys[0].name, "struct_type");
+        assert!(!accounted_for("uniqueItems") && !accounted_for("externalDocs"));
+    }
 
     #[test]
     fn unknown_keywords_make_a_node_explicit() {
