@@ -77,7 +77,7 @@ deps:
 ## below. The self-test first proves the check fails on a violating fixture
 ## (hack/tests/floor-violation) and passes a clean one (hack/tests/floor-clean).
 CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime \
-	tests/kubegen-testenv examples/my-application
+	tests/kubegen-testenv examples/my-application bench/operator-bench
 cycles:
 	python3 hack/check-import-cycles.py --self-test
 	python3 hack/check-import-cycles.py --floors kubegen-runtime=ARCHITECTURE.md $(CRATES)
@@ -113,7 +113,7 @@ package:
 	for c in $(PUBLISHED); do rm -rf "$${CARGO_HOME:-$$HOME/.cargo}"/registry/src/-*/$$c-$(VERSION); done
 	rm -rf $(PACKAGE_TARGET)/debug/.fingerprint/kubegen-* $(PACKAGE_TARGET)/debug/deps/*kubegen_* \
 		$(PACKAGE_TARGET)/debug/build/kubegen-*
-	$(CARGO) package --workspace --exclude my-application --allow-dirty --target-dir $(PACKAGE_TARGET)
+	$(CARGO) package --workspace --exclude my-application --exclude my-application-bench --allow-dirty --target-dir $(PACKAGE_TARGET)
 	@# CI builds once: the verification's own build (GBs) is not needed again.
 	if [ -n "$${CI:-}" ]; then rm -rf $(PACKAGE_TARGET); fi
 

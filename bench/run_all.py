@@ -33,7 +33,7 @@ def benches(args):
         "workqueue": (["cargo", "bench", "-q", "-p", "kubegen-runtime", "--bench", "workqueue"], {}),
         "informer": (["cargo", "bench", "-q", "-p", "kubegen-runtime", "--bench", "informer_memory"],
                      {"INFORMER_BENCH_OBJECTS": "2000"} if args.quick else {}),
-        "scale": (["cargo", "bench", "-q", "-p", "my-application", "--bench", "scale"],
+        "scale": (["cargo", "bench", "-q", "-p", "my-application-bench", "--bench", "scale"],
                   dict({"SCALE_APPS": scale_apps},
                        **({"SCALE_PACED": "60", "SCALE_STEADY_SECS": "10"} if args.quick else {}))),
     }

@@ -165,7 +165,7 @@ impl Replicas {
         .context("minting a token timed out")??;
         let log_path = self.env.dir().join(format!("operator-{name}.log"));
         let log = std::fs::File::create(&log_path)?;
-        let child = Command::new(env!("CARGO_BIN_EXE_my-application-controller"))
+        let child = Command::new(my_application_bench::operator_binary()?)
             .args(["--namespace", &self.ns, "--lease-namespace", &self.ns])
             .args(["--lease-duration", &LEASE_DURATION_SECS.to_string()])
             .args(["--health-probe-bind-address", "127.0.0.1:0"])

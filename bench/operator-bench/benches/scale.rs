@@ -61,7 +61,7 @@
 //! command to run kubegen's operator under (`bench/layout/order.py` traces
 //! it with valgrind).
 //!
-//! `cargo bench -p my-application --bench scale`. Without Go, or with
+//! `cargo bench -p my-application-bench --bench scale`. Without Go, or with
 //! `SCALE_PEER=0` (for quick A/B runs of kubegen's side alone), the peer is
 //! skipped and kubegen's figures are printed alone. Lines starting with
 //! `BENCH` (kubegen, peer) feed `bench/run_all.py`. Nothing fails on time.
@@ -87,8 +87,6 @@ use my_application::api::{MyApplication, MyApplicationSpec};
 
 #[path = "scale/reaction.rs"]
 mod reaction;
-#[path = "../tests/support/mod.rs"]
-mod support;
 
 /// The namespace of the operator's ServiceAccount and Lease.
 const SYSTEM: &str = "scale-system";
@@ -189,7 +187,7 @@ impl Side {
         let metrics = format!("127.0.0.1:{}", kubegen_testenv::free_loopback_port()?);
         let mut command = match self {
             Side::Kubegen => {
-                let binary = env!("CARGO_BIN_EXE_my-application-controller");
+                let binary = my_application_bench::operator_binary()?;
                 // A command to run the operator under, e.g. valgrind for
                 // `bench/layout/order.py`'s trace of the functions it runs.
                 let wrapper = std::env::var("SCALE_KUBEGEN_WRAPPER").unwrap_or_default();
@@ -400,7 +398,7 @@ async fn run(
     let admin = env.client().await?;
 
     // The CRD (awaited until Established) and the generated ClusterRole.
-    support::install(&admin).await?;
+    my_application_bench::install(&admin).await?;
     wait_out_create_hold(&admin).await?;
     let namespace_api = Api::<Namespace>::all(admin.clone());
     let new_namespace = |name: &str| {
@@ -632,7 +630,7 @@ async fn measure(
 
 /// Builds the controller-runtime peer (cached); `None` without Go.
 fn peer_binary() -> Option<(PathBuf, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/peer-go");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../peer-go");
     let out = std::process::Command::new("bash")
         .arg(root.join("build.sh"))
         .stderr(std::process::Stdio::inherit())
@@ -820,6 +818,9 @@ async fn main() -> Result<()> {
         peer_binary()
     };
     let peer_versions = peer.as_ref().map_or("-".to_string(), |(_, v)| v.clone());
+    // kubegen's operator, built (in release, laid out) before any plane starts.
+    let binary = my_application_bench::operator_binary()?;
+    println!("operator: {}", binary.display());
 
     let mut scenarios: Vec<(String, usize, Option<f64>, usize)> = sizes
         .iter()

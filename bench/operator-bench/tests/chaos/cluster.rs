@@ -26,7 +26,7 @@ use kubegen::kube;
 use my_application::api::MyApplication;
 
 use super::churn::{Intent, SharedBook, Spec, lock};
-use super::support::condition;
+use my_application_bench::condition;
 
 /// Poll period.
 pub const POLL: Duration = Duration::from_millis(300);

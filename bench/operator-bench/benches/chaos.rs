@@ -4,7 +4,7 @@
 //! plane; prints the figures and fails on any broken invariant (see
 //! `tests/chaos/mod.rs`).
 //!
-//! `cargo bench -p my-application --bench chaos`; `KUBEGEN_CHAOS_DURATION`
+//! `cargo bench -p my-application-bench --bench chaos`; `KUBEGEN_CHAOS_DURATION`
 //! (seconds), `KUBEGEN_CHAOS_APPS` and `KUBEGEN_CHAOS_SEED` override.
 
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! replicas on a private control plane, a churn of 20 MyApplications, and
 //! kill -9 of the apiserver, etcd and the leading replica every few
 //! seconds; fails on any broken invariant (see `chaos/mod.rs`). The
-//! 10-minute variant is `cargo bench -p my-application --bench chaos`.
+//! 10-minute variant is `cargo bench -p my-application-bench --bench chaos`.
 //!
 //! Below the soak, the audit-log checks are run on hand-written logs, so
 //! that each leader invariant is seen to fail when it is broken.

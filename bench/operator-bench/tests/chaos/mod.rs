@@ -23,12 +23,10 @@
 //! - no panic in any operator process (its log, its exit code).
 //!
 //! `tests/chaos_e2e.rs` runs it for 60 s; `benches/chaos.rs` for 10
-//! minutes. `KUBEGEN_CHAOS_SEED` replays a run's decisions;
+//! minutes. Both drive the example's `my-application-controller` binary
+//! ([`my_application_bench::operator_binary`]). `KUBEGEN_CHAOS_SEED` replays a run's decisions;
 //! `KUBEGEN_CHAOS_DURATION` (seconds) and `KUBEGEN_CHAOS_APPS` override the
 //! size.
-
-#[path = "../support/mod.rs"]
-mod support;
 
 pub mod audit;
 mod churn;
@@ -329,6 +327,9 @@ pub async fn soak(config: Config) -> Result<Report> {
         config.seed, config.duration, config.apps
     );
     let mut rng = rng::Rng::new(config.seed);
+    // Built before the plane starts, so that no replica waits for cargo.
+    let binary = tokio::task::spawn_blocking(my_application_bench::operator_binary).await??;
+    println!("operator: {}", binary.display());
     let env = Arc::new(TestEnv::start().await?);
     println!(
         "control plane up in {:.1} s at {}",
@@ -336,7 +337,7 @@ pub async fn soak(config: Config) -> Result<Report> {
         env.dir().display()
     );
     let admin = env.client().await?;
-    support::install(&admin).await?;
+    my_application_bench::install(&admin).await?;
     let ns = env.namespace("chaos").await?;
     let binding: ClusterRoleBinding = serde_json::from_value(serde_json::json!({
         "metadata": { "name": format!("{ns}-operators") },

@@ -1,0 +1,133 @@
+//! What the scale benchmark and the chaos soak share: the example
+//! operator's binary, built as its users build it (and, in release builds,
+//! laid out for its working set), and its CRD and ClusterRole installed on
+//! a control plane.
+//!
+//! The benchmarks drive `my-application-controller`, the binary of the
+//! `my-application` package. Cargo gives a test or bench the path of a
+//! binary of its own package only (`CARGO_BIN_EXE_<name>`), so
+//! [`operator_binary`] asks cargo to build that binary and returns the
+//! path cargo reports.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use anyhow::{Context as _, Result, bail};
+use k8s_openapi::api::rbac::v1::ClusterRole;
+use kube::api::{Api, Patch, PatchParams};
+use kubegen::conditions::find_condition;
+use kubegen::kube;
+use my_application::api::{MyApplication, MyApplicationStatus};
+
+/// The example operator's package and binary.
+const PACKAGE: &str = "my-application";
+const BINARY: &str = "my-application-controller";
+
+/// The functions a traced scale run executed, in the order rust-lld places
+/// them at the start of `.text` (`bench/layout/order.py` writes it).
+pub const ORDER_FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/layout/my-application-controller.order"
+);
+
+/// The workspace root.
+fn workspace() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The example's directory (its `config/`).
+pub fn example_dir() -> PathBuf {
+    workspace().join("examples/my-application")
+}
+
+/// The path of `my-application-controller`, built once per process with
+/// `cargo rustc -p my-application --bin my-application-controller`: only
+/// the example's own features, as `cargo build -p my-application` (and its
+/// container image) builds it. When this crate is built without debug
+/// assertions (`cargo bench`, `--release`) so is the binary: in release,
+/// on x86_64 Linux, with the code layout of [`ORDER_FILE`]
+/// (`--symbol-ordering-file`, see `docs/performance.md`).
+pub fn operator_binary() -> Result<PathBuf> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| build_operator().map_err(|e| format!("{e:#}")))
+        .clone()
+        .map_err(anyhow::Error::msg)
+}
+
+/// Whether the binary is laid out by [`ORDER_FILE`]: release builds for
+/// x86_64 Linux (rust-lld), when the file exists.
+fn ordered(release: bool) -> bool {
+    release
+        && cfg!(all(
+            target_arch = "x86_64",
+            target_os = "linux",
+            target_env = "gnu"
+        ))
+        && Path::new(ORDER_FILE).exists()
+}
+
+fn build_operator() -> Result<PathBuf> {
+    let release = !cfg!(debug_assertions);
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(workspace())
+        .args(["rustc", "-p", PACKAGE, "--bin", BINARY])
+        .arg("--message-format=json-render-diagnostics");
+    if release {
+        command.arg("--release");
+    }
+    if ordered(release) {
+        // Only the binary's own link gets these, not its dependencies.
+        command.args([
+            "--".to_string(),
+            "-C".to_string(),
+            format!("link-arg=-Wl,--symbol-ordering-file={ORDER_FILE}"),
+            "-C".to_string(),
+            "link-arg=-Wl,--no-warn-symbol-ordering".to_string(),
+        ]);
+    }
+    let output = command
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("running cargo to build {BINARY}"))?;
+    if !output.status.success() {
+        bail!("cargo failed to build {BINARY} ({})", output.status);
+    }
+    executable(&String::from_utf8_lossy(&output.stdout))
+        .with_context(|| format!("cargo reported no executable for {BINARY}"))
+}
+
+/// The executable of [`BINARY`] in cargo's JSON messages.
+fn executable(messages: &str) -> Option<PathBuf> {
+    messages.lines().find_map(|line| {
+        let message: serde_json::Value = serde_json::from_str(line).ok()?;
+        (message["reason"] == "compiler-artifact" && message["target"]["name"] == BINARY)
+            .then(|| message["executable"].as_str().map(PathBuf::from))?
+    })
+}
+
+/// Applies the example's CRD and its generated ClusterRole
+/// (`my-application-controller`; idempotent).
+pub async fn install(admin: &kube::Client) -> Result<()> {
+    kubegen_testenv::install_crd(admin, &MyApplication::crd()?).await?;
+    let role_yaml = std::fs::read_to_string(example_dir().join("config/rbac/role.yaml"))?;
+    let value: serde_json::Value =
+        serde_yaml::from_str(&role_yaml).context("parsing the generated ClusterRole")?;
+    let role: ClusterRole = serde_json::from_value(value)?;
+    Api::<ClusterRole>::all(admin.clone())
+        .patch(
+            BINARY,
+            &PatchParams::apply("operator-e2e").force(),
+            &Patch::Apply(&role),
+        )
+        .await?;
+    Ok(())
+}
+
+/// The status of condition `type_`, if present.
+pub fn condition<'a>(status: &'a MyApplicationStatus, type_: &str) -> Option<&'a str> {
+    find_condition(&status.conditions, type_).map(|c| c.status.as_str())
+}
