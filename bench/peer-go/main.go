@@ -4,7 +4,7 @@
 // client-go's (leader election 15 s / 10 s / 2 s, workqueue rate limiter,
 // no client-side throttling), the same number of workers and, by default,
 // managedFields stripped from the cache as kubegen's informers do.
-// bench/peer-go/build.sh builds it; examples/my-application/benches/scale.rs
+// bench/peer-go/build.sh builds it; bench/operator-bench/benches/scale.rs
 // runs it against kubegen's operator on identically configured planes.
 package main
 
