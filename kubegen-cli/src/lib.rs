@@ -9,9 +9,12 @@
 //! - [`import`] writes Rust types for existing CRDs (`kubegen import`),
 //!   proven to regenerate them;
 //! - [`scaffold`] creates new operator crates (`kubegen new`);
+//! - [`explain`] prints a kind's fields (`kubegen explain`) and the key
+//!   reference (`--keys`);
 //! - [`cli`] is the clap front end and the one place errors become exit codes.
 
 pub mod cli;
+pub mod explain;
 pub mod files;
 pub mod generate;
 pub mod import;

@@ -375,6 +375,23 @@ fn explain_shows_type_constraints_and_docs() {
 }
 
 #[test]
+fn explain_keys_lists_every_key_of_the_vocabulary() {
+    let out = kubegen(&["explain", "--keys"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for key in kubegen_core::vocabulary::keys::ALL {
+        assert!(
+            s.contains(&format!("{}  (", key.name)) && s.contains(key.example),
+            "{}: {s}",
+            key.name
+        );
+    }
+    // A target and `--keys` are one or the other; one is needed.
+    assert_eq!(kubegen(&["explain", "Cart", "--keys"]).status.code(), Some(2));
+    assert_eq!(kubegen(&["explain"]).status.code(), Some(2));
+}
+
+#[test]
 fn help_version_completions_and_bad_flags() {
     for sub in [
         &["--help"][..],
