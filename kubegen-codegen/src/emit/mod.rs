@@ -326,6 +326,52 @@ pub fn modules(
     if groups.is_empty() {
         return Ok(BTreeMap::new());
     }
+    top_modules(conversions, &mut files);
+    let mut roots = Roots::default();
+    for (group, versions) in &groups {
+        let mut version_accessors = Vec::new();
+        for (version, (api_group, kinds)) in versions {
+            let gv = api_version(api_group, version);
+            group_version_files(group, version, &gv, kinds, &mut files);
+            let module = format_ident!("{}", group_version_module(group, version));
+            roots.modules.push(quote!(pub mod #module;));
+            roots
+                .client_accessors
+                .push(client_accessor(group, version, &gv, &module));
+            version_accessors.push(informers_version_accessor(version, &gv, &module));
+        }
+        let (group_struct, group_accessor) = informers_group(group, versions, &version_accessors);
+        roots.group_structs.push(group_struct);
+        roots.group_accessors.push(group_accessor);
+    }
+    files.insert("clientset/mod.rs".into(), clientset_root(&roots));
+    let lister_mods = &roots.modules;
+    files.insert(
+        "listers/mod.rs".into(),
+        pending(
+            "Listers: typed, indexed reads from shared informer caches.",
+            quote! { #(#lister_mods)* },
+        ),
+    );
+    files.insert("informers/mod.rs".into(), informers_root(&roots));
+    Ok(render_all(files, header))
+}
+
+/// What the `clientset`, `listers` and `informers` root modules gather
+/// from every group version: its `pub mod` line (the same in all three),
+/// its clientset accessor, and per group the informer group struct and its
+/// accessor.
+#[derive(Default)]
+struct Roots {
+    modules: Vec<TokenStream>,
+    client_accessors: Vec<TokenStream>,
+    group_structs: Vec<TokenStream>,
+    group_accessors: Vec<TokenStream>,
+}
+
+/// The top `mod.rs`, and `conversion.rs` with its `pub mod` line when
+/// kinds convert through a hub.
+fn top_modules(conversions: &[ConversionKind], files: &mut BTreeMap<String, Pending>) {
     let (conversion_mod, doc) = if conversions.is_empty() {
         (
             quote!(),
@@ -353,146 +399,181 @@ pub fn modules(
             quote! { pub mod clientset; #conversion_mod pub mod informers; pub mod listers; },
         ),
     );
-    let mut client_mods = Vec::new();
-    let mut client_accessors = Vec::new();
-    let mut lister_mods = Vec::new();
-    let mut informer_mods = Vec::new();
-    let mut group_structs = Vec::new();
-    let mut group_accessors = Vec::new();
-    for (group, versions) in &groups {
-        let mut version_accessors = Vec::new();
-        for (version, (api_group, kinds)) in versions {
-            let module = format_ident!("{}", group_version_module(group, version));
-            let gv = api_version(api_group, version);
-            for (dir, part, doc) in [
-                (
-                    "clientset",
-                    Part::Clientset,
-                    format!("Typed clients for `{gv}`."),
-                ),
-                (
-                    "listers",
-                    Part::Listers,
-                    format!("Listers for `{gv}`: typed reads from informer caches."),
-                ),
-                (
-                    "informers",
-                    Part::Informers,
-                    format!("Shared informers for `{gv}`."),
-                ),
-            ] {
-                files.insert(
-                    format!("{dir}/{module}.rs"),
-                    Pending {
-                        doc,
-                        source: Source::group_version(part, group, version, &gv, kinds),
-                    },
-                );
-            }
-            let client_ty = format_ident!("{}{}Client", pascal(group), pascal(version));
-            let doc = format!(" Typed clients for `{gv}`.");
-            client_mods.push(quote!(pub mod #module;));
-            lister_mods.push(quote!(pub mod #module;));
-            informer_mods.push(quote!(pub mod #module;));
-            client_accessors.push(quote! {
-                #[doc = #doc]
-                pub fn #module(&self) -> #module::#client_ty {
-                    #module::#client_ty::new(self.client.clone(), &self.field_manager)
-                }
-            });
-            let version_ident = accessor_ident(version);
-            let doc = format!(" Informers of `{gv}`.");
-            version_accessors.push(quote! {
-                #[doc = #doc]
-                pub fn #version_ident(&self) -> #module::Interface<'a> {
-                    #module::Interface::new(self.0)
-                }
-            });
-        }
-        let group_ident = accessor_ident(group);
-        let group_ty = format_ident!("{}Group", pascal(group));
-        let api_group = versions
-            .values()
-            .next()
-            .map(|(g, _)| g.clone())
-            .unwrap_or_default();
-        let shown = if api_group.is_empty() {
-            "core".to_string()
-        } else {
-            api_group
-        };
-        let doc = format!(" Informers of the `{shown}` API group, by version.");
-        group_structs.push(quote! {
-            #[doc = #doc]
-            #[derive(Clone, Copy, Debug)]
-            pub struct #group_ty<'a>(&'a ::kubegen::factory::SharedInformerFactory);
-            impl<'a> #group_ty<'a> { #(#version_accessors)* }
-        });
-        let doc = format!(" Informers of the `{shown}` API group.");
-        group_accessors.push(quote! {
-            #[doc = #doc]
-            pub fn #group_ident(&self) -> #group_ty<'_> { #group_ty(&self.0) }
-        });
-    }
-    files.insert("clientset/mod.rs".into(), pending("The clientset: typed clients for every API group version of this crate.", quote! {
-        #(#client_mods)*
-        /// Typed clients for every API group version this crate uses.
-        #[derive(Clone)]
-        pub struct Clientset {
-            client: ::kubegen::kube::Client,
-            field_manager: ::std::string::String,
-        }
-        impl Clientset {
-            /// A clientset writing with the field manager `kubegen`.
-            pub fn new(client: ::kubegen::kube::Client) -> Self {
-                Clientset { client, field_manager: ::kubegen::client::DEFAULT_FIELD_MANAGER.into() }
-            }
-            /// Sets the field manager recorded for every write and used for server-side apply.
-            pub fn with_field_manager(mut self, field_manager: &str) -> Self {
-                self.field_manager = field_manager.into();
-                self
-            }
-            #(#client_accessors)*
-        }
-    }));
-    files.insert(
-        "listers/mod.rs".into(),
-        pending(
-            "Listers: typed, indexed reads from shared informer caches.",
-            quote! { #(#lister_mods)* },
+}
+
+/// One group version's three files: `clientset/`, `listers/` and
+/// `informers/<group_version>.rs`, emitted when they are formatted.
+fn group_version_files(
+    group: &str,
+    version: &str,
+    gv: &str,
+    kinds: &[Kind],
+    files: &mut BTreeMap<String, Pending>,
+) {
+    let module = group_version_module(group, version);
+    for (dir, part, doc) in [
+        (
+            "clientset",
+            Part::Clientset,
+            format!("Typed clients for `{gv}`."),
         ),
-    );
-    files.insert("informers/mod.rs".into(), pending("A shared informer factory for this crate's API and the built-in kinds it uses.", quote! {
-        #(#informer_mods)*
-        /// One watch and one cache per kind, shared by every controller of
-        /// the process (client-go's `SharedInformerFactory`), with typed accessors.
-        #[derive(Clone, Debug)]
-        pub struct SharedInformerFactory(::kubegen::factory::SharedInformerFactory);
-        impl SharedInformerFactory {
-            /// A factory with default options (all namespaces, no resync).
-            pub fn new(client: ::kubegen::kube::Client) -> Self {
-                SharedInformerFactory(::kubegen::factory::SharedInformerFactory::new(client))
-            }
-            /// Wraps a factory built with options (namespace, selectors, resync,
-            /// transform) through `kubegen::factory::SharedInformerFactory::builder`.
-            pub fn from_factory(factory: ::kubegen::factory::SharedInformerFactory) -> Self {
-                SharedInformerFactory(factory)
-            }
-            /// The untyped factory underneath.
-            pub fn factory(&self) -> &::kubegen::factory::SharedInformerFactory { &self.0 }
-            /// Starts every informer requested so far (idempotent).
-            pub fn start(&self) { self.0.start() }
-            /// Waits until every started informer has synced; reports each by type.
-            pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
-                self.0.wait_for_cache_sync().await
-            }
-            /// Stops every informer and waits for their watch tasks to end.
-            pub async fn shutdown(&self) { self.0.shutdown().await }
-            #(#group_accessors)*
+        (
+            "listers",
+            Part::Listers,
+            format!("Listers for `{gv}`: typed reads from informer caches."),
+        ),
+        (
+            "informers",
+            Part::Informers,
+            format!("Shared informers for `{gv}`."),
+        ),
+    ] {
+        files.insert(
+            format!("{dir}/{module}.rs"),
+            Pending {
+                doc,
+                source: Source::group_version(part, group, version, gv, kinds),
+            },
+        );
+    }
+}
+
+/// The `Clientset` method returning one group version's typed clients.
+fn client_accessor(group: &str, version: &str, gv: &str, module: &syn::Ident) -> TokenStream {
+    let client_ty = format_ident!("{}{}Client", pascal(group), pascal(version));
+    let doc = format!(" Typed clients for `{gv}`.");
+    quote! {
+        #[doc = #doc]
+        pub fn #module(&self) -> #module::#client_ty {
+            #module::#client_ty::new(self.client.clone(), &self.field_manager)
         }
-        #(#group_structs)*
-    }));
-    Ok(render_all(files, header))
+    }
+}
+
+/// The informer group struct's method for one version, named after the
+/// version.
+fn informers_version_accessor(version: &str, gv: &str, module: &syn::Ident) -> TokenStream {
+    let version_ident = accessor_ident(version);
+    let doc = format!(" Informers of `{gv}`.");
+    quote! {
+        #[doc = #doc]
+        pub fn #version_ident(&self) -> #module::Interface<'a> {
+            #module::Interface::new(self.0)
+        }
+    }
+}
+
+/// One API group's informers: the struct holding its version accessors,
+/// and the factory's method returning it (named by the group accessor;
+/// the core group is shown as `core`).
+fn informers_group(
+    group: &str,
+    versions: &BTreeMap<String, (String, Vec<Kind>)>,
+    version_accessors: &[TokenStream],
+) -> (TokenStream, TokenStream) {
+    let group_ident = accessor_ident(group);
+    let group_ty = format_ident!("{}Group", pascal(group));
+    let api_group = versions
+        .values()
+        .next()
+        .map(|(g, _)| g.clone())
+        .unwrap_or_default();
+    let shown = if api_group.is_empty() {
+        "core".to_string()
+    } else {
+        api_group
+    };
+    let doc = format!(" Informers of the `{shown}` API group, by version.");
+    let group_struct = quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug)]
+        pub struct #group_ty<'a>(&'a ::kubegen::factory::SharedInformerFactory);
+        impl<'a> #group_ty<'a> { #(#version_accessors)* }
+    };
+    let doc = format!(" Informers of the `{shown}` API group.");
+    let group_accessor = quote! {
+        #[doc = #doc]
+        pub fn #group_ident(&self) -> #group_ty<'_> { #group_ty(&self.0) }
+    };
+    (group_struct, group_accessor)
+}
+
+/// `clientset/mod.rs`: the `Clientset` with its field manager and an
+/// accessor per group version.
+fn clientset_root(roots: &Roots) -> Pending {
+    let Roots {
+        modules: client_mods,
+        client_accessors,
+        ..
+    } = roots;
+    pending(
+        "The clientset: typed clients for every API group version of this crate.",
+        quote! {
+            #(#client_mods)*
+            /// Typed clients for every API group version this crate uses.
+            #[derive(Clone)]
+            pub struct Clientset {
+                client: ::kubegen::kube::Client,
+                field_manager: ::std::string::String,
+            }
+            impl Clientset {
+                /// A clientset writing with the field manager `kubegen`.
+                pub fn new(client: ::kubegen::kube::Client) -> Self {
+                    Clientset { client, field_manager: ::kubegen::client::DEFAULT_FIELD_MANAGER.into() }
+                }
+                /// Sets the field manager recorded for every write and used for server-side apply.
+                pub fn with_field_manager(mut self, field_manager: &str) -> Self {
+                    self.field_manager = field_manager.into();
+                    self
+                }
+                #(#client_accessors)*
+            }
+        },
+    )
+}
+
+/// `informers/mod.rs`: the typed `SharedInformerFactory` over the untyped
+/// one, with an accessor per API group and the group structs.
+fn informers_root(roots: &Roots) -> Pending {
+    let Roots {
+        modules: informer_mods,
+        group_structs,
+        group_accessors,
+        ..
+    } = roots;
+    pending(
+        "A shared informer factory for this crate's API and the built-in kinds it uses.",
+        quote! {
+            #(#informer_mods)*
+            /// One watch and one cache per kind, shared by every controller of
+            /// the process (client-go's `SharedInformerFactory`), with typed accessors.
+            #[derive(Clone, Debug)]
+            pub struct SharedInformerFactory(::kubegen::factory::SharedInformerFactory);
+            impl SharedInformerFactory {
+                /// A factory with default options (all namespaces, no resync).
+                pub fn new(client: ::kubegen::kube::Client) -> Self {
+                    SharedInformerFactory(::kubegen::factory::SharedInformerFactory::new(client))
+                }
+                /// Wraps a factory built with options (namespace, selectors, resync,
+                /// transform) through `kubegen::factory::SharedInformerFactory::builder`.
+                pub fn from_factory(factory: ::kubegen::factory::SharedInformerFactory) -> Self {
+                    SharedInformerFactory(factory)
+                }
+                /// The untyped factory underneath.
+                pub fn factory(&self) -> &::kubegen::factory::SharedInformerFactory { &self.0 }
+                /// Starts every informer requested so far (idempotent).
+                pub fn start(&self) { self.0.start() }
+                /// Waits until every started informer has synced; reports each by type.
+                pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<::std::string::String, bool> {
+                    self.0.wait_for_cache_sync().await
+                }
+                /// Stops every informer and waits for their watch tasks to end.
+                pub async fn shutdown(&self) { self.0.shutdown().await }
+                #(#group_accessors)*
+            }
+            #(#group_structs)*
+        },
+    )
 }
 
 #[cfg(test)]
