@@ -137,9 +137,62 @@ fn flattened(v: &Value) -> bool {
     })
 }
 
-/// The resource attribute of one version.
+/// The resource attribute of one version: `#[kubegen(...)]` with its
+/// keys in the order below, then one attribute per CRD label and
+/// annotation, printer column and selectable field, and the conversion.
 fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
     let flat = flattened(v);
+    let root = v.pointer("/schema/openAPIV3Schema");
+    let mut parts = name_parts(crd, v);
+    if let Some(s) = status {
+        parts.push(quote!(status = #s));
+    }
+    parts.extend(root_parts(root, flat));
+    let has_status_sub = v.pointer("/subresources/status").is_some();
+    if has_status_sub != status.is_some() {
+        parts.push(quote!(status_subresource = #has_status_sub));
+    }
+    if versions_differ(crd) && conversion_attr(crd).is_none() {
+        parts.push(quote!(allow_lossy_versions));
+    }
+    if !flat && !root_required(root).contains(&"spec") {
+        parts.push(quote!(optional_spec));
+    }
+    if let Some(scale) = v.pointer("/subresources/scale") {
+        parts.push(scale_part(scale, root));
+    }
+    parts.extend(version_flag_parts(v));
+    let mut attrs = vec![quote!(#[kubegen(#(#parts),*)])];
+    attrs.extend(crd_metadata_attrs(crd));
+    for c in v
+        .get("additionalPrinterColumns")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        attrs.push(printcolumn_attr(c, root));
+    }
+    for f in v
+        .get("selectableFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(p) = f.get("jsonPath").and_then(Value::as_str) {
+            attrs.push(quote!(#[kubegen(selectable_field(json_path = #p))]));
+        }
+    }
+    if let Some(attr) = conversion_attr(crd) {
+        attrs.push(attr);
+    }
+    quote!(#(#attrs)*)
+}
+
+/// The kind's identity and names: `group`, `version`, `kind`,
+/// `namespaced`, `plural`, `singular` (the lower-cased kind when the CRD
+/// has none), `list_kind` when it is not `<Kind>List`, each `shortname`
+/// and `category`.
+fn name_parts(crd: &Value, v: &Value) -> Vec<TokenStream> {
     let group = str_at(crd, "/spec/group").unwrap_or_default();
     let kind = str_at(crd, "/spec/names/kind").unwrap_or_default();
     let version = str_at(v, "/name").unwrap_or_default();
@@ -167,10 +220,15 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
     for s in strings(crd.pointer("/spec/names/categories")) {
         parts.push(quote!(category = #s));
     }
-    if let Some(s) = status {
-        parts.push(quote!(status = #s));
-    }
-    let root = v.pointer("/schema/openAPIV3Schema");
+    parts
+}
+
+/// The root schema as written: `flatten_spec`, or `kind_description` when
+/// the root's description is not the spec's; `required_metadata`;
+/// `max_description_len = 0` when no schema node has a description;
+/// `type_meta_schema_json` when the type meta is not apimachinery's.
+fn root_parts(root: Option<&Value>, flat: bool) -> Vec<TokenStream> {
+    let mut parts = Vec::new();
     let root_description = root
         .and_then(|r| r.get("description"))
         .and_then(Value::as_str);
@@ -183,14 +241,7 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
         None if spec_description.is_some() => parts.push(quote!(kind_description = "")),
         _ => {}
     }
-    let required: Vec<&str> = root
-        .and_then(|r| r.get("required"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    if required.contains(&"metadata") {
+    if root_required(root).contains(&"metadata") {
         parts.push(quote!(required_metadata));
     }
     let no_descriptions = root.is_some_and(|r| !has_description(r));
@@ -202,48 +253,61 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
             serde_json::to_string(&kubegen_core::output::canonical(&given)).unwrap_or_default();
         parts.push(quote!(type_meta_schema_json = #json));
     }
-    let has_status_sub = v.pointer("/subresources/status").is_some();
-    if has_status_sub != status.is_some() {
-        parts.push(quote!(status_subresource = #has_status_sub));
-    }
+    parts
+}
+
+/// The root schema's `required` fields.
+fn root_required(root: Option<&Value>) -> Vec<&str> {
+    root.and_then(|r| r.get("required"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// Whether two neighbouring versions have different schemas: only those
+/// need `allow_lossy_versions` without a conversion (kubegen refuses them
+/// otherwise; the published CRD serves them anyway).
+fn versions_differ(crd: &Value) -> bool {
     let versions = crd.pointer("/spec/versions").and_then(Value::as_array);
-    // Only versions whose schemas differ need it (kubegen refuses those
-    // without a conversion; the published CRD serves them anyway).
-    let differ = versions.is_some_and(|vs| {
+    versions.is_some_and(|vs| {
         vs.windows(2)
             .any(|w| w[0].pointer("/schema") != w[1].pointer("/schema"))
-    });
-    if differ && conversion_attr(crd).is_none() {
-        parts.push(quote!(allow_lossy_versions));
-    }
-    if !flat && !required.contains(&"spec") {
-        parts.push(quote!(optional_spec));
-    }
-    if let Some(scale) = v.pointer("/subresources/scale") {
-        let mut s = Vec::new();
-        for (k, key) in [
-            ("specReplicasPath", quote!(spec_replicas_path)),
-            ("statusReplicasPath", quote!(status_replicas_path)),
-            ("labelSelectorPath", quote!(label_selector_path)),
-        ] {
-            if let Some(p) = scale.get(k).and_then(Value::as_str) {
-                s.push(quote!(#key = #p));
-            }
+    })
+}
+
+/// `scale(...)` with the paths the subresource gives, and `unchecked` when
+/// one names a field the schema lacks (the apiserver serves them).
+fn scale_part(scale: &Value, root: Option<&Value>) -> TokenStream {
+    let mut s = Vec::new();
+    for (k, key) in [
+        ("specReplicasPath", quote!(spec_replicas_path)),
+        ("statusReplicasPath", quote!(status_replicas_path)),
+        ("labelSelectorPath", quote!(label_selector_path)),
+    ] {
+        if let Some(p) = scale.get(k).and_then(Value::as_str) {
+            s.push(quote!(#key = #p));
         }
-        // Paths naming fields the schema lacks: the apiserver serves them.
-        let undeclared = [
-            "specReplicasPath",
-            "statusReplicasPath",
-            "labelSelectorPath",
-        ]
-        .iter()
-        .filter_map(|k| scale.get(*k).and_then(Value::as_str))
-        .any(|p| root.is_none_or(|r| kubegen_core::crd::resolve_json_path(r, p).is_err()));
-        if undeclared {
-            s.push(quote!(unchecked));
-        }
-        parts.push(quote!(scale(#(#s),*)));
     }
+    let undeclared = [
+        "specReplicasPath",
+        "statusReplicasPath",
+        "labelSelectorPath",
+    ]
+    .iter()
+    .filter_map(|k| scale.get(*k).and_then(Value::as_str))
+    .any(|p| root.is_none_or(|r| kubegen_core::crd::resolve_json_path(r, p).is_err()));
+    if undeclared {
+        s.push(quote!(unchecked));
+    }
+    quote!(scale(#(#s),*))
+}
+
+/// The version's flags where they are not the defaults: `storage = false`,
+/// `served = false`, `deprecated`, `deprecation_warning`.
+fn version_flag_parts(v: &Value) -> Vec<TokenStream> {
+    let mut parts = Vec::new();
     if v.get("storage") != Some(&Value::Bool(true)) {
         parts.push(quote!(storage = false));
     }
@@ -256,7 +320,13 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
     if let Some(w) = str_at(v, "/deprecationWarning") {
         parts.push(quote!(deprecation_warning = #w));
     }
-    let mut attrs = vec![quote!(#[kubegen(#(#parts),*)])];
+    parts
+}
+
+/// One `crd_label(...)` / `crd_annotation(...)` attribute per label and
+/// annotation of the CRD object.
+fn crd_metadata_attrs(crd: &Value) -> Vec<TokenStream> {
+    let mut attrs = Vec::new();
     for (key, what) in [
         ("labels", quote!(crd_label)),
         ("annotations", quote!(crd_annotation)),
@@ -269,51 +339,35 @@ fn resource_attr(crd: &Value, v: &Value, status: Option<&str>) -> TokenStream {
             attrs.push(quote!(#[kubegen(#what(key = #k, value = #val))]));
         }
     }
-    for c in v
-        .get("additionalPrinterColumns")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    attrs
+}
+
+/// The `printcolumn(...)` attribute of one column, `unchecked` when its
+/// path names no field of the schema: the apiserver serves the column
+/// (empty); kubegen asks for `unchecked` to keep it.
+fn printcolumn_attr(c: &Value, root: Option<&Value>) -> TokenStream {
+    let mut p = Vec::new();
+    for (k, key) in [
+        ("name", quote!(name)),
+        ("type", quote!(type)),
+        ("jsonPath", quote!(json_path)),
+        ("description", quote!(description)),
+        ("format", quote!(format)),
+    ] {
+        if let Some(s) = c.get(k).and_then(Value::as_str) {
+            p.push(quote!(#key = #s));
+        }
+    }
+    if let Some(n) = c.get("priority").and_then(Value::as_i64) {
+        let n = proc_macro2::Literal::i64_unsuffixed(n);
+        p.push(quote!(priority = #n));
+    }
+    if let (Some(root), Some(path)) = (root, c.get("jsonPath").and_then(Value::as_str))
+        && kubegen_core::crd::resolve_json_path(root, path).is_err()
     {
-        let mut p = Vec::new();
-        for (k, key) in [
-            ("name", quote!(name)),
-            ("type", quote!(type)),
-            ("jsonPath", quote!(json_path)),
-            ("description", quote!(description)),
-            ("format", quote!(format)),
-        ] {
-            if let Some(s) = c.get(k).and_then(Value::as_str) {
-                p.push(quote!(#key = #s));
-            }
-        }
-        if let Some(n) = c.get("priority").and_then(Value::as_i64) {
-            let n = proc_macro2::Literal::i64_unsuffixed(n);
-            p.push(quote!(priority = #n));
-        }
-        // A path naming no field of the schema: the apiserver serves the
-        // column (empty); kubegen asks for `unchecked` to keep it.
-        if let (Some(root), Some(path)) = (root, c.get("jsonPath").and_then(Value::as_str))
-            && kubegen_core::crd::resolve_json_path(root, path).is_err()
-        {
-            p.push(quote!(unchecked));
-        }
-        attrs.push(quote!(#[kubegen(printcolumn(#(#p),*))]));
+        p.push(quote!(unchecked));
     }
-    for f in v
-        .get("selectableFields")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(p) = f.get("jsonPath").and_then(Value::as_str) {
-            attrs.push(quote!(#[kubegen(selectable_field(json_path = #p))]));
-        }
-    }
-    if let Some(attr) = conversion_attr(crd) {
-        attrs.push(attr);
-    }
-    quote!(#(#attrs)*)
+    quote!(#[kubegen(printcolumn(#(#p),*))])
 }
 
 /// `conversion(...)` for a webhook conversion.
