@@ -88,9 +88,10 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// must not be named like the kind (the root type takes that name).
 /// ## `#[kubegen(namespaced)]`
 /// Namespace scope; without it the resource is cluster-scoped.
-/// ## `#[kubegen(plural = "...", singular = "...")]`
+/// ## `#[kubegen(plural = "...", singular = "...")]`, `list_kind = "..."`
 /// Override the names; the default plural follows Kubernetes conventions
-/// (`policy` → `policies`, `ingress` → `ingresses`, `endpoints` → `endpoints`).
+/// (`policy` → `policies`, `ingress` → `ingresses`, `endpoints` → `endpoints`),
+/// the default list kind is the kind with `List` appended.
 /// ## `#[kubegen(shortname = "ma")]`, `#[kubegen(category = "all")]`
 /// Repeatable.
 /// ## `#[kubegen(status = "MyApplicationStatus")]`
@@ -374,6 +375,23 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// ## `#[kubegen(example = "x")]`, `example_json = "..."`, `title = "..."`, `description = "..."`, `nullable`
 /// ## `#[kubegen(immutable)]`
 /// `self == oldSelf`; for optional fields the parent also forbids removal.
+/// ## `#[kubegen(neq = "forbidden")]`
+/// A value the field (or type, or list item) may not hold — Kubernetes'
+/// declarative-validation tag `+k8s:neq` — on strings, numbers and
+/// booleans: the rule `self != "forbidden"` with the message "must not be
+/// equal to forbidden". The value must fit the node's type.
+///
+/// ```
+/// # use kubegen::KubeSchema;
+/// # use serde::{Deserialize, Serialize};
+/// #[derive(KubeSchema, Serialize, Deserialize)]
+/// struct Route {
+///     #[kubegen(neq = "default")]
+///     name: String,
+///     #[kubegen(neq = 0)]
+///     weight: u8,
+/// }
+/// ```
 /// ## `#[kubegen(required)]`, `#[kubegen(optional)]`
 /// Override requiredness (fields are required unless `Option`, defaulted,
 /// `#[serde(default)]` or `skip_serializing_if`).

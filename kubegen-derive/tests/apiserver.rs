@@ -70,6 +70,15 @@ pub struct ProbeSpec {
     #[kubegen(multiple_of = 5)]
     pub step: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(neq = 0)]
+    pub weight: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(neq = "default", max_length = 63)]
+    pub route: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[kubegen(items(neq = "*", max_length = 63), max_items = 8)]
+    pub hosts: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[kubegen(min_length = 2, max_length = 5)]
     pub code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -823,6 +832,24 @@ fn rows() -> Vec<Row> {
             probe(json!({"step": 10})),
             Some(probe(json!({"step": 7}))),
             &["spec.step", "should be a multiple of 5"],
+        ),
+        row(
+            "neq (integer)",
+            probe(json!({"weight": 1})),
+            Some(probe(json!({"weight": 0}))),
+            &["spec.weight", "must not be equal to 0"],
+        ),
+        row(
+            "neq (string)",
+            probe(json!({"route": "main"})),
+            Some(probe(json!({"route": "default"}))),
+            &["spec.route", "must not be equal to default"],
+        ),
+        row(
+            "neq (list items)",
+            probe(json!({"hosts": ["a.example", "b.example"]})),
+            Some(probe(json!({"hosts": ["a.example", "*"]}))),
+            &["spec.hosts[1]", "must not be equal to *"],
         ),
         row(
             "unsigned integer: automatic minimum 0",

@@ -177,17 +177,32 @@ pub enum Store {
     /// Not in [`Constraints`] (resource keys; keys that shape the model).
     Elsewhere,
     /// An `Option<Number>` field.
-    Number(fn(&Constraints) -> &Option<Number>, fn(&mut Constraints) -> &mut Option<Number>),
+    Number(
+        fn(&Constraints) -> &Option<Number>,
+        fn(&mut Constraints) -> &mut Option<Number>,
+    ),
     /// An `Option<u64>` field.
-    Count(fn(&Constraints) -> &Option<u64>, fn(&mut Constraints) -> &mut Option<u64>),
+    Count(
+        fn(&Constraints) -> &Option<u64>,
+        fn(&mut Constraints) -> &mut Option<u64>,
+    ),
     /// A `bool` field.
     Flag(fn(&Constraints) -> &bool, fn(&mut Constraints) -> &mut bool),
     /// An `Option<String>` field.
-    Text(fn(&Constraints) -> &Option<String>, fn(&mut Constraints) -> &mut Option<String>),
+    Text(
+        fn(&Constraints) -> &Option<String>,
+        fn(&mut Constraints) -> &mut Option<String>,
+    ),
     /// A `Vec<String>` field.
-    Texts(fn(&Constraints) -> &Vec<String>, fn(&mut Constraints) -> &mut Vec<String>),
+    Texts(
+        fn(&Constraints) -> &Vec<String>,
+        fn(&mut Constraints) -> &mut Vec<String>,
+    ),
     /// An `Option<Value>` field.
-    Json(fn(&Constraints) -> &Option<Value>, fn(&mut Constraints) -> &mut Option<Value>),
+    Json(
+        fn(&Constraints) -> &Option<Value>,
+        fn(&mut Constraints) -> &mut Option<Value>,
+    ),
     /// An `Option<Vec<Value>>` field.
     List(
         fn(&Constraints) -> &Option<Vec<Value>>,
@@ -276,7 +291,12 @@ const fn key(
 }
 
 /// A resource key: a CRD-level setting.
-const fn resource(name: &'static str, syntax: Syntax, doc: &'static str, example: &'static str) -> Key {
+const fn resource(
+    name: &'static str,
+    syntax: Syntax,
+    doc: &'static str,
+    example: &'static str,
+) -> Key {
     let mut k = key(name, RESOURCE, syntax, doc, example);
     k.effect = Effect::Resource;
     k
@@ -365,7 +385,12 @@ impl Key {
             Store::Texts(_, set) => {
                 *set(c) = v
                     .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
                     .unwrap_or_default()
             }
             Store::Json(_, set) => *set(c) = Some(v),
@@ -452,20 +477,20 @@ keys! {
     KIND_DESCRIPTION: resource("kind_description", Syntax::Text, "The description of the whole object (default: the spec's doc comment).", "kind_description = \"A MyApp.\"");
     OPTIONAL_SPEC: resource("optional_spec", Syntax::Flag, "`spec` may be left out.", "optional_spec");
     REQUIRED_METADATA: resource("required_metadata", Syntax::Flag, "Lists `metadata` as required.", "required_metadata");
-    STATUS_SUBRESOURCE: resource("status_subresource", Syntax::Flag, "The status subresource without a status type.", "status_subresource");
+    STATUS_SUBRESOURCE: resource("status_subresource", Syntax::Flag, "Overrides whether the status subresource follows `status`.", "status_subresource = false");
     ALLOW_LOSSY_VERSIONS: resource("allow_lossy_versions", Syntax::Flag, "Serves versions with different fields without a conversion webhook.", "allow_lossy_versions");
-    FLATTEN_SPEC: resource("flatten_spec", Syntax::Flag, "The spec's fields sit at the top level of the object.", "flatten_spec");
+    FLATTEN_SPEC: resource("flatten_spec", Syntax::Flag, "The struct's fields are the object's top-level fields.", "flatten_spec");
     TYPE_META_SCHEMA_JSON: resource("type_meta_schema_json", Syntax::JsonText, "The schema of `apiVersion` and `kind`, as JSON.", "type_meta_schema_json = r#\"{}\"#");
     CRD_LABEL: resource("crd_label", Syntax::Nested, "A label on the CRD object.", "crd_label(key = \"team\", value = \"a\")").repeatable();
     CRD_ANNOTATION: resource("crd_annotation", Syntax::Nested, "An annotation on the CRD object.", "crd_annotation(key = \"k\", value = \"v\")").repeatable();
-    VERBS: resource("verbs", Syntax::Texts, "The verbs the generated client offers.", "verbs = [\"get\", \"list\"]");
+    VERBS: resource("verbs", Syntax::Nested, "The verbs the generated client offers (`only` or `skip`).", "verbs(only = [\"get\", \"list\", \"watch\"])");
     NO_STATUS: resource("no_status", Syntax::Flag, "No status type, no status subresource.", "no_status");
     MAX_DESCRIPTION_LEN: resource("max_description_len", Syntax::Count, "Cuts descriptions as controller-gen's `maxDescLen` does.", "max_description_len = 0");
     MAX_NAME_LENGTH: resource("max_name_length", Syntax::Count, "The longest `metadata.name` accepted.", "max_name_length = 63");
     NAME_PATTERN: resource("name_pattern", Syntax::Text, "The pattern `metadata.name` must match.", "name_pattern = \"^[a-z]+$\"");
-    DERIVE: resource("derive", Syntax::Text, "A trait the generated kind type derives.", "derive = \"PartialEq\"").repeatable();
-    CONVERSION: resource("conversion", Syntax::Nested, "The conversion webhook between versions.", "conversion(hub = \"v1\")");
-    ADMISSION: resource("admission", Syntax::Nested, "An admission webhook for the kind.", "admission(validating)");
+    DERIVE: resource("derive", Syntax::Text, "An extra derive on the generated root type.", "derive = \"PartialEq\"").repeatable();
+    CONVERSION: resource("conversion", Syntax::Nested, "The conversion webhook between versions.", "conversion(service = \"shop-webhook\", namespace = \"shop-system\", hub = \"v2\")");
+    ADMISSION: resource("admission", Syntax::Nested, "Validating and defaulting admission webhooks for the version.", "admission(validate, default, service = \"shop-webhook\", namespace = \"shop-system\")");
     CRATE: key("crate", RESOURCE_TYPE, Syntax::Path, "The path of the `kubegen` crate in generated code.", "crate = \"::kubegen\"");
     MINIMUM: key("minimum", ANYWHERE, Syntax::Number, "The smallest value (`minimum`).", "minimum = 1")
         .applies(Applies::Numbers).keyword("minimum", number!(minimum));
@@ -602,10 +627,7 @@ pub fn misplaced_or_unknown(name: &str, scopes: &[Scope]) -> String {
 /// The keys set in `c`, in table order (for `items(...)`, whose keys have
 /// no spans of their own).
 pub fn present(c: &Constraints) -> Vec<&'static str> {
-    ALL.iter()
-        .filter(|k| k.is_set(c))
-        .map(|k| k.name)
-        .collect()
+    ALL.iter().filter(|k| k.is_set(c)).map(|k| k.name).collect()
 }
 
 /// The key `kubegen import` writes for `keyword`, if one.
@@ -683,7 +705,11 @@ mod tests {
                     .collect();
                 assert!(others.is_empty(), "{}: {others:?}", k.name);
             } else {
-                assert!(matches!(k.store, Store::Elsewhere | Store::Special(_)), "{}", k.name);
+                assert!(
+                    matches!(k.store, Store::Elsewhere | Store::Special(_)),
+                    "{}",
+                    k.name
+                );
             }
         }
     }
