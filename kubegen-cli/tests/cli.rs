@@ -387,7 +387,10 @@ fn explain_keys_lists_every_key_of_the_vocabulary() {
         );
     }
     // A target and `--keys` are one or the other; one is needed.
-    assert_eq!(kubegen(&["explain", "Cart", "--keys"]).status.code(), Some(2));
+    assert_eq!(
+        kubegen(&["explain", "Cart", "--keys"]).status.code(),
+        Some(2)
+    );
     assert_eq!(kubegen(&["explain"]).status.code(), Some(2));
 }
 

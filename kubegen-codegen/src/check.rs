@@ -6,10 +6,10 @@ use serde_json::Value;
 
 use crate::attr::resource::ResourceAttrs;
 use crate::attr::{KeySpans, Scope, keys};
-use kubegen_core::vocabulary::{Applies, Effect};
 use crate::ctxt::Ctxt;
 use crate::parse::{Container, FieldSpans};
 use kubegen_core::model::{Constraints, Field, Shape, Ty, TypeModel};
+use kubegen_core::vocabulary::{Applies, Effect};
 
 /// The check phase: every rule over the finished [`Container`] — each field,
 /// the type, and (for `CustomResource`) the resource keys.
@@ -581,7 +581,14 @@ fn check_node(cx: &Ctxt, ty: &Ty, c: &Constraints, keys: &KeySpans, span: Span, 
 /// whose value must fit the node) fits its type — and, for values the
 /// apiserver stores, its keywords; each keyword is reported once, at the
 /// key written for it.
-fn values_fit_node(cx: &Ctxt, ty: &Ty, c: &Constraints, written: &KeySpans, span: Span, place: &str) {
+fn values_fit_node(
+    cx: &Ctxt,
+    ty: &Ty,
+    c: &Constraints,
+    written: &KeySpans,
+    span: Span,
+    place: &str,
+) {
     let fits = || keys::ALL.iter().filter(|k| k.value_fits_node);
     let mut reported: Vec<Option<&str>> = Vec::new();
     for k in fits() {

@@ -746,7 +746,10 @@ mod tests {
         for (set, scope) in [(ITEMS_KEYS, Scope::Items), (TYPE_KEYS, Scope::Type)] {
             for name in set {
                 let key = find(name).unwrap_or_else(|| panic!("`{name}` is not a key"));
-                assert!(key.scopes.contains(&scope), "`{name}` is not valid in {scope:?}");
+                assert!(
+                    key.scopes.contains(&scope),
+                    "`{name}` is not valid in {scope:?}"
+                );
             }
         }
     }
@@ -756,9 +759,18 @@ mod tests {
         // The inverse of emission: each importable keyword becomes its key.
         let cases = [
             (serde_json::json!({"maxLength": 3}), "max_length = 3"),
-            (serde_json::json!({"exclusiveMinimum": true}), "exclusive_minimum = true"),
-            (serde_json::json!({"enum": ["a", 1]}), "enum_values = [\"a\" , 1]"),
-            (serde_json::json!({"x-kubernetes-list-map-keys": ["k"]}), "list_map_keys = [\"k\"]"),
+            (
+                serde_json::json!({"exclusiveMinimum": true}),
+                "exclusive_minimum = true",
+            ),
+            (
+                serde_json::json!({"enum": ["a", 1]}),
+                "enum_values = [\"a\" , 1]",
+            ),
+            (
+                serde_json::json!({"x-kubernetes-list-map-keys": ["k"]}),
+                "list_map_keys = [\"k\"]",
+            ),
             (serde_json::json!({"nullable": true}), "nullable"),
         ];
         let explicit = BTreeSet::new();

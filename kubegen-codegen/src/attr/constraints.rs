@@ -425,11 +425,7 @@ pub fn parse_key(
 
 /// Reads a key's value by its syntax, applying the key's own rules
 /// (`pattern` is RE2, `multiple_of` is positive); `None` after an error.
-fn table_value(
-    cx: &Ctxt,
-    entry: &Key,
-    meta: &ParseNestedMeta<'_>,
-) -> syn::Result<Option<Value>> {
+fn table_value(cx: &Ctxt, entry: &Key, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Value>> {
     let key = entry.name;
     Ok(match entry.syntax {
         Syntax::Flag | Syntax::BoundOrFlag => Some(Value::Bool(value::flag(meta, key)?)),

@@ -109,9 +109,7 @@ pub const KEYWORDS: &[Keyword] = &[
     kw("externalDocs"),
     kw("x-kubernetes-preserve-unknown-fields").outside_junctors(),
     kw("x-kubernetes-embedded-resource").outside_junctors(),
-    kw("x-kubernetes-int-or-string")
-        .outside_junctors()
-        .typed(),
+    kw("x-kubernetes-int-or-string").outside_junctors().typed(),
     kw("x-kubernetes-validations").outside_junctors(),
 ];
 
