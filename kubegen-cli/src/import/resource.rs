@@ -493,20 +493,7 @@ pub fn render(crd: &Value, explicit: &BTreeMap<String, BTreeSet<String>>) -> Vec
         );
         let attr = resource_attr(crd, v, has_status.then_some(status_name.as_str()));
         if flat {
-            // Every top-level field but the object's type and metadata.
-            let mut node = root.as_object().cloned().unwrap_or_default();
-            let mut fields = props.clone();
-            for k in ["apiVersion", "kind", "metadata"] {
-                fields.remove(k);
-            }
-            node.insert("properties".into(), Value::Object(fields));
-            if let Some(Value::Array(r)) = node.get_mut("required") {
-                r.retain(|x| x != "metadata");
-                if r.is_empty() {
-                    node.remove("required");
-                }
-            }
-            planner.root(&Value::Object(node), "", &spec_name, attr);
+            planner.root(&flattened_spec(&root, &props), "", &spec_name, attr);
         } else {
             let spec = props.get("spec").cloned().unwrap_or_default();
             planner.root(&spec, "/properties/spec", &spec_name, attr);
@@ -520,17 +507,7 @@ pub fn render(crd: &Value, explicit: &BTreeMap<String, BTreeSet<String>>) -> Vec
             );
         }
         let plan = planner.module;
-        let items = &plan.items;
-        let doc = format!(" The `{kind}` kind of `{group}/{version}`, imported from its CRD.");
-        let tokens = quote! {
-            #![doc = #doc]
-            #![allow(clippy::all, missing_docs)]
-            #(#items)*
-        };
-        let source = match syn::parse2::<syn::File>(tokens.clone()) {
-            Ok(file) => prettyplease::unparse(&file),
-            Err(e) => format!("compile_error!({:?});\n{tokens}\n", e.to_string()),
-        };
+        let source = module_source(kind, group, &version, &plan.items);
         out.push(VersionModule {
             version,
             kind_module: super::names::field_ident(&kind_ident),
@@ -544,4 +521,39 @@ pub fn render(crd: &Value, explicit: &BTreeMap<String, BTreeSet<String>>) -> Vec
         });
     }
     out
+}
+
+/// The spec node of a flattened version: the root schema with every
+/// top-level field but the object's type and metadata, and `metadata` no
+/// longer required.
+fn flattened_spec(root: &Value, props: &Map<String, Value>) -> Value {
+    let mut node = root.as_object().cloned().unwrap_or_default();
+    let mut fields = props.clone();
+    for k in ["apiVersion", "kind", "metadata"] {
+        fields.remove(k);
+    }
+    node.insert("properties".into(), Value::Object(fields));
+    if let Some(Value::Array(r)) = node.get_mut("required") {
+        r.retain(|x| x != "metadata");
+        if r.is_empty() {
+            node.remove("required");
+        }
+    }
+    Value::Object(node)
+}
+
+/// The Rust source of one version's module: its doc, its lint allowances
+/// and its planned items, formatted (or, should the tokens not parse, a
+/// `compile_error!` and the raw tokens).
+fn module_source(kind: &str, group: &str, version: &str, items: &[TokenStream]) -> String {
+    let doc = format!(" The `{kind}` kind of `{group}/{version}`, imported from its CRD.");
+    let tokens = quote! {
+        #![doc = #doc]
+        #![allow(clippy::all, missing_docs)]
+        #(#items)*
+    };
+    match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(e) => format!("compile_error!({:?});\n{tokens}\n", e.to_string()),
+    }
 }
