@@ -25,6 +25,7 @@
 use serde_json::{Map, Value};
 
 use crate::schema::{SchemaError, structural};
+use crate::vocabulary::keywords;
 
 /// Where the table points at another definition.
 const REF_PREFIX: &str = "#/components/schemas/";
@@ -61,18 +62,6 @@ pub const MAPPED: &[(&str, &str)] = &[
 ];
 
 const ANY_VALUE: &str = r#"{"x-kubernetes-preserve-unknown-fields": true}"#;
-
-/// Documentation keys: never merged from a referenced type or an embedded
-/// struct into the schema that holds it (the holder's own docs stay).
-const DOCS: &[&str] = &["description", "title", "example", "externalDocs"];
-
-/// Keys where a later `allOf` entry's value replaces the holder's.
-const ENTRY_WINS: &[&str] = &[
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-map-type",
-    "x-kubernetes-list-type",
-    "x-kubernetes-list-map-keys",
-];
 
 /// The structural schema of definition `name` among `definitions` (kubegen's
 /// table); `refused` holds controller-gen's errors for the types it cannot
@@ -130,7 +119,7 @@ pub fn merge_into(
     let (mut dst_rest, mut src_rest) = (Map::new(), Map::new());
     for (k, v) in src {
         let k = k.as_str();
-        if k == "allOf" || DOCS.contains(&k) {
+        if k == "allOf" || keywords::keyword(k).is_some_and(|kw| kw.documentation) {
             continue;
         }
         if k == "enum" {
@@ -172,7 +161,7 @@ pub fn merge_into(
                 d.extend(v.iter().cloned());
                 d.extend(mine);
             }
-            (k, d, v) if ENTRY_WINS.contains(&k) => *d = v.clone(),
+            (k, d, v) if keywords::keyword(k).is_some_and(|kw| kw.entry_wins) => *d = v.clone(),
             (k, d, v) => {
                 dst_rest.insert(k.into(), std::mem::take(d));
                 src_rest.insert(k.into(), v.clone());
@@ -299,9 +288,9 @@ impl<'a> Inliner<'a> {
                     .ok_or_else(|| err(path, format!("unsupported `$ref` `{r}`")))?;
                 let mut ty = self.definition(name, path)?;
                 let mut docs = Map::new();
-                for d in DOCS {
-                    if let Some(v) = own.remove(*d).or_else(|| ty.remove(*d)) {
-                        docs.insert((*d).into(), v);
+                for d in keywords::names_where(|kw| kw.documentation) {
+                    if let Some(v) = own.remove(d).or_else(|| ty.remove(d)) {
+                        docs.insert(d.into(), v);
                     }
                 }
                 merge_into(&mut docs, &ty, path)?;

@@ -2,8 +2,9 @@
 //! once, with what each place that reads schemas needs to know of it: the
 //! structural checker (known at all, allowed inside junctors), the schema
 //! builder (narrowing or fixed when a field tightens its type), `kubegen
-//! explain` (shown as a constraint) and `kubegen import` (accounted for by a
-//! Rust type).
+//! explain` (shown as a constraint), `kubegen import` (accounted for by a
+//! Rust type, allowed at a version's root) and the built-in types'
+//! flattener (documentation, entry wins).
 
 /// One OpenAPI keyword or Kubernetes extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +26,15 @@ pub struct Keyword {
     /// Accounted for by the Rust type (or the slot) `kubegen import` plans
     /// for a node, rather than by a `#[kubegen]` key.
     pub typed: bool,
+    /// Allowed in a version's root schema (apiextensions validation's
+    /// `allowedFieldsAtRootSchema`).
+    pub at_root: bool,
+    /// Documents a node rather than constraining it: never merged from a
+    /// referenced type or embedded struct into the schema holding it.
+    pub documentation: bool,
+    /// When controller-gen flattens an `allOf`, an entry's value replaces
+    /// the holder's (the extensions that say how a node merges).
+    pub entry_wins: bool,
 }
 
 const fn kw(name: &'static str) -> Keyword {
@@ -35,6 +45,9 @@ const fn kw(name: &'static str) -> Keyword {
         fixed: false,
         explained: false,
         typed: false,
+        at_root: false,
+        documentation: false,
+        entry_wins: false,
     }
 }
 
@@ -59,6 +72,18 @@ impl Keyword {
         self.typed = true;
         self
     }
+    const fn at_root(mut self) -> Self {
+        self.at_root = true;
+        self
+    }
+    const fn documentation(mut self) -> Self {
+        self.documentation = true;
+        self
+    }
+    const fn entry_wins(mut self) -> Self {
+        self.entry_wins = true;
+        self
+    }
 }
 
 /// Every keyword, explained ones first in the order `kubegen explain`
@@ -66,51 +91,61 @@ impl Keyword {
 pub const KEYWORDS: &[Keyword] = &[
     kw("default").outside_junctors().explained(),
     kw("enum").narrowing().explained(),
-    kw("format").fixed().explained().typed(),
-    kw("minimum").narrowing().explained(),
-    kw("maximum").narrowing().explained(),
-    kw("exclusiveMinimum").narrowing().explained(),
-    kw("exclusiveMaximum").narrowing().explained(),
-    kw("multipleOf").narrowing().explained(),
-    kw("minLength").narrowing().explained(),
-    kw("maxLength").narrowing().explained(),
-    kw("pattern").narrowing().explained(),
-    kw("minItems").narrowing().explained(),
-    kw("maxItems").narrowing().explained(),
-    kw("uniqueItems").explained(),
+    kw("format").fixed().explained().typed().at_root(),
+    kw("minimum").narrowing().explained().at_root(),
+    kw("maximum").narrowing().explained().at_root(),
+    kw("exclusiveMinimum").narrowing().explained().at_root(),
+    kw("exclusiveMaximum").narrowing().explained().at_root(),
+    kw("multipleOf").narrowing().explained().at_root(),
+    kw("minLength").narrowing().explained().at_root(),
+    kw("maxLength").narrowing().explained().at_root(),
+    kw("pattern").narrowing().explained().at_root(),
+    kw("minItems").narrowing().explained().at_root(),
+    kw("maxItems").narrowing().explained().at_root(),
+    kw("uniqueItems").explained().at_root(),
     kw("minProperties").narrowing().explained(),
     kw("maxProperties").narrowing().explained(),
     kw("nullable").outside_junctors().explained(),
     kw("x-kubernetes-list-type")
         .outside_junctors()
         .fixed()
-        .explained(),
+        .explained()
+        .entry_wins(),
     kw("x-kubernetes-list-map-keys")
         .outside_junctors()
         .fixed()
-        .explained(),
+        .explained()
+        .entry_wins(),
     kw("x-kubernetes-map-type")
         .outside_junctors()
         .fixed()
-        .explained(),
-    kw("type").outside_junctors().fixed().typed(),
-    kw("title").outside_junctors(),
-    kw("description").outside_junctors().typed(),
-    kw("example"),
-    kw("required").typed(),
-    kw("items").typed(),
-    kw("properties").typed(),
+        .explained()
+        .entry_wins(),
+    kw("type").outside_junctors().fixed().typed().at_root(),
+    kw("title").outside_junctors().at_root().documentation(),
+    kw("description")
+        .outside_junctors()
+        .typed()
+        .at_root()
+        .documentation(),
+    kw("example").at_root().documentation(),
+    kw("required").typed().at_root(),
+    kw("items").typed().at_root(),
+    kw("properties").typed().at_root(),
     kw("additionalProperties").typed(),
     kw("allOf"),
     // `IntOrString` is `anyOf: [{type: integer}, {type: string}]`.
     kw("anyOf").typed(),
     kw("oneOf"),
     kw("not"),
-    kw("externalDocs"),
-    kw("x-kubernetes-preserve-unknown-fields").outside_junctors(),
+    kw("externalDocs").at_root().documentation(),
+    kw("x-kubernetes-preserve-unknown-fields")
+        .outside_junctors()
+        .at_root()
+        .entry_wins(),
     kw("x-kubernetes-embedded-resource").outside_junctors(),
     kw("x-kubernetes-int-or-string").outside_junctors().typed(),
-    kw("x-kubernetes-validations").outside_junctors(),
+    kw("x-kubernetes-validations").outside_junctors().at_root(),
 ];
 
 /// The keyword named `name`, if the apiserver knows it.
