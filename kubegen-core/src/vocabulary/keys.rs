@@ -414,34 +414,10 @@ impl Key {
     }
 }
 
-macro_rules! number {
-    ($f:ident) => {
-        Store::Number(|c| &c.$f, |c| &mut c.$f)
-    };
-}
-macro_rules! count {
-    ($f:ident) => {
-        Store::Count(|c| &c.$f, |c| &mut c.$f)
-    };
-}
-macro_rules! flag {
-    ($f:ident) => {
-        Store::Flag(|c| &c.$f, |c| &mut c.$f)
-    };
-}
-macro_rules! text {
-    ($f:ident) => {
-        Store::Text(|c| &c.$f, |c| &mut c.$f)
-    };
-}
-macro_rules! texts {
-    ($f:ident) => {
-        Store::Texts(|c| &c.$f, |c| &mut c.$f)
-    };
-}
-macro_rules! json {
-    ($f:ident) => {
-        Store::Json(|c| &c.$f, |c| &mut c.$f)
+/// The [`Store`] of variant `$store` for field `$f` of [`Constraints`].
+macro_rules! field {
+    ($store:ident, $f:ident) => {
+        Store::$store(|c| &c.$f, |c| &mut c.$f)
     };
 }
 
@@ -493,58 +469,58 @@ keys! {
     ADMISSION: resource("admission", Syntax::Nested, "Validating and defaulting admission webhooks for the version.", "admission(validate, default, service = \"shop-webhook\", namespace = \"shop-system\")");
     CRATE: key("crate", RESOURCE_TYPE, Syntax::Path, "The path of the `kubegen` crate in generated code.", "crate = \"::kubegen\"");
     MINIMUM: key("minimum", ANYWHERE, Syntax::Number, "The smallest value (`minimum`).", "minimum = 1")
-        .applies(Applies::Numbers).keyword("minimum", number!(minimum));
+        .applies(Applies::Numbers).keyword("minimum", field!(Number, minimum));
     MAXIMUM: key("maximum", ANYWHERE, Syntax::Number, "The largest value (`maximum`).", "maximum = 10")
-        .applies(Applies::Numbers).keyword("maximum", number!(maximum));
+        .applies(Applies::Numbers).keyword("maximum", field!(Number, maximum));
     EXCLUSIVE_MINIMUM: key("exclusive_minimum", ANYWHERE, Syntax::BoundOrFlag, "The minimum itself is refused (`exclusiveMinimum`).", "exclusive_minimum = 0")
-        .applies(Applies::Numbers).keyword("exclusiveMinimum", flag!(exclusive_minimum));
+        .applies(Applies::Numbers).keyword("exclusiveMinimum", field!(Flag, exclusive_minimum));
     EXCLUSIVE_MAXIMUM: key("exclusive_maximum", ANYWHERE, Syntax::BoundOrFlag, "The maximum itself is refused (`exclusiveMaximum`).", "exclusive_maximum = 100")
-        .applies(Applies::Numbers).keyword("exclusiveMaximum", flag!(exclusive_maximum));
+        .applies(Applies::Numbers).keyword("exclusiveMaximum", field!(Flag, exclusive_maximum));
     MULTIPLE_OF: key("multiple_of", ANYWHERE, Syntax::Number, "The value is a multiple of this (> 0) (`multipleOf`).", "multiple_of = 5")
-        .applies(Applies::Numbers).keyword("multipleOf", number!(multiple_of));
+        .applies(Applies::Numbers).keyword("multipleOf", field!(Number, multiple_of));
     MIN_LENGTH: key("min_length", ANYWHERE, Syntax::Count, "The fewest characters (`minLength`).", "min_length = 1")
-        .applies(Applies::Strings).keyword("minLength", count!(min_length));
+        .applies(Applies::Strings).keyword("minLength", field!(Count, min_length));
     MAX_LENGTH: key("max_length", ANYWHERE, Syntax::Count, "The most characters (`maxLength`).", "max_length = 63")
-        .applies(Applies::Strings).keyword("maxLength", count!(max_length));
+        .applies(Applies::Strings).keyword("maxLength", field!(Count, max_length));
     PATTERN: key("pattern", ANYWHERE, Syntax::Text, "A Go RE2 pattern the string matches (`pattern`).", "pattern = \"^[a-z]+$\"")
-        .applies(Applies::Strings).keyword("pattern", text!(pattern));
+        .applies(Applies::Strings).keyword("pattern", field!(Text, pattern));
     FORMAT: key("format", ANYWHERE, Syntax::Text, "The value's format (`format`); must fit the JSON type.", "format = \"date-time\"")
-        .keyword("format", text!(format));
+        .keyword("format", field!(Text, format));
     MIN_ITEMS: key("min_items", ANYWHERE, Syntax::Count, "The fewest items (`minItems`).", "min_items = 1")
-        .applies(Applies::Lists).keyword("minItems", count!(min_items));
+        .applies(Applies::Lists).keyword("minItems", field!(Count, min_items));
     MAX_ITEMS: key("max_items", ANYWHERE, Syntax::Count, "The most items (`maxItems`).", "max_items = 10")
-        .applies(Applies::Lists).keyword("maxItems", count!(max_items));
+        .applies(Applies::Lists).keyword("maxItems", field!(Count, max_items));
     UNIQUE_ITEMS: key("unique_items", ANYWHERE, Syntax::Flag, "No item twice: written `x-kubernetes-list-type: set`, as the apiserver refuses `uniqueItems: true`.", "unique_items")
-        .applies(Applies::Lists).schema("x-kubernetes-list-type", flag!(unique_items));
+        .applies(Applies::Lists).schema("x-kubernetes-list-type", field!(Flag, unique_items));
     ITEMS: key("items", TYPE_FIELD, Syntax::Nested, "Keys for the list's items.", "items(min_length = 1)")
         .applies(Applies::Lists).schema("items", Store::Special(|c| c.items.is_some()));
     MIN_PROPERTIES: key("min_properties", ANYWHERE, Syntax::Count, "The fewest entries (`minProperties`).", "min_properties = 1")
-        .applies(Applies::Maps).keyword("minProperties", count!(min_properties));
+        .applies(Applies::Maps).keyword("minProperties", field!(Count, min_properties));
     MAX_PROPERTIES: key("max_properties", ANYWHERE, Syntax::Count, "The most entries (`maxProperties`).", "max_properties = 10")
-        .applies(Applies::Maps).keyword("maxProperties", count!(max_properties));
+        .applies(Applies::Maps).keyword("maxProperties", field!(Count, max_properties));
     ENUM_VALUES: key("enum_values", ANYWHERE, Syntax::Literals, "The values allowed (`enum`).", "enum_values = [\"a\", \"b\"]")
-        .keyword("enum", Store::List(|c| &c.enum_values, |c| &mut c.enum_values));
+        .keyword("enum", field!(List, enum_values));
     NEQ: key("neq", ANYWHERE, Syntax::Literal, "A value the node may not hold (Kubernetes' `+k8s:neq`), as a CEL rule.", "neq = \"forbidden\"")
         .applies(Applies::Scalars).rule("self != {}", "must not be equal to {}").fits_node();
     NULLABLE: key("nullable", FIELD, Syntax::Flag, "`null` is accepted (`nullable`).", "nullable")
-        .keyword("nullable", flag!(nullable));
+        .keyword("nullable", field!(Flag, nullable));
     DEFAULT: key("default", FIELD, Syntax::Literal, "The default the apiserver fills in (`default`).", "default = 3")
-        .keyword("default", json!(default)).not_imported().fits_node();
+        .keyword("default", field!(Json, default)).not_imported().fits_node();
     DEFAULT_JSON: key("default_json", FIELD, Syntax::JsonText, "The default, as JSON.", "default_json = r#\"{\"a\": 1}\"#")
-        .keyword("default", json!(default)).fits_node();
+        .keyword("default", field!(Json, default)).fits_node();
     EXAMPLE: key("example", TYPE_FIELD, Syntax::Literal, "An example value (`example`).", "example = \"x\"")
-        .keyword("example", json!(example)).not_imported().fits_node();
+        .keyword("example", field!(Json, example)).not_imported().fits_node();
     EXAMPLE_JSON: key("example_json", TYPE_FIELD, Syntax::JsonText, "An example value, as JSON.", "example_json = r#\"[1]\"#")
-        .keyword("example", json!(example)).fits_node();
+        .keyword("example", field!(Json, example)).fits_node();
     TITLE: key("title", TYPE_FIELD, Syntax::Text, "A title (`title`).", "title = \"Replicas\"")
-        .keyword("title", text!(title));
+        .keyword("title", field!(Text, title));
     EXTERNAL_DOCS: key("external_docs", TYPE_FIELD, Syntax::Nested, "A link to more documentation (`externalDocs`).", "external_docs(url = \"https://example.com\")")
         .schema("externalDocs", Store::Special(|c| c.external_docs.is_some()));
     DESCRIPTION: key("description", TYPE_FIELD, Syntax::Text, "The description, instead of the doc comment.", "description = \"Replicas.\"");
     VALIDATION: key("validation", ANYWHERE, Syntax::Rule, "A CEL rule (`x-kubernetes-validations`).", "validation(rule = \"self > 0\", message = \"must be positive\")")
         .schema("x-kubernetes-validations", Store::Special(|c| !c.validations.is_empty())).repeatable().imported();
     IMMUTABLE: key("immutable", FIELD, Syntax::Flag, "The value cannot change once set (rule `self == oldSelf`).", "immutable")
-        .schema("x-kubernetes-validations", flag!(immutable));
+        .schema("x-kubernetes-validations", field!(Flag, immutable));
     EXACTLY_ONE_OF: key("exactly_one_of", TYPE, Syntax::Texts, "Exactly one of these fields is set (a CEL rule).", "exactly_one_of = [\"a\", \"b\"]")
         .schema("x-kubernetes-validations", Store::Special(|c| c.one_of.iter().any(|o| o.kind == crate::model::OneOfKind::ExactlyOne))).repeatable();
     AT_MOST_ONE_OF: key("at_most_one_of", TYPE, Syntax::Texts, "At most one of these fields is set (a CEL rule).", "at_most_one_of = [\"a\", \"b\"]")
@@ -552,27 +528,27 @@ keys! {
     AT_LEAST_ONE_OF: key("at_least_one_of", TYPE, Syntax::Texts, "At least one of these fields is set (a CEL rule).", "at_least_one_of = [\"a\", \"b\"]")
         .schema("x-kubernetes-validations", Store::Special(|c| c.one_of.iter().any(|o| o.kind == crate::model::OneOfKind::AtLeastOne))).repeatable();
     LIST_TYPE: key("list_type", TYPE_FIELD, Syntax::Choice(&["atomic", "set", "map"]), "How server-side apply merges the list (`x-kubernetes-list-type`).", "list_type = \"map\"")
-        .applies(Applies::Lists).keyword("x-kubernetes-list-type", text!(list_type));
+        .applies(Applies::Lists).keyword("x-kubernetes-list-type", field!(Text, list_type));
     LIST_MAP_KEYS: key("list_map_keys", TYPE_FIELD, Syntax::Texts, "The keys of a `list_type = \"map\"` list (`x-kubernetes-list-map-keys`).", "list_map_keys = [\"name\"]")
-        .applies(Applies::Lists).keyword("x-kubernetes-list-map-keys", texts!(list_map_keys));
+        .applies(Applies::Lists).keyword("x-kubernetes-list-map-keys", field!(Texts, list_map_keys));
     MAP_TYPE: key("map_type", TYPE_FIELD, Syntax::Choice(TOPOLOGY), "How server-side apply merges the map (`x-kubernetes-map-type`).", "map_type = \"atomic\"")
-        .applies(Applies::Maps).keyword("x-kubernetes-map-type", text!(map_type));
+        .applies(Applies::Maps).keyword("x-kubernetes-map-type", field!(Text, map_type));
     STRUCT_TYPE: key("struct_type", TYPE_FIELD, Syntax::Choice(TOPOLOGY), "How server-side apply merges the struct (`x-kubernetes-map-type`, controller-gen's `structType`).", "struct_type = \"atomic\"")
-        .keyword("x-kubernetes-map-type", text!(struct_type)).not_imported();
+        .keyword("x-kubernetes-map-type", field!(Text, struct_type)).not_imported();
     PRESERVE_UNKNOWN_FIELDS: key("preserve_unknown_fields", ANYWHERE, Syntax::Flag, "Unknown fields are kept, not pruned (`x-kubernetes-preserve-unknown-fields`).", "preserve_unknown_fields")
-        .keyword("x-kubernetes-preserve-unknown-fields", flag!(preserve_unknown_fields));
+        .keyword("x-kubernetes-preserve-unknown-fields", field!(Flag, preserve_unknown_fields));
     EMBEDDED_RESOURCE: key("embedded_resource", ANYWHERE, Syntax::Flag, "The value is a whole Kubernetes object (`x-kubernetes-embedded-resource`).", "embedded_resource")
-        .keyword("x-kubernetes-embedded-resource", flag!(embedded_resource));
+        .keyword("x-kubernetes-embedded-resource", field!(Flag, embedded_resource));
     INT_OR_STRING: key("int_or_string", ANYWHERE, Syntax::Flag, "An integer or a string (`x-kubernetes-int-or-string`); replaces the schema.", "int_or_string")
-        .schema("x-kubernetes-int-or-string", flag!(int_or_string));
+        .schema("x-kubernetes-int-or-string", field!(Flag, int_or_string));
     SCHEMALESS: key("schemaless", ANYWHERE, Syntax::Flag, "No schema: any value, kept as it is.", "schemaless")
-        .schema("x-kubernetes-preserve-unknown-fields", flag!(schemaless));
+        .schema("x-kubernetes-preserve-unknown-fields", field!(Flag, schemaless));
     SCHEMA_TYPE: key("schema_type", ANYWHERE, Syntax::JsonType, "The node's `type`, whatever the Rust type (its shape is not read).", "schema_type = \"string\"")
         .schema("type", Store::Special(|c| c.schema_type.is_some()));
     SCHEMA_JSON: key("schema_json", ANYWHERE, Syntax::JsonText, "The node's whole schema, as JSON.", "schema_json = r#\"{\"type\": \"string\"}\"#")
         .schema("type", Store::Special(|c| c.schema_json.is_some()));
     ALLOW_FLOAT: key("allow_float", FIELD, Syntax::Flag, "Allows a floating-point field.", "allow_float")
-        .store(flag!(allow_float));
+        .store(field!(Flag, allow_float));
     REQUIRED: key("required", FIELD, Syntax::Flag, "The field is required, whatever its type.", "required");
     OPTIONAL: key("optional", TYPE_FIELD, Syntax::Flag, "The field (or every field of the type) is optional.", "optional");
     SCHEMARS: key("schemars", FIELD, Syntax::Flag, "The field's schema comes from `schemars::JsonSchema`.", "schemars");
