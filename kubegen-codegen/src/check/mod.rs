@@ -2,12 +2,12 @@
 //! function named after what it demands and stated above it, reported with
 //! spans. [`check`] lists the rule groups; each module lists its rules:
 //!
-//! - [`node`]: the rules of one schema node (a field, list items, a type);
-//! - [`types`]: the rules of a type's own keys;
-//! - [`overrides`]: `schema_json` and `schema_type` against other keys;
-//! - [`names`]: no two fields serialized under one name;
-//! - [`resource`]: the resource keys' naming and path rules;
-//! - [`values`]: the value checker (`default`, `example`, `enum_values`,
+//! - `node`: the rules of one schema node (a field, list items, a type);
+//! - `types`: the rules of a type's own keys;
+//! - `overrides`: `schema_json` and `schema_type` against other keys;
+//! - `names`: no two fields serialized under one name;
+//! - `resource`: the resource keys' naming and path rules;
+//! - `values`: the value checker (`default`, `example`, `enum_values`,
 //!   `neq` against a type and its keywords).
 
 mod names;
