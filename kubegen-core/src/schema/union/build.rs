@@ -253,34 +253,94 @@ pub(super) struct Needs<'a> {
     stray: Vec<String>,
 }
 
+/// Where a tagged enum's variant fields live: at the top of the object
+/// (internally tagged) or below the adjacent content property.
+struct Below<'a> {
+    content: Option<&'a str>,
+    prefix: Vec<String>,
+}
+
+impl<'a> Below<'a> {
+    fn new(content: Option<&'a str>) -> Below<'a> {
+        Below {
+            content,
+            prefix: content.map(|c| vec![c.to_owned()]).unwrap_or_default(),
+        }
+    }
+
+    /// The path of field `f`.
+    fn at(&self, f: &str) -> Vec<String> {
+        [&self.prefix[..], &[f.to_owned()]].concat()
+    }
+
+    /// Field `f` as messages name it (`content.f`).
+    fn shown(&self, f: &str) -> String {
+        self.at(f).join(".")
+    }
+
+    /// `p`, holding trivially when the adjacent content is absent.
+    fn inside(&self, p: Pred) -> Pred {
+        match self.content {
+            Some(c) => Pred::any([Pred::not(Pred::has(c)), p]),
+            None => p,
+        }
+    }
+}
+
+/// The names of the variants `pick` selects, in order.
+fn variants_where<'a>(needs: &[Needs<'a>], pick: impl Fn(&Needs<'a>) -> bool) -> Vec<&'a str> {
+    needs.iter().filter(|n| pick(n)).map(|n| n.name).collect()
+}
+
+/// The junctors of a tagged check and their messages, gathered rule by rule.
+#[derive(Default)]
+struct Said {
+    junctors: Vec<Pred>,
+    clauses: Vec<(Pred, Vec<Piece>)>,
+}
+
 /// The check of a tagged enum, said three ways: as one CEL rule walking
 /// the variants (cheapest to run: one branch), as junctors per field (the
 /// shortest to write), and as a message per field naming the tag's value.
 /// `content` is the adjacent content property (the fields live below it).
 pub(super) fn tagged_check(tag: &Tag<'_>, content: Option<&str>, needs: &[Needs<'_>]) -> Check {
-    let prefix: Vec<String> = content.map(|c| vec![c.to_owned()]).unwrap_or_default();
-    let at = |f: &str| [&prefix[..], &[f.to_owned()]].concat();
-    let shown = |f: &str| at(f).join(".");
-    let inside = |p: Pred| match content {
-        Some(c) => Pred::any([Pred::not(Pred::has(c)), p]),
-        None => p,
-    };
-    let content_rule = |n: &Needs<'_>| match (content, n.content) {
+    let below = Below::new(content);
+    let chain = tagged_rule(tag, &below, needs);
+    let mut said = Said::default();
+    if let Some(c) = content {
+        content_presence_rules(tag, c, needs, &mut said);
+    }
+    let fields = checked_fields(needs);
+    required_field_rules(tag, &below, needs, &fields, &mut said);
+    refused_field_rules(tag, &below, needs, &fields, &mut said);
+    said.clauses.retain(|(p, _)| *p != Pred::False);
+    let absent = Pred::not(Pred::has(tag.name));
+    Check {
+        valid: Pred::any([absent.clone(), chain]),
+        junctors: Some(Pred::any([absent, Pred::all(said.junctors)])),
+        message: Msg::Clauses(said.clauses),
+    }
+}
+
+/// The one CEL rule of a tagged enum: `tag == A ? needsA : tag == B ?
+/// needsB : true`, each branch the variant's content presence and fields.
+fn tagged_rule(tag: &Tag<'_>, below: &Below<'_>, needs: &[Needs<'_>]) -> Pred {
+    let content_rule = |n: &Needs<'_>| match (below.content, n.content) {
         (Some(c), Some(true)) => Pred::has(c),
         (Some(c), Some(false)) => Pred::not(Pred::has(c)),
         _ => Pred::True,
     };
-    // The rule: `tag == A ? needsA : tag == B ? needsB : true`.
     let mut chain = Pred::True;
     for n in needs.iter().rev() {
-        let fields = inside(fits(&prefix, &n.missing, &n.stray));
+        let fields = below.inside(fits(&below.prefix, &n.missing, &n.stray));
         let this = Pred::all([content_rule(n), fields]);
         chain = Pred::when(tag.is(&[n.name]), this, chain);
     }
-    // Per field: who may have it, who must.
-    let names_with = |pick: &dyn Fn(&Needs<'_>) -> bool| -> Vec<&str> {
-        needs.iter().filter(|n| pick(n)).map(|n| n.name).collect()
-    };
+    chain
+}
+
+/// Every field some variant requires or refuses, in order of first mention.
+fn checked_fields<'a>(needs: &'a [Needs<'_>]) -> Vec<&'a str> {
     let mut fields: Vec<&str> = Vec::new();
     for n in needs {
         for f in n.missing.iter().chain(&n.stray) {
@@ -289,53 +349,77 @@ pub(super) fn tagged_check(tag: &Tag<'_>, content: Option<&str>, needs: &[Needs<
             }
         }
     }
-    let mut junctors = Vec::new();
-    let mut said = Vec::new();
-    if let Some(c) = content {
-        let wanted = names_with(&|n| n.content == Some(true));
-        let unwanted = names_with(&|n| n.content == Some(false));
-        junctors.push(Pred::any([Pred::not(tag.is(&wanted)), Pred::has(c)]));
-        junctors.push(Pred::any([
-            Pred::not(tag.is(&unwanted)),
-            Pred::not(Pred::has(c)),
-        ]));
-        said.push((
-            Pred::all([tag.is(&wanted), Pred::not(Pred::has(c))]),
-            tag.says(format!(" requires field {c}")),
-        ));
-        said.push((
-            Pred::all([tag.is(&unwanted), Pred::has(c)]),
-            tag.says(format!(" does not allow field {c}")),
-        ));
-    }
-    for f in &fields {
-        let requiring = names_with(&|n| n.missing.iter().any(|m| m == f));
+    fields
+}
+
+/// Adjacently tagged: the variants that need the content property have it,
+/// those without data do not.
+fn content_presence_rules(tag: &Tag<'_>, c: &str, needs: &[Needs<'_>], said: &mut Said) {
+    let wanted = variants_where(needs, |n| n.content == Some(true));
+    let unwanted = variants_where(needs, |n| n.content == Some(false));
+    said.junctors
+        .push(Pred::any([Pred::not(tag.is(&wanted)), Pred::has(c)]));
+    said.junctors.push(Pred::any([
+        Pred::not(tag.is(&unwanted)),
+        Pred::not(Pred::has(c)),
+    ]));
+    said.clauses.push((
+        Pred::all([tag.is(&wanted), Pred::not(Pred::has(c))]),
+        tag.says(format!(" requires field {c}")),
+    ));
+    said.clauses.push((
+        Pred::all([tag.is(&unwanted), Pred::has(c)]),
+        tag.says(format!(" does not allow field {c}")),
+    ));
+}
+
+/// Per field: the variants that require it have it (`variant V requires
+/// field f`).
+fn required_field_rules(
+    tag: &Tag<'_>,
+    below: &Below<'_>,
+    needs: &[Needs<'_>],
+    fields: &[&str],
+    said: &mut Said,
+) {
+    for f in fields {
+        let requiring = variants_where(needs, |n| n.missing.iter().any(|m| m == f));
         if requiring.is_empty() {
             continue;
         }
-        junctors.push(inside(Pred::any([
+        said.junctors.push(below.inside(Pred::any([
             Pred::not(tag.is(&requiring)),
-            Pred::Present(at(f)),
+            Pred::Present(below.at(f)),
         ])));
-        said.push((
+        said.clauses.push((
             Pred::all([
-                inside_present(content),
+                inside_present(below.content),
                 tag.is(&requiring),
-                Pred::not(Pred::Present(at(f))),
+                Pred::not(Pred::Present(below.at(f))),
             ]),
-            tag.says(format!(" requires field {}", shown(f))),
+            tag.says(format!(" requires field {}", below.shown(f))),
         ));
     }
-    for f in &fields {
-        let refusing = names_with(&|n| n.stray.iter().any(|s| s == f));
+}
+
+/// Per field: the variants that do not have it do not get it (`variant V
+/// does not allow field f`); a variant without content already says so.
+fn refused_field_rules(
+    tag: &Tag<'_>,
+    below: &Below<'_>,
+    needs: &[Needs<'_>],
+    fields: &[&str],
+    said: &mut Said,
+) {
+    for f in fields {
+        let refusing = variants_where(needs, |n| n.stray.iter().any(|s| s == f));
         if refusing.is_empty() {
             continue;
         }
-        junctors.push(Pred::any([
+        said.junctors.push(Pred::any([
             Pred::not(tag.is(&refusing)),
-            Pred::not(Pred::Present(at(f))),
+            Pred::not(Pred::Present(below.at(f))),
         ]));
-        // A variant without content already says so.
         let refusing: Vec<&str> = refusing
             .into_iter()
             .filter(|r| {
@@ -344,23 +428,48 @@ pub(super) fn tagged_check(tag: &Tag<'_>, content: Option<&str>, needs: &[Needs<
                     .any(|n| n.name == *r && n.content != Some(false))
             })
             .collect();
-        said.push((
-            Pred::all([tag.is(&refusing), Pred::Present(at(f))]),
-            tag.says(format!(" does not allow field {}", shown(f))),
+        said.clauses.push((
+            Pred::all([tag.is(&refusing), Pred::Present(below.at(f))]),
+            tag.says(format!(" does not allow field {}", below.shown(f))),
         ));
-    }
-    said.retain(|(p, _)| *p != Pred::False);
-    let absent = Pred::not(Pred::has(tag.name));
-    Check {
-        valid: Pred::any([absent.clone(), chain]),
-        junctors: Some(Pred::any([absent, Pred::all(junctors)])),
-        message: Msg::Clauses(said),
     }
 }
 
 /// The content is there (always, for an internally tagged enum).
 pub(super) fn inside_present(content: Option<&str>) -> Pred {
     content.map_or(Pred::True, Pred::has)
+}
+
+/// The fields variant `view` requires beyond those every variant does, and
+/// the fields of other variants it does not have.
+fn missing_and_stray(
+    view: &Fields,
+    common: &[String],
+    all_fields: &[String],
+) -> (Vec<String>, Vec<String>) {
+    (
+        view.required
+            .iter()
+            .filter(|r| !common.contains(r))
+            .cloned()
+            .collect(),
+        all_fields
+            .iter()
+            .filter(|f| !view.has(f))
+            .cloned()
+            .collect(),
+    )
+}
+
+/// What a tagged enum's layout contributes to its schema: the properties
+/// besides the tag, the required ones besides the tag, the variants' own
+/// rules, what each variant needs, and whether there is anything to check.
+struct TaggedLayout<'a> {
+    props: Map<String, Value>,
+    required: Vec<Value>,
+    own_checks: Vec<(String, Map<String, Value>)>,
+    needs: Vec<Needs<'a>>,
+    checked: bool,
 }
 
 /// Internally (`content == None`) or adjacently tagged enums.
@@ -386,130 +495,19 @@ pub fn tagged_union(
         name: tag,
         max_len: parts.iter().map(|p| p.name.len() as u64).max().unwrap_or(0),
     };
-    let mut props = Map::new();
-    let mut m = Map::new();
+    let TaggedLayout {
+        mut props,
+        required: more_required,
+        own_checks,
+        needs,
+        checked,
+    } = match content {
+        None => internal_layout(path, tag, &parts)?,
+        Some(c) => adjacent_layout(path, c, &parts)?,
+    };
     let mut required_props = vec![Value::from(tag)];
-    let mut own_checks = Vec::new();
-    let mut needs = Vec::new();
-    // The fields of each variant (of its content, when adjacent and an
-    // object), and whether there is anything to check.
-    let mut checked = true;
-    match content {
-        None => {
-            let views: Vec<Fields> = parts
-                .iter()
-                .map(|p| Fields::of(p.data.as_ref().unwrap_or(&Map::new())))
-                .collect();
-            for (p, view) in parts.iter().zip(&views) {
-                if view.names.iter().any(|n| n == tag) {
-                    return Err(err(
-                        path,
-                        format!(
-                            "variant `{}` has a field named like the tag `{tag}`",
-                            p.name
-                        ),
-                    ));
-                }
-                let mut data = p.data.clone().unwrap_or_default();
-                hoist(path, &mut props, &data)?;
-                let mut own = Map::new();
-                take_checks(&mut data, &mut own);
-                if !own.is_empty() {
-                    own_checks.push((p.name.clone(), own));
-                }
-            }
-            drop_partial_defaults(&mut props, &views);
-            let common = common_required(&views);
-            let all_fields = union_of(views.iter().map(|v| &v.names));
-            required_props.extend(common.iter().map(|c| Value::from(c.as_str())));
-            for (p, view) in parts.iter().zip(&views) {
-                needs.push(Needs {
-                    name: &p.name,
-                    content: None,
-                    missing: view
-                        .required
-                        .iter()
-                        .filter(|r| !common.contains(r))
-                        .cloned()
-                        .collect(),
-                    stray: all_fields
-                        .iter()
-                        .filter(|f| !view.has(f))
-                        .cloned()
-                        .collect(),
-                });
-            }
-        }
-        Some(c) => {
-            let mut content_schema: Option<Map<String, Value>> = None;
-            for p in &parts {
-                let Some(data) = &p.data else { continue };
-                content_schema = Some(match &content_schema {
-                    None => data.clone(),
-                    Some(prev) => merge_schema(prev, data)
-                        .map_err(|m| err(path, format!("content of `{}`: {m}", p.name)))?,
-                });
-            }
-            let object = |s: &Map<String, Value>| ty(s) == Some("object");
-            let views: Vec<Option<Fields>> = parts
-                .iter()
-                .map(|p| p.data.as_ref().filter(|d| object(d)).map(Fields::of))
-                .collect();
-            let object_views: Vec<Fields> = views.iter().flatten().cloned().collect();
-            let all_fields = union_of(object_views.iter().map(|v| &v.names));
-            // Fields every variant with an object requires stay required
-            // in the content schema (merging kept just those).
-            let common: Vec<String> = content_schema
-                .as_ref()
-                .map(|cs| {
-                    required(cs)
-                        .iter()
-                        .filter_map(|r| r.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            if let Some(Value::Object(cp)) = content_schema
-                .as_mut()
-                .and_then(|cs| cs.get_mut("properties"))
-            {
-                drop_partial_defaults(cp, &object_views);
-            }
-            let always = parts.iter().all(|p| p.data.is_some() && p.data_required);
-            if always {
-                required_props.push(c.into());
-            }
-            for (p, view) in parts.iter().zip(&views) {
-                let content_rule = match &p.data {
-                    None => Some(false),
-                    Some(_) if p.data_required && !always => Some(true),
-                    Some(_) => None,
-                };
-                let (missing, stray) = match view {
-                    Some(v) => (
-                        v.required
-                            .iter()
-                            .filter(|r| !common.contains(r))
-                            .cloned()
-                            .collect(),
-                        all_fields.iter().filter(|f| !v.has(f)).cloned().collect(),
-                    ),
-                    None => (Vec::new(), Vec::new()),
-                };
-                needs.push(Needs {
-                    name: &p.name,
-                    content: content_rule,
-                    missing,
-                    stray,
-                });
-            }
-            // Without any variant with data there is no content property:
-            // the apiserver prunes one, as serde would refuse it.
-            checked = content_schema.is_some();
-            if let Some(cs) = content_schema {
-                props.insert(c.to_owned(), Value::Object(cs));
-            }
-        }
-    }
+    required_props.extend(more_required);
+    let mut m = Map::new();
     props.insert(tag.to_owned(), json!({"type": "string", "enum": names}));
     m.insert("type".into(), "object".into());
     m.insert("properties".into(), Value::Object(props));
@@ -517,14 +515,173 @@ pub fn tagged_union(
     if checked {
         attach(&mut m, tagged_check(&the_tag, content, &needs));
     }
-    // A variant's own rules hold only when its tag is set.
+    guard_own_checks(&mut m, &the_tag, own_checks);
+    Ok(m)
+}
+
+/// A variant's own rules hold only when its tag is set.
+fn guard_own_checks(
+    m: &mut Map<String, Value>,
+    tag: &Tag<'_>,
+    own_checks: Vec<(String, Map<String, Value>)>,
+) {
     let on = m.clone();
     for (name, mut own) in own_checks {
-        let skip = Pred::any([Pred::not(Pred::has(tag)), Pred::not(the_tag.is(&[&name]))]);
+        let skip = Pred::any([Pred::not(Pred::has(tag.name)), Pred::not(tag.is(&[&name]))]);
         guard(&mut own, &skip, &on);
-        take_checks(&mut own, &mut m);
+        take_checks(&mut own, m);
     }
-    Ok(m)
+}
+
+/// Internally tagged: every variant's fields hoisted beside the tag (none
+/// named like it), the fields all variants require required, and what each
+/// variant needs beyond them.
+fn internal_layout<'a>(
+    path: &str,
+    tag: &str,
+    parts: &'a [Part],
+) -> Result<TaggedLayout<'a>, SchemaError> {
+    let views: Vec<Fields> = parts
+        .iter()
+        .map(|p| Fields::of(p.data.as_ref().unwrap_or(&Map::new())))
+        .collect();
+    let mut props = Map::new();
+    let mut own_checks = Vec::new();
+    for (p, view) in parts.iter().zip(&views) {
+        if view.names.iter().any(|n| n == tag) {
+            return Err(err(
+                path,
+                format!(
+                    "variant `{}` has a field named like the tag `{tag}`",
+                    p.name
+                ),
+            ));
+        }
+        let mut data = p.data.clone().unwrap_or_default();
+        hoist(path, &mut props, &data)?;
+        let mut own = Map::new();
+        take_checks(&mut data, &mut own);
+        if !own.is_empty() {
+            own_checks.push((p.name.clone(), own));
+        }
+    }
+    drop_partial_defaults(&mut props, &views);
+    let common = common_required(&views);
+    let all_fields = union_of(views.iter().map(|v| &v.names));
+    let required = common.iter().map(|c| Value::from(c.as_str())).collect();
+    let needs = parts
+        .iter()
+        .zip(&views)
+        .map(|(p, view)| {
+            let (missing, stray) = missing_and_stray(view, &common, &all_fields);
+            Needs {
+                name: &p.name,
+                content: None,
+                missing,
+                stray,
+            }
+        })
+        .collect();
+    Ok(TaggedLayout {
+        props,
+        required,
+        own_checks,
+        needs,
+        checked: true,
+    })
+}
+
+/// The schema of an adjacent content property: the variants' data schemas
+/// merged; `None` without any variant with data.
+fn merged_content(path: &str, parts: &[Part]) -> Result<Option<Map<String, Value>>, SchemaError> {
+    let mut content_schema: Option<Map<String, Value>> = None;
+    for p in parts {
+        let Some(data) = &p.data else { continue };
+        content_schema = Some(match &content_schema {
+            None => data.clone(),
+            Some(prev) => merge_schema(prev, data)
+                .map_err(|m| err(path, format!("content of `{}`: {m}", p.name)))?,
+        });
+    }
+    Ok(content_schema)
+}
+
+/// Whether variant `p`'s content must be there (`Some(true)`), must not
+/// (`Some(false)`, a unit variant), or may be either; `always` when every
+/// variant needs it (then it is a structural `required`).
+fn content_rule(p: &Part, always: bool) -> Option<bool> {
+    match &p.data {
+        None => Some(false),
+        Some(_) if p.data_required && !always => Some(true),
+        Some(_) => None,
+    }
+}
+
+/// Adjacently tagged: the merged content property (required when every
+/// variant needs it), and what each variant needs of it and, when it is
+/// an object, of its fields.
+fn adjacent_layout<'a>(
+    path: &str,
+    c: &str,
+    parts: &'a [Part],
+) -> Result<TaggedLayout<'a>, SchemaError> {
+    let mut content_schema = merged_content(path, parts)?;
+    let object = |s: &Map<String, Value>| ty(s) == Some("object");
+    let views: Vec<Option<Fields>> = parts
+        .iter()
+        .map(|p| p.data.as_ref().filter(|d| object(d)).map(Fields::of))
+        .collect();
+    let object_views: Vec<Fields> = views.iter().flatten().cloned().collect();
+    let all_fields = union_of(object_views.iter().map(|v| &v.names));
+    // Fields every variant with an object requires stay required
+    // in the content schema (merging kept just those).
+    let common: Vec<String> = content_schema
+        .as_ref()
+        .map(|cs| {
+            required(cs)
+                .iter()
+                .filter_map(|r| r.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(cp)) = content_schema
+        .as_mut()
+        .and_then(|cs| cs.get_mut("properties"))
+    {
+        drop_partial_defaults(cp, &object_views);
+    }
+    let always = parts.iter().all(|p| p.data.is_some() && p.data_required);
+    let required = if always { vec![c.into()] } else { Vec::new() };
+    let needs = parts
+        .iter()
+        .zip(&views)
+        .map(|(p, view)| {
+            let (missing, stray) = match view {
+                Some(v) => missing_and_stray(v, &common, &all_fields),
+                None => (Vec::new(), Vec::new()),
+            };
+            Needs {
+                name: &p.name,
+                content: content_rule(p, always),
+                missing,
+                stray,
+            }
+        })
+        .collect();
+    // Without any variant with data there is no content property:
+    // the apiserver prunes one, as serde would refuse it.
+    let checked = content_schema.is_some();
+    let mut props = Map::new();
+    if let Some(cs) = content_schema {
+        props.insert(c.to_owned(), Value::Object(cs));
+    }
+    Ok(TaggedLayout {
+        props,
+        required,
+        own_checks: Vec::new(),
+        needs,
+        checked,
+    })
 }
 
 /// The schema without what does not change what it accepts, for comparing
@@ -570,6 +727,34 @@ pub fn untagged_union(path: &str, parts: Vec<Part>) -> Result<Map<String, Value>
         .iter()
         .map(|p| p.data.clone().unwrap_or_default())
         .collect();
+    let mut merged = merged_variants(path, &datas)?;
+    let objects = ty(&merged) == Some("object") && datas.iter().all(|d| ty(d) == Some("object"));
+    if !objects || parts.len() < 2 {
+        return Ok(merged);
+    }
+    let views: Vec<Fields> = datas.iter().map(Fields::of).collect();
+    if let Some(Value::Object(props)) = merged.get_mut("properties") {
+        drop_partial_defaults(props, &views);
+    }
+    let variants = untagged_variants(&parts, &views, &field_shapes(&datas));
+    let message = unmatched_message(&variants);
+    let (valid, message) = first_match_rule(&variants, message);
+    attach(
+        &mut merged,
+        Check {
+            valid,
+            junctors: None,
+            message,
+        },
+    );
+    Ok(merged)
+}
+
+/// The variants' schemas merged into one, without their own rules.
+fn merged_variants(
+    path: &str,
+    datas: &[Map<String, Value>],
+) -> Result<Map<String, Value>, SchemaError> {
     let mut iter = datas.iter();
     let Some(first) = iter.next() else {
         return Err(err(path, "an untagged enum needs a variant"));
@@ -580,19 +765,13 @@ pub fn untagged_union(path: &str, parts: Vec<Part>) -> Result<Map<String, Value>
     }
     merged.remove("x-kubernetes-validations");
     merged.remove(UNION_RULES_KEY);
-    let objects = ty(&merged) == Some("object") && datas.iter().all(|d| ty(d) == Some("object"));
-    if !objects || parts.len() < 2 {
-        return Ok(merged);
-    }
-    let views: Vec<Fields> = datas.iter().map(Fields::of).collect();
-    if let Some(Value::Object(props)) = merged.get_mut("properties") {
-        drop_partial_defaults(props, &views);
-    }
-    let common = common_required(&views);
-    let all_fields = union_of(views.iter().map(|v| &v.names));
-    // Field name → the distinct schemas variants give it.
+    Ok(merged)
+}
+
+/// Field name → the distinct schemas variants give it.
+fn field_shapes(datas: &[Map<String, Value>]) -> BTreeMap<&str, Vec<Value>> {
     let mut shapes: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
-    for d in &datas {
+    for d in datas {
         if let Some(Value::Object(p)) = d.get("properties") {
             for (k, s) in p {
                 let shape = shape_of(s);
@@ -603,28 +782,39 @@ pub fn untagged_union(path: &str, parts: Vec<Part>) -> Result<Map<String, Value>
             }
         }
     }
-    struct Variant {
-        name: String,
-        matches: Pred,
-        missing: Vec<String>,
-        stray: Vec<String>,
-        ambiguous: bool,
-        own: Vec<String>,
-    }
-    let variants: Vec<Variant> = parts
+    shapes
+}
+
+/// One variant of an untagged enum as its check sees it.
+struct Untagged {
+    name: String,
+    /// Its required fields (beyond the common ones) are all present.
+    matches: Pred,
+    missing: Vec<String>,
+    stray: Vec<String>,
+    /// It shares a field name with another variant under another schema.
+    ambiguous: bool,
+    /// Its fields beyond those every variant requires.
+    own: Vec<String>,
+}
+
+/// Each variant's needs, and whether presence alone can tell it.
+fn untagged_variants(
+    parts: &[Part],
+    views: &[Fields],
+    shapes: &BTreeMap<&str, Vec<Value>>,
+) -> Vec<Untagged> {
+    let common = common_required(views);
+    let all_fields = union_of(views.iter().map(|v| &v.names));
+    parts
         .iter()
-        .zip(&views)
+        .zip(views)
         .map(|(p, v)| {
-            let missing: Vec<String> = v
-                .required
-                .iter()
-                .filter(|r| !common.contains(r))
-                .cloned()
-                .collect();
-            Variant {
+            let (missing, stray) = missing_and_stray(v, &common, &all_fields);
+            Untagged {
                 name: p.name.clone(),
                 matches: Pred::all(missing.iter().map(|r| Pred::has(r))),
-                stray: all_fields.iter().filter(|f| !v.has(f)).cloned().collect(),
+                stray,
                 ambiguous: v
                     .names
                     .iter()
@@ -638,9 +828,13 @@ pub fn untagged_union(path: &str, parts: Vec<Part>) -> Result<Map<String, Value>
                 missing,
             }
         })
-        .collect();
-    // When nothing matches: the variant whose fields hold every field
-    // present (and at least one of its own), else every variant's needs.
+        .collect()
+}
+
+/// The message when no variant matches: the missing fields of the variant
+/// whose fields hold every field present (and at least one of its own),
+/// else every variant's needs.
+fn unmatched_message(variants: &[Untagged]) -> Msg {
     let needs: Vec<String> = variants
         .iter()
         .filter(|v| !v.missing.is_empty())
@@ -675,6 +869,15 @@ pub fn untagged_union(path: &str, parts: Vec<Part>) -> Result<Map<String, Value>
             message,
         );
     }
+    message
+}
+
+/// The rule serde's order gives: the first variant whose required fields
+/// are present must have no stray field (an ambiguous one is skipped
+/// instead), with `variant V does not allow field f` in front of
+/// `otherwise`.
+fn first_match_rule(variants: &[Untagged], otherwise: Msg) -> (Pred, Msg) {
+    let mut message = otherwise;
     let mut valid = Pred::False;
     for v in variants.iter().rev() {
         let clean = fits(&[], &[], &v.stray);
@@ -691,13 +894,5 @@ pub fn untagged_union(path: &str, parts: Vec<Part>) -> Result<Map<String, Value>
             }
         }
     }
-    attach(
-        &mut merged,
-        Check {
-            valid,
-            junctors: None,
-            message,
-        },
-    );
-    Ok(merged)
+    (valid, message)
 }
