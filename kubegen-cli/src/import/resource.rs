@@ -11,6 +11,7 @@ use quote::quote;
 use serde_json::{Map, Value};
 
 use super::plan::{Locations, Planner};
+use kubegen_core::vocabulary::keywords;
 
 /// The rendered module of one version of a kind.
 pub struct VersionModule {
@@ -51,34 +52,6 @@ fn str_at<'a>(v: &'a Value, ptr: &str) -> Option<&'a str> {
     v.pointer(ptr).and_then(Value::as_str)
 }
 
-/// The keywords the apiserver allows in a version's root schema
-/// (apiextensions validation's `allowedFieldsAtRootSchema`); whether the
-/// attributes reproduce them is for `verify` to prove.
-const ROOT_KEYWORDS: &[&str] = &[
-    "description",
-    "type",
-    "format",
-    "title",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "multipleOf",
-    "required",
-    "items",
-    "properties",
-    "externalDocs",
-    "example",
-    "x-kubernetes-preserve-unknown-fields",
-    "x-kubernetes-validations",
-];
-
 /// Why a CRD cannot be imported, before any type is planned.
 pub fn refusal(crd: &Value) -> Option<String> {
     str_at(crd, "/spec/names/kind")?;
@@ -95,11 +68,13 @@ pub fn refusal(crd: &Value) -> Option<String> {
             return Some(format!("version {name} has no schema"));
         };
         for k in root.keys() {
-            if !ROOT_KEYWORDS.contains(&k.as_str()) {
+            if !keywords::keyword(k).is_some_and(|kw| kw.at_root) {
                 return Some(format!(
                     "version {name}: the apiserver refuses the root schema keyword `{k}` (a root \
                      schema may hold only {})",
-                    ROOT_KEYWORDS.join(", ")
+                    keywords::names_where(|kw| kw.at_root)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
