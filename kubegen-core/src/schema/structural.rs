@@ -74,30 +74,65 @@ impl Checker {
         self.errors.push(format!("{path}: {msg}"));
     }
 
+    /// One schema node and, through it, its children: each structural rule
+    /// in the order the apiserver reports them.
     fn node(&mut self, path: &str, v: &Value, correlatable: bool) {
         let Value::Object(m) = v else {
             self.err(path, "schema must be an object");
             return;
         };
+        let ios = is_true(m, "x-kubernetes-int-or-string");
+        let pres = is_true(m, "x-kubernetes-preserve-unknown-fields");
+        self.known_keywords(path, m);
+        self.no_unique_items(path, m);
+        self.preserve_unknown_fields_true(path, m);
+        self.type_set(path, m, ios, pres);
+        self.properties_or_additional(path, m);
+        self.embedded_resource(path, m, pres);
+        self.list_type(path, m, ios);
+        if let Err(e) = check_list_map_keys(m) {
+            self.err(path, e);
+        }
+        self.validation_rules(path, m, correlatable);
+        self.junctors(path, m, ios);
+        self.properties(path, m, pres, correlatable);
+        self.additional_properties(path, m, correlatable);
+        self.items(path, m, correlatable);
+        self.required_in_properties(path, m, pres);
+    }
+
+    /// Every keyword is one the apiserver knows.
+    fn known_keywords(&mut self, path: &str, m: &Map<String, Value>) {
         for k in m.keys() {
             if !keywords::is_known(k) {
                 self.err(path, format!("unknown schema keyword `{k}`"));
             }
         }
+    }
+
+    /// `uniqueItems: true` is forbidden.
+    fn no_unique_items(&mut self, path: &str, m: &Map<String, Value>) {
         if is_true(m, "uniqueItems") {
             self.err(
                 path,
                 "uniqueItems cannot be true (the apiserver forbids it); use x-kubernetes-list-type: set",
             );
         }
-        let ios = is_true(m, "x-kubernetes-int-or-string");
-        let pres = is_true(m, "x-kubernetes-preserve-unknown-fields");
+    }
+
+    /// `x-kubernetes-preserve-unknown-fields` is true or absent.
+    fn preserve_unknown_fields_true(&mut self, path: &str, m: &Map<String, Value>) {
         if m.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(false)) {
             self.err(
                 path,
                 "x-kubernetes-preserve-unknown-fields must be true or undefined",
             );
         }
+    }
+
+    /// A node has a known type, unless it is int-or-string (then none) or
+    /// preserves unknown fields.
+    fn type_set(&mut self, path: &str, m: &Map<String, Value>, ios: bool, pres: bool) {
         match type_of(m) {
             None if !ios && !pres => self.err(path, "type must not be empty"),
             Some(_) if ios => self.err(
@@ -111,12 +146,21 @@ impl Checker {
             }
             _ => {}
         }
+    }
+
+    /// `properties` and `additionalProperties` exclude each other.
+    fn properties_or_additional(&mut self, path: &str, m: &Map<String, Value>) {
         if m.contains_key("properties") && m.contains_key("additionalProperties") {
             self.err(
                 path,
                 "properties and additionalProperties are mutually exclusive",
             );
         }
+    }
+
+    /// An embedded resource is an object with properties or preserving
+    /// unknown fields.
+    fn embedded_resource(&mut self, path: &str, m: &Map<String, Value>, pres: bool) {
         if is_true(m, "x-kubernetes-embedded-resource") {
             if type_of(m) != Some("object") {
                 self.err(path, "x-kubernetes-embedded-resource requires type: object");
@@ -125,6 +169,11 @@ impl Checker {
                 self.err(path, "x-kubernetes-embedded-resource requires properties or x-kubernetes-preserve-unknown-fields");
             }
         }
+    }
+
+    /// `x-kubernetes-list-type` is on arrays only, and a set's items are
+    /// scalars (or atomic).
+    fn list_type(&mut self, path: &str, m: &Map<String, Value>, ios: bool) {
         if let Some(lt) = m.get("x-kubernetes-list-type") {
             if type_of(m) != Some("array") {
                 self.err(path, "x-kubernetes-list-type requires type: array");
@@ -146,9 +195,11 @@ impl Checker {
                 }
             }
         }
-        if let Err(e) = check_list_map_keys(m) {
-            self.err(path, e);
-        }
+    }
+
+    /// CEL rules are not empty, and transition rules (`oldSelf`) sit only
+    /// where the old object correlates (not below a non-map list).
+    fn validation_rules(&mut self, path: &str, m: &Map<String, Value>, correlatable: bool) {
         if let Some(Value::Array(rules)) = m.get("x-kubernetes-validations") {
             for r in rules {
                 let rule = r.get("rule").and_then(Value::as_str).unwrap_or("");
@@ -160,7 +211,12 @@ impl Checker {
                 }
             }
         }
-        // The int-or-string exception: anyOf [integer, string] may carry types.
+    }
+
+    /// Junctors are lists of value validations over this node's structure
+    /// (except int-or-string's `anyOf [integer, string]`, which may carry
+    /// types); `not` likewise.
+    fn junctors(&mut self, path: &str, m: &Map<String, Value>, ios: bool) {
         let ios_anyof = ios
             && m.get("anyOf")
                 == Some(&serde_json::json!([{"type": "integer"}, {"type": "string"}]));
@@ -181,6 +237,11 @@ impl Checker {
         if let Some(not) = m.get("not") {
             self.value_validation(&format!("{path}.not"), not, m);
         }
+    }
+
+    /// Properties sit on objects (or nodes preserving unknown fields), and
+    /// each is a structural node.
+    fn properties(&mut self, path: &str, m: &Map<String, Value>, pres: bool, correlatable: bool) {
         if let Some(Value::Object(props)) = m.get("properties") {
             if type_of(m) != Some("object") && !pres {
                 self.err(path, "properties require type: object");
@@ -189,6 +250,10 @@ impl Checker {
                 self.node(&format!("{path}.{k}"), p, correlatable);
             }
         }
+    }
+
+    /// `additionalProperties` is a structural node, never `false`.
+    fn additional_properties(&mut self, path: &str, m: &Map<String, Value>, correlatable: bool) {
         if let Some(ap) = m.get("additionalProperties") {
             match ap {
                 Value::Object(_) => self.node(&format!("{path}.*"), ap, correlatable),
@@ -196,12 +261,22 @@ impl Checker {
                 _ => {}
             }
         }
+    }
+
+    /// An array has items, a structural node that correlates only below a
+    /// map list.
+    fn items(&mut self, path: &str, m: &Map<String, Value>, correlatable: bool) {
         if let Some(items) = m.get("items") {
             let map_list = m.get("x-kubernetes-list-type") == Some(&Value::from("map"));
             self.node(&format!("{path}[*]"), items, correlatable && map_list);
         } else if type_of(m) == Some("array") {
             self.err(path, "type: array requires items");
         }
+    }
+
+    /// Every required property is one of the properties (unless unknown
+    /// fields are preserved).
+    fn required_in_properties(&mut self, path: &str, m: &Map<String, Value>, pres: bool) {
         if let Some(Value::Array(req)) = m.get("required") {
             let props = m.get("properties").and_then(Value::as_object);
             for r in req.iter().filter_map(Value::as_str) {
