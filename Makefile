@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test differential control-plane lint fmt doc deps cycles builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
+.PHONY: test differential control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -58,7 +58,7 @@ verify:
 control-plane:
 	bash $(CONTROL_PLANE)
 
-lint: doc deps cycles builtin-check protobuf-check package
+lint: doc deps cycles tests-placement builtin-check protobuf-check package
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
@@ -76,6 +76,10 @@ deps:
 ## statement of the floors) and imports only from its own floor or those
 ## below. The self-test first proves the check fails on a violating fixture
 ## (hack/tests/floor-violation) and passes a clean one (hack/tests/floor-clean).
+## Tests where ARCHITECTURE.md's "Where tests live" puts them.
+tests-placement:
+	python3 hack/check-test-placement.py
+
 CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime \
 	tests/kubegen-testenv examples/my-application bench/operator-bench
 cycles:
