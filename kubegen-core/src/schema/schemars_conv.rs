@@ -39,6 +39,9 @@ fn is_null_schema(v: &Value) -> bool {
         || v.get("enum") == Some(&json!([null]))
 }
 
+/// One schemars schema as a structural schema: its `$ref` inlined (a
+/// recursive one cut to an open object), each keyword converted, nulls
+/// folded into `nullable`, and a type inferred where none is given.
 fn convert(root: &Value, v: &Value, stack: &mut Vec<String>) -> Map<String, Value> {
     let Value::Object(src) = v else {
         // `true` accepts anything.
@@ -63,120 +66,159 @@ fn convert(root: &Value, v: &Value, stack: &mut Vec<String>) -> Map<String, Valu
         if DROP.contains(&k.as_str()) || k == "$ref" {
             continue;
         }
-        match k.as_str() {
-            "type" => match val {
-                Value::Array(types) => {
-                    let non_null: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
-                    nullable |= non_null.len() < types.len();
-                    if let [one] = non_null.as_slice() {
-                        out.insert("type".into(), (*one).clone());
-                    }
-                }
-                Value::String(t) if t == "null" => nullable = true,
-                other => {
-                    out.insert("type".into(), other.clone());
-                }
-            },
-            "const" => {
-                out.insert("enum".into(), json!([val]));
-            }
-            "properties" => {
-                let props: Map<String, Value> = val
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(n, s)| (n.clone(), Value::Object(convert(root, s, stack))))
-                    .collect();
-                out.insert(k.clone(), Value::Object(props));
-            }
-            "items" => {
-                let item = match val {
-                    Value::Array(a) => a.first().cloned().unwrap_or(Value::Bool(true)),
-                    other => other.clone(),
-                };
-                out.insert(k.clone(), Value::Object(convert(root, &item, stack)));
-            }
-            "additionalProperties" => {
-                if let Value::Object(_) = val {
-                    out.insert(k.clone(), Value::Object(convert(root, val, stack)));
-                }
-            }
-            "anyOf" | "oneOf" | "allOf" => {
-                let branches: Vec<&Value> = val
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|b| {
-                        let null = is_null_schema(b);
-                        nullable |= null;
-                        !null
-                    })
-                    .collect();
-                let converted: Vec<Map<String, Value>> =
-                    branches.iter().map(|b| convert(root, b, stack)).collect();
-                let mut merged: Option<Map<String, Value>> = None;
-                for c in converted {
-                    merged = Some(match merged {
-                        None => c,
-                        Some(m) => merge_schema(&m, &c).unwrap_or_else(|_| {
-                            super::obj(json!({"x-kubernetes-preserve-unknown-fields": true}))
-                        }),
-                    });
-                }
-                if let Some(m) = merged {
-                    for (mk, mv) in m {
-                        out.entry(mk).or_insert(mv);
-                    }
-                }
-            }
-            "not"
-            | "if"
-            | "then"
-            | "else"
-            | "dependentRequired"
-            | "dependentSchemas"
-            | "patternProperties"
-            | "propertyNames"
-            | "unevaluatedProperties"
-            | "minContains"
-            | "maxContains"
-            | "contains"
-            | "prefixItems" => {}
-            "exclusiveMinimum" | "exclusiveMaximum" if val.is_number() => {
-                let bound = if k == "exclusiveMinimum" {
-                    "minimum"
-                } else {
-                    "maximum"
-                };
-                out.insert(bound.into(), val.clone());
-                out.insert(k.clone(), true.into());
-            }
-            _ => {
-                if k.starts_with("x-kubernetes-") || !k.starts_with('x') {
-                    out.insert(k.clone(), val.clone());
-                }
-            }
-        }
+        nullable |= convert_keyword(root, k, val, stack, &mut out);
     }
     if nullable {
         out.insert("nullable".into(), true.into());
     }
-    let typed = out.contains_key("type")
-        || out.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
-        || out.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
-    if !typed {
-        if out.contains_key("properties") || out.contains_key("additionalProperties") {
-            out.insert("type".into(), "object".into());
-        } else if out.contains_key("items") {
-            out.insert("type".into(), "array".into());
-        } else {
-            out.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
-        }
-    }
+    infer_type(&mut out);
     if out.contains_key("properties") && out.contains_key("additionalProperties") {
         out.remove("additionalProperties");
     }
     out
+}
+
+/// Keyword `k` converted into `out`: kept, rewritten, or dropped when it
+/// has no structural form. Returns whether it allows `null`.
+fn convert_keyword(
+    root: &Value,
+    k: &str,
+    val: &Value,
+    stack: &mut Vec<String>,
+    out: &mut Map<String, Value>,
+) -> bool {
+    match k {
+        "type" => return convert_type(val, out),
+        "const" => {
+            out.insert("enum".into(), json!([val]));
+        }
+        "properties" => {
+            let props: Map<String, Value> = val
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(n, s)| (n.clone(), Value::Object(convert(root, s, stack))))
+                .collect();
+            out.insert(k.to_owned(), Value::Object(props));
+        }
+        "items" => {
+            let item = match val {
+                Value::Array(a) => a.first().cloned().unwrap_or(Value::Bool(true)),
+                other => other.clone(),
+            };
+            out.insert(k.to_owned(), Value::Object(convert(root, &item, stack)));
+        }
+        "additionalProperties" => {
+            if let Value::Object(_) = val {
+                out.insert(k.to_owned(), Value::Object(convert(root, val, stack)));
+            }
+        }
+        "anyOf" | "oneOf" | "allOf" => return merge_junctor(root, val, stack, out),
+        "not"
+        | "if"
+        | "then"
+        | "else"
+        | "dependentRequired"
+        | "dependentSchemas"
+        | "patternProperties"
+        | "propertyNames"
+        | "unevaluatedProperties"
+        | "minContains"
+        | "maxContains"
+        | "contains"
+        | "prefixItems" => {}
+        "exclusiveMinimum" | "exclusiveMaximum" if val.is_number() => {
+            let bound = if k == "exclusiveMinimum" {
+                "minimum"
+            } else {
+                "maximum"
+            };
+            out.insert(bound.into(), val.clone());
+            out.insert(k.to_owned(), true.into());
+        }
+        _ => {
+            if k.starts_with("x-kubernetes-") || !k.starts_with('x') {
+                out.insert(k.to_owned(), val.clone());
+            }
+        }
+    }
+    false
+}
+
+/// `type`, a name or a list of names: the one non-null type kept. Returns
+/// whether `null` is among them.
+fn convert_type(val: &Value, out: &mut Map<String, Value>) -> bool {
+    match val {
+        Value::Array(types) => {
+            let non_null: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
+            if let [one] = non_null.as_slice() {
+                out.insert("type".into(), (*one).clone());
+            }
+            non_null.len() < types.len()
+        }
+        Value::String(t) if t == "null" => true,
+        other => {
+            out.insert("type".into(), other.clone());
+            false
+        }
+    }
+}
+
+/// A junctor's non-null branches merged into one schema (an open object
+/// when they conflict), its keywords added where `out` has none. Returns
+/// whether a branch is `null`.
+fn merge_junctor(
+    root: &Value,
+    val: &Value,
+    stack: &mut Vec<String>,
+    out: &mut Map<String, Value>,
+) -> bool {
+    let mut nullable = false;
+    let branches: Vec<&Value> = val
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| {
+            let null = is_null_schema(b);
+            nullable |= null;
+            !null
+        })
+        .collect();
+    let converted: Vec<Map<String, Value>> =
+        branches.iter().map(|b| convert(root, b, stack)).collect();
+    let mut merged: Option<Map<String, Value>> = None;
+    for c in converted {
+        merged = Some(match merged {
+            None => c,
+            Some(m) => merge_schema(&m, &c).unwrap_or_else(|_| {
+                super::obj(json!({"x-kubernetes-preserve-unknown-fields": true}))
+            }),
+        });
+    }
+    if let Some(m) = merged {
+        for (mk, mv) in m {
+            out.entry(mk).or_insert(mv);
+        }
+    }
+    nullable
+}
+
+/// A node without a type gets one from its keywords: `object` with
+/// properties, `array` with items, else it preserves unknown fields.
+fn infer_type(out: &mut Map<String, Value>) {
+    let typed = out.contains_key("type")
+        || out.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+        || out.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+    if typed {
+        return;
+    }
+    if out.contains_key("properties") || out.contains_key("additionalProperties") {
+        out.insert("type".into(), "object".into());
+    } else if out.contains_key("items") {
+        out.insert("type".into(), "array".into());
+    } else {
+        out.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+    }
 }
 
 #[cfg(test)]
