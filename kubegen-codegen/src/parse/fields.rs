@@ -56,6 +56,9 @@ impl Builder<'_> {
         (out, spans)
     }
 
+    /// One field's model and spans: its keys read, its type (as written or
+    /// as a key overrides it), the key combinations refused, its schema
+    /// default, and whether it is required.
     pub(super) fn field(
         &mut self,
         field: &syn::Field,
@@ -78,106 +81,12 @@ impl Builder<'_> {
                 custom_serde(&format!("#[serde({name} = ...)]"), "field"),
             );
         }
-        let items_override = c
-            .items
-            .as_deref()
-            .is_some_and(Constraints::overrides_schema);
-        let ty = if let Some(t) = overridden_ty(&c) {
-            // The Rust type is not what is written: only optionality matters.
-            if is_option(&field.ty) {
-                Ty::Option(Box::new(t))
-            } else {
-                t
-            }
-        } else if items_override {
-            let item = c.items.as_deref().and_then(overridden_ty)?;
-            list_shell(cx, &field.ty, item)?
-        } else {
-            self.classifier.classify(&field.ty, extras.schemars)?
-        };
-        if extras.required && extras.optional {
-            cx.error_at(
-                keys.get(keys::REQUIRED).copied().unwrap_or(span),
-                "a field cannot be both `required` and `optional`",
-            );
-        }
-        if extras.required && c.default.is_some() {
-            cx.error_at(
-                keys.get(keys::REQUIRED).copied().unwrap_or(span),
-                "a `required` field cannot have a `default`: the apiserver fills defaults before checking `required`",
-            );
-        }
-        if extras.required && (serde.default.is_some() || serde.skip_serializing_if) {
-            cx.error_at(
-                keys.get(keys::REQUIRED).copied().unwrap_or(span),
-                "a `required` field cannot use `#[serde(default)]` or `skip_serializing_if`: serde would omit or not need it",
-            );
-        }
-        let mut default_from_type = false;
-        let serde_default = match serde.default {
-            Some(d) => Some(d),
-            None if self.container_default => Some(SerdeDefault::Trait),
-            None => None,
-        };
-        if let Some(d) = serde_default
-            && c.default.is_none()
-            && !extras.no_schema_default
-            && !serde.flatten
-            && !extras.required
-        {
-            let at = keys.get(keys::DEFAULT).copied().unwrap_or(span);
-            let known = match &ty {
-                _ if ty.is_option() => TypeDefault::Absent,
-                // Custom serde code or a schema given by hand: what
-                // `Default::default()` serializes to is unknown, unless the
-                // JSON says it.
-                _ if serde.with.is_some() || c.schema_type.is_some() || c.schema_json.is_some() => {
-                    match &c.schema_json {
-                        Some(j) if j.contains_key("default") => TypeDefault::Absent,
-                        Some(_) => TypeDefault::NotInJson,
-                        None => TypeDefault::Unknown,
-                    }
-                }
-                // The nested type's schema says (checked at compile time
-                // for `KubeSchema` types, when the schema is built
-                // otherwise).
-                Ty::Named { resolver, .. }
-                    if self.classifier.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
-                {
-                    TypeDefault::FromType
-                }
-                ty => type_default(ty),
-            };
-            match (d, known) {
-                (SerdeDefault::Function(fn_span), _) => cx.error_at(fn_span, NO_FUNCTION_DEFAULT),
-                // Rust's spelling of Go's `omitempty`: serde never writes the
-                // value `skip_serializing_if` skips (the type's default, in
-                // the common `Vec::is_empty`, `String::is_empty`,
-                // `Option::is_none`, `BTreeMap::is_empty`) and reads an absent
-                // field as `Default::default()`; the schema has no default,
-                // as controller-gen writes none for an `omitempty` field.
-                (SerdeDefault::Trait, _) if serde.skip_serializing_if => {}
-                (SerdeDefault::Trait, _)
-                    if serde.default.is_none() && !self.container_derives_default =>
-                {
-                    cx.error_at(at, NO_CONTAINER_DEFAULT)
-                }
-                (SerdeDefault::Trait, TypeDefault::Value(v)) => c.default = Some(v),
-                (SerdeDefault::Trait, TypeDefault::Absent) => {}
-                (SerdeDefault::Trait, TypeDefault::FromType) => default_from_type = true,
-                (SerdeDefault::Trait, TypeDefault::Unknown) => cx.error_at(at, NO_TYPE_DEFAULT),
-                (SerdeDefault::Trait, TypeDefault::NotInJson) => cx.error_at(at, NO_JSON_DEFAULT),
-            }
-        }
-        let implied_optional = ty.is_option()
-            || serde.default.is_some()
-            || self.container_default
-            || serde.skip_serializing_if
-            || serde.half_skip
-            || serde.flatten
-            || c.default.is_some();
-        let required =
-            !extras.optional && (extras.required || !(implied_optional || self.container_optional));
+        let ty = self.field_ty(field, &c, &extras)?;
+        let required_at = keys.get(keys::REQUIRED).copied().unwrap_or(span);
+        required_conflicts(cx, required_at, serde, &c, &extras);
+        let default_at = keys.get(keys::DEFAULT).copied().unwrap_or(span);
+        let default_from_type = self.serde_default(serde, &mut c, &extras, &ty, default_at);
+        let required = self.required(serde, &c, &extras, &ty);
         let description = extras
             .description
             .or_else(|| attr::doc_comment(&field.attrs));
@@ -200,10 +109,142 @@ impl Builder<'_> {
         Some((model, spans))
     }
 
+    /// The field's type in the model: the Rust type classified, or, when a
+    /// key gives the schema (of the field or of its items), the overriding
+    /// type with only the Rust type's optionality (or list shell) kept.
+    fn field_ty(&mut self, field: &syn::Field, c: &Constraints, extras: &Extras) -> Option<Ty> {
+        let items_override = c
+            .items
+            .as_deref()
+            .is_some_and(Constraints::overrides_schema);
+        Some(if let Some(t) = overridden_ty(c) {
+            // The Rust type is not what is written: only optionality matters.
+            if is_option(&field.ty) {
+                Ty::Option(Box::new(t))
+            } else {
+                t
+            }
+        } else if items_override {
+            let item = c.items.as_deref().and_then(overridden_ty)?;
+            list_shell(self.cx, &field.ty, item)?
+        } else {
+            self.classifier.classify(&field.ty, extras.schemars)?
+        })
+    }
+
+    /// The schema default `#[serde(default)]` (the field's or the
+    /// container's) implies, set on `c` when the field's type says it;
+    /// refused when kubegen cannot know it. Returns whether the nested
+    /// type's schema gives it.
+    fn serde_default(
+        &self,
+        serde: &SerdeField,
+        c: &mut Constraints,
+        extras: &Extras,
+        ty: &Ty,
+        at: Span,
+    ) -> bool {
+        let cx = self.cx;
+        let serde_default = match serde.default {
+            Some(d) => Some(d),
+            None if self.container_default => Some(SerdeDefault::Trait),
+            None => None,
+        };
+        let Some(d) = serde_default else {
+            return false;
+        };
+        if c.default.is_some() || extras.no_schema_default || serde.flatten || extras.required {
+            return false;
+        }
+        let known = self.known_type_default(serde, c, ty);
+        match (d, known) {
+            (SerdeDefault::Function(fn_span), _) => cx.error_at(fn_span, NO_FUNCTION_DEFAULT),
+            // Rust's spelling of Go's `omitempty`: serde never writes the
+            // value `skip_serializing_if` skips (the type's default, in
+            // the common `Vec::is_empty`, `String::is_empty`,
+            // `Option::is_none`, `BTreeMap::is_empty`) and reads an absent
+            // field as `Default::default()`; the schema has no default,
+            // as controller-gen writes none for an `omitempty` field.
+            (SerdeDefault::Trait, _) if serde.skip_serializing_if => {}
+            (SerdeDefault::Trait, _)
+                if serde.default.is_none() && !self.container_derives_default =>
+            {
+                cx.error_at(at, NO_CONTAINER_DEFAULT)
+            }
+            (SerdeDefault::Trait, TypeDefault::Value(v)) => c.default = Some(v),
+            (SerdeDefault::Trait, TypeDefault::Absent) => {}
+            (SerdeDefault::Trait, TypeDefault::FromType) => return true,
+            (SerdeDefault::Trait, TypeDefault::Unknown) => cx.error_at(at, NO_TYPE_DEFAULT),
+            (SerdeDefault::Trait, TypeDefault::NotInJson) => cx.error_at(at, NO_JSON_DEFAULT),
+        }
+        false
+    }
+
+    /// What the field's `Default::default()` serializes to, as far as
+    /// kubegen can know without compiling the type.
+    fn known_type_default(&self, serde: &SerdeField, c: &Constraints, ty: &Ty) -> TypeDefault {
+        match ty {
+            _ if ty.is_option() => TypeDefault::Absent,
+            // Custom serde code or a schema given by hand: what
+            // `Default::default()` serializes to is unknown, unless the
+            // JSON says it.
+            _ if serde.with.is_some() || c.schema_type.is_some() || c.schema_json.is_some() => {
+                match &c.schema_json {
+                    Some(j) if j.contains_key("default") => TypeDefault::Absent,
+                    Some(_) => TypeDefault::NotInJson,
+                    None => TypeDefault::Unknown,
+                }
+            }
+            // The nested type's schema says (checked at compile time
+            // for `KubeSchema` types, when the schema is built
+            // otherwise).
+            Ty::Named { resolver, .. }
+                if self.classifier.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
+            {
+                TypeDefault::FromType
+            }
+            ty => type_default(ty),
+        }
+    }
+
+    /// Whether the field is required: `required`, or nothing makes it
+    /// optional (its type, serde's defaults and skips, a schema default,
+    /// `optional` on it or on the container).
+    fn required(&self, serde: &SerdeField, c: &Constraints, extras: &Extras, ty: &Ty) -> bool {
+        let implied_optional = ty.is_option()
+            || serde.default.is_some()
+            || self.container_default
+            || serde.skip_serializing_if
+            || serde.half_skip
+            || serde.flatten
+            || c.default.is_some();
+        !extras.optional && (extras.required || !(implied_optional || self.container_optional))
+    }
+
     pub(super) fn newtype(&mut self, field: &syn::Field) -> Option<Field> {
         let serde = SerdeField::from_attrs(&field.attrs);
         self.field(field, &serde, String::new(), field.span())
             .map(|(f, _)| f)
+    }
+}
+
+/// `required` refused beside `optional`, a schema default, or serde's
+/// `default` and `skip_serializing_if`.
+fn required_conflicts(cx: &Ctxt, at: Span, serde: &SerdeField, c: &Constraints, extras: &Extras) {
+    if extras.required && extras.optional {
+        cx.error_at(at, "a field cannot be both `required` and `optional`");
+    }
+    if extras.required && c.default.is_some() {
+        cx.error_at(
+            at,
+            "a `required` field cannot have a `default`: the apiserver fills defaults before checking `required`",
+        );
+    }
+    if extras.required && (serde.default.is_some() || serde.skip_serializing_if) {
+        cx.error_at(
+            at,
+            "a `required` field cannot use `#[serde(default)]` or `skip_serializing_if`: serde would omit or not need it",
+        );
     }
 }
 
