@@ -82,22 +82,12 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
     if let Some((msg, span)) = &serde.bad_rule {
         cx.error_at(*span, msg);
     }
-    let mut type_c = Constraints::default();
-    let mut extras = Extras::default();
-    let mut res = ResourceAttrs::default();
-    let scopes: &[Scope] = if resource {
-        &[Scope::Resource, Scope::Type]
-    } else {
-        &[Scope::Type]
-    };
-    let type_keys = attr::for_each_key(cx, &input.attrs, scopes, |key, meta| {
-        if keys::scopes_of(key).is_some_and(|s| s.contains(&Scope::Resource)) && key != keys::CRATE
-        {
-            res.parse_key(cx, key, meta)
-        } else {
-            parse_key(cx, key, meta, &mut type_c, &mut extras)
-        }
-    });
+    let TypeKeys {
+        spans: type_keys,
+        constraints: type_c,
+        extras,
+        resource: res,
+    } = type_keys(cx, input, resource);
     let overridden = type_c.overrides_schema();
     if let Some((name, span)) = &serde.conversion
         && !overridden
@@ -119,51 +109,12 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
         container_optional: extras.optional,
         sites: Vec::new(),
     };
-    let mut field_spans = Vec::new();
-    let shape = match &input.data {
+    let (shape, field_spans) = match &input.data {
         // The schema is given by hand: the Rust fields or variants are not
         // what is serialized, so they are not read.
-        _ if overridden => Shape::Struct { fields: Vec::new() },
-        syn::Data::Struct(s) => match &s.fields {
-            syn::Fields::Named(named) => {
-                let (fields, spans) = b.fields(named, serde.rename_all);
-                field_spans = spans;
-                if serde.transparent {
-                    if fields.len() != 1 {
-                        cx.error_spanned_by(
-                            &input.ident,
-                            "`#[serde(transparent)]` needs exactly one serialized field",
-                        );
-                        return None;
-                    }
-                    let mut field = fields.into_iter().next()?;
-                    field.name = String::new();
-                    Shape::Transparent {
-                        field: Box::new(field),
-                    }
-                } else {
-                    Shape::Struct { fields }
-                }
-            }
-            syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
-                let field = b.newtype(unnamed.unnamed.first()?)?;
-                Shape::Transparent {
-                    field: Box::new(field),
-                }
-            }
-            syn::Fields::Unnamed(_) => {
-                cx.error_spanned_by(&input.ident, "tuple structs serialize as heterogeneous arrays, which a structural schema cannot describe; use named fields");
-                return None;
-            }
-            syn::Fields::Unit => {
-                cx.error_spanned_by(
-                    &input.ident,
-                    "unit structs serialize as null, which a structural schema cannot describe",
-                );
-                return None;
-            }
-        },
-        syn::Data::Enum(e) => variants::enum_shape(&mut b, input, e, &serde)?,
+        _ if overridden => (Shape::Struct { fields: Vec::new() }, Vec::new()),
+        syn::Data::Struct(s) => struct_shape(&mut b, input, s, &serde)?,
+        syn::Data::Enum(e) => (variants::enum_shape(&mut b, input, e, &serde)?, Vec::new()),
         syn::Data::Union(_) => {
             cx.error_spanned_by(&input.ident, "unions are not supported");
             return None;
@@ -188,6 +139,91 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
         crate_path: extras.crate_path,
         resource: res,
     })
+}
+
+/// What the type's `#[kubegen(...)]` keys say.
+struct TypeKeys {
+    spans: KeySpans,
+    constraints: Constraints,
+    extras: Extras,
+    resource: ResourceAttrs,
+}
+
+/// The type's keys read: resource keys (with `resource`) into
+/// [`ResourceAttrs`], the others as schema constraints and extras.
+fn type_keys(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> TypeKeys {
+    let mut constraints = Constraints::default();
+    let mut extras = Extras::default();
+    let mut res = ResourceAttrs::default();
+    let scopes: &[Scope] = if resource {
+        &[Scope::Resource, Scope::Type]
+    } else {
+        &[Scope::Type]
+    };
+    let spans = attr::for_each_key(cx, &input.attrs, scopes, |key, meta| {
+        if keys::scopes_of(key).is_some_and(|s| s.contains(&Scope::Resource)) && key != keys::CRATE
+        {
+            res.parse_key(cx, key, meta)
+        } else {
+            parse_key(cx, key, meta, &mut constraints, &mut extras)
+        }
+    });
+    TypeKeys {
+        spans,
+        constraints,
+        extras,
+        resource: res,
+    }
+}
+
+/// A struct's shape and its fields' spans: named fields (one, unnamed, when
+/// `#[serde(transparent)]`), or a newtype; tuple and unit structs refused.
+fn struct_shape(
+    b: &mut Builder<'_>,
+    input: &syn::DeriveInput,
+    s: &syn::DataStruct,
+    serde: &SerdeContainer,
+) -> Option<(Shape, Vec<FieldSpans>)> {
+    let cx = b.cx;
+    match &s.fields {
+        syn::Fields::Named(named) => {
+            let (fields, spans) = b.fields(named, serde.rename_all);
+            if !serde.transparent {
+                return Some((Shape::Struct { fields }, spans));
+            }
+            if fields.len() != 1 {
+                cx.error_spanned_by(
+                    &input.ident,
+                    "`#[serde(transparent)]` needs exactly one serialized field",
+                );
+                return None;
+            }
+            let mut field = fields.into_iter().next()?;
+            field.name = String::new();
+            let shape = Shape::Transparent {
+                field: Box::new(field),
+            };
+            Some((shape, spans))
+        }
+        syn::Fields::Unnamed(unnamed) if unnamed.unnamed.len() == 1 => {
+            let field = b.newtype(unnamed.unnamed.first()?)?;
+            let shape = Shape::Transparent {
+                field: Box::new(field),
+            };
+            Some((shape, Vec::new()))
+        }
+        syn::Fields::Unnamed(_) => {
+            cx.error_spanned_by(&input.ident, "tuple structs serialize as heterogeneous arrays, which a structural schema cannot describe; use named fields");
+            None
+        }
+        syn::Fields::Unit => {
+            cx.error_spanned_by(
+                &input.ident,
+                "unit structs serialize as null, which a structural schema cannot describe",
+            );
+            None
+        }
+    }
 }
 
 pub(crate) fn unraw(ident: &syn::Ident) -> String {
