@@ -43,82 +43,16 @@ fn nested_key_fields<'a>(
 pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream {
     let krate = super::krate(c);
     let ident = &input.ident;
-    let mut generics = input.generics.clone();
-    let type_params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
-    {
-        let where_clause = generics.make_where_clause();
-        for p in &type_params {
-            where_clause
-                .predicates
-                .push(syn::parse_quote!(#p: #krate::KubeSchema));
-        }
-    }
+    let (generics, type_params) = bounded_generics(input, &krate);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let model_json = c.model.to_json();
-    let resolvers = c.resolvers.iter().map(|r| {
-        let ty = &r.ty;
-        match r.kind {
-            ResolverKind::KubeSchema => quote! {
-                <#ty as #krate::KubeSchema>::kube_schema as #krate::__private::Resolver
-            },
-            ResolverKind::Schemars => quote! {
-                #krate::__private::schemars_schema::<#ty> as #krate::__private::Resolver
-            },
-        }
-    });
-    let none = quote!(&[]);
-    let (fields_const, keys_const, scalar_const, nested_const) = match &c.model.shape {
-        Shape::Struct { fields } => {
-            let names = fields
-                .iter()
-                .filter(|f| !f.flatten)
-                .map(|f| f.name.as_str());
-            let keys = key_fields(fields);
-            let nested = nested_key_fields(c, fields)
-                .map(|(name, ty)| quote!((#name, <#ty as #krate::KubeSchema>::SCALAR)));
-            (
-                quote!(&[#(#names),*]),
-                quote!(&[#(#keys),*]),
-                quote!(false),
-                quote!(&[#(#nested),*]),
-            )
-        }
-        Shape::Enum {
-            repr: Repr::Internal { tag } | Repr::Adjacent { tag, .. },
-            ..
-        } => (
-            quote!(&[#tag]),
-            quote!(&[#tag]),
-            quote!(false),
-            none.clone(),
-        ),
-        Shape::Transparent { field } => match &field.ty {
-            Ty::Named { resolver, .. }
-                if c.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
-            {
-                let ty = &c.resolvers[*resolver].ty;
-                (
-                    quote!(<#ty as #krate::KubeSchema>::FIELDS),
-                    quote!(<#ty as #krate::KubeSchema>::KEY_FIELDS),
-                    quote!(<#ty as #krate::KubeSchema>::SCALAR),
-                    quote!(<#ty as #krate::KubeSchema>::NESTED_KEY_FIELDS),
-                )
-            }
-            ty => {
-                let scalar = ty.is_scalar();
-                (none.clone(), none.clone(), quote!(#scalar), none.clone())
-            }
-        },
-        Shape::Enum {
-            repr: Repr::External,
-            variants,
-        } => {
-            // Unit-only externally tagged enums serialize as strings.
-            let scalar = variants.iter().all(|v| matches!(v.data, VariantData::Unit));
-            (none.clone(), none.clone(), quote!(#scalar), none.clone())
-        }
-        Shape::Enum { .. } => (none.clone(), none.clone(), quote!(false), none.clone()),
-    };
+    let resolvers = resolver_tokens(c, &krate);
+    let FieldConsts {
+        fields: fields_const,
+        keys: keys_const,
+        scalar: scalar_const,
+        nested: nested_const,
+    } = field_consts(c, &krate);
     let assertions = if type_params.is_empty() {
         let mut a = list_map_key_assertions(c, &krate);
         a.extend(serde_default_assertions(c, &krate));
@@ -126,12 +60,7 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
     } else {
         TokenStream::new()
     };
-    let serde_default = matches!(
-        &c.model.shape,
-        Shape::Enum { repr: Repr::External, variants }
-            if variants.iter().all(|v| matches!(v.data, VariantData::Unit))
-                && variants.iter().any(|v| v.default)
-    );
+    let serde_default = has_serde_default(c);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::KubeSchema for #ident #ty_generics #where_clause {
@@ -149,6 +78,119 @@ pub fn impl_kube_schema(input: &syn::DeriveInput, c: &Container) -> TokenStream 
         }
         #assertions
     }
+}
+
+/// The type's generics with every type parameter bound by `KubeSchema`,
+/// and the type parameters' names.
+fn bounded_generics(
+    input: &syn::DeriveInput,
+    krate: &syn::Path,
+) -> (syn::Generics, Vec<syn::Ident>) {
+    let mut generics = input.generics.clone();
+    let type_params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    let where_clause = generics.make_where_clause();
+    for p in &type_params {
+        where_clause
+            .predicates
+            .push(syn::parse_quote!(#p: #krate::KubeSchema));
+    }
+    (generics, type_params)
+}
+
+/// Each nested type's schema function, by the trait that supplies it.
+fn resolver_tokens(c: &Container, krate: &syn::Path) -> Vec<TokenStream> {
+    c.resolvers
+        .iter()
+        .map(|r| {
+            let ty = &r.ty;
+            match r.kind {
+                ResolverKind::KubeSchema => quote! {
+                    <#ty as #krate::KubeSchema>::kube_schema as #krate::__private::Resolver
+                },
+                ResolverKind::Schemars => quote! {
+                    #krate::__private::schemars_schema::<#ty> as #krate::__private::Resolver
+                },
+            }
+        })
+        .collect()
+}
+
+/// The values of `FIELDS`, `KEY_FIELDS`, `SCALAR` and `NESTED_KEY_FIELDS`.
+struct FieldConsts {
+    fields: TokenStream,
+    keys: TokenStream,
+    scalar: TokenStream,
+    nested: TokenStream,
+}
+
+/// What the type tells list-map key checks: its fields, those usable as
+/// keys, whether it serializes as a scalar, and the nested types deciding
+/// the rest; a transparent `KubeSchema` type passes its inner type's on.
+fn field_consts(c: &Container, krate: &syn::Path) -> FieldConsts {
+    let none = quote!(&[]);
+    let opaque = |scalar: bool| FieldConsts {
+        fields: none.clone(),
+        keys: none.clone(),
+        scalar: quote!(#scalar),
+        nested: none.clone(),
+    };
+    match &c.model.shape {
+        Shape::Struct { fields } => {
+            let names = fields
+                .iter()
+                .filter(|f| !f.flatten)
+                .map(|f| f.name.as_str());
+            let keys = key_fields(fields);
+            let nested = nested_key_fields(c, fields)
+                .map(|(name, ty)| quote!((#name, <#ty as #krate::KubeSchema>::SCALAR)));
+            FieldConsts {
+                fields: quote!(&[#(#names),*]),
+                keys: quote!(&[#(#keys),*]),
+                scalar: quote!(false),
+                nested: quote!(&[#(#nested),*]),
+            }
+        }
+        Shape::Enum {
+            repr: Repr::Internal { tag } | Repr::Adjacent { tag, .. },
+            ..
+        } => FieldConsts {
+            fields: quote!(&[#tag]),
+            keys: quote!(&[#tag]),
+            scalar: quote!(false),
+            nested: none.clone(),
+        },
+        Shape::Transparent { field } => match &field.ty {
+            Ty::Named { resolver, .. }
+                if c.resolvers[*resolver].kind == ResolverKind::KubeSchema =>
+            {
+                let ty = &c.resolvers[*resolver].ty;
+                FieldConsts {
+                    fields: quote!(<#ty as #krate::KubeSchema>::FIELDS),
+                    keys: quote!(<#ty as #krate::KubeSchema>::KEY_FIELDS),
+                    scalar: quote!(<#ty as #krate::KubeSchema>::SCALAR),
+                    nested: quote!(<#ty as #krate::KubeSchema>::NESTED_KEY_FIELDS),
+                }
+            }
+            ty => opaque(ty.is_scalar()),
+        },
+        // Unit-only externally tagged enums serialize as strings.
+        Shape::Enum {
+            repr: Repr::External,
+            variants,
+        } => opaque(variants.iter().all(|v| matches!(v.data, VariantData::Unit))),
+        Shape::Enum { .. } => opaque(false),
+    }
+}
+
+/// `SERDE_DEFAULT`: a unit-only externally tagged enum with a `#[default]`
+/// variant.
+fn has_serde_default(c: &Container) -> bool {
+    matches!(
+        &c.model.shape,
+        Shape::Enum { repr: Repr::External, variants }
+            if variants.iter().all(|v| matches!(v.data, VariantData::Unit))
+                && variants.iter().any(|v| v.default)
+    )
 }
 
 /// Compile-time checks that a `#[serde(default)]` field of a nested type can
