@@ -361,7 +361,8 @@ impl<'a> Planner<'a> {
     }
 
     /// Plans the node at `ptr` for a slot at `pos`; `owner`/`name` name
-    /// new types.
+    /// new types. A node some keyword of which no Rust type or key writes
+    /// is verbatim; else its `type` picks the Rust type.
     fn slot(&mut self, node: &Value, ptr: &str, pos: Position, owner: &str, name: &str) -> Slot {
         let Some(m) = node.as_object() else {
             return verbatim(node);
@@ -377,143 +378,197 @@ impl<'a> Planner<'a> {
             owner.strip_suffix("Spec").unwrap_or(owner),
             type_ident(name)
         );
-        // (type, keywords the type itself writes)
-        let (ty, handled): (TokenStream, Vec<&str>) = match ty_name {
-            _ if int_or_string => {
-                let shape = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
-                if m.get("anyOf") != Some(&shape) || ty_name.is_some() {
-                    return verbatim(node);
-                }
-                (
-                    quote!(::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString),
-                    vec!["anyOf", "x-kubernetes-int-or-string"],
-                )
-            }
-            _ if m.contains_key("anyOf") => return verbatim(node),
-            None if preserve && !m.contains_key("properties") && !m.contains_key("items") => (
-                quote!(::serde_json::Value),
-                vec!["x-kubernetes-preserve-unknown-fields"],
-            ),
-            Some("object") if m.contains_key("additionalProperties") => {
-                let Some(value) = m.get("additionalProperties").filter(|v| v.is_object()) else {
-                    return verbatim(node);
-                };
-                if m.contains_key("properties") || preserve {
-                    return verbatim(node);
-                }
-                let vptr = child(ptr, &["additionalProperties"]);
-                let v = self.slot(value, &vptr, Position::Value, &wanted, "value");
-                let vt = self.place_value(v, &wanted);
-                (
-                    quote!(::std::collections::BTreeMap<String, #vt>),
-                    vec!["type", "additionalProperties"],
-                )
-            }
-            Some("object") if m.contains_key("x-kubernetes-embedded-resource") => {
-                if !preserve || m.contains_key("properties") {
-                    return verbatim(node);
-                }
-                (
+        match ty_name {
+            _ if int_or_string => self.int_or_string_slot(m, ty_name, node),
+            _ if m.contains_key("anyOf") => verbatim(node),
+            None if preserve && !m.contains_key("properties") && !m.contains_key("items") => self
+                .finish(
+                    m,
                     quote!(::serde_json::Value),
-                    vec![
-                        "type",
-                        "x-kubernetes-preserve-unknown-fields",
-                        "x-kubernetes-embedded-resource",
-                    ],
-                )
-            }
-            Some("object") if let Some(path) = builtin(m) => {
-                let path: TokenStream = path.parse().unwrap_or_default();
-                let handled: Vec<&str> = m
-                    .keys()
-                    .map(String::as_str)
-                    .filter(|k| *k != "description")
-                    .collect();
-                (quote!(::kubegen::k8s_openapi::#path), handled)
-            }
-            Some("object") => {
-                let described = pos != Position::Field;
-                let description = m
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .filter(|_| described);
-                let t = self.object_type(m, ptr, &wanted, description);
-                let t = format_ident!("{}", t);
-                let mut handled = vec![
-                    "type",
-                    "properties",
-                    "required",
-                    "x-kubernetes-preserve-unknown-fields",
-                ];
-                if described {
-                    handled.push("description");
-                }
-                let mut slot = self.finish(m, quote!(#t), &handled, node);
-                if described && !slot.keys.iter().any(|k| k.name == "schema_json") {
-                    slot.description = None;
-                }
-                return slot;
-            }
-            Some("array") => {
-                let Some(items) = m.get("items").filter(|v| v.is_object()) else {
-                    return verbatim(node);
-                };
-                let iptr = child(ptr, &["items"]);
-                let item = self.slot(items, &iptr, Position::Items, owner, name);
-                let (it, item_keys) = self.place_items(item, &wanted);
-                let mut slot_keys = Vec::new();
-                if let Some(k) = item_keys {
-                    slot_keys.push(k);
-                }
-                let handled = vec!["type", "items"];
-                let mut slot = self.finish(m, quote!(Vec<#it>), &handled, node);
-                if !slot.keys.iter().any(|k| k.name == "schema_json") {
-                    slot.keys.extend(slot_keys);
-                }
-                return slot;
-            }
-            Some("string") => {
-                if let Some(e) = self.string_enum(m, &wanted) {
+                    &["x-kubernetes-preserve-unknown-fields"],
+                    node,
+                ),
+            Some("object") => self.object_slot(m, node, ptr, pos, &wanted, preserve),
+            Some("array") => self.array_slot(m, node, ptr, owner, name, &wanted),
+            Some("string") => match self.string_enum(m, &wanted) {
+                Some(e) => {
                     let e = format_ident!("{}", e);
-                    (quote!(#e), vec!["type", "enum"])
-                } else {
-                    (quote!(String), vec!["type"])
+                    self.finish(m, quote!(#e), &["type", "enum"], node)
                 }
+                None => self.finish(m, quote!(String), &["type"], node),
+            },
+            Some("boolean") => self.finish(m, quote!(bool), &["type"], node),
+            Some("integer") => self.integer_slot(m, node),
+            Some("number") => self.number_slot(m, node),
+            _ => verbatim(node),
+        }
+    }
+
+    /// An object node: a map (`BTreeMap` of its values' type), an embedded
+    /// resource (`serde_json::Value`), a built-in k8s-openapi type, or a
+    /// struct of its own.
+    fn object_slot(
+        &mut self,
+        m: &Map<String, Value>,
+        node: &Value,
+        ptr: &str,
+        pos: Position,
+        wanted: &str,
+        preserve: bool,
+    ) -> Slot {
+        if m.contains_key("additionalProperties") {
+            let Some(value) = m.get("additionalProperties").filter(|v| v.is_object()) else {
+                return verbatim(node);
+            };
+            if m.contains_key("properties") || preserve {
+                return verbatim(node);
             }
-            Some("boolean") => (quote!(bool), vec!["type"]),
-            Some("integer") => match m.get("format").and_then(Value::as_str) {
-                Some("int32") => (quote!(i32), vec!["type", "format"]),
-                Some("int64") => (quote!(i64), vec!["type", "format"]),
-                // Go's `int`: no format. `schema_type` writes the bare type.
-                _ => {
-                    let mut slot = self.finish(m, quote!(i64), &["type"], node);
-                    if !slot.keys.iter().any(|k| k.name == "schema_json") {
-                        slot.keys.insert(0, schema_type("integer"));
-                    }
-                    return slot;
-                }
-            },
-            Some("number") => match m.get("format").and_then(Value::as_str) {
-                Some("double") => (quote!(f64), vec!["type", "format"]),
-                Some("float") => (quote!(f32), vec!["type", "format"]),
-                _ => {
-                    let mut slot = self.finish(m, quote!(f64), &["type"], node);
-                    if !slot.keys.iter().any(|k| k.name == "schema_json") {
-                        slot.keys.insert(0, schema_type("number"));
-                    }
-                    return slot;
-                }
-            },
-            _ => return verbatim(node),
-        };
-        let mut slot = self.finish(m, ty, &handled, node);
-        if matches!(ty_name, Some("number")) {
-            slot.keys.push(Key {
-                name: "allow_float",
-                tokens: quote!(allow_float),
-            });
+            let vptr = child(ptr, &["additionalProperties"]);
+            let v = self.slot(value, &vptr, Position::Value, wanted, "value");
+            let vt = self.place_value(v, wanted);
+            return self.finish(
+                m,
+                quote!(::std::collections::BTreeMap<String, #vt>),
+                &["type", "additionalProperties"],
+                node,
+            );
+        }
+        if m.contains_key("x-kubernetes-embedded-resource") {
+            if !preserve || m.contains_key("properties") {
+                return verbatim(node);
+            }
+            let handled = [
+                "type",
+                "x-kubernetes-preserve-unknown-fields",
+                "x-kubernetes-embedded-resource",
+            ];
+            return self.finish(m, quote!(::serde_json::Value), &handled, node);
+        }
+        if let Some(path) = builtin(m) {
+            let path: TokenStream = path.parse().unwrap_or_default();
+            let handled: Vec<&str> = m
+                .keys()
+                .map(String::as_str)
+                .filter(|k| *k != "description")
+                .collect();
+            return self.finish(m, quote!(::kubegen::k8s_openapi::#path), &handled, node);
+        }
+        self.struct_slot(m, node, ptr, pos, wanted)
+    }
+
+    /// An object node with a struct of its own; in items and map values the
+    /// description goes on the type, unless the node is verbatim.
+    fn struct_slot(
+        &mut self,
+        m: &Map<String, Value>,
+        node: &Value,
+        ptr: &str,
+        pos: Position,
+        wanted: &str,
+    ) -> Slot {
+        let described = pos != Position::Field;
+        let description = m
+            .get("description")
+            .and_then(Value::as_str)
+            .filter(|_| described);
+        let t = self.object_type(m, ptr, wanted, description);
+        let t = format_ident!("{}", t);
+        let mut handled = vec![
+            "type",
+            "properties",
+            "required",
+            "x-kubernetes-preserve-unknown-fields",
+        ];
+        if described {
+            handled.push("description");
+        }
+        let mut slot = self.finish(m, quote!(#t), &handled, node);
+        if described && !slot.keys.iter().any(|k| k.name == "schema_json") {
+            slot.description = None;
         }
         slot
+    }
+
+    /// An array node: `Vec` of its items' type, the items' keys as
+    /// `items(...)` unless the node is verbatim.
+    fn array_slot(
+        &mut self,
+        m: &Map<String, Value>,
+        node: &Value,
+        ptr: &str,
+        owner: &str,
+        name: &str,
+        wanted: &str,
+    ) -> Slot {
+        let Some(items) = m.get("items").filter(|v| v.is_object()) else {
+            return verbatim(node);
+        };
+        let iptr = child(ptr, &["items"]);
+        let item = self.slot(items, &iptr, Position::Items, owner, name);
+        let (it, item_keys) = self.place_items(item, wanted);
+        let mut slot = self.finish(m, quote!(Vec<#it>), &["type", "items"], node);
+        if !slot.keys.iter().any(|k| k.name == "schema_json") {
+            slot.keys.extend(item_keys);
+        }
+        slot
+    }
+
+    /// An integer node: `i32`/`i64` by format; without one (Go's `int`),
+    /// `i64` with `schema_type` writing the bare type.
+    fn integer_slot(&self, m: &Map<String, Value>, node: &Value) -> Slot {
+        match m.get("format").and_then(Value::as_str) {
+            Some("int32") => self.finish(m, quote!(i32), &["type", "format"], node),
+            Some("int64") => self.finish(m, quote!(i64), &["type", "format"], node),
+            _ => {
+                let mut slot = self.finish(m, quote!(i64), &["type"], node);
+                if !slot.keys.iter().any(|k| k.name == "schema_json") {
+                    slot.keys.insert(0, schema_type("integer"));
+                }
+                slot
+            }
+        }
+    }
+
+    /// A number node: `f64`/`f32` by format, `allow_float`; without one,
+    /// `f64` with `schema_type` writing the bare type.
+    fn number_slot(&self, m: &Map<String, Value>, node: &Value) -> Slot {
+        let ty = match m.get("format").and_then(Value::as_str) {
+            Some("double") => quote!(f64),
+            Some("float") => quote!(f32),
+            _ => {
+                let mut slot = self.finish(m, quote!(f64), &["type"], node);
+                if !slot.keys.iter().any(|k| k.name == "schema_json") {
+                    slot.keys.insert(0, schema_type("number"));
+                }
+                return slot;
+            }
+        };
+        let mut slot = self.finish(m, ty, &["type", "format"], node);
+        slot.keys.push(Key {
+            name: "allow_float",
+            tokens: quote!(allow_float),
+        });
+        slot
+    }
+
+    /// An int-or-string node (`anyOf [integer, string]`, no type):
+    /// `IntOrString`.
+    fn int_or_string_slot(
+        &self,
+        m: &Map<String, Value>,
+        ty_name: Option<&str>,
+        node: &Value,
+    ) -> Slot {
+        let shape = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
+        if m.get("anyOf") != Some(&shape) || ty_name.is_some() {
+            return verbatim(node);
+        }
+        self.finish(
+            m,
+            quote!(::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString),
+            &["anyOf", "x-kubernetes-int-or-string"],
+            node,
+        )
     }
 
     /// The slot of a node whose Rust type is `ty` (writing `handled`): the
