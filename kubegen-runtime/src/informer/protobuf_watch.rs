@@ -167,158 +167,203 @@ impl Source {
         K: Resource + Clone + DeserializeOwned,
     {
         match state {
-            State::Empty => match self.config.initial_list_strategy {
-                InitialListStrategy::ListWatch => (
-                    Some(Ok(Event::Init)),
-                    State::InitPage {
-                        continue_token: None,
-                        objects: VecDeque::new(),
-                        resource_version: None,
-                    },
-                ),
-                InitialListStrategy::StreamingList => match self.watch("0", true).await {
-                    Ok(frames) => (Some(Ok(Event::Init)), State::InitialWatch { frames }),
-                    Err(error) => (
-                        Some(Err(watcher::Error::WatchStartFailed(error))),
-                        State::Empty,
-                    ),
-                },
-            },
+            State::Empty => self.start().await,
             State::InitPage {
                 continue_token,
-                mut objects,
+                objects,
                 resource_version,
             } => {
-                if let Some(obj) = objects.pop_front() {
-                    let state = State::InitPage {
-                        continue_token,
-                        objects,
-                        resource_version,
-                    };
-                    return (Some(Ok(Event::InitApply(obj))), state);
-                }
-                if continue_token.is_none()
-                    && let Some(resource_version) = resource_version
-                {
-                    return (
-                        Some(Ok(Event::InitDone)),
-                        State::InitListed { resource_version },
-                    );
-                }
-                match self.list::<K>(continue_token).await {
-                    Ok(list) => {
-                        let resource_version =
-                            list.metadata.resource_version.filter(|v| !v.is_empty());
-                        let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
-                        if resource_version.is_none() && continue_token.is_none() {
-                            return (Some(Err(watcher::Error::NoResourceVersion)), State::Empty);
-                        }
-                        let state = State::InitPage {
-                            continue_token,
-                            objects: list
-                                .items
-                                .into_iter()
-                                .map(|obj| Decoded { obj, bytes: None })
-                                .collect(),
-                            resource_version,
-                        };
-                        (None, state)
-                    }
-                    Err(error) => (
-                        Some(Err(watcher::Error::InitialListFailed(error))),
-                        State::Empty,
-                    ),
-                }
+                self.init_page(continue_token, objects, resource_version)
+                    .await
             }
-            State::InitialWatch { mut frames } => match self.next(&mut frames).await {
-                Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => (
-                    Some(Ok(Event::InitApply(obj))),
-                    State::InitialWatch { frames },
+            State::InitialWatch { frames } => self.initial_watch(frames).await,
+            State::InitListed { resource_version } => self.watch_from(resource_version).await,
+            State::Watching {
+                resource_version,
+                frames,
+            } => self.watching(resource_version, frames).await,
+        }
+    }
+
+    /// Nothing listed: `Init`, then a paginated list or a streaming one as
+    /// the initial list strategy says.
+    async fn start<K>(&self) -> Step<K> {
+        match self.config.initial_list_strategy {
+            InitialListStrategy::ListWatch => (
+                Some(Ok(Event::Init)),
+                State::InitPage {
+                    continue_token: None,
+                    objects: VecDeque::new(),
+                    resource_version: None,
+                },
+            ),
+            InitialListStrategy::StreamingList => match self.watch("0", true).await {
+                Ok(frames) => (Some(Ok(Event::Init)), State::InitialWatch { frames }),
+                Err(error) => (
+                    Some(Err(watcher::Error::WatchStartFailed(error))),
+                    State::Empty,
                 ),
-                // The apiserver sends no deletions during a streaming list.
-                Some(Ok(WatchEvent::Deleted(_))) => (None, State::InitialWatch { frames }),
-                Some(Ok(WatchEvent::Bookmark(bookmark))) => {
-                    if bookmark
-                        .metadata
-                        .annotations
-                        .contains_key("k8s.io/initial-events-end")
-                    {
-                        let resource_version = bookmark.metadata.resource_version;
-                        (
-                            Some(Ok(Event::InitDone)),
-                            State::Watching {
-                                resource_version,
-                                frames,
-                            },
-                        )
-                    } else {
-                        (None, State::InitialWatch { frames })
-                    }
-                }
-                Some(Ok(WatchEvent::Error(status))) => {
-                    let state = if status.code == 410 {
-                        State::Empty
-                    } else {
-                        State::InitialWatch { frames }
-                    };
-                    (Some(Err(watcher::Error::WatchError(status))), state)
-                }
-                Some(Err(error)) => (
-                    Some(Err(watcher::Error::WatchFailed(error))),
-                    State::InitialWatch { frames },
-                ),
-                None => (None, State::Empty),
             },
-            State::InitListed { resource_version } => {
-                match self.watch(&resource_version, false).await {
-                    Ok(frames) => (
-                        None,
+        }
+    }
+
+    /// Paginated listing: the page's next object as `InitApply`; after the
+    /// last page `InitDone`; else the next page (one with neither a
+    /// resourceVersion nor a continue token is an error).
+    async fn init_page<K>(
+        &self,
+        continue_token: Option<String>,
+        mut objects: VecDeque<Decoded<K>>,
+        resource_version: Option<String>,
+    ) -> Step<K>
+    where
+        K: Resource + Clone + DeserializeOwned,
+    {
+        if let Some(obj) = objects.pop_front() {
+            let state = State::InitPage {
+                continue_token,
+                objects,
+                resource_version,
+            };
+            return (Some(Ok(Event::InitApply(obj))), state);
+        }
+        if continue_token.is_none()
+            && let Some(resource_version) = resource_version
+        {
+            return (
+                Some(Ok(Event::InitDone)),
+                State::InitListed { resource_version },
+            );
+        }
+        match self.list::<K>(continue_token).await {
+            Ok(list) => {
+                let resource_version = list.metadata.resource_version.filter(|v| !v.is_empty());
+                let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
+                if resource_version.is_none() && continue_token.is_none() {
+                    return (Some(Err(watcher::Error::NoResourceVersion)), State::Empty);
+                }
+                let state = State::InitPage {
+                    continue_token,
+                    objects: list
+                        .items
+                        .into_iter()
+                        .map(|obj| Decoded { obj, bytes: None })
+                        .collect(),
+                    resource_version,
+                };
+                (None, state)
+            }
+            Err(error) => (
+                Some(Err(watcher::Error::InitialListFailed(error))),
+                State::Empty,
+            ),
+        }
+    }
+
+    /// A streaming list: each object as `InitApply` until the
+    /// `initial-events-end` bookmark (`InitDone`, then watching on); an
+    /// expired resourceVersion (410) or the stream's end lists anew.
+    async fn initial_watch<K>(&self, mut frames: Frames) -> Step<K>
+    where
+        K: Resource + Clone + DeserializeOwned,
+    {
+        match self.next(&mut frames).await {
+            Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => (
+                Some(Ok(Event::InitApply(obj))),
+                State::InitialWatch { frames },
+            ),
+            // The apiserver sends no deletions during a streaming list.
+            Some(Ok(WatchEvent::Deleted(_))) => (None, State::InitialWatch { frames }),
+            Some(Ok(WatchEvent::Bookmark(bookmark))) => {
+                if bookmark
+                    .metadata
+                    .annotations
+                    .contains_key("k8s.io/initial-events-end")
+                {
+                    let resource_version = bookmark.metadata.resource_version;
+                    (
+                        Some(Ok(Event::InitDone)),
                         State::Watching {
                             resource_version,
                             frames,
                         },
-                    ),
-                    Err(error) => (
-                        Some(Err(watcher::Error::WatchStartFailed(error))),
-                        State::InitListed { resource_version },
-                    ),
+                    )
+                } else {
+                    (None, State::InitialWatch { frames })
                 }
             }
-            State::Watching {
-                resource_version,
-                mut frames,
-            } => match self.next(&mut frames).await {
-                Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
-                    applied(obj, Event::Apply, frames)
-                }
-                Some(Ok(WatchEvent::Deleted(obj))) => applied(obj, Event::Delete, frames),
-                Some(Ok(WatchEvent::Bookmark(bookmark))) => (
-                    None,
-                    State::Watching {
-                        resource_version: bookmark.metadata.resource_version,
-                        frames,
-                    },
-                ),
-                Some(Ok(WatchEvent::Error(status))) => {
-                    let state = if status.code == 410 {
-                        State::Empty
-                    } else {
-                        State::Watching {
-                            resource_version,
-                            frames,
-                        }
-                    };
-                    (Some(Err(watcher::Error::WatchError(status))), state)
-                }
-                Some(Err(error)) => (
-                    Some(Err(watcher::Error::WatchFailed(error))),
+            Some(Ok(WatchEvent::Error(status))) => {
+                let state = if status.code == 410 {
+                    State::Empty
+                } else {
+                    State::InitialWatch { frames }
+                };
+                (Some(Err(watcher::Error::WatchError(status))), state)
+            }
+            Some(Err(error)) => (
+                Some(Err(watcher::Error::WatchFailed(error))),
+                State::InitialWatch { frames },
+            ),
+            None => (None, State::Empty),
+        }
+    }
+
+    /// Listed up to `resource_version`: a watch from it (retried from the
+    /// same version when it fails to start).
+    async fn watch_from<K>(&self, resource_version: String) -> Step<K> {
+        match self.watch(&resource_version, false).await {
+            Ok(frames) => (
+                None,
+                State::Watching {
+                    resource_version,
+                    frames,
+                },
+            ),
+            Err(error) => (
+                Some(Err(watcher::Error::WatchStartFailed(error))),
+                State::InitListed { resource_version },
+            ),
+        }
+    }
+
+    /// Watching: each change as `Apply` or `Delete`, bookmarks moving the
+    /// resourceVersion on; an expired one (410) lists anew, the watch's end
+    /// watches again from where it was.
+    async fn watching<K>(&self, resource_version: String, mut frames: Frames) -> Step<K>
+    where
+        K: Resource + Clone + DeserializeOwned,
+    {
+        match self.next(&mut frames).await {
+            Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
+                applied(obj, Event::Apply, frames)
+            }
+            Some(Ok(WatchEvent::Deleted(obj))) => applied(obj, Event::Delete, frames),
+            Some(Ok(WatchEvent::Bookmark(bookmark))) => (
+                None,
+                State::Watching {
+                    resource_version: bookmark.metadata.resource_version,
+                    frames,
+                },
+            ),
+            Some(Ok(WatchEvent::Error(status))) => {
+                let state = if status.code == 410 {
+                    State::Empty
+                } else {
                     State::Watching {
                         resource_version,
                         frames,
-                    },
-                ),
-                None => (None, State::InitListed { resource_version }),
-            },
+                    }
+                };
+                (Some(Err(watcher::Error::WatchError(status))), state)
+            }
+            Some(Err(error)) => (
+                Some(Err(watcher::Error::WatchFailed(error))),
+                State::Watching {
+                    resource_version,
+                    frames,
+                },
+            ),
+            None => (None, State::InitListed { resource_version }),
         }
     }
 
