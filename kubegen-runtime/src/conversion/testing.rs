@@ -236,123 +236,145 @@ fn arbitrary(schema: &Value, rng: &mut Rng, depth: u32) -> Value {
             Value::String(word(rng, 1, 8))
         };
     }
-    let num = |k: &str| schema.get(k).and_then(Value::as_f64);
-    let count = |k: &str| schema.get(k).and_then(Value::as_u64);
     match schema.get("type").and_then(Value::as_str) {
-        Some("object") => {
-            let mut out = Map::new();
-            let props = properties(schema);
-            let required = required(schema);
-            if !props.is_empty() {
-                for (name, s) in props {
-                    if required.contains(&name) || (depth < MAX_DEPTH && rng.chance(2, 3)) {
-                        out.insert(name, arbitrary(s, rng, depth + 1));
-                    }
-                }
-            } else if let Some(values) =
-                schema.get("additionalProperties").filter(|v| v.is_object())
-            {
-                let n = if depth < MAX_DEPTH { rng.below(3) } else { 0 };
-                for i in 0..n {
-                    out.insert(
-                        format!("k{i}{}", word(rng, 0, 3)),
-                        arbitrary(values, rng, depth + 1),
-                    );
-                }
-            } else if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
-                && rng.chance(1, 2)
-            {
-                out.insert(word(rng, 1, 6), json!(rng.below(10)));
-            }
-            Value::Object(out)
-        }
-        Some("array") => {
-            let min = count("minItems").unwrap_or(0);
-            let max = count("maxItems").unwrap_or(3).min(min.max(3));
-            let n = if depth < MAX_DEPTH || min > 0 {
-                min + rng.below((max.saturating_sub(min) + 1) as usize) as u64
-            } else {
-                0
-            };
-            let items = schema.get("items").cloned().unwrap_or(Value::Null);
-            let keys: Vec<String> = schema
-                .get("x-kubernetes-list-map-keys")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|k| k.as_str().map(str::to_owned))
-                .collect();
-            let unique = schema.get("x-kubernetes-list-type").and_then(Value::as_str)
-                == Some("set")
-                || schema.get("uniqueItems") == Some(&Value::Bool(true));
-            let mut out: Vec<Value> = Vec::new();
-            let mut tries = 0;
-            while (out.len() as u64) < n && tries < n * 10 {
-                tries += 1;
-                let item = arbitrary(&items, rng, depth + 1);
-                let clash = if !keys.is_empty() {
-                    out.iter()
-                        .any(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
-                } else {
-                    unique && out.contains(&item)
-                };
-                if !clash {
-                    out.push(item);
-                }
-            }
-            Value::Array(out)
-        }
-        Some("string") => match schema.get("format").and_then(Value::as_str) {
-            Some("date-time") => json!(format!(
-                "20{:02}-0{}-1{}T0{}:1{}:2{}Z",
-                rng.below(30),
-                1 + rng.below(9),
-                rng.below(10),
-                rng.below(10),
-                rng.below(10),
-                rng.below(10)
-            )),
-            Some("date") => json!(format!(
-                "20{:02}-0{}-1{}",
-                rng.below(30),
-                1 + rng.below(9),
-                rng.below(10)
-            )),
-            Some("byte") => json!(["", "aGk=", "a3ViZWdlbg=="][rng.below(3)]),
-            _ => {
-                let min = count("minLength").unwrap_or(0);
-                let max = count("maxLength").unwrap_or(12).min(min + 12);
-                Value::String(word(rng, min, max))
-            }
-        },
-        Some("integer") => {
-            let lo = num("minimum").map_or(-1000.0, |m| {
-                if schema.get("exclusiveMinimum") == Some(&Value::Bool(true)) {
-                    m + 1.0
-                } else {
-                    m
-                }
-            });
-            let hi = num("maximum").map_or(lo.max(0.0) + 1000.0, |m| {
-                if schema.get("exclusiveMaximum") == Some(&Value::Bool(true)) {
-                    m - 1.0
-                } else {
-                    m
-                }
-            });
-            let (lo, hi) = (lo.max(-1e15) as i64, hi.min(1e15) as i64);
-            let span = hi.saturating_sub(lo).max(0) as u64;
-            json!(lo + rng.below(span.saturating_add(1) as usize) as i64)
-        }
-        Some("number") => {
-            let lo = num("minimum").unwrap_or(-1000.0);
-            let hi = num("maximum").unwrap_or(lo.max(0.0) + 1000.0);
-            let x = lo + (hi - lo) * (rng.below(1000) as f64 / 1000.0);
-            json!((x * 4.0).round() / 4.0)
-        }
+        Some("object") => arbitrary_map(schema, rng, depth),
+        Some("array") => arbitrary_list(schema, rng, depth),
+        Some("string") => arbitrary_string(schema, rng),
+        Some("integer") => arbitrary_integer(schema, rng),
+        Some("number") => arbitrary_number(schema, rng),
         Some("boolean") => json!(rng.chance(1, 2)),
         _ => Value::Object(Map::new()),
     }
+}
+
+/// A count keyword (`minItems`, `maxLength`, ...) of `schema`.
+fn count(schema: &Value, k: &str) -> Option<u64> {
+    schema.get(k).and_then(Value::as_u64)
+}
+
+/// An object: its required properties and some others (fewer the deeper),
+/// or a few map entries, or an unknown field where they are preserved.
+fn arbitrary_map(schema: &Value, rng: &mut Rng, depth: u32) -> Value {
+    let mut out = Map::new();
+    let props = properties(schema);
+    let required = required(schema);
+    if !props.is_empty() {
+        for (name, s) in props {
+            if required.contains(&name) || (depth < MAX_DEPTH && rng.chance(2, 3)) {
+                out.insert(name, arbitrary(s, rng, depth + 1));
+            }
+        }
+    } else if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+        let n = if depth < MAX_DEPTH { rng.below(3) } else { 0 };
+        for i in 0..n {
+            out.insert(
+                format!("k{i}{}", word(rng, 0, 3)),
+                arbitrary(values, rng, depth + 1),
+            );
+        }
+    } else if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true))
+        && rng.chance(1, 2)
+    {
+        out.insert(word(rng, 1, 6), json!(rng.below(10)));
+    }
+    Value::Object(out)
+}
+
+/// A list within its item bounds, no two items sharing their map keys (a
+/// map list) or equal (a set).
+fn arbitrary_list(schema: &Value, rng: &mut Rng, depth: u32) -> Value {
+    let min = count(schema, "minItems").unwrap_or(0);
+    let max = count(schema, "maxItems").unwrap_or(3).min(min.max(3));
+    let n = if depth < MAX_DEPTH || min > 0 {
+        min + rng.below((max.saturating_sub(min) + 1) as usize) as u64
+    } else {
+        0
+    };
+    let items = schema.get("items").cloned().unwrap_or(Value::Null);
+    let keys: Vec<String> = schema
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|k| k.as_str().map(str::to_owned))
+        .collect();
+    let unique = schema.get("x-kubernetes-list-type").and_then(Value::as_str) == Some("set")
+        || schema.get("uniqueItems") == Some(&Value::Bool(true));
+    let mut out: Vec<Value> = Vec::new();
+    let mut tries = 0;
+    while (out.len() as u64) < n && tries < n * 10 {
+        tries += 1;
+        let item = arbitrary(&items, rng, depth + 1);
+        let clash = if !keys.is_empty() {
+            out.iter()
+                .any(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
+        } else {
+            unique && out.contains(&item)
+        };
+        if !clash {
+            out.push(item);
+        }
+    }
+    Value::Array(out)
+}
+
+/// A string of its format (date-time, date, byte), else a word within its
+/// length bounds.
+fn arbitrary_string(schema: &Value, rng: &mut Rng) -> Value {
+    match schema.get("format").and_then(Value::as_str) {
+        Some("date-time") => json!(format!(
+            "20{:02}-0{}-1{}T0{}:1{}:2{}Z",
+            rng.below(30),
+            1 + rng.below(9),
+            rng.below(10),
+            rng.below(10),
+            rng.below(10),
+            rng.below(10)
+        )),
+        Some("date") => json!(format!(
+            "20{:02}-0{}-1{}",
+            rng.below(30),
+            1 + rng.below(9),
+            rng.below(10)
+        )),
+        Some("byte") => json!(["", "aGk=", "a3ViZWdlbg=="][rng.below(3)]),
+        _ => {
+            let min = count(schema, "minLength").unwrap_or(0);
+            let max = count(schema, "maxLength").unwrap_or(12).min(min + 12);
+            Value::String(word(rng, min, max))
+        }
+    }
+}
+
+/// An integer within its bounds (exclusive ones moved in by one).
+fn arbitrary_integer(schema: &Value, rng: &mut Rng) -> Value {
+    let num = |k: &str| schema.get(k).and_then(Value::as_f64);
+    let lo = num("minimum").map_or(-1000.0, |m| {
+        if schema.get("exclusiveMinimum") == Some(&Value::Bool(true)) {
+            m + 1.0
+        } else {
+            m
+        }
+    });
+    let hi = num("maximum").map_or(lo.max(0.0) + 1000.0, |m| {
+        if schema.get("exclusiveMaximum") == Some(&Value::Bool(true)) {
+            m - 1.0
+        } else {
+            m
+        }
+    });
+    let (lo, hi) = (lo.max(-1e15) as i64, hi.min(1e15) as i64);
+    let span = hi.saturating_sub(lo).max(0) as u64;
+    json!(lo + rng.below(span.saturating_add(1) as usize) as i64)
+}
+
+/// A number within its bounds, a multiple of a quarter (exact in JSON).
+fn arbitrary_number(schema: &Value, rng: &mut Rng) -> Value {
+    let num = |k: &str| schema.get(k).and_then(Value::as_f64);
+    let lo = num("minimum").unwrap_or(-1000.0);
+    let hi = num("maximum").unwrap_or(lo.max(0.0) + 1000.0);
+    let x = lo + (hi - lo) * (rng.below(1000) as f64 / 1000.0);
+    json!((x * 4.0).round() / 4.0)
 }
 
 /// A lower-case word of `min..=max` letters.
