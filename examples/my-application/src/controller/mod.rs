@@ -23,11 +23,15 @@
 pub mod desired;
 pub mod status;
 
+use std::fmt::Debug;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Service;
 use kube::api::{DeleteParams, Patch, Preconditions};
+use kubegen::client::ResourceClient;
 use kubegen::events::object_reference;
 use kubegen::k8s_openapi::jiff::Timestamp;
 use kubegen::kube;
@@ -38,6 +42,8 @@ use crate::api::MyApplication;
 use crate::generated::clientset::Clientset;
 use crate::generated::listers::apps_v1::DeploymentLister;
 use crate::generated::listers::core_v1::ServiceLister;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use status::Observed;
 
 /// The field manager of every write.
@@ -99,165 +105,231 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     let name = app.metadata.name.clone().unwrap_or_default();
     let owner = owner_reference(app, true)?;
 
+    // 1. The Deployment; its reply is read when corrected, as the status
+    //    reports what it achieved.
     let deployment_name = desired::deployment_name(&name);
-    let cached = ctx
-        .deployments
-        .namespace(&namespace)
-        .get(&deployment_name)
-        .ok();
     let deployments = ctx.clientset.apps_v1().deployments(&namespace);
-    let mut conflict = None;
-    let deployment: Option<Deployment> = match cached {
-        None => {
-            // The reply is not decoded: a Deployment just created has no
-            // status yet, which the status reports as absent (see
-            // `status::Observed::Deployment`).
-            child_write(
-                ctx,
-                app,
-                Write::Create("Deployment", &deployment_name),
-                deployments.create_unread(&desired::deployment(app, &owner)),
-            )
-            .await?;
-            ctx.writes.inc();
-            note(
-                ctx,
-                app,
-                EventType::Normal,
-                "Created",
-                "Create",
-                format!("created Deployment {deployment_name}"),
-            );
-            None
-        }
-        Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
-            let earlier = uid_precondition(existing.as_ref());
-            let deleted = deployments.delete(&deployment_name, &earlier);
-            replace_earlier(ctx, app, "Deployment", &deployment_name, deleted).await?;
-            None
-        }
-        Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
-            conflict = Some(("Deployment", deployment_name.clone()));
-            None
-        }
-        Some(existing) => match desired::corrected_deployment(&existing, app) {
-            Some(fixed) => {
-                let updated = child_write(
-                    ctx,
-                    app,
-                    Write::Update("Deployment", &deployment_name),
-                    deployments.update(&fixed),
-                )
-                .await?;
-                ctx.writes.inc();
-                note(
-                    ctx,
-                    app,
-                    EventType::Normal,
-                    "Updated",
-                    "Update",
-                    format!("corrected Deployment {deployment_name}"),
-                );
-                Some(updated)
-            }
-            None => Some((*existing).clone()),
+    let deployment = ensure_child(
+        ctx,
+        app,
+        Child {
+            kind: "Deployment",
+            name: &deployment_name,
+            cached: ctx
+                .deployments
+                .namespace(&namespace)
+                .get(&deployment_name)
+                .ok(),
+            client: deployments.inner(),
+            desired: || desired::deployment(app, &owner),
+            corrected: |existing: &Deployment| desired::corrected_deployment(existing, app),
+            read_update: true,
         },
-    };
+    )
+    .await?;
 
+    // 2. The Service.
     let service_name = desired::service_name(&name);
     let services = ctx.clientset.core_v1().services(&namespace);
-    match ctx.services.namespace(&namespace).get(&service_name).ok() {
-        None => {
-            child_write(
-                ctx,
-                app,
-                Write::Create("Service", &service_name),
-                services.create_unread(&desired::service(app, &owner)),
-            )
-            .await?;
-            ctx.writes.inc();
-            note(
-                ctx,
-                app,
-                EventType::Normal,
-                "Created",
-                "Create",
-                format!("created Service {service_name}"),
-            );
-        }
-        Some(existing) if desired::from_earlier_incarnation(existing.as_ref(), app) => {
-            let earlier = uid_precondition(existing.as_ref());
-            let deleted = services.delete(&service_name, &earlier);
-            replace_earlier(ctx, app, "Service", &service_name, deleted).await?;
-        }
-        Some(existing) if !is_controlled_by(existing.as_ref(), app) => {
-            conflict.get_or_insert(("Service", service_name.clone()));
-        }
-        Some(existing) => {
-            if let Some(fixed) = desired::corrected_service(&existing, app) {
-                child_write(
-                    ctx,
-                    app,
-                    Write::Update("Service", &service_name),
-                    services.update_unread(&fixed),
-                )
-                .await?;
-                ctx.writes.inc();
-                note(
-                    ctx,
-                    app,
-                    EventType::Normal,
-                    "Updated",
-                    "Update",
-                    format!("corrected Service {service_name}"),
-                );
-            }
-        }
-    }
+    let service = ensure_child(
+        ctx,
+        app,
+        Child {
+            kind: "Service",
+            name: &service_name,
+            cached: ctx.services.namespace(&namespace).get(&service_name).ok(),
+            client: services.inner(),
+            desired: || desired::service(app, &owner),
+            corrected: |existing: &Service| desired::corrected_service(existing, app),
+            read_update: false,
+        },
+    )
+    .await?;
 
-    let observed = match &conflict {
-        Some((kind, name)) => Observed::Conflict { kind, name },
-        None => Observed::Deployment(deployment.as_ref()),
+    // 3. The status: the first child someone else owns, else what the
+    //    Deployment achieved.
+    let conflict = deployment.foreign().or(service.foreign());
+    let observed = match conflict {
+        Some(Foreign { kind, name }) => Observed::Conflict { kind, name },
+        None => Observed::Deployment(deployment.current()),
     };
-    let new_status = status::status(app, observed, Timestamp::now());
-    if app.status.as_ref() != Some(&new_status) {
-        let was_ready = is_ready(app.status.as_ref());
-        ctx.clientset
-            .stable_v1()
-            .my_applications(&namespace)
-            .patch_status_unread(
-                &name,
-                &Patch::Merge(serde_json::json!({ "status": new_status })),
-            )
-            .await?;
-        ctx.writes.inc();
-        if !was_ready && is_ready(Some(&new_status)) {
-            note(
-                ctx,
-                app,
-                EventType::Normal,
-                "Synced",
-                "Reconcile",
-                "all replicas are available".into(),
-            );
-        }
-    }
+    update_status(ctx, app, observed).await?;
+
+    // 4. A conflict is reported and looked at again later.
     match conflict {
-        Some((kind, object)) => {
-            let message =
-                format!("{kind} {object} already exists and is not managed by this MyApplication");
-            note(
-                ctx,
-                app,
-                EventType::Warning,
-                "ErrResourceExists",
-                "Reconcile",
-                message,
-            );
+        Some(foreign) => {
+            report_conflict(ctx, app, foreign);
             Ok(Next::RequeueAfter(CONFLICT_RETRY))
         }
         None => Ok(Next::Done),
     }
+}
+
+/// One child of the application, and how to bring it in line.
+struct Child<'a, K, D, C> {
+    /// `Deployment` or `Service`, for events and messages.
+    kind: &'static str,
+    /// The child's name.
+    name: &'a str,
+    /// The object of that name in the informer's cache, if any.
+    cached: Option<Arc<K>>,
+    /// The kind's client, for the writes.
+    client: &'a ResourceClient<K>,
+    /// The child as the application wants it, to create.
+    desired: D,
+    /// The cached child corrected, `None` when it is as it should be.
+    corrected: C,
+    /// Whether a correction's reply is decoded (to report on it).
+    read_update: bool,
+}
+
+/// Where a child stands after [`ensure_child`].
+enum Ensured<'a, K> {
+    /// The application's own: the object as it now is when the reconcile
+    /// knows it (cached and unchanged, or the correction's reply when
+    /// read); `None` after a create or a replacement, as a Deployment just
+    /// created has no status yet (see `status::Observed::Deployment`).
+    Owned(Option<Arc<K>>),
+    /// An object of the child's name the application does not control.
+    Foreign(Foreign<'a>),
+}
+
+/// A same-named object not controlled by the application.
+#[derive(Clone, Copy)]
+struct Foreign<'a> {
+    kind: &'static str,
+    name: &'a str,
+}
+
+impl<'a, K> Ensured<'a, K> {
+    /// The child's object, when the reconcile knows it.
+    fn current(&self) -> Option<&K> {
+        match self {
+            Ensured::Owned(current) => current.as_deref(),
+            Ensured::Foreign(_) => None,
+        }
+    }
+
+    /// The foreign object in the child's place, if any.
+    fn foreign(&self) -> Option<Foreign<'a>> {
+        match self {
+            Ensured::Owned(_) => None,
+            Ensured::Foreign(foreign) => Some(*foreign),
+        }
+    }
+}
+
+/// The ladder every child goes through (controller-runtime's
+/// `CreateOrUpdate`, plus the two cases an owner meets besides): absent,
+/// it is created; left by an earlier incarnation of the application, it is
+/// deleted (to be created on the next reconcile); controlled by someone
+/// else, it is a conflict; else it is corrected if it drifted. Each write
+/// is counted and recorded as an event; a create's reply is not decoded.
+async fn ensure_child<'a, K, D, C>(
+    ctx: &Context,
+    app: &MyApplication,
+    child: Child<'a, K, D, C>,
+) -> Result<Ensured<'a, K>, Error>
+where
+    K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
+    D: FnOnce() -> K,
+    C: FnOnce(&K) -> Option<K>,
+{
+    let Child {
+        kind,
+        name,
+        cached,
+        client,
+        desired,
+        corrected,
+        read_update,
+    } = child;
+    let Some(existing) = cached else {
+        child_write(
+            ctx,
+            app,
+            Write::Create(kind, name),
+            client.create_unread(&desired()),
+        )
+        .await?;
+        ctx.writes.inc();
+        let message = format!("created {kind} {name}");
+        note(ctx, app, EventType::Normal, "Created", "Create", message);
+        return Ok(Ensured::Owned(None));
+    };
+    if desired::from_earlier_incarnation(existing.as_ref(), app) {
+        let earlier = uid_precondition(existing.as_ref());
+        let deleted = client.delete(name, &earlier);
+        replace_earlier(ctx, app, kind, name, deleted).await?;
+        return Ok(Ensured::Owned(None));
+    }
+    if !is_controlled_by(existing.as_ref(), app) {
+        return Ok(Ensured::Foreign(Foreign { kind, name }));
+    }
+    let Some(fixed) = corrected(&existing) else {
+        return Ok(Ensured::Owned(Some(existing)));
+    };
+    let write = Write::Update(kind, name);
+    let updated = if read_update {
+        Some(Arc::new(
+            child_write(ctx, app, write, client.update(&fixed)).await?,
+        ))
+    } else {
+        child_write(ctx, app, write, client.update_unread(&fixed)).await?;
+        None
+    };
+    ctx.writes.inc();
+    let message = format!("corrected {kind} {name}");
+    note(ctx, app, EventType::Normal, "Updated", "Update", message);
+    Ok(Ensured::Owned(updated))
+}
+
+/// Merge-patches the status `observed` gives, unless it is already so;
+/// the first time the application is ready, says so in an event.
+async fn update_status(
+    ctx: &Context,
+    app: &MyApplication,
+    observed: Observed<'_>,
+) -> Result<(), Error> {
+    let new_status = status::status(app, observed, Timestamp::now());
+    if app.status.as_ref() == Some(&new_status) {
+        return Ok(());
+    }
+    let was_ready = is_ready(app.status.as_ref());
+    ctx.clientset
+        .stable_v1()
+        .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
+        .patch_status_unread(
+            app.metadata.name.as_deref().unwrap_or_default(),
+            &Patch::Merge(serde_json::json!({ "status": new_status })),
+        )
+        .await?;
+    ctx.writes.inc();
+    if !was_ready && is_ready(Some(&new_status)) {
+        note(
+            ctx,
+            app,
+            EventType::Normal,
+            "Synced",
+            "Reconcile",
+            "all replicas are available".into(),
+        );
+    }
+    Ok(())
+}
+
+/// A Warning event `ErrResourceExists` naming the foreign object.
+fn report_conflict(ctx: &Context, app: &MyApplication, foreign: Foreign<'_>) {
+    let Foreign { kind, name } = foreign;
+    let message = format!("{kind} {name} already exists and is not managed by this MyApplication");
+    note(
+        ctx,
+        app,
+        EventType::Warning,
+        "ErrResourceExists",
+        "Reconcile",
+        message,
+    );
 }
 
 /// A write of a child: its kind and name.
