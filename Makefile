@@ -78,6 +78,7 @@ deps:
 ## (hack/tests/floor-violation) and passes a clean one (hack/tests/floor-clean).
 ## Tests where ARCHITECTURE.md's "Where tests live" puts them.
 tests-placement:
+	python3 hack/check-test-placement.py --self-test
 	python3 hack/check-test-placement.py
 
 CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime \

@@ -2,7 +2,9 @@
 """Checks where unit tests live (ARCHITECTURE.md, "Where tests live").
 
 Usage: python3 hack/check-test-placement.py [CRATE_DIR...]
-(default: every workspace crate). Prints each offender as
+(default: every workspace crate), or `--self-test`: the checker must
+report exactly `hack/tests/placement-violation/expected.txt` on that
+fixture, which breaks each rule once, and pass the workspace. Prints each offender as
 `path:line: what is wrong`, and exits 1 when there is one.
 
 Checked under each crate's `src/`:
@@ -256,7 +258,22 @@ class Checker:
                         self.report(p, 1, "tests.rs not declared `#[cfg(test)] mod tests;`")
 
 
+def self_test():
+    """Fails unless the checker reports the violating fixture's expected
+    offenders, line for line, and exits 1 on it."""
+    fixture = "hack/tests/placement-violation"
+    run = subprocess.run([sys.executable, __file__, fixture], capture_output=True, text=True)
+    with open(os.path.join(fixture, "expected.txt")) as f:
+        expected = f.read()
+    if run.returncode != 1 or run.stdout != expected:
+        print(f"self-test failed: on {fixture} the checker exited {run.returncode} with\n{run.stdout}expected exit 1 with\n{expected}")
+        return 1
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     crates = sys.argv[1:] or CRATES
     top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True).stdout.strip()
     if top:
