@@ -31,8 +31,8 @@ mod parser;
 mod translate;
 pub mod unicode;
 
-use classes::*;
 pub use classes::SURROGATES;
+use classes::*;
 use limits::*;
 use parser::*;
 use translate::*;
