@@ -648,6 +648,22 @@ mod tests {
     }
 
     #[test]
+    fn keys_the_builder_writes_generically_hold_their_value() {
+        // `schema::apply` writes each `Keyword` key's stored value and each
+        // `Rule` key's rule from it: such a key must keep a value, not just
+        // whether it is set.
+        for k in ALL {
+            if matches!(k.effect, Effect::Keyword(_) | Effect::Rule { .. }) {
+                assert!(
+                    !matches!(k.store, Store::Elsewhere | Store::Special(_)),
+                    "{}",
+                    k.name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn import_writes_one_key_per_keyword() {
         for kw in super::super::keywords::KEYWORDS {
             let writers: Vec<&str> = ALL
