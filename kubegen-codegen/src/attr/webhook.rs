@@ -176,6 +176,28 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
     {
         cx.error_at(span, e);
     }
+    let Some(webhook) = conversion_target(cx, meta, target, path, external) else {
+        return Ok(None);
+    };
+    Ok(Some(Conversion {
+        hub,
+        webhook,
+        external,
+        review_versions,
+    }))
+}
+
+/// Where the apiserver reaches a conversion webhook: `service` and
+/// `namespace` (a webhook this crate serves gets its default path and port;
+/// an external one keeps what was written), or `url` alone; `None` after
+/// reporting any other combination.
+fn conversion_target(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    target: Target,
+    path: Option<String>,
+    external: bool,
+) -> Option<WebhookTarget> {
     let Target {
         service,
         namespace,
@@ -204,29 +226,24 @@ pub fn conversion(cx: &Ctxt, meta: &ParseNestedMeta<'_>) -> syn::Result<Option<C
                 &meta.path,
                 "`url` already holds the port and path: leave out `path` and `port`",
             );
-            return Ok(None);
+            return None;
         }
         (_, _, Some(_)) => {
             cx.error_spanned_by(
                 &meta.path,
                 "`conversion(...)` takes either `service` and `namespace` (in-cluster) or `url`, not both",
             );
-            return Ok(None);
+            return None;
         }
         _ => {
             cx.error_spanned_by(
                 &meta.path,
                 "`conversion(...)` needs where the apiserver reaches the webhook: `service = \"...\"` and `namespace = \"...\"` (or `url = \"https://...\"`)",
             );
-            return Ok(None);
+            return None;
         }
     };
-    Ok(Some(Conversion {
-        hub,
-        webhook,
-        external,
-        review_versions,
-    }))
+    Some(webhook)
 }
 
 /// The keys `admission(...)` accepts.
