@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test differential control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
+.PHONY: test differential prerequisites control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -53,9 +53,16 @@ generate:
 verify:
 	$(KUBEGEN) generate --check --manifest-path $(EXAMPLE)
 
+## The tools every target below needs (README.md, "Prerequisites"), each
+## missing one named with what it is for, before any long build; its
+## self-test first.
+prerequisites:
+	@bash hack/check-prerequisites.sh --self-test
+	@bash hack/check-prerequisites.sh
+
 ## Build (once; cached under ~/.cache/kubegen/control-plane/<versions>/) the
 ## control-plane binaries from the Go module proxy.
-control-plane:
+control-plane: prerequisites
 	bash $(CONTROL_PLANE)
 
 lint: doc deps cycles tests-placement builtin-check protobuf-check package
