@@ -3,7 +3,7 @@
 
 use syn::meta::ParseNestedMeta;
 
-use super::keys::{self, Key, Scope, Store, Syntax};
+use super::keys::{self, Key, Scope, Syntax};
 use super::value;
 use crate::ctxt::Ctxt;
 use kubegen_core::model::{Constraints, ExternalDocs, OneOf, OneOfKind, SchemaType, Validation};
@@ -400,27 +400,27 @@ pub fn parse_key(
                 Err(_) => cx.error_at(span, "`crate` must be a path such as \"::kubegen\""),
             }
         }
-        _ => {
-            let entry = keys::find(key);
-            match entry {
-                Some(entry) if !matches!(entry.store, Store::Elsewhere | Store::Special(_)) => {
-                    if let Some(v) = table_value(cx, entry, meta)? {
-                        entry.set(c, v);
-                    }
-                }
-                // Resource keys are handled by the resource parser;
-                // reaching here means a key table entry has no parser.
-                _ => {
-                    cx.error_spanned_by(
-                        &meta.path,
-                        format!("kubegen attribute `{key}` is not supported here"),
-                    );
-                    value::skip(meta)?;
+        _ => match keys::find(key) {
+            Some(entry) if entry.store.holds_value() => {
+                if let Some(v) = table_value(cx, entry, meta)? {
+                    entry.set(c, v);
                 }
             }
-        }
+            // Resource keys are handled by the resource parser; reaching
+            // here means a key table entry has no parser.
+            _ => unsupported(cx, key, meta)?,
+        },
     }
     Ok(())
+}
+
+/// Reports a key no parser reads here, and skips its value.
+fn unsupported(cx: &Ctxt, key: &str, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    cx.error_spanned_by(
+        &meta.path,
+        format!("kubegen attribute `{key}` is not supported here"),
+    );
+    value::skip(meta)
 }
 
 /// Reads a key's value by its syntax, applying the key's own rules
@@ -451,11 +451,7 @@ fn table_value(cx: &Ctxt, entry: &Key, meta: &ParseNestedMeta<'_>) -> syn::Resul
         Syntax::Literal => Some(value::json(meta, key)?),
         Syntax::JsonText => Some(value::json_string(meta, key)?),
         Syntax::Literals | Syntax::Nested | Syntax::Rule => {
-            cx.error_spanned_by(
-                &meta.path,
-                format!("kubegen attribute `{key}` is not supported here"),
-            );
-            value::skip(meta)?;
+            unsupported(cx, key, meta)?;
             None
         }
     })

@@ -4,7 +4,7 @@
 
 use proc_macro2::Span;
 
-use crate::attr::{KeySpans, Scope, keys};
+use crate::attr::{KeySpans, keys};
 use crate::ctxt::Ctxt;
 use kubegen_core::model::Constraints;
 
@@ -43,11 +43,7 @@ pub(super) fn check_overrides(
     let written: Vec<&'static str> = keys.keys().copied().collect();
     if c.schema_json.is_some() {
         for k in written.iter().filter(|k| !BESIDE_SCHEMA_JSON.contains(k)) {
-            let schema_key = keys::scopes_of(k).is_some_and(|s| {
-                s.iter()
-                    .any(|s| matches!(s, Scope::Type | Scope::Field | Scope::Items))
-            });
-            if schema_key {
+            if keys::find(k).is_some_and(|key| key.is_schema_key()) {
                 cx.error_at(
                     at(k),
                     format!(

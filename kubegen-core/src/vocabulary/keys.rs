@@ -215,6 +215,16 @@ pub enum Store {
     ByName,
 }
 
+impl Store {
+    /// Whether the table keeps the key's value itself (so [`Key::get`]
+    /// returns it and [`Key::set`] stores it), rather than a key parser of
+    /// its own ([`Store::Special`]) or the model elsewhere
+    /// ([`Store::Elsewhere`]).
+    pub fn holds_value(&self) -> bool {
+        !matches!(self, Store::Elsewhere | Store::Special(_))
+    }
+}
+
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -361,7 +371,7 @@ impl Key {
             }
             Store::Json(get, _) => get(c).clone(),
             Store::List(get, _) => get(c).clone().map(Value::Array),
-            Store::Special(set) => set(c).then_some(Value::Bool(true)),
+            Store::Special(is_set) => is_set(c).then_some(Value::Bool(true)),
             Store::ByName => c.by_name.get(self.name).cloned(),
         }
     }
@@ -654,11 +664,7 @@ mod tests {
         // whether it is set.
         for k in ALL {
             if matches!(k.effect, Effect::Keyword(_) | Effect::Rule { .. }) {
-                assert!(
-                    !matches!(k.store, Store::Elsewhere | Store::Special(_)),
-                    "{}",
-                    k.name
-                );
+                assert!(k.store.holds_value(), "{}", k.name);
             }
         }
     }
@@ -697,11 +703,7 @@ mod tests {
                     .collect();
                 assert!(others.is_empty(), "{}: {others:?}", k.name);
             } else {
-                assert!(
-                    matches!(k.store, Store::Elsewhere | Store::Special(_)),
-                    "{}",
-                    k.name
-                );
+                assert!(!k.store.holds_value(), "{}", k.name);
             }
         }
     }
