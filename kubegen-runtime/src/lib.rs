@@ -58,8 +58,9 @@
 //!
 //! # The modules
 //!
-//! - reading: [`client`] (typed verbs, server-side apply, conflict
-//!   retries), [`store`], [`informer`], [`lister`], [`factory`] (one shared
+//! - reading and writing: [`client`] (typed verbs, server-side apply,
+//!   conflict retries), [`apply`] (apply configurations, `extract` of what
+//!   one field manager owns), [`store`], [`informer`], [`lister`], [`factory`] (one shared
 //!   watch and cache per kind), [`protobuf`] (built-in kinds in protobuf);
 //! - acting: [`workqueue`], [`controller`], [`leader_election`], [`events`],
 //!   [`ownership`] (owner and controller references),
@@ -77,6 +78,7 @@
 //! it).
 
 pub mod api_errors;
+pub mod apply;
 pub mod client;
 pub mod conditions;
 pub mod controller;
@@ -123,6 +125,8 @@ pub use kubegen_derive::*;
 /// Support for derive-generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use ::serde;
+    pub use ::serde_json;
     pub use kubegen_core::crd::CrdError;
     pub use kubegen_core::model::ResourceModel;
     pub use kubegen_core::rt::*;

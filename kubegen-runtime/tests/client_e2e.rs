@@ -257,7 +257,7 @@ async fn server_side_apply_records_the_field_manager() -> Result<()> {
     let theirs =
         ResourceClient::<ConfigMap>::namespaced(client, &ns).with_field_manager("someone-else");
 
-    let applied = mine.apply(&configmap("applied", "1"), false).await?;
+    let applied = mine.apply_object(&configmap("applied", "1"), false).await?;
     let managers: Vec<_> = applied
         .metadata
         .managed_fields
@@ -269,11 +269,13 @@ async fn server_side_apply_records_the_field_manager() -> Result<()> {
 
     // Another manager changing our field conflicts unless forced.
     let conflict = theirs
-        .apply(&configmap("applied", "2"), false)
+        .apply_object(&configmap("applied", "2"), false)
         .await
         .unwrap_err();
     assert!(conflict.is_conflict(), "{conflict}");
-    let forced = theirs.apply(&configmap("applied", "2"), true).await?;
+    let forced = theirs
+        .apply_object(&configmap("applied", "2"), true)
+        .await?;
     assert_eq!(forced.data.unwrap()["key"], "2");
     Ok(())
 }

@@ -76,6 +76,14 @@ impl Error {
         self.status().is_some_and(api_errors::is_refused)
     }
 
+    /// For a server-side apply refused with a conflict: each field another
+    /// manager owns, with that manager (empty for any other error).
+    pub fn apply_conflicts(&self) -> Vec<crate::apply::FieldConflict> {
+        self.status()
+            .map(crate::apply::conflicts)
+            .unwrap_or_default()
+    }
+
     /// For `Invalid` errors: the offending fields with their messages, as
     /// reported in the Status details (e.g. `("spec.replicas", "should be
     /// greater than or equal to 1")`).

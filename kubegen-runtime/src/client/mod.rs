@@ -30,6 +30,8 @@ use kube::core::{ClusterResourceScope, NamespaceResourceScope, Request};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::apply::{ApplyConfiguration, ApplyOptions};
+
 pub use apply::{apply, apply_status};
 pub use error::Error;
 pub use retry::{retry_on_conflict, retry_on_conflict_with};
@@ -305,18 +307,89 @@ where
         Ok(())
     }
 
-    /// Server-side apply of `obj` (which must carry apiVersion, kind and
-    /// name) with this client's field manager, through
-    /// [`apply`](crate::client::apply()). `force` takes over
-    /// fields owned by other managers instead of failing with a conflict.
-    pub async fn apply(&self, obj: &K, force: bool) -> Result<K> {
+    /// Server-side applies the apply configuration `config` (which carries
+    /// apiVersion, kind and name) as `options.field_manager`, and returns
+    /// the object as stored — client-go's `Apply(ctx, config, opts)`. A
+    /// field another manager owns with a different value fails with a
+    /// conflict ([`Error::apply_conflicts`] names manager and field) unless
+    /// `options.force`.
+    pub async fn apply<A: ApplyConfiguration<Resource = K>>(
+        &self,
+        config: &A,
+        options: &ApplyOptions,
+    ) -> Result<K> {
+        let name = Self::config_name(config)?;
+        Ok(self
+            .api
+            .patch(&name, &options.patch_params(), &Patch::Apply(config))
+            .await?)
+    }
+
+    /// [`apply`](Self::apply) without decoding the apiserver's reply.
+    pub async fn apply_unread<A: ApplyConfiguration<Resource = K>>(
+        &self,
+        config: &A,
+        options: &ApplyOptions,
+    ) -> Result<()> {
+        let name = Self::config_name(config)?;
+        let request = self
+            .request()
+            .patch(&name, &options.patch_params(), &Patch::Apply(config));
+        self.send_unread(request, "patch").await
+    }
+
+    /// Server-side applies `config` to the status subresource (only its
+    /// `status` is taken) — client-go's `ApplyStatus`.
+    pub async fn apply_status<A: ApplyConfiguration<Resource = K>>(
+        &self,
+        config: &A,
+        options: &ApplyOptions,
+    ) -> Result<K> {
+        let name = Self::config_name(config)?;
+        Ok(self
+            .api
+            .patch_status(&name, &options.patch_params(), &Patch::Apply(config))
+            .await?)
+    }
+
+    /// [`apply_status`](Self::apply_status) without decoding the
+    /// apiserver's reply.
+    pub async fn apply_status_unread<A: ApplyConfiguration<Resource = K>>(
+        &self,
+        config: &A,
+        options: &ApplyOptions,
+    ) -> Result<()> {
+        let name = Self::config_name(config)?;
+        let request = self.request().patch_subresource(
+            "status",
+            &name,
+            &options.patch_params(),
+            &Patch::Apply(config),
+        );
+        self.send_unread(request, "patch_status").await
+    }
+
+    /// Server-side apply of the whole object `obj` (which must carry
+    /// apiVersion, kind and name) with this client's field manager, through
+    /// [`apply`](crate::client::apply()): every field it serializes is
+    /// owned, defaults and zero values included — prefer an apply
+    /// configuration and [`apply`](Self::apply). `force` takes over fields
+    /// owned by other managers instead of failing with a conflict.
+    pub async fn apply_object(&self, obj: &K, force: bool) -> Result<K> {
         let name = Self::name_of(obj)?;
         Ok(apply(&self.api, &name, obj, &self.field_manager, force).await?)
     }
 
-    /// Server-side apply of the object's status subresource.
-    pub async fn apply_status(&self, obj: &K, force: bool) -> Result<K> {
+    /// [`apply_object`](Self::apply_object) on the status subresource.
+    pub async fn apply_object_status(&self, obj: &K, force: bool) -> Result<K> {
         let name = Self::name_of(obj)?;
         Ok(apply_status(&self.api, &name, obj, &self.field_manager, force).await?)
+    }
+
+    fn config_name<A: ApplyConfiguration>(config: &A) -> Result<String> {
+        config
+            .metadata()
+            .and_then(|m| m.name.clone())
+            .ok_or(Error::MissingName)
     }
 }

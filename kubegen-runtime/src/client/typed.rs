@@ -190,19 +190,55 @@ macro_rules! __typed_client_verb {
         }
     };
     (apply, $kind:ty) => {
-        /// Server-side apply with this client's field manager.
-        pub async fn apply(&self, obj: &$kind, force: bool) -> $crate::client::Result<$kind> {
-            self.0.apply(obj, force).await
+        /// Server-side applies an apply configuration of this kind
+        /// (client-go's `Apply`): exactly the fields it sets are owned by
+        /// `options.field_manager`.
+        pub async fn apply<A>(
+            &self,
+            config: &A,
+            options: &$crate::apply::ApplyOptions,
+        ) -> $crate::client::Result<$kind>
+        where
+            A: $crate::apply::ApplyConfiguration<Resource = $kind>,
+        {
+            self.0.apply(config, options).await
+        }
+        /// [`apply`](Self::apply) without decoding the apiserver's reply.
+        pub async fn apply_unread<A>(
+            &self,
+            config: &A,
+            options: &$crate::apply::ApplyOptions,
+        ) -> $crate::client::Result<()>
+        where
+            A: $crate::apply::ApplyConfiguration<Resource = $kind>,
+        {
+            self.0.apply_unread(config, options).await
         }
     };
     (apply_status, $kind:ty) => {
-        /// Server-side apply of the status.
-        pub async fn apply_status(
+        /// Server-side applies the status of an apply configuration
+        /// (client-go's `ApplyStatus`).
+        pub async fn apply_status<A>(
             &self,
-            obj: &$kind,
-            force: bool,
-        ) -> $crate::client::Result<$kind> {
-            self.0.apply_status(obj, force).await
+            config: &A,
+            options: &$crate::apply::ApplyOptions,
+        ) -> $crate::client::Result<$kind>
+        where
+            A: $crate::apply::ApplyConfiguration<Resource = $kind>,
+        {
+            self.0.apply_status(config, options).await
+        }
+        /// [`apply_status`](Self::apply_status) without decoding the
+        /// apiserver's reply.
+        pub async fn apply_status_unread<A>(
+            &self,
+            config: &A,
+            options: &$crate::apply::ApplyOptions,
+        ) -> $crate::client::Result<()>
+        where
+            A: $crate::apply::ApplyConfiguration<Resource = $kind>,
+        {
+            self.0.apply_status_unread(config, options).await
         }
     };
 }
