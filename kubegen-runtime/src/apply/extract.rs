@@ -34,13 +34,13 @@ pub fn extract<A: ApplyConfiguration>(
     subresource: Option<&str>,
 ) -> Result<A, ApplyError> {
     let value = serde_json::to_value(object).map_err(|e| ApplyError::Decode {
-        manager: field_manager.to_string(),
-        type_name: std::any::type_name::<A::Resource>(),
+        what: format!("the object {field_manager} applied to"),
+        type_name: "JSON",
         message: e.to_string(),
     })?;
     let owned = extract_value(&value, A::schema()?, field_manager, subresource)?;
     serde_json::from_value(owned).map_err(|e| ApplyError::Decode {
-        manager: field_manager.to_string(),
+        what: format!("the fields {field_manager} owns"),
         type_name: std::any::type_name::<A>(),
         message: e.to_string(),
     })

@@ -72,12 +72,12 @@ pub enum ApplyError {
         /// Why it cannot be read.
         message: String,
     },
-    /// The fields a manager owns do not read back as the apply
-    /// configuration (a type narrower than the schema).
-    #[error("the fields {manager} owns do not read back as {type_name}: {message}")]
+    /// A value does not read back as the type asked for (the fields a
+    /// manager owns, as an apply configuration narrower than the schema).
+    #[error("{what} does not read back as {type_name}: {message}")]
     Decode {
-        /// The manager.
-        manager: String,
+        /// What was read (`the fields my-operator owns`).
+        what: String,
         /// The apply configuration's type.
         type_name: &'static str,
         /// serde's message.
@@ -183,4 +183,27 @@ fn same_json<A: Serialize>(a: &A, b: &A) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     }
+}
+
+/// The apply configuration (or part of one) holding every field `value`
+/// serializes: a part built with its typed struct — a status computed as
+/// `MyApplicationStatus` — becomes the `MyApplicationStatusApply` to apply.
+/// Every field `value` serializes is then owned, so leave out what the
+/// manager does not mean to own.
+///
+/// ```
+/// use kubegen::apply::{ObjectMetaApply, from_typed};
+/// use kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+///
+/// let meta = ObjectMeta { name: Some("web".into()), ..ObjectMeta::default() };
+/// let apply: ObjectMetaApply = from_typed(&meta).unwrap();
+/// assert_eq!(apply, ObjectMetaApply::default().with_name("web"));
+/// ```
+pub fn from_typed<A: DeserializeOwned>(value: &impl Serialize) -> Result<A, ApplyError> {
+    let decode = |e: serde_json::Error| ApplyError::Decode {
+        what: "the value".into(),
+        type_name: std::any::type_name::<A>(),
+        message: e.to_string(),
+    };
+    serde_json::from_value(serde_json::to_value(value).map_err(decode)?).map_err(decode)
 }
