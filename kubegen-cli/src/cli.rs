@@ -377,7 +377,11 @@ fn generate_command(
         }
     })?;
     let set = generate::generate(&api)?;
-    for (path, contents) in set.files() {
+    // Only manifests go through `kubectl apply`; Rust modules may be larger.
+    let manifests = set
+        .files()
+        .filter(|(path, _)| path.extension().is_some_and(|e| e == "yaml"));
+    for (path, contents) in manifests {
         if let kubegen_core::output::SizeCheck::Warn(bytes) =
             kubegen_core::output::check_size(contents)
         {

@@ -101,6 +101,104 @@ pub fn api_version(group: &str, version: &str) -> String {
     }
 }
 
+/// The apply configuration type of a Go type or schema path:
+/// `Deployment` → `DeploymentApply`, `MyApplicationSpec` →
+/// `MyApplicationSpecApply`.
+pub fn apply_type(base: &str) -> String {
+    format!("{base}Apply")
+}
+
+/// A JSON field name as a part of a type name: `availableReplicas` →
+/// `AvailableReplicas`, `x-kubernetes-foo` → `XKubernetesFoo` (each run of
+/// letters and digits starts with a capital, everything else dropped).
+pub fn pascal_json(json: &str) -> String {
+    json.split(|c: char| !c.is_ascii_alphanumeric())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The Rust field of a JSON field in an apply configuration, before
+/// keywords are dealt with ([`apply_field_ident`]): snake case, any
+/// character that cannot be in an identifier as `_`, an acronym's plural
+/// kept whole (`podIPs` → `pod_ips`, `$ref` → `ref`, `x-kubernetes-a` →
+/// `x_kubernetes_a`); a leading digit gets a `_` in front.
+pub fn apply_field_base(json: &str) -> String {
+    let chars: Vec<char> = json
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut snake = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next = chars.get(i + 1).copied();
+            // `IPs`: a plural `s` after an acronym does not start a word.
+            let plural =
+                next == Some('s') && chars.get(i + 2).is_none_or(|n| !n.is_ascii_lowercase());
+            let next_lower = next.is_some_and(|n| n.is_ascii_lowercase()) && !plural;
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                snake.push('_');
+            }
+        }
+        snake.push(c.to_ascii_lowercase());
+    }
+    let mut parts: Vec<&str> = snake.split('_').filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() {
+        parts.push("field");
+    }
+    let joined = parts.join("_");
+    if joined.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{joined}")
+    } else {
+        joined
+    }
+}
+
+/// The Rust field identifier of a JSON field in an apply configuration:
+/// [`apply_field_base`], with keywords as k8s-openapi writes them (`type` →
+/// `type_`), raw otherwise (`r#match`), and a `_` after the keywords that
+/// cannot be raw (`self_`).
+pub fn apply_field_ident(json: &str) -> String {
+    let base = apply_field_base(json);
+    match base.as_str() {
+        "type" | "self" | "super" | "crate" | "Self" => format!("{base}_"),
+        _ if syn::parse_str::<syn::Ident>(&base).is_err() => format!("r#{base}"),
+        _ => base,
+    }
+}
+
+/// The module holding the apply configuration of a built-in definition:
+/// the Go package's name and version, `io.k8s.api.core.v1.Container` →
+/// `core_v1`, `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector` →
+/// `meta_v1` (the clientset's module name whenever the group's accessor is
+/// its first label, as for every built-in group unless a custom group
+/// shares it). A name a custom kind's module already has gets `k8s_` in
+/// front (`k8s_apps_v1`), so the two never share a file.
+pub fn builtin_apply_module(definition: &str, taken: &dyn Fn(&str) -> bool) -> String {
+    let segments: Vec<&str> = definition.split('.').collect();
+    let n = segments.len();
+    let (package, version) = match n {
+        0..=2 => ("k8s", segments.first().copied().unwrap_or("types")),
+        _ => (segments[n - 3], segments[n - 2]),
+    };
+    let module = group_version_module(package, version)
+        .replace('-', "_")
+        .to_ascii_lowercase();
+    if taken(&module) {
+        format!("k8s_{module}")
+    } else {
+        module
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +246,38 @@ mod tests {
         ] {
             assert_eq!(snake_case(pascal), snake, "{pascal}");
         }
+    }
+
+    #[test]
+    fn apply_names() {
+        for (json, ident) in [
+            ("availableReplicas", "available_replicas"),
+            ("podIPs", "pod_ips"),
+            ("clusterIPs", "cluster_ips"),
+            ("hostIP", "host_ip"),
+            ("type", "type_"),
+            ("match", "r#match"),
+            ("$ref", "r#ref"),
+            ("x-kubernetes-list-type", "x_kubernetes_list_type"),
+            ("9lives", "_9lives"),
+            ("self", "self_"),
+        ] {
+            assert_eq!(apply_field_ident(json), ident, "{json}");
+        }
+        assert_eq!(pascal_json("availableReplicas"), "AvailableReplicas");
+        assert_eq!(pascal_json("x-kubernetes-foo"), "XKubernetesFoo");
+        let none = |_: &str| false;
+        assert_eq!(
+            builtin_apply_module("io.k8s.api.core.v1.Container", &none),
+            "core_v1"
+        );
+        assert_eq!(
+            builtin_apply_module("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", &none),
+            "meta_v1"
+        );
+        assert_eq!(
+            builtin_apply_module("io.k8s.api.apps.v1.Deployment", &|m: &str| m == "apps_v1"),
+            "k8s_apps_v1"
+        );
     }
 }

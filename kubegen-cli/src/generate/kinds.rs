@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::{Analyzed, Api};
 use crate::source::Diagnostic;
-use kubegen_codegen::emit::{ConversionKind, Kind, builtins};
+use kubegen_codegen::emit::{ApplySource, ConversionKind, Kind, builtins};
 use kubegen_core::model::ResourceModel;
 
 /// The Rust path of a resource's root type (`crate::api::v1::Cart`).
@@ -88,11 +88,50 @@ pub fn conversions(api: &Api) -> Result<Vec<ConversionKind>, Vec<Diagnostic>> {
     }
 }
 
-/// The kinds of `api` plus the configured built-ins, or an error per
-/// unknown built-in.
+/// The `openAPIV3Schema` of one resource version, from its CRD: what its
+/// apply configuration is made from.
+fn apply_schema(
+    api: &Api,
+    t: &Analyzed,
+    model: &ResourceModel,
+) -> Result<serde_json::Value, Diagnostic> {
+    let crd = api
+        .crd_json(t, model)
+        .map_err(|e| super::crd_error(t, &e))?;
+    crd["spec"]["versions"]
+        .as_array()
+        .and_then(|versions| {
+            versions
+                .iter()
+                .find(|v| v["name"] == model.version.as_str())
+        })
+        .and_then(|v| v["schema"].get("openAPIV3Schema"))
+        .cloned()
+        .ok_or_else(|| {
+            super::type_error(
+                t,
+                format!(
+                    "the CRD of version {} has no openAPIV3Schema",
+                    model.version
+                ),
+            )
+        })
+}
+
+/// The kinds of `api` plus the configured built-ins (each with where its
+/// apply configuration's types come from), or an error per unknown
+/// built-in or CRD that does not build.
 pub fn kinds(api: &Api) -> Result<Vec<Kind>, Vec<Diagnostic>> {
     let mut kinds = Vec::new();
+    let mut errors = Vec::new();
     for (t, model) in api.resources() {
+        let apply = match apply_schema(api, t, model) {
+            Ok(schema) => Some(ApplySource::Crd { schema }),
+            Err(e) => {
+                errors.push(e);
+                None
+            }
+        };
         kinds.push(Kind {
             group: model.group.clone(),
             version: model.version.clone(),
@@ -101,9 +140,9 @@ pub fn kinds(api: &Api) -> Result<Vec<Kind>, Vec<Diagnostic>> {
             path: type_path(t, model),
             verbs: model.verbs.effective(model.has_status),
             status: model.has_status,
+            apply,
         });
     }
-    let mut errors = Vec::new();
     for wanted in &api.settings.builtins {
         match builtins::builtin(wanted) {
             Some(kind) => kinds.push(kind),

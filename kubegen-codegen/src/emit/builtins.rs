@@ -110,6 +110,7 @@ pub fn known() -> Vec<String> {
 pub fn builtin(wanted: &str) -> Option<Kind> {
     let entry = BUILTINS.iter().find(|b| gvk(b) == wanted)?;
     let &(group, version, kind, namespaced, module, status) = entry;
+    let module_text = module;
     let module: syn::Path = syn::parse_str(module).ok()?;
     let kind_ident = format_ident!("{kind}");
     Some(Kind {
@@ -118,6 +119,9 @@ pub fn builtin(wanted: &str) -> Option<Kind> {
         kind: kind.to_string(),
         namespaced,
         path: syn::parse_quote!(::kubegen::k8s_openapi::api::#module::#kind_ident),
+        apply: Some(super::ApplySource::Builtin {
+            definition: format!("io.k8s.api.{}.{kind}", module_text.replace("::", ".")),
+        }),
         verbs: Verb::ALL.iter().map(|(_, v)| *v).collect(),
         status,
     })

@@ -1,0 +1,140 @@
+//! Apply configurations of custom kinds, from a version's structural
+//! `openAPIV3Schema` (no references): the root is `<Kind>Apply`, every
+//! object node with properties a struct named by its path
+//! (`<Parent><Field>Apply`; list and map elements `<Parent><Field>ItemApply`),
+//! made unique in its module by a number (`...Apply2`) in walk order (kinds
+//! sorted, fields sorted). The root's `metadata`, and an embedded
+//! resource's, is the runtime's `ObjectMetaApply`.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::shape::{Field, Modules, Scalar, Shape, Struct, leaf, paragraph, sentence};
+use crate::names::{apply_type, pascal_json};
+
+/// Walks the schemas of one module's custom kinds.
+pub(crate) struct Walker<'a> {
+    module: String,
+    /// Type names given out (or reserved for the kinds' roots).
+    taken: &'a mut BTreeSet<String>,
+    out: &'a mut Modules,
+}
+
+impl<'a> Walker<'a> {
+    /// A walker writing into `out[module]`, not giving out `taken` names.
+    pub(crate) fn new(module: &str, taken: &'a mut BTreeSet<String>, out: &'a mut Modules) -> Self {
+        Walker {
+            module: module.to_owned(),
+            taken,
+            out,
+        }
+    }
+
+    /// The root struct `name` (reserved by the caller) of a kind whose
+    /// types are named from `base`.
+    pub(crate) fn root(&mut self, schema: &Value, base: &str, name: &str, what: &str) {
+        let mut fields = self.fields(schema, base, true);
+        for (json, shape) in [
+            ("apiVersion", Shape::Scalar(Scalar::String)),
+            ("kind", Shape::Scalar(Scalar::String)),
+            ("metadata", Shape::Meta),
+        ] {
+            if !fields.iter().any(|f| f.json == json) {
+                fields.push(Field {
+                    json: json.to_owned(),
+                    doc: None,
+                    shape,
+                });
+            }
+        }
+        fields.sort_by(|a, b| a.json.cmp(&b.json));
+        self.insert(name.to_owned(), schema, what, fields);
+    }
+
+    fn insert(&mut self, name: String, node: &Value, what: &str, fields: Vec<Field>) {
+        self.out.entry(self.module.clone()).or_default().insert(
+            name,
+            Struct {
+                doc: paragraph(node),
+                what: what.to_owned(),
+                fields,
+            },
+        );
+    }
+
+    /// The fields of an object node, sorted by JSON name; `metadata` is
+    /// `ObjectMetaApply` when `with_meta`.
+    fn fields(&mut self, node: &Value, base: &str, with_meta: bool) -> Vec<Field> {
+        let mut props: Vec<(&String, &Value)> = node
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .collect();
+        props.sort_by(|a, b| a.0.cmp(b.0));
+        props
+            .into_iter()
+            .map(|(json, child)| {
+                let shape = if json == "metadata" && with_meta {
+                    Shape::Meta
+                } else {
+                    self.node(child, &format!("{base}{}", pascal_json(json)))
+                };
+                Field {
+                    json: json.clone(),
+                    doc: sentence(child),
+                    shape,
+                }
+            })
+            .collect()
+    }
+
+    /// The shape of a node whose types are named from `base`.
+    fn node(&mut self, node: &Value, base: &str) -> Shape {
+        if let Some(scalar) = leaf(node) {
+            return Shape::Scalar(scalar);
+        }
+        if node.get("type").and_then(Value::as_str) == Some("array") {
+            let item = match node.get("items") {
+                Some(items) => self.node(items, &format!("{base}Item")),
+                None => Shape::Scalar(Scalar::Json),
+            };
+            return Shape::List(Box::new(item));
+        }
+        let has_properties = node
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        if !has_properties {
+            return match node.get("additionalProperties") {
+                Some(values) if values.is_object() => {
+                    Shape::Map(Box::new(self.node(values, &format!("{base}Item"))))
+                }
+                _ => Shape::Scalar(Scalar::Json),
+            };
+        }
+        let name = self.unique(base);
+        let embedded = node.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
+        let fields = self.fields(node, base, embedded);
+        self.insert(name.clone(), node, base, fields);
+        Shape::Struct {
+            module: self.module.clone(),
+            name,
+            boxed: false,
+        }
+    }
+
+    /// `base` + `Apply`, or with the first number from 2 that makes it a
+    /// name not yet given out.
+    fn unique(&mut self, base: &str) -> String {
+        let mut name = apply_type(base);
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{}{n}", apply_type(base));
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+}
