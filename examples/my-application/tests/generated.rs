@@ -35,6 +35,8 @@ fn checked_in_generated_files_are_up_to_date() {
         "src/generated/clientset/stable_v1.rs",
         "src/generated/listers/apps_v1.rs",
         "src/generated/informers/mod.rs",
+        "src/generated/applyconfigurations/apps_v1.rs",
+        "src/generated/applyconfigurations/stable_v1.rs",
     ] {
         assert!(
             paths.iter().any(|p| p == expected),
