@@ -207,3 +207,45 @@ pub fn from_typed<A: DeserializeOwned>(value: &impl Serialize) -> Result<A, Appl
     };
     serde_json::from_value(serde_json::to_value(value).map_err(decode)?).map_err(decode)
 }
+
+/// An informer transform (for
+/// [`FactoryBuilder::transform`](crate::FactoryBuilder::transform)) that
+/// keeps, of each object's `metadata.managedFields`, only the entries
+/// `field_manager` applied (`operation: Apply`, any subresource): what
+/// [`extract`] and [`is_applied`] read on cached objects, at a fraction
+/// of the memory all entries take. (The default transform drops them all,
+/// and `extract` of such an object finds nothing owned.)
+///
+/// ```
+/// use kubegen::apply::keep_applied_by;
+/// use kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
+///
+/// let entry = |manager: &str, operation: &str| ManagedFieldsEntry {
+///     manager: Some(manager.into()),
+///     operation: Some(operation.into()),
+///     ..ManagedFieldsEntry::default()
+/// };
+/// let mut meta = ObjectMeta {
+///     managed_fields: Some(vec![entry("me", "Apply"), entry("me", "Update"), entry("kubectl", "Apply")]),
+///     ..ObjectMeta::default()
+/// };
+/// keep_applied_by("me")(&mut meta);
+/// assert_eq!(meta.managed_fields, Some(vec![entry("me", "Apply")]));
+/// ```
+pub fn keep_applied_by(
+    field_manager: &str,
+) -> impl Fn(&mut k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) + Send + Sync + 'static
+{
+    let field_manager = field_manager.to_string();
+    move |meta| {
+        if let Some(entries) = &mut meta.managed_fields {
+            entries.retain(|e| {
+                e.manager.as_deref() == Some(field_manager.as_str())
+                    && e.operation.as_deref() == Some("Apply")
+            });
+            if entries.is_empty() {
+                meta.managed_fields = None;
+            }
+        }
+    }
+}
