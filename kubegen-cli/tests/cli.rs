@@ -36,7 +36,7 @@ fn golden_outputs_are_up_to_date() {
         text(&out.stderr)
     );
     assert!(
-        text(&out.stdout).contains("21 generated files are up to date"),
+        text(&out.stdout).contains("26 generated files are up to date"),
         "{}",
         text(&out.stdout)
     );
@@ -117,7 +117,7 @@ fn generate_writes_only_what_changed_and_removes_stale_files() {
     assert!(first.status.success(), "{}", text(&first.stderr));
     assert_eq!(
         text(&first.stdout).trim(),
-        "kubegen: 21 written, 0 unchanged, 0 removed"
+        "kubegen: 26 written, 0 unchanged, 0 removed"
     );
     for (a, b) in [
         (
@@ -152,7 +152,7 @@ fn generate_writes_only_what_changed_and_removes_stale_files() {
     let second = kubegen(&["generate", "--manifest-path", &manifest(dir.path())]);
     assert_eq!(
         text(&second.stdout).trim(),
-        "kubegen: 0 written, 21 unchanged, 1 removed"
+        "kubegen: 0 written, 26 unchanged, 1 removed"
     );
     assert!(!stale.exists());
     assert!(mine.exists(), "hand-written files are never removed");
