@@ -141,6 +141,9 @@ pub async fn manager(
     let paginated_lists = options.paginated_lists;
     let compact_caches = options.compact_caches;
     builder = builder.informer_factory(move |mut factory| {
+        // Of each object's managed fields, the operator's own applied
+        // entries are kept: what `extract` reads to skip no-op applies.
+        factory = factory.transform(kubegen::apply::keep_applied_by(FIELD_MANAGER));
         if compact_caches {
             factory = factory
                 .compact_for::<Deployment>()

@@ -1,9 +1,12 @@
 //! The MyApplication controller: for each MyApplication, a Deployment
 //! `<name>-deployment` and a ClusterIP Service `<name>-service`, both owned
-//! through a controller reference, kept free of drift; the status reports
-//! what the Deployment achieved. Reads come from the shared informers'
-//! listers, writes go through the generated clientset, and nothing is
-//! written when nothing changed.
+//! through a controller reference, declared with server-side apply
+//! (`desired` builds their apply configurations: exactly the fields the
+//! operator owns); the status reports what the Deployment achieved,
+//! applied to the status subresource. Reads come from the shared
+//! informers' listers, writes go through the generated clientset, and
+//! nothing is written when what the operator owns already reads back as
+//! declared (`kubegen::apply::is_applied`, `extract` on the cached object).
 //!
 //! A child still controlled by an earlier MyApplication of the same name
 //! (deleted and re-created while the garbage collector lags) is deleted —
@@ -28,9 +31,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::api::core::v1::Service;
-use kube::api::{DeleteParams, Patch, Preconditions};
+use kube::api::{DeleteParams, Preconditions};
+use kubegen::apply::{ApplyConfiguration, ApplyOptions, from_typed, is_applied, is_status_applied};
 use kubegen::client::ResourceClient;
 use kubegen::events::object_reference;
 use kubegen::k8s_openapi::jiff::Timestamp;
@@ -39,11 +41,10 @@ use kubegen::ownership::{is_controlled_by, owner_reference};
 use kubegen::{EventRecorder, EventType, rbac};
 
 use crate::api::MyApplication;
+use crate::generated::applyconfigurations::stable_v1::MyApplicationApply;
 use crate::generated::clientset::Clientset;
 use crate::generated::listers::apps_v1::DeploymentLister;
 use crate::generated::listers::core_v1::ServiceLister;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use status::Observed;
 
 /// The field manager of every write.
@@ -73,6 +74,10 @@ pub enum Error {
     /// A read or write was refused or failed.
     #[error(transparent)]
     Client(#[from] kubegen::ClientError),
+    /// What the operator owns of a child or the status could not be read
+    /// back (see `kubegen::apply::extract`).
+    #[error(transparent)]
+    Apply(#[from] kubegen::apply::ApplyError),
     /// The MyApplication has no name, namespace or uid yet.
     #[error("the MyApplication lacks metadata: {0}")]
     Metadata(#[from] kubegen::ownership::OwnershipError),
@@ -90,14 +95,15 @@ pub enum Next {
 /// Brings one MyApplication's children and status in line with its spec.
 // Exactly what the operator uses — `tests/least_privilege_e2e.rs` derives
 // the used set from the apiserver's audit log and compares: reads come
-// from informers (list, watch), children are created and corrected with
-// update (and deleted when an earlier incarnation left them), the status
-// is merge-patched, repeated events are patched into a series, leader
-// election reads, creates and renews its Lease.
+// from informers (list, watch), children are applied (server-side apply
+// is `patch`; it creates them too) and deleted when an earlier
+// incarnation left them, the status is applied (`patch`), repeated events
+// are patched into a series, leader election reads, creates and renews
+// its Lease.
 #[rbac(groups = ["stable.example.com"], resources = ["myapplications"], verbs = ["list", "watch"])]
 #[rbac(groups = ["stable.example.com"], resources = ["myapplications/status"], verbs = ["patch"])]
-#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["list", "watch", "create", "update", "delete"])]
-#[rbac(groups = [""], resources = ["services"], verbs = ["list", "watch", "create", "update", "delete"])]
+#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["list", "watch", "patch", "delete"])]
+#[rbac(groups = [""], resources = ["services"], verbs = ["list", "watch", "patch", "delete"])]
 #[rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"])]
 #[rbac(groups = ["coordination.k8s.io"], resources = ["leases"], verbs = ["get", "create", "update"])]
 pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error> {
@@ -105,11 +111,11 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     let name = app.metadata.name.clone().unwrap_or_default();
     let owner = owner_reference(app, true)?;
 
-    // 1. The Deployment; its reply is read when corrected, as the status
+    // 1. The Deployment; its reply is read when applied, as the status
     //    reports what it achieved.
     let deployment_name = desired::deployment_name(&name);
     let deployments = ctx.clientset.apps_v1().deployments(&namespace);
-    let deployment = ensure_child(
+    let deployment = apply_child(
         ctx,
         app,
         Child {
@@ -121,9 +127,8 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 .get(&deployment_name)
                 .ok(),
             client: deployments.inner(),
-            desired: || desired::deployment(app, &owner),
-            corrected: |existing: &Deployment| desired::corrected_deployment(existing, app),
-            read_update: true,
+            desired: desired::deployment(app, &owner),
+            read_reply: true,
         },
     )
     .await?;
@@ -131,7 +136,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     // 2. The Service.
     let service_name = desired::service_name(&name);
     let services = ctx.clientset.core_v1().services(&namespace);
-    let service = ensure_child(
+    let service = apply_child(
         ctx,
         app,
         Child {
@@ -139,9 +144,8 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
             name: &service_name,
             cached: ctx.services.namespace(&namespace).get(&service_name).ok(),
             client: services.inner(),
-            desired: || desired::service(app, &owner),
-            corrected: |existing: &Service| desired::corrected_service(existing, app),
-            read_update: false,
+            desired: desired::service(app, &owner),
+            read_reply: false,
         },
     )
     .await?;
@@ -153,7 +157,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
         Some(Foreign { kind, name }) => Observed::Conflict { kind, name },
         None => Observed::Deployment(deployment.current()),
     };
-    update_status(ctx, app, observed).await?;
+    apply_status(ctx, app, observed).await?;
 
     // 4. A conflict is reported and looked at again later.
     match conflict {
@@ -166,29 +170,27 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
 }
 
 /// One child of the application, and how to bring it in line.
-struct Child<'a, K, D, C> {
+struct Child<'a, A: ApplyConfiguration> {
     /// `Deployment` or `Service`, for events and messages.
     kind: &'static str,
     /// The child's name.
     name: &'a str,
-    /// The object of that name in the informer's cache, if any.
-    cached: Option<Arc<K>>,
+    /// The object of that name in the informer's cache, if any (with the
+    /// operator's own managed-fields entries, see `operator::start`).
+    cached: Option<Arc<A::Resource>>,
     /// The kind's client, for the writes.
-    client: &'a ResourceClient<K>,
-    /// The child as the application wants it, to create.
-    desired: D,
-    /// The cached child corrected, `None` when it is as it should be.
-    corrected: C,
-    /// Whether a correction's reply is decoded (to report on it).
-    read_update: bool,
+    client: &'a ResourceClient<A::Resource>,
+    /// The child as the application declares it.
+    desired: A,
+    /// Whether the apply's reply is decoded (to report on it).
+    read_reply: bool,
 }
 
-/// Where a child stands after [`ensure_child`].
+/// Where a child stands after [`apply_child`].
 enum Ensured<'a, K> {
     /// The application's own: the object as it now is when the reconcile
-    /// knows it (cached and unchanged, or the correction's reply when
-    /// read); `None` after a create or a replacement, as a Deployment just
-    /// created has no status yet (see `status::Observed::Deployment`).
+    /// knows it (cached and already as declared, or the apply's reply when
+    /// read); `None` after a replacement or an unread apply.
     Owned(Option<Arc<K>>),
     /// An object of the child's name the application does not control.
     Foreign(Foreign<'a>),
@@ -219,21 +221,23 @@ impl<'a, K> Ensured<'a, K> {
     }
 }
 
-/// The ladder every child goes through (controller-runtime's
-/// `CreateOrUpdate`, plus the two cases an owner meets besides): absent,
-/// it is created; left by an earlier incarnation of the application, it is
-/// deleted (to be created on the next reconcile); controlled by someone
-/// else, it is a conflict; else it is corrected if it drifted. Each write
-/// is counted and recorded as an event; a create's reply is not decoded.
-async fn ensure_child<'a, K, D, C>(
+/// Declares one child with server-side apply. A child left by an earlier
+/// incarnation of the application is deleted by uid (to be applied anew
+/// on the next reconcile); one controlled by someone else is a conflict,
+/// left alone; one whose owned fields already read back as declared
+/// (`is_applied`: `extract` of the cached object) is not written. Else the
+/// declaration is applied; fields another manager took over are reported
+/// (a Warning event naming manager and field) and taken back with force,
+/// as a controller that owns its children must. Each write is counted and
+/// recorded as an event.
+async fn apply_child<'a, A>(
     ctx: &Context,
     app: &MyApplication,
-    child: Child<'a, K, D, C>,
-) -> Result<Ensured<'a, K>, Error>
+    child: Child<'a, A>,
+) -> Result<Ensured<'a, A::Resource>, Error>
 where
-    K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
-    D: FnOnce() -> K,
-    C: FnOnce(&K) -> Option<K>,
+    A: ApplyConfiguration,
+    A::Resource: kube::Resource<DynamicType = ()>,
 {
     let Child {
         kind,
@@ -241,68 +245,103 @@ where
         cached,
         client,
         desired,
-        corrected,
-        read_update,
+        read_reply,
     } = child;
-    let Some(existing) = cached else {
-        child_write(
-            ctx,
-            app,
-            Write::Create(kind, name),
-            client.create_unread(&desired()),
-        )
-        .await?;
-        ctx.writes.inc();
-        let message = format!("created {kind} {name}");
-        note(ctx, app, EventType::Normal, "Created", "Create", message);
-        return Ok(Ensured::Owned(None));
+    let options = ApplyOptions::new(FIELD_MANAGER);
+    let write = match &cached {
+        None => Write::Create(kind, name),
+        Some(existing) => {
+            if desired::from_earlier_incarnation(existing.as_ref(), app) {
+                let earlier = uid_precondition(existing.as_ref());
+                let deleted = client.delete(name, &earlier);
+                replace_earlier(ctx, app, kind, name, deleted).await?;
+                return Ok(Ensured::Owned(None));
+            }
+            if !is_controlled_by(existing.as_ref(), app) {
+                return Ok(Ensured::Foreign(Foreign { kind, name }));
+            }
+            if is_applied(existing.as_ref(), &desired, &options)? {
+                return Ok(Ensured::Owned(cached));
+            }
+            Write::Update(kind, name)
+        }
     };
-    if desired::from_earlier_incarnation(existing.as_ref(), app) {
-        let earlier = uid_precondition(existing.as_ref());
-        let deleted = client.delete(name, &earlier);
-        replace_earlier(ctx, app, kind, name, deleted).await?;
-        return Ok(Ensured::Owned(None));
-    }
-    if !is_controlled_by(existing.as_ref(), app) {
-        return Ok(Ensured::Foreign(Foreign { kind, name }));
-    }
-    let Some(fixed) = corrected(&existing) else {
-        return Ok(Ensured::Owned(Some(existing)));
+    let applied = match send_apply(client, &desired, &options, read_reply).await {
+        Err(error) if !error.apply_conflicts().is_empty() => {
+            report_takeover(ctx, app, kind, name, &error.apply_conflicts());
+            ctx.writes.inc();
+            send_apply(client, &desired, &options.force(), read_reply).await
+        }
+        other => other,
     };
-    let write = Write::Update(kind, name);
-    let updated = if read_update {
-        Some(Arc::new(
-            child_write(ctx, app, write, client.update(&fixed)).await?,
-        ))
-    } else {
-        child_write(ctx, app, write, client.update_unread(&fixed)).await?;
-        None
-    };
+    let applied = child_write(ctx, app, write, async { applied }).await?;
     ctx.writes.inc();
-    let message = format!("corrected {kind} {name}");
-    note(ctx, app, EventType::Normal, "Updated", "Update", message);
-    Ok(Ensured::Owned(updated))
+    let (reason, action, message) = match write {
+        Write::Create(..) => ("Created", "Create", format!("created {kind} {name}")),
+        _ => ("Updated", "Update", format!("corrected {kind} {name}")),
+    };
+    note(ctx, app, EventType::Normal, reason, action, message);
+    Ok(Ensured::Owned(applied.map(Arc::new)))
 }
 
-/// Merge-patches the status `observed` gives, unless it is already so;
-/// the first time the application is ready, says so in an event.
-async fn update_status(
+/// One apply request; the reply is decoded only when `read_reply`.
+async fn send_apply<A: ApplyConfiguration>(
+    client: &ResourceClient<A::Resource>,
+    desired: &A,
+    options: &ApplyOptions,
+    read_reply: bool,
+) -> Result<Option<A::Resource>, kubegen::ClientError>
+where
+    A::Resource: kube::Resource<DynamicType = ()>,
+{
+    if read_reply {
+        client.apply(desired, options).await.map(Some)
+    } else {
+        client.apply_unread(desired, options).await.map(|()| None)
+    }
+}
+
+/// A Warning event `FieldsTakenOver` naming the fields other managers had
+/// set on a child, and who they were.
+fn report_takeover(
+    ctx: &Context,
+    app: &MyApplication,
+    kind: &str,
+    name: &str,
+    conflicts: &[kubegen::apply::FieldConflict],
+) {
+    let fields: Vec<String> = conflicts.iter().map(ToString::to_string).collect();
+    let message = format!("took back fields of {kind} {name}: {}", fields.join(", "));
+    note(
+        ctx,
+        app,
+        EventType::Warning,
+        "FieldsTakenOver",
+        "Apply",
+        message,
+    );
+}
+
+/// Applies the status `observed` gives (as the field manager's status
+/// apply configuration), unless what the operator owns of the status
+/// already reads back so; the first time the application is ready, says
+/// so in an event.
+async fn apply_status(
     ctx: &Context,
     app: &MyApplication,
     observed: Observed<'_>,
 ) -> Result<(), Error> {
     let new_status = status::status(app, observed, Timestamp::now());
-    if app.status.as_ref() == Some(&new_status) {
+    let desired = status_apply(app, &new_status)?;
+    let options = ApplyOptions::new(FIELD_MANAGER);
+    if is_status_applied(app, &desired, &options)? {
         return Ok(());
     }
     let was_ready = is_ready(app.status.as_ref());
     ctx.clientset
         .stable_v1()
         .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
-        .patch_status_unread(
-            app.metadata.name.as_deref().unwrap_or_default(),
-            &Patch::Merge(serde_json::json!({ "status": new_status })),
-        )
+        .apply_status_unread(&desired, &options.force())
         .await?;
     ctx.writes.inc();
     if !was_ready && is_ready(Some(&new_status)) {
@@ -316,6 +355,18 @@ async fn update_status(
         );
     }
     Ok(())
+}
+
+/// `status` as the status apply configuration of `app`.
+fn status_apply(
+    app: &MyApplication,
+    status: &crate::api::MyApplicationStatus,
+) -> Result<MyApplicationApply, Error> {
+    Ok(MyApplicationApply::new(
+        app.metadata.name.as_deref().unwrap_or_default(),
+        app.metadata.namespace.as_deref().unwrap_or_default(),
+    )
+    .with_status(from_typed(status)?))
 }
 
 /// A Warning event `ErrResourceExists` naming the foreign object.
@@ -411,16 +462,17 @@ async fn report_refusal(
     let new_status = status::status(app, observed, Timestamp::now());
     if app.status.as_ref() != Some(&new_status) {
         ctx.writes.inc();
-        let patched = ctx
-            .clientset
-            .stable_v1()
-            .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
-            .patch_status_unread(
-                app.metadata.name.as_deref().unwrap_or_default(),
-                &Patch::Merge(serde_json::json!({ "status": new_status })),
-            )
-            .await;
-        if let Err(error) = patched {
+        let applied = match status_apply(app, &new_status) {
+            Ok(desired) => ctx
+                .clientset
+                .stable_v1()
+                .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
+                .apply_status_unread(&desired, &ApplyOptions::new(FIELD_MANAGER).force())
+                .await
+                .map_err(Error::from),
+            Err(error) => Err(error),
+        };
+        if let Err(error) = applied {
             tracing::warn!(%error, "could not report a refused write in the status");
         }
     }
