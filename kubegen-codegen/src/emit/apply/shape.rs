@@ -128,7 +128,21 @@ pub(crate) fn paragraph(node: &Value) -> Option<String> {
         .replace('<', "\\<")
         .replace('>', "\\>")
         .replace('`', "'");
+    let line = line.split(' ').map(autolink).collect::<Vec<_>>().join(" ");
     (!line.is_empty()).then_some(line)
+}
+
+/// A word with its URL, if it holds one, as a rustdoc autolink
+/// (`<https://…>`; rustdoc refuses bare URLs); punctuation after the URL
+/// stays outside.
+fn autolink(word: &str) -> String {
+    let Some(start) = word.find("https://").or_else(|| word.find("http://")) else {
+        return word.to_owned();
+    };
+    let (before, url) = word.split_at(start);
+    let trimmed = url.trim_end_matches(['.', ',', ';', ':', ')', '\'', '"']);
+    let after = &url[trimmed.len()..];
+    format!("{before}<{trimmed}>{after}")
 }
 
 /// A description's first sentence (its first paragraph up to the first
@@ -139,4 +153,20 @@ pub(crate) fn sentence(node: &Value) -> Option<String> {
         Some(end) => paragraph[..=end].to_string(),
         None => paragraph,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn descriptions_become_plain_rustdoc() {
+        let node =
+            json!({"description": "See https://k8s.io/a#b. Uses [x] and\n    <y> `z`.\n\nMore."});
+        assert_eq!(
+            super::paragraph(&node).unwrap(),
+            "See <https://k8s.io/a#b>. Uses \\[x\\] and \\<y\\> 'z'."
+        );
+        assert_eq!(super::sentence(&node).unwrap(), "See <https://k8s.io/a#b>.");
+    }
 }

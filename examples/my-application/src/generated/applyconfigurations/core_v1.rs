@@ -393,7 +393,7 @@ impl CapabilitiesApply {
 )]
 #[serde(crate = "::kubegen::__private::serde", default)]
 pub struct CephFSVolumeSourceApply {
-    /// monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    /// monitors is Required: Monitors is a collection of Ceph monitors More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub monitors: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
@@ -402,7 +402,7 @@ pub struct CephFSVolumeSourceApply {
     /// readOnly is Optional: Defaults to false (read/write).
     #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
     pub read_only: ::std::option::Option<bool>,
-    /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
     #[serde(
         rename = "secretFile",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -414,7 +414,7 @@ pub struct CephFSVolumeSourceApply {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
+    /// user is optional: User is the rados user name, default is admin More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub user: ::std::option::Option<::std::string::String>,
 }
@@ -2301,7 +2301,7 @@ pub struct GRPCActionApply {
     /// Port number of the gRPC service.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub port: ::std::option::Option<i32>,
-    /// Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
+    /// Service is the name of the service to place in the gRPC HealthCheckRequest (see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub service: ::std::option::Option<::std::string::String>,
 }
@@ -2577,7 +2577,7 @@ pub struct HostPathVolumeSourceApply {
     /// path of the directory on the host.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub path: ::std::option::Option<::std::string::String>,
-    /// type for HostPath Volume Defaults to "" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath
+    /// type for HostPath Volume Defaults to "" More info: <https://kubernetes.io/docs/concepts/storage/volumes#hostpath>
     #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
     pub type_: ::std::option::Option<::std::string::String>,
 }
@@ -7260,7 +7260,7 @@ pub struct VolumeApply {
     /// name of the volume.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
-    /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs
+    /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: <https://kubernetes.io/docs/concepts/storage/volumes#nfs>
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub nfs: ::std::option::Option<NFSVolumeSourceApply>,
     /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace.
@@ -7878,7 +7878,7 @@ impl WeightedPodAffinityTermApply {
 )]
 #[serde(crate = "::kubegen::__private::serde", default)]
 pub struct WindowsSecurityContextOptionsApply {
-    /// GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
+    /// GMSACredentialSpec is where the GMSA admission webhook (<https://github.com/kubernetes-sigs/windows-gmsa>) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
     #[serde(
         rename = "gmsaCredentialSpec",
         skip_serializing_if = "::std::option::Option::is_none"
