@@ -72,9 +72,12 @@ impl Case {
                 .map(|i| (owner(rng), format!("E{i}"), format!("{}", rng.below(50))))
                 .collect(),
             port: (owner(rng), 1000 + rng.below(1000) as i32),
-            args: (owner(rng), (0..rng.below(3)).map(|i| format!("--a{i}")).collect()),
+            // Never empty: Go drops an empty `args` (omitempty) from the
+            // stored object, so an applied `[]` cannot read back.
+            args: (owner(rng), (0..=rng.below(3)).map(|i| format!("--a{i}")).collect()),
             second_container: (owner(rng), format!("sidecar:{}", rng.below(5))),
-            min_ready: (owner(rng), rng.below(30) as i32),
+            // Never 0: Go drops a zero `minReadySeconds` (omitempty).
+            min_ready: (owner(rng), 1 + rng.below(30) as i32),
             grace: (owner(rng), rng.below(60) as i64),
         }
     }
@@ -182,16 +185,15 @@ async fn extract_reads_back_what_each_manager_applied() -> Result<()> {
         client.apply(&config_a, &a).await?;
         let stored = client.apply(&config_b, &b).await?;
         let context = || format!("case {case_number} (seed {seed:#x}): {case:?}");
-        ensure!(
-            json(&DeploymentApply::extract(&stored, "manager-a")?) == json(&config_a),
-            "A's extract differs: {}",
-            context()
+        let differs = |who: &str, got: &DeploymentApply, want: &DeploymentApply| {
+            format!("{who}'s extract {}\n  differs from {}", json(got), json(want))
+        };
+        let (got_a, got_b) = (
+            DeploymentApply::extract(&stored, "manager-a")?,
+            DeploymentApply::extract(&stored, "manager-b")?,
         );
-        ensure!(
-            json(&DeploymentApply::extract(&stored, "manager-b")?) == json(&config_b),
-            "B's extract differs: {}",
-            context()
-        );
+        ensure!(json(&got_a) == json(&config_a), "{}: {}", differs("A", &got_a, &config_a), context());
+        ensure!(json(&got_b) == json(&config_b), "{}: {}", differs("B", &got_b, &config_b), context());
         ensure!(is_applied(&stored, &config_a, &a)?, "{}", context());
 
         // A leaves out a random half of its pieces: they go, unless B
@@ -199,16 +201,12 @@ async fn extract_reads_back_what_each_manager_applied() -> Result<()> {
         let dropped: Vec<bool> = (0..40).map(|_| rng.chance(1, 2)).collect();
         let smaller = case.config(&name, &ns, Owner::A, &|i| dropped[i]);
         let stored = client.apply(&smaller, &a).await?;
-        ensure!(
-            json(&DeploymentApply::extract(&stored, "manager-a")?) == json(&smaller),
-            "A's extract after removal differs: {}",
-            context()
+        let (got_a, got_b) = (
+            DeploymentApply::extract(&stored, "manager-a")?,
+            DeploymentApply::extract(&stored, "manager-b")?,
         );
-        ensure!(
-            json(&DeploymentApply::extract(&stored, "manager-b")?) == json(&config_b),
-            "B lost a field A dropped: {}",
-            context()
-        );
+        ensure!(json(&got_a) == json(&smaller), "after removal {}: {}", differs("A", &got_a, &smaller), context());
+        ensure!(json(&got_b) == json(&config_b), "B lost a field A dropped, {}: {}", differs("B", &got_b, &config_b), context());
         let replicas = stored.spec.as_ref().and_then(|s| s.replicas);
         let a_dropped_replicas = case.replicas.0 == Owner::A && dropped[0];
         if a_dropped_replicas {

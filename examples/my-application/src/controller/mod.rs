@@ -96,14 +96,15 @@ pub enum Next {
 // Exactly what the operator uses — `tests/least_privilege_e2e.rs` derives
 // the used set from the apiserver's audit log and compares: reads come
 // from informers (list, watch), children are applied (server-side apply
-// is `patch`; it creates them too) and deleted when an earlier
+// is `patch`, and also `create` when the apply makes the object) and
+// deleted when an earlier
 // incarnation left them, the status is applied (`patch`), repeated events
 // are patched into a series, leader election reads, creates and renews
 // its Lease.
 #[rbac(groups = ["stable.example.com"], resources = ["myapplications"], verbs = ["list", "watch"])]
 #[rbac(groups = ["stable.example.com"], resources = ["myapplications/status"], verbs = ["patch"])]
-#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["list", "watch", "patch", "delete"])]
-#[rbac(groups = [""], resources = ["services"], verbs = ["list", "watch", "patch", "delete"])]
+#[rbac(groups = ["apps"], resources = ["deployments"], verbs = ["list", "watch", "create", "patch", "delete"])]
+#[rbac(groups = [""], resources = ["services"], verbs = ["list", "watch", "create", "patch", "delete"])]
 #[rbac(groups = ["events.k8s.io"], resources = ["events"], verbs = ["create", "patch"])]
 #[rbac(groups = ["coordination.k8s.io"], resources = ["leases"], verbs = ["get", "create", "update"])]
 pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error> {
