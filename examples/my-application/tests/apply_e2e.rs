@@ -74,7 +74,10 @@ impl Case {
             port: (owner(rng), 1000 + rng.below(1000) as i32),
             // Never empty: Go drops an empty `args` (omitempty) from the
             // stored object, so an applied `[]` cannot read back.
-            args: (owner(rng), (0..=rng.below(3)).map(|i| format!("--a{i}")).collect()),
+            args: (
+                owner(rng),
+                (0..=rng.below(3)).map(|i| format!("--a{i}")).collect(),
+            ),
             second_container: (owner(rng), format!("sidecar:{}", rng.below(5))),
             // Never 0: Go drops a zero `minReadySeconds` (omitempty).
             min_ready: (owner(rng), 1 + rng.below(30) as i32),
@@ -86,7 +89,13 @@ impl Case {
     /// template labels and container `app` with its image; every piece
     /// owned by `manager` or `Both` is added, in one fixed order. With
     /// `drop`, the pieces that index selects are left out (removal).
-    fn config(&self, name: &str, ns: &str, manager: Owner, drop: &dyn Fn(usize) -> bool) -> DeploymentApply {
+    fn config(
+        &self,
+        name: &str,
+        ns: &str,
+        manager: Owner,
+        drop: &dyn Fn(usize) -> bool,
+    ) -> DeploymentApply {
         let mine = |o: Owner, i: usize| (o == manager || o == Owner::Both) && !drop(i);
         let mut deployment = DeploymentApply::new(name, ns);
         let mut spec = DeploymentSpecApply::default();
@@ -97,8 +106,8 @@ impl Case {
             spec = spec.with_selector(
                 LabelSelectorApply::default().with_match_labels([("app", name.to_string())]),
             );
-            template = template
-                .with_metadata(ObjectMetaApply::default().with_labels([("app", name)]));
+            template =
+                template.with_metadata(ObjectMetaApply::default().with_labels([("app", name)]));
             app = app.with_image("registry.example/app:1");
         }
         if mine(self.replicas.0, 0) {
@@ -122,7 +131,11 @@ impl Case {
             .iter()
             .enumerate()
             .filter(|(i, (o, _, _))| mine(*o, 20 + i))
-            .map(|(_, (_, k, v))| EnvVarApply::default().with_name(k.as_str()).with_value(v.as_str()))
+            .map(|(_, (_, k, v))| {
+                EnvVarApply::default()
+                    .with_name(k.as_str())
+                    .with_value(v.as_str())
+            })
             .collect();
         if !env.is_empty() {
             app = app.with_env(env);
@@ -171,7 +184,10 @@ async fn extract_reads_back_what_each_manager_applied() -> Result<()> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace("apply-prop").await?;
     let client = deployments(env, &ns, "unused").await?;
-    let (a, b) = (ApplyOptions::new("manager-a"), ApplyOptions::new("manager-b"));
+    let (a, b) = (
+        ApplyOptions::new("manager-a"),
+        ApplyOptions::new("manager-b"),
+    );
     let seed = std::env::var("KUBEGEN_APPLY_SEED").map_or(0x5eed_0a11, |s| s.parse().unwrap_or(0));
     for case_number in 0..CASES {
         let mut rng = Rng::new(seed ^ case_number);
@@ -186,14 +202,28 @@ async fn extract_reads_back_what_each_manager_applied() -> Result<()> {
         let stored = client.apply(&config_b, &b).await?;
         let context = || format!("case {case_number} (seed {seed:#x}): {case:?}");
         let differs = |who: &str, got: &DeploymentApply, want: &DeploymentApply| {
-            format!("{who}'s extract {}\n  differs from {}", json(got), json(want))
+            format!(
+                "{who}'s extract {}\n  differs from {}",
+                json(got),
+                json(want)
+            )
         };
         let (got_a, got_b) = (
             DeploymentApply::extract(&stored, "manager-a")?,
             DeploymentApply::extract(&stored, "manager-b")?,
         );
-        ensure!(json(&got_a) == json(&config_a), "{}: {}", differs("A", &got_a, &config_a), context());
-        ensure!(json(&got_b) == json(&config_b), "{}: {}", differs("B", &got_b, &config_b), context());
+        ensure!(
+            json(&got_a) == json(&config_a),
+            "{}: {}",
+            differs("A", &got_a, &config_a),
+            context()
+        );
+        ensure!(
+            json(&got_b) == json(&config_b),
+            "{}: {}",
+            differs("B", &got_b, &config_b),
+            context()
+        );
         ensure!(is_applied(&stored, &config_a, &a)?, "{}", context());
 
         // A leaves out a random half of its pieces: they go, unless B
@@ -205,8 +235,18 @@ async fn extract_reads_back_what_each_manager_applied() -> Result<()> {
             DeploymentApply::extract(&stored, "manager-a")?,
             DeploymentApply::extract(&stored, "manager-b")?,
         );
-        ensure!(json(&got_a) == json(&smaller), "after removal {}: {}", differs("A", &got_a, &smaller), context());
-        ensure!(json(&got_b) == json(&config_b), "B lost a field A dropped, {}: {}", differs("B", &got_b, &config_b), context());
+        ensure!(
+            json(&got_a) == json(&smaller),
+            "after removal {}: {}",
+            differs("A", &got_a, &smaller),
+            context()
+        );
+        ensure!(
+            json(&got_b) == json(&config_b),
+            "B lost a field A dropped, {}: {}",
+            differs("B", &got_b, &config_b),
+            context()
+        );
         let replicas = stored.spec.as_ref().and_then(|s| s.replicas);
         let a_dropped_replicas = case.replicas.0 == Owner::A && dropped[0];
         if a_dropped_replicas {
@@ -224,18 +264,16 @@ async fn conflicts_name_manager_and_field_and_force_takes_over() -> Result<()> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace("apply-conflict").await?;
     let client = deployments(env, &ns, "unused").await?;
-    let base = |replicas: i32| {
-        Case {
-            replicas: (Owner::Both, replicas),
-            labels: vec![],
-            annotation: (Owner::Nobody, String::new()),
-            env: vec![],
-            port: (Owner::Nobody, 0),
-            args: (Owner::Nobody, vec![]),
-            second_container: (Owner::Nobody, String::new()),
-            min_ready: (Owner::Nobody, 0),
-            grace: (Owner::Nobody, 0),
-        }
+    let base = |replicas: i32| Case {
+        replicas: (Owner::Both, replicas),
+        labels: vec![],
+        annotation: (Owner::Nobody, String::new()),
+        env: vec![],
+        port: (Owner::Nobody, 0),
+        args: (Owner::Nobody, vec![]),
+        second_container: (Owner::Nobody, String::new()),
+        min_ready: (Owner::Nobody, 0),
+        grace: (Owner::Nobody, 0),
     };
     let (a, b) = (ApplyOptions::new("owner"), ApplyOptions::new("intruder"));
     client
@@ -245,7 +283,9 @@ async fn conflicts_name_manager_and_field_and_force_takes_over() -> Result<()> {
     let error = client.apply(&intruder, &b).await.expect_err("a conflict");
     let conflicts = error.apply_conflicts();
     ensure!(
-        conflicts.iter().any(|c| c.manager == "owner" && c.field == ".spec.replicas"),
+        conflicts
+            .iter()
+            .any(|c| c.manager == "owner" && c.field == ".spec.replicas"),
         "{conflicts:?}"
     );
     let stored = client.apply(&intruder, &b.clone().force()).await?;
@@ -269,17 +309,26 @@ async fn two_managers_own_different_containers() -> Result<()> {
     let mut case = Case::random(&mut Rng::new(7));
     case.second_container = (Owner::B, "sidecar:9".into());
     let (a, b) = (ApplyOptions::new("main"), ApplyOptions::new("injector"));
-    client.apply(&case.config("items", &ns, Owner::A, &|_| false), &a).await?;
+    client
+        .apply(&case.config("items", &ns, Owner::A, &|_| false), &a)
+        .await?;
     let sidecar = DeploymentApply::new("items", &ns).with_spec(
-        DeploymentSpecApply::default().with_template(PodTemplateSpecApply::default().with_spec(
-            PodSpecApply::default().with_containers([ContainerApply::default()
-                .with_name("sidecar")
-                .with_image("sidecar:9")]),
-        )),
+        DeploymentSpecApply::default().with_template(
+            PodTemplateSpecApply::default().with_spec(
+                PodSpecApply::default().with_containers([ContainerApply::default()
+                    .with_name("sidecar")
+                    .with_image("sidecar:9")]),
+            ),
+        ),
     );
     let stored = client.apply(&sidecar, &b).await?;
     let names = |d: &Deployment| -> Vec<String> {
-        d.spec.iter().flat_map(|s| s.template.spec.iter()).flat_map(|p| &p.containers).map(|c| c.name.clone()).collect()
+        d.spec
+            .iter()
+            .flat_map(|s| s.template.spec.iter())
+            .flat_map(|p| &p.containers)
+            .map(|c| c.name.clone())
+            .collect()
     };
     ensure!(names(&stored) == ["app", "sidecar"], "{:?}", names(&stored));
     ensure!(json(&DeploymentApply::extract(&stored, "injector")?) == json(&sidecar));
@@ -298,10 +347,24 @@ async fn a_status_applied_reads_back_with_extract_status() -> Result<()> {
     kubegen_testenv::install_crd(&admin, &MyApplication::crd()?).await?;
     let ns = env.namespace("apply-status").await?;
     let apps: Api<MyApplication> = Api::namespaced(admin.clone(), &ns);
-    let spec = MyApplicationSpec { image: "nginx".into(), replicas: 1, port: 80 };
-    kubegen_testenv::eventually(std::time::Duration::from_secs(20), "the CRD to serve", || async {
-        Ok(apps.create(&PostParams::default(), &MyApplication::new("s", spec.clone())).await.ok())
-    })
+    let spec = MyApplicationSpec {
+        image: "nginx".into(),
+        replicas: 1,
+        port: 80,
+    };
+    kubegen_testenv::eventually(
+        std::time::Duration::from_secs(20),
+        "the CRD to serve",
+        || async {
+            Ok(apps
+                .create(
+                    &PostParams::default(),
+                    &MyApplication::new("s", spec.clone()),
+                )
+                .await
+                .ok())
+        },
+    )
     .await?;
     let client: ResourceClient<MyApplication> = ResourceClient::namespaced(admin, &ns);
     let options = ApplyOptions::new("status-writer");
@@ -321,7 +384,9 @@ async fn a_status_applied_reads_back_with_extract_status() -> Result<()> {
     let back = MyApplicationApply::extract_status(&stored, "status-writer")?;
     ensure!(back == status, "{back:?}");
     ensure!(
-        MyApplicationApply::extract(&stored, "status-writer")?.status.is_none(),
+        MyApplicationApply::extract(&stored, "status-writer")?
+            .status
+            .is_none(),
         "the main resource's entry is not the status subresource's"
     );
     apps.delete("s", &DeleteParams::default()).await?;

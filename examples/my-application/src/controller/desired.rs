@@ -220,7 +220,10 @@ mod tests {
                 "ports": [{"name": "http", "port": 8080, "targetPort": 8080, "protocol": "TCP"}],
             })
         );
-        assert_eq!(s["metadata"]["labels"]["app.kubernetes.io/managed-by"], MANAGER);
+        assert_eq!(
+            s["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+            MANAGER
+        );
         assert_eq!(
             selector_string("web"),
             "app=my-application,myapplication_cr=web"
