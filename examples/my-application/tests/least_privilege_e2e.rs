@@ -204,7 +204,7 @@ async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()
             .any(|r| r.code == 403 && r.resource == "services"),
         "the quota never refused a Service: the workload missed a path"
     );
-    let used: BTreeSet<_> = records.iter().map(|r| r.permission()).collect();
+    let used: BTreeSet<_> = records.iter().flat_map(|r| r.permissions()).collect();
     let granted = granted()?;
     let unused: Vec<_> = granted.difference(&used).collect();
     let ungranted: Vec<_> = used.difference(&granted).collect();

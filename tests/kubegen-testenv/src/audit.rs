@@ -153,6 +153,19 @@ impl AuditRecord {
         };
         (self.verb.clone(), self.group.clone(), resource)
     }
+
+    /// Every permission the request needed: its [`permission`](Self::permission),
+    /// and for a `patch` answered `201 Created` — a server-side apply that
+    /// made the object, which the apiserver also authorizes as `create`,
+    /// though the audit event says `patch` — the `create` permission too.
+    pub fn permissions(&self) -> Vec<(String, String, String)> {
+        let mut out = vec![self.permission()];
+        if self.verb == "patch" && self.code == 201 {
+            let (_, group, resource) = self.permission();
+            out.push(("create".into(), group, resource));
+        }
+        out
+    }
 }
 
 impl TestEnv {
