@@ -80,20 +80,21 @@ async fn the_generated_role_grants_exactly_what_the_operator_uses() -> Result<()
     .await?;
     f.wait_ready("web", 2).await?;
 
-    // Drift on the Service is reverted.
+    // Drift on the Service: a field the operator applied, changed by
+    // another writer, is taken back (a conflict, then a forced apply).
     f.services()
         .patch(
             "web-service",
             &PatchParams::default(),
             &Patch::Merge(
-                serde_json::json!({ "spec": { "ports": [{ "port": 81, "targetPort": 81 }] } }),
+                serde_json::json!({ "spec": { "selector": { "myapplication_cr": "other" } } }),
             ),
         )
         .await?;
-    eventually(CONVERGE, "the Service port to be reverted", || async {
+    eventually(CONVERGE, "the Service selector to be reverted", || async {
         let service = f.services().get("web-service").await?;
-        let port = service.spec.and_then(|s| s.ports).unwrap_or_default()[0].port;
-        Ok((port == 8080).then_some(()))
+        let selector = service.spec.and_then(|s| s.selector).unwrap_or_default();
+        Ok((selector.get("myapplication_cr").map(String::as_str) == Some("web")).then_some(()))
     })
     .await?;
 
