@@ -22,7 +22,7 @@
 //! #     client: &kubegen::ResourceClient<A::Resource>,
 //! #     cached: &A::Resource,
 //! #     desired: A,
-//! # ) -> Result<(), kubegen::ClientError>
+//! # ) -> Result<(), Box<dyn std::error::Error>>
 //! # where A::Resource: kube::Resource<DynamicType = ()>,
 //! # {
 //! let options = ApplyOptions::new("my-operator");
