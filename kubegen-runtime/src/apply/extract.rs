@@ -53,7 +53,7 @@ pub fn extract_value(
     field_manager: &str,
     subresource: Option<&str>,
 ) -> Result<Value, ApplyError> {
-    let mut owned = match managed_entry(object, field_manager, subresource) {
+    let owned = match managed_entry(object, field_manager, subresource) {
         Some(fields) => {
             let set =
                 FieldSet::from_fields_v1(fields).map_err(|message| ApplyError::ManagedFields {
@@ -66,15 +66,9 @@ pub fn extract_value(
         }
         None => None,
     };
-    let result = match &mut owned {
+    let mut result = match owned {
         Some(Value::Object(map)) => map,
-        _ => {
-            owned = Some(Value::Object(Map::new()));
-            match &mut owned {
-                Some(Value::Object(map)) => map,
-                _ => unreachable!("just set to an object"),
-            }
-        }
+        _ => Map::new(),
     };
     for key in ["apiVersion", "kind"] {
         if let Some(v) = object.get(key) {
@@ -92,7 +86,7 @@ pub fn extract_value(
             meta[key] = v.clone();
         }
     }
-    Ok(owned.unwrap_or(Value::Null))
+    Ok(Value::Object(result))
 }
 
 /// The `fieldsV1` of `field_manager`'s `Apply` entry for `subresource`.

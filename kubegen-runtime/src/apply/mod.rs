@@ -180,7 +180,7 @@ pub fn is_status_applied<A: ApplyConfiguration>(
 /// Equal as JSON (numbers compared by value, maps by key).
 fn same_json<A: Serialize>(a: &A, b: &A) -> bool {
     match (serde_json::to_value(a), serde_json::to_value(b)) {
-        (Ok(a), Ok(b)) => a == b,
+        (Ok(a), Ok(b)) => json::same_value(&a, &b),
         _ => false,
     }
 }

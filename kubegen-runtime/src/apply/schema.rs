@@ -27,15 +27,12 @@ pub fn crd_schema<K: CustomResourceExt>(
 ) -> Result<&'static Value, ApplyError> {
     let what = || format!("{} version {version}", std::any::type_name::<K>());
     cell.get_or_init(|| {
-        let crd = K::crd_json().map_err(|e| e.to_string())?;
-        let versions = crd["spec"]["versions"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let schema = versions
-            .into_iter()
-            .find(|v| v["name"] == version)
-            .and_then(|mut v| v["schema"].get_mut("openAPIV3Schema").map(Value::take))
+        let mut crd = K::crd_json().map_err(|e| e.to_string())?;
+        let schema = crd["spec"]["versions"]
+            .as_array_mut()
+            .and_then(|versions| versions.iter_mut().find(|v| v["name"] == version))
+            .and_then(|v| v["schema"].get_mut("openAPIV3Schema"))
+            .map(Value::take)
             .ok_or_else(|| format!("the CRD has no schema for version {version}"))?;
         Ok(with_object_meta(schema, false))
     })

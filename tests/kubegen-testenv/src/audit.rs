@@ -159,12 +159,12 @@ impl AuditRecord {
     /// made the object, which the apiserver also authorizes as `create`,
     /// though the audit event says `patch` — the `create` permission too.
     pub fn permissions(&self) -> Vec<(String, String, String)> {
-        let mut out = vec![self.permission()];
-        if self.verb == "patch" && self.code == 201 {
-            let (_, group, resource) = self.permission();
-            out.push(("create".into(), group, resource));
-        }
-        out
+        let (verb, group, resource) = self.permission();
+        let created = verb == "patch" && self.code == 201;
+        let create = created.then(|| ("create".to_string(), group.clone(), resource.clone()));
+        std::iter::once((verb, group, resource))
+            .chain(create)
+            .collect()
     }
 }
 

@@ -267,14 +267,15 @@ where
             Write::Update(kind, name)
         }
     };
-    let applied = match send_apply(client, &desired, &options, read_reply).await {
-        Err(error) if !error.apply_conflicts().is_empty() => {
-            report_takeover(ctx, app, kind, name, &error.apply_conflicts());
+    let mut applied = send_apply(client, &desired, &options, read_reply).await;
+    if let Err(error) = &applied {
+        let conflicts = error.apply_conflicts();
+        if !conflicts.is_empty() {
+            report_takeover(ctx, app, kind, name, &conflicts);
             ctx.writes.inc();
-            send_apply(client, &desired, &options.force(), read_reply).await
+            applied = send_apply(client, &desired, &options.force(), read_reply).await;
         }
-        other => other,
-    };
+    }
     let applied = child_write(ctx, app, write, async { applied }).await?;
     ctx.writes.inc();
     let (reason, action, message) = match write {
@@ -339,11 +340,7 @@ async fn apply_status(
         return Ok(());
     }
     let was_ready = is_ready(app.status.as_ref());
-    ctx.clientset
-        .stable_v1()
-        .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
-        .apply_status_unread(&desired, &options.force())
-        .await?;
+    send_status(ctx, app, &desired).await?;
     ctx.writes.inc();
     if !was_ready && is_ready(Some(&new_status)) {
         note(
@@ -368,6 +365,22 @@ fn status_apply(
         app.metadata.namespace.as_deref().unwrap_or_default(),
     )
     .with_status(from_typed(status)?))
+}
+
+/// Applies `desired` to the status subresource, forcing: the status is the
+/// operator's alone.
+async fn send_status(
+    ctx: &Context,
+    app: &MyApplication,
+    desired: &MyApplicationApply,
+) -> Result<(), Error> {
+    let options = ApplyOptions::new(FIELD_MANAGER).force();
+    ctx.clientset
+        .stable_v1()
+        .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
+        .apply_status_unread(desired, &options)
+        .await?;
+    Ok(())
 }
 
 /// A Warning event `ErrResourceExists` naming the foreign object.
@@ -464,13 +477,7 @@ async fn report_refusal(
     if app.status.as_ref() != Some(&new_status) {
         ctx.writes.inc();
         let applied = match status_apply(app, &new_status) {
-            Ok(desired) => ctx
-                .clientset
-                .stable_v1()
-                .my_applications(app.metadata.namespace.as_deref().unwrap_or_default())
-                .apply_status_unread(&desired, &ApplyOptions::new(FIELD_MANAGER).force())
-                .await
-                .map_err(Error::from),
+            Ok(desired) => send_status(ctx, app, &desired).await,
             Err(error) => Err(error),
         };
         if let Err(error) = applied {

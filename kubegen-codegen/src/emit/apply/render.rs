@@ -300,47 +300,58 @@ fn top_items(name: &str, s: &Struct, idents: &[(syn::Ident, String)], top: &Top)
             }
         }
     });
-    let mut forwards = Vec::new();
     let meta_field = s
         .fields
         .iter()
         .any(|f| f.json == "metadata" && f.shape == Shape::Meta);
-    if meta_field && !has("labels") {
-        forwards.push(quote! {
-            /// Adds labels to `metadata` (a key given again replaces the value).
-            pub fn with_labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-                self.metadata = ::std::option::Option::Some(self.metadata.take().unwrap_or_default().with_labels(labels));
-                self
+    let string = quote!(::std::convert::Into<::std::string::String>);
+    // (field, doc, generics, parameter, its type): each forwarded to the
+    // `ObjectMetaApply` builder of the same name, unless the root has a
+    // field of that name itself.
+    let forwarded = [
+        (
+            "labels",
+            " Adds labels to `metadata` (a key given again replaces the value).",
+            quote!(<K: #string, V: #string>),
+            "labels",
+            quote!(impl ::std::iter::IntoIterator<Item = (K, V)>),
+        ),
+        (
+            "annotations",
+            " Adds annotations to `metadata` (a key given again replaces the value).",
+            quote!(<K: #string, V: #string>),
+            "annotations",
+            quote!(impl ::std::iter::IntoIterator<Item = (K, V)>),
+        ),
+        (
+            "owner_references",
+            " Appends owner references to `metadata`.",
+            quote!(),
+            "references",
+            quote!(impl ::std::iter::IntoIterator<Item = ::kubegen::apply::OwnerReferenceApply>),
+        ),
+        (
+            "finalizers",
+            " Appends finalizers to `metadata`.",
+            quote!(<S: #string>),
+            "finalizers",
+            quote!(impl ::std::iter::IntoIterator<Item = S>),
+        ),
+    ];
+    let forwards = forwarded
+        .into_iter()
+        .filter(|(field, ..)| meta_field && !has(field))
+        .map(|(field, doc, generics, param, param_ty)| {
+            let method = format_ident!("with_{field}");
+            let param = format_ident!("{param}");
+            quote! {
+                #[doc = #doc]
+                pub fn #method #generics(mut self, #param: #param_ty) -> Self {
+                    self.metadata = ::std::option::Option::Some(self.metadata.take().unwrap_or_default().#method(#param));
+                    self
+                }
             }
         });
-    }
-    if meta_field && !has("annotations") {
-        forwards.push(quote! {
-            /// Adds annotations to `metadata` (a key given again replaces the value).
-            pub fn with_annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-                self.metadata = ::std::option::Option::Some(self.metadata.take().unwrap_or_default().with_annotations(annotations));
-                self
-            }
-        });
-    }
-    if meta_field && !has("owner_references") {
-        forwards.push(quote! {
-            /// Appends owner references to `metadata`.
-            pub fn with_owner_references(mut self, references: impl ::std::iter::IntoIterator<Item = ::kubegen::apply::OwnerReferenceApply>) -> Self {
-                self.metadata = ::std::option::Option::Some(self.metadata.take().unwrap_or_default().with_owner_references(references));
-                self
-            }
-        });
-    }
-    if meta_field && !has("finalizers") {
-        forwards.push(quote! {
-            /// Appends finalizers to `metadata`.
-            pub fn with_finalizers<S: ::std::convert::Into<::std::string::String>>(mut self, finalizers: impl ::std::iter::IntoIterator<Item = S>) -> Self {
-                self.metadata = ::std::option::Option::Some(self.metadata.take().unwrap_or_default().with_finalizers(finalizers));
-                self
-            }
-        });
-    }
     let schema = &top.schema;
     quote! {
         impl #ty_ident {
