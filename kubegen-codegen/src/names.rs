@@ -2,6 +2,8 @@
 //! names derived from kinds, groups and versions. CRD names (plurals) come
 //! from the one pluralizer in `kubegen_core::plural`.
 
+use std::collections::BTreeSet;
+
 use kubegen_core::plural::pluralize;
 
 /// `MyApplication` → `my_applications`: snake case with the last word
@@ -167,11 +169,17 @@ pub fn apply_field_base(json: &str) -> String {
 /// `type_`), raw otherwise (`r#match`), and a `_` after the keywords that
 /// cannot be raw (`self_`).
 pub fn apply_field_ident(json: &str) -> String {
-    let base = apply_field_base(json);
-    match base.as_str() {
+    apply_ident(&apply_field_base(json))
+}
+
+/// The identifier of the apply-configuration field whose base name is
+/// `base` (what [`apply_field_base`] gives, made unique in its struct):
+/// `type` → `type_`, `match` → `r#match`, `self` → `self_`.
+pub fn apply_ident(base: &str) -> String {
+    match base {
         "type" | "self" | "super" | "crate" | "Self" => format!("{base}_"),
-        _ if syn::parse_str::<syn::Ident>(&base).is_err() => format!("r#{base}"),
-        _ => base,
+        _ if syn::parse_str::<syn::Ident>(base).is_err() => format!("r#{base}"),
+        _ => base.to_owned(),
     }
 }
 
@@ -196,6 +204,36 @@ pub fn builtin_apply_module(definition: &str, taken: &dyn Fn(&str) -> bool) -> S
         format!("k8s_{module}")
     } else {
         module
+    }
+}
+
+/// Names handed out in one namespace (a module's types, a struct's
+/// fields, an enum's variants): a taken name gets `2`, `3`, … appended.
+#[derive(Default, Debug)]
+pub struct Namespace {
+    taken: BTreeSet<String>,
+}
+
+impl Namespace {
+    /// A namespace where `reserved` are already taken.
+    pub fn with_reserved<'a>(reserved: impl IntoIterator<Item = &'a str>) -> Self {
+        Namespace {
+            taken: reserved.into_iter().map(str::to_owned).collect(),
+        }
+    }
+
+    /// `wanted`, or the first free `wanted2`, `wanted3`, … .
+    pub fn claim(&mut self, wanted: &str) -> String {
+        let bare = wanted.trim_start_matches("r#");
+        let mut candidate = wanted.to_owned();
+        let mut n = 2;
+        while self.taken.contains(candidate.trim_start_matches("r#")) {
+            candidate = format!("{bare}{n}");
+            n += 1;
+        }
+        self.taken
+            .insert(candidate.trim_start_matches("r#").to_owned());
+        candidate
     }
 }
 
@@ -279,5 +317,15 @@ mod tests {
             builtin_apply_module("io.k8s.api.apps.v1.Deployment", &|m: &str| m == "apps_v1"),
             "k8s_apps_v1"
         );
+    }
+
+    #[test]
+    fn namespaces_never_hand_out_a_name_twice() {
+        let mut ns = Namespace::with_reserved(["Spec"]);
+        assert_eq!(ns.claim("Spec"), "Spec2");
+        assert_eq!(ns.claim("Tls"), "Tls");
+        assert_eq!(ns.claim("Tls"), "Tls2");
+        assert_eq!(ns.claim("r#type"), "r#type");
+        assert_eq!(ns.claim("r#type"), "type2");
     }
 }

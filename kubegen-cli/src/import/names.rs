@@ -3,8 +3,7 @@
 //! back), nodes become PascalCase types, enum values become variants; each
 //! namespace hands out a name only once.
 
-use std::collections::BTreeSet;
-
+pub use kubegen_codegen::names::Namespace;
 use kubegen_codegen::names::snake_case;
 
 /// Rust keywords that cannot be plain identifiers (`r#` works for all but
@@ -73,36 +72,6 @@ fn escape(ident: String) -> String {
     }
 }
 
-/// Names handed out in one namespace (a module's types, a struct's
-/// fields, an enum's variants): a taken name gets `2`, `3`, … appended.
-#[derive(Default, Debug)]
-pub struct Namespace {
-    taken: BTreeSet<String>,
-}
-
-impl Namespace {
-    /// A namespace where `reserved` are already taken.
-    pub fn with_reserved<'a>(reserved: impl IntoIterator<Item = &'a str>) -> Self {
-        Namespace {
-            taken: reserved.into_iter().map(str::to_owned).collect(),
-        }
-    }
-
-    /// `wanted`, or the first free `wanted2`, `wanted3`, … .
-    pub fn claim(&mut self, wanted: &str) -> String {
-        let bare = wanted.trim_start_matches("r#");
-        let mut candidate = wanted.to_owned();
-        let mut n = 2;
-        while self.taken.contains(candidate.trim_start_matches("r#")) {
-            candidate = format!("{bare}{n}");
-            n += 1;
-        }
-        self.taken
-            .insert(candidate.trim_start_matches("r#").to_owned());
-        candidate
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,15 +97,5 @@ mod tests {
         assert_eq!(type_ident("1.2"), "V12");
         assert_eq!(type_ident(""), "Empty");
         assert_eq!(type_ident("Self"), "Self_");
-    }
-
-    #[test]
-    fn namespaces_never_hand_out_a_name_twice() {
-        let mut ns = Namespace::with_reserved(["Spec"]);
-        assert_eq!(ns.claim("Spec"), "Spec2");
-        assert_eq!(ns.claim("Tls"), "Tls");
-        assert_eq!(ns.claim("Tls"), "Tls2");
-        assert_eq!(ns.claim("r#type"), "r#type");
-        assert_eq!(ns.claim("r#type"), "type2");
     }
 }

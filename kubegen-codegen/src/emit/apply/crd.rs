@@ -3,31 +3,37 @@
 //! object node with properties a struct named by its path
 //! (`<Parent><Field>Apply`; list and map elements `<Parent><Field>ItemApply`),
 //! made unique in its module by a number (`...Apply2`) in walk order (kinds
-//! sorted, fields sorted). The root's `metadata`, and an embedded
-//! resource's, is the runtime's `ObjectMetaApply`.
+//! sorted, fields sorted). Subtrees that are the same — the same fields of
+//! the same shapes with the same docs, as every copy of one Go type a CRD
+//! inlines is — share one struct, named by the first path met. The root's
+//! `metadata`, and an embedded resource's, is the runtime's
+//! `ObjectMetaApply`.
 
-use std::collections::BTreeSet;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::shape::{Field, Modules, Scalar, Shape, Struct, leaf, paragraph, sentence};
-use crate::names::{apply_type, pascal_json};
+use crate::names::{Namespace, apply_type, pascal_json};
 
 /// Walks the schemas of one module's custom kinds.
 pub(crate) struct Walker<'a> {
     module: String,
     /// Type names given out (or reserved for the kinds' roots).
-    taken: &'a mut BTreeSet<String>,
+    taken: &'a mut Namespace,
     out: &'a mut Modules,
+    /// The struct already made for each (doc, fields).
+    made: HashMap<String, String>,
 }
 
 impl<'a> Walker<'a> {
     /// A walker writing into `out[module]`, not giving out `taken` names.
-    pub(crate) fn new(module: &str, taken: &'a mut BTreeSet<String>, out: &'a mut Modules) -> Self {
+    pub(crate) fn new(module: &str, taken: &'a mut Namespace, out: &'a mut Modules) -> Self {
         Walker {
             module: module.to_owned(),
             taken,
             out,
+            made: HashMap::new(),
         }
     }
 
@@ -114,10 +120,18 @@ impl<'a> Walker<'a> {
                 _ => Shape::Scalar(Scalar::Json),
             };
         }
-        let name = self.unique(base);
         let embedded = node.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true));
         let fields = self.fields(node, base, embedded);
-        self.insert(name.clone(), node, base, fields);
+        let same = format!("{:?}{fields:?}", paragraph(node));
+        let name = match self.made.get(&same) {
+            Some(name) => name.clone(),
+            None => {
+                let name = self.unique(base);
+                self.made.insert(same, name.clone());
+                self.insert(name.clone(), node, base, fields);
+                name
+            }
+        };
         Shape::Struct {
             module: self.module.clone(),
             name,
@@ -128,13 +142,6 @@ impl<'a> Walker<'a> {
     /// `base` + `Apply`, or with the first number from 2 that makes it a
     /// name not yet given out.
     fn unique(&mut self, base: &str) -> String {
-        let mut name = apply_type(base);
-        let mut n = 2;
-        while self.taken.contains(&name) {
-            name = format!("{}{n}", apply_type(base));
-            n += 1;
-        }
-        self.taken.insert(name.clone());
-        name
+        self.taken.claim(&apply_type(base))
     }
 }

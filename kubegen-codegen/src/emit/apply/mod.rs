@@ -22,7 +22,8 @@ use serde_json::Value;
 
 use super::Kind;
 use crate::names::{
-    api_version, builtin_apply_module, group_name, group_version_module, kind_type, kind_type_name,
+    Namespace, api_version, builtin_apply_module, group_name, group_version_module, kind_type,
+    kind_type_name,
 };
 use render::Top;
 
@@ -103,10 +104,11 @@ pub(super) fn modules(
         }
     }
     for (module, kinds) in &by_module {
-        let mut taken: BTreeSet<String> = kinds
+        let roots: Vec<String> = kinds
             .keys()
             .map(|kind| kind_type_name(kind, "Apply"))
             .collect();
+        let mut taken = Namespace::with_reserved(roots.iter().map(String::as_str));
         let mut walker = crd::Walker::new(module, &mut taken, &mut out);
         for (kind, (k, schema)) in kinds {
             let name = kind_type_name(kind, "Apply");
@@ -123,12 +125,8 @@ pub(super) fn modules(
     let none = BTreeMap::new();
     let mut files = BTreeMap::new();
     for (module, structs) in &out {
-        match render::module(module, structs, tops.get(module).unwrap_or(&none)) {
-            Ok(tokens) => {
-                files.insert(module.clone(), tokens);
-            }
-            Err(e) => errors.extend(e),
-        }
+        let tokens = render::module(module, structs, tops.get(module).unwrap_or(&none));
+        files.insert(module.clone(), tokens);
     }
     if errors.is_empty() {
         Ok(files)
@@ -246,8 +244,11 @@ mod tests {
         }
     }
 
+    /// Real CRDs hold such pairs (prometheus-operator's `proxyURL` and
+    /// `proxyUrl`): the later JSON name gets a number, as `kubegen import`
+    /// names it, and both keep their JSON names.
     #[test]
-    fn colliding_field_names_are_an_error_naming_both() {
+    fn colliding_field_names_are_numbered() {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -260,14 +261,16 @@ mod tests {
                 },
             },
         });
-        let errors = render(&[custom("Thing", schema)]).unwrap_err();
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(
-            errors[0].contains("`fooBar`")
-                && errors[0].contains("`foo_bar`")
-                && errors[0].contains("foo_bar"),
-            "{errors:?}"
-        );
+        let files = render(&[custom("Thing", schema)]).unwrap();
+        let file = &files["stable_v1"];
+        for line in [
+            "#[serde(rename = \"fooBar\", skip_serializing_if = \"::std::option::Option::is_none\")]\n    pub foo_bar: ",
+            "#[serde(rename = \"foo_bar\", skip_serializing_if = \"::std::option::Option::is_none\")]\n    pub foo_bar2: ",
+            "pub fn with_foo_bar(",
+            "pub fn with_foo_bar2(",
+        ] {
+            assert!(file.contains(line), "{line}\n---\n{file}");
+        }
     }
 
     #[test]

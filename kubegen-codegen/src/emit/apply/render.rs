@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::shape::{Field, Scalar, Shape, Struct};
-use crate::names::{apply_field_base, apply_field_ident};
+use crate::names::{Namespace, apply_field_base, apply_ident};
 
 /// What makes a struct a kind's root.
 #[derive(Debug, Clone)]
@@ -30,20 +30,11 @@ pub(crate) fn module(
     module: &str,
     structs: &BTreeMap<String, Struct>,
     tops: &BTreeMap<String, Top>,
-) -> Result<TokenStream, Vec<String>> {
-    let mut errors = Vec::new();
-    let mut items = Vec::new();
-    for (name, s) in structs {
-        match one(module, name, s, tops.get(name)) {
-            Ok(tokens) => items.push(tokens),
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(quote!(#(#items)*))
-    } else {
-        Err(errors)
-    }
+) -> TokenStream {
+    let items = structs
+        .iter()
+        .map(|(name, s)| one(module, name, s, tops.get(name)));
+    quote!(#(#items)*)
 }
 
 /// The Rust type of a shape, seen from `module`.
@@ -102,26 +93,22 @@ fn scalar(s: Scalar) -> TokenStream {
     }
 }
 
-/// Every field's Rust name, or an error naming the two JSON names that
-/// would share one.
-fn idents(name: &str, s: &Struct) -> Result<Vec<(syn::Ident, String)>, String> {
-    let mut by_ident: BTreeMap<String, &str> = BTreeMap::new();
-    let mut out = Vec::new();
-    for f in &s.fields {
-        let ident = apply_field_ident(&f.json);
-        if let Some(other) = by_ident.insert(ident.clone(), &f.json) {
-            return Err(format!(
-                "apply configuration `{name}` (`{}`): the JSON fields `{other}` and `{}` would both be the Rust field `{ident}`",
-                s.what, f.json
-            ));
-        }
-        out.push((format_ident!("{}", ident), apply_field_base(&f.json)));
-    }
-    Ok(out)
+/// Every field's Rust name and builder base, in field order (sorted by JSON
+/// name): two JSON names with one snake case (`proxyURL`, `proxyUrl`)
+/// become `proxy_url` and `proxy_url2`, as `kubegen import` names them.
+fn idents(s: &Struct) -> Vec<(syn::Ident, String)> {
+    let mut names = Namespace::default();
+    s.fields
+        .iter()
+        .map(|f| {
+            let base = names.claim(&apply_field_base(&f.json));
+            (format_ident!("{}", apply_ident(&base)), base)
+        })
+        .collect()
 }
 
-fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> Result<TokenStream, String> {
-    let idents = idents(name, s)?;
+fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> TokenStream {
+    let idents = idents(s);
     let ty_ident = format_ident!("{name}");
     let mut doc = s.doc.clone().unwrap_or_default();
     match top {
@@ -167,7 +154,7 @@ fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> Result<TokenS
         Some(top) => top_items(name, s, &idents, top),
         None => quote!(),
     };
-    Ok(quote! {
+    quote! {
         #(#[doc = #doc_lines])*
         #[derive(Clone, Debug, Default, PartialEq, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
         #[serde(crate = "::kubegen::__private::serde", default)]
@@ -178,7 +165,7 @@ fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> Result<TokenS
             #(#builders)*
         }
         #extras
-    })
+    }
 }
 
 fn builder(f: &Field, ident: &syn::Ident, base: &str, module: &str) -> TokenStream {
