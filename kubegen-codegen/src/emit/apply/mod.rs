@@ -371,6 +371,37 @@ mod tests {
         assert!(files["stable_v1"].contains("pub bar: ::std::option::Option<FooBarApply2>,"));
     }
 
+    /// Every inlined copy of one Go type is one struct (a CRD that embeds
+    /// the same reference twice would otherwise get two).
+    #[test]
+    fn identical_subtrees_share_one_struct() {
+        let secret = json!({"type": "object", "description": "A secret key.",
+            "properties": {"name": {"type": "string"}, "key": {"type": "string"}}});
+        let schema = json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "password": secret.clone(),
+                "token": secret,
+                "other": {"type": "object", "properties": {"name": {"type": "string"}}},
+            }}},
+        });
+        let files = render(&[custom("Thing", schema)]).unwrap();
+        let file = &files["stable_v1"];
+        assert_eq!(
+            structs(file),
+            [
+                "ThingApply",
+                "ThingSpecApply",
+                "ThingSpecOtherApply",
+                "ThingSpecPasswordApply"
+            ]
+        );
+        assert!(
+            file.contains("pub token: ::std::option::Option<ThingSpecPasswordApply>,"),
+            "{file}"
+        );
+    }
+
     #[test]
     fn emitted_modules_list_applyconfigurations() {
         let kinds = vec![builtins::builtin("v1/Service").unwrap()];
