@@ -3,8 +3,9 @@
 //! operator reacts to, to the arrival of the operator's write in reply.
 //! Two reactions per application are added up:
 //!
-//! - the application's create answered → the operator's create of its
-//!   Deployment received;
+//! - the application's create answered → the operator's write that made
+//!   its Deployment received (a create, or a server-side apply answered
+//!   `201 Created`);
 //! - the Deployment's last status write answered before the operator's
 //!   last status patch of the application (the one that reports Ready) →
 //!   that patch received.
@@ -69,6 +70,9 @@ pub fn reactions(writes: &[AuditedWrite], operator: &str, skip: &str) -> Vec<Dur
                 app.last_status_patch = app.last_status_patch.max(Some(write.received));
             }
             ("apps", "deployments", "", "create") if by_operator => {
+                deployment_creates.entry(key).or_insert(write.received);
+            }
+            ("apps", "deployments", "", "patch") if by_operator && request.code == 201 => {
                 deployment_creates.entry(key).or_insert(write.received);
             }
             ("apps", "deployments", "status", _) => {
