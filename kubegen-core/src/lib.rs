@@ -11,6 +11,7 @@
 //! - [`builtin`]: the upstream schema of every k8s-openapi type, from a
 //!   table generated out of the Kubernetes OpenAPI spec, as `KubeSchema`
 //!   impls;
+//! - [`applicable`]: what each type holds in a derived apply configuration;
 //! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
 //! - [`admission`]: admission webhook paths and configurations;
 //! - [`output`]: canonical JSON/YAML with the `@generated` header;
@@ -20,6 +21,7 @@
 //!   `kubegen` facade as `kubegen::__private`).
 
 pub mod admission;
+pub mod applicable;
 pub mod builtin;
 pub mod crd;
 pub mod model;

@@ -2,6 +2,7 @@
 //! [`Constraints`].
 
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 
 use super::keys::{self, Key, Scope, Syntax};
 use super::value;
@@ -25,6 +26,8 @@ pub struct Extras {
     pub no_schema_default: bool,
     /// `crate = "..."` (type level).
     pub crate_path: Option<syn::Path>,
+    /// `apply` (type level): where it is written.
+    pub apply: Option<proc_macro2::Span>,
 }
 
 /// The CEL reasons the apiserver accepts.
@@ -393,6 +396,11 @@ pub fn parse_key(
         keys::OPTIONAL => extras.optional = value::flag(meta, key)?,
         keys::SCHEMARS => extras.schemars = value::flag(meta, key)?,
         keys::NO_SCHEMA_DEFAULT => extras.no_schema_default = value::flag(meta, key)?,
+        keys::APPLY => {
+            if value::flag(meta, key)? {
+                extras.apply = Some(meta.path.span());
+            }
+        }
         keys::CRATE => {
             let (p, span) = value::string(meta, key)?;
             match syn::parse_str::<syn::Path>(&p) {

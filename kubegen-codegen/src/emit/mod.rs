@@ -9,7 +9,7 @@
 //! formatted by prettyplease. One module per emitter; [`builtins`] knows the
 //! built-in kinds a crate may ask for.
 
-mod apply;
+pub(crate) mod apply;
 pub mod builtins;
 mod clientset;
 mod conversion;

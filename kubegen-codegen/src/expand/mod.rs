@@ -1,5 +1,6 @@
 //! Code generation for the derive macros: validated model → `TokenStream`.
 
+mod apply;
 mod resource;
 mod schema;
 
@@ -12,7 +13,9 @@ use crate::{Analysis, analyze};
 pub fn derive_kube_schema(input: TokenStream) -> syn::Result<TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
     let analysis = analyze(&input, false)?;
-    Ok(schema::impl_kube_schema(&input, &analysis.container))
+    let schema = schema::impl_kube_schema(&input, &analysis.container);
+    let apply = apply::impl_applicable(&input, &analysis.container);
+    Ok(quote::quote!(#schema #apply))
 }
 
 /// `#[derive(CustomResource)]`: the root type, its trait impls and `crd()`.
@@ -30,9 +33,13 @@ pub fn derive_custom_resource(input: TokenStream) -> syn::Result<TokenStream> {
     };
     let schema_impl = schema::impl_kube_schema(&input, &container);
     let root = resource::root_type(&input, &container, &resource);
+    let spec_apply = apply::impl_applicable(&input, &container);
+    let root_apply = apply::root_apply(&input, &container, &resource);
     Ok(quote::quote! {
         #schema_impl
         #root
+        #spec_apply
+        #root_apply
     })
 }
 

@@ -103,6 +103,8 @@ impl Builder<'_> {
             json_name: name,
             span,
             ty_span: field.ty.span(),
+            ident: field.ident.clone(),
+            ty: field.ty.clone(),
             keys,
         };
         self.sites.push(spans.clone());

@@ -51,6 +51,10 @@ pub struct FieldSpans {
     pub span: Span,
     /// The span of the field's Rust type.
     pub ty_span: Span,
+    /// The field's Rust name (`None` in a newtype or tuple variant).
+    pub ident: Option<syn::Ident>,
+    /// The field's Rust type.
+    pub ty: syn::Type,
     /// Spans of its kubegen keys.
     pub keys: KeySpans,
 }
@@ -70,6 +74,8 @@ pub struct Container {
     pub sites: Vec<FieldSpans>,
     /// `crate = "..."` override.
     pub crate_path: Option<syn::Path>,
+    /// `apply`: derive the apply configuration; where it is written.
+    pub apply: Option<Span>,
     /// Resource keys when parsed for `CustomResource`.
     pub resource: ResourceAttrs,
 }
@@ -137,6 +143,7 @@ pub fn container(cx: &Ctxt, input: &syn::DeriveInput, resource: bool) -> Option<
         fields: field_spans,
         sites: b.sites,
         crate_path: extras.crate_path,
+        apply: extras.apply,
         resource: res,
     })
 }

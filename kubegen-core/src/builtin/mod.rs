@@ -165,7 +165,8 @@ pub fn by_name(name: &str) -> Vec<BuiltinType> {
     types().filter(|t| t.name() == name).collect()
 }
 
-/// Implements `KubeSchema` for k8s-openapi types, one row per type:
+/// Implements `KubeSchema` (and `Applicable`: applied whole) for
+/// k8s-openapi types, one row per type:
 /// `path::under::k8s_openapi = "definition", [FIELDS], [KEY_FIELDS], SCALAR;`
 /// (the consts as `rt::KubeSchema` documents them, read off the definition
 /// by the generator), and lists the rows' definitions in `DEFINITIONS`.
@@ -179,6 +180,9 @@ macro_rules! builtin_types {
                 fn kube_schema() -> ::core::result::Result<::serde_json::Value, $crate::schema::SchemaError> {
                     $crate::builtin::schema_of($def)
                 }
+            }
+            impl $crate::applicable::Applicable for ::k8s_openapi::$($seg)::+ {
+                type Apply = Self;
             }
         )*
 

@@ -477,6 +477,7 @@ keys! {
     DERIVE: resource("derive", Syntax::Text, "An extra derive on the generated root type.", "derive = \"PartialEq\"").repeatable();
     CONVERSION: resource("conversion", Syntax::Nested, "The conversion webhook between versions.", "conversion(service = \"shop-webhook\", namespace = \"shop-system\", hub = \"v2\")");
     ADMISSION: resource("admission", Syntax::Nested, "Validating and defaulting admission webhooks for the version.", "admission(validate, default, service = \"shop-webhook\", namespace = \"shop-system\")");
+    APPLY: key("apply", TYPE, Syntax::Flag, "Derives the type's apply configuration `<Type>Apply` for server-side apply (and `<Kind>Apply` for a resource).", "apply");
     CRATE: key("crate", RESOURCE_TYPE, Syntax::Path, "The path of the `kubegen` crate in generated code.", "crate = \"::kubegen\"");
     MINIMUM: key("minimum", ANYWHERE, Syntax::Number, "The smallest value (`minimum`).", "minimum = 1")
         .applies(Applies::Numbers).keyword("minimum", field!(Number, minimum));

@@ -12,6 +12,52 @@
 //! (the CRD's, or the built-in table's for built-in kinds), and the typed
 //! clients' `apply` verbs take it with [`ApplyOptions`].
 //!
+//! A crate that does not run `kubegen generate` derives apply
+//! configurations of its own types with `#[kubegen(apply)]`: `FooApply`
+//! for `Foo`, each field an `Option` of the field type's [`Applicable`]
+//! apply configuration, and `<Kind>Apply` for a resource, with the same
+//! `new`, `extract` and builders. Enums, newtypes and k8s-openapi types are
+//! applied whole there (`kubegen generate` writes built-in types field by
+//! field):
+//!
+//! ```
+//! use kubegen::apply::ApplyConfiguration;
+//! use kubegen::{CustomResource, KubeSchema};
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// A web site.
+//! #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
+//! #[kubegen(group = "example.com", version = "v1", kind = "Site", namespaced, apply)]
+//! #[serde(rename_all = "camelCase")]
+//! pub struct SiteSpec {
+//!     pub image: String,
+//!     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+//!     #[kubegen(list_type = "map", list_map_keys = ["name"])]
+//!     pub routes: Vec<Route>,
+//! }
+//!
+//! #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+//! #[kubegen(apply)]
+//! pub struct Route {
+//!     pub name: String,
+//!     pub path: Option<String>,
+//! }
+//!
+//! let site = SiteApply::new("shop", "default")
+//!     .with_labels([("team", "web")])
+//!     .with_spec(SiteSpecApply::default().with_routes([RouteApply::default().with_name("api")]));
+//! assert_eq!(
+//!     serde_json::to_value(&site).unwrap(),
+//!     serde_json::json!({
+//!         "apiVersion": "example.com/v1",
+//!         "kind": "Site",
+//!         "metadata": {"name": "shop", "namespace": "default", "labels": {"team": "web"}},
+//!         "spec": {"routes": [{"name": "api"}]},
+//!     })
+//! );
+//! assert!(SiteApply::schema().is_ok());
+//! ```
+//!
 //! A reconcile that declares its children applies each one under its own
 //! field manager, and skips the request when [`extract`] of the cached
 //! object already equals what it would send (zero writes at steady state):
@@ -46,6 +92,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use conflict::{FieldConflict, conflicts};
+pub use kubegen_core::applicable::Applicable;
 pub use extract::{extract, extract_value};
 pub use fields::FieldSet;
 pub use meta::{ObjectMetaApply, OwnerReferenceApply};

@@ -25,7 +25,7 @@ use crate::names::{
     Namespace, api_version, builtin_apply_module, group_name, group_version_module, kind_type,
     kind_type_name,
 };
-use render::Top;
+pub(crate) use render::{Top, derives, top_items};
 
 /// Where a kind's apply configuration takes its types from.
 #[derive(Debug, Clone, PartialEq, Eq)]

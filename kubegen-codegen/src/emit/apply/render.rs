@@ -151,13 +151,20 @@ fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> TokenStream {
         .zip(&idents)
         .map(|(f, (ident, base))| builder(f, ident, base, module));
     let extras = match top {
-        Some(top) => top_items(name, s, &idents, top),
+        Some(top) => {
+            let meta_field = s
+                .fields
+                .iter()
+                .any(|f| f.json == "metadata" && f.shape == Shape::Meta);
+            let taken = |base: &str| idents.iter().any(|(_, b)| b == base);
+            top_items(name, meta_field, &taken, top)
+        }
         None => quote!(),
     };
+    let derives = derives();
     quote! {
         #(#[doc = #doc_lines])*
-        #[derive(Clone, Debug, Default, PartialEq, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
-        #[serde(crate = "::kubegen::__private::serde", default)]
+        #derives
         pub struct #ty_ident {
             #(#fields)*
         }
@@ -165,6 +172,15 @@ fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> TokenStream {
             #(#builders)*
         }
         #extras
+    }
+}
+
+/// The derives and serde attributes of every apply configuration struct:
+/// deserialized with every field optional (`default`).
+pub(crate) fn derives() -> TokenStream {
+    quote! {
+        #[derive(Clone, Debug, Default, PartialEq, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
+        #[serde(crate = "::kubegen::__private::serde", default)]
     }
 }
 
@@ -246,13 +262,20 @@ fn builder(f: &Field, ident: &syn::Ident, base: &str, module: &str) -> TokenStre
 }
 
 /// A kind root's `new`, `extract`, metadata builders and
-/// `ApplyConfiguration` impl.
-fn top_items(name: &str, s: &Struct, idents: &[(syn::Ident, String)], top: &Top) -> TokenStream {
+/// `ApplyConfiguration` impl, for a root struct `name` with fields
+/// `api_version`, `kind` and `metadata` (an `ObjectMetaApply` when
+/// `meta_field`; then `with_labels`… forward to it, except where `taken`
+/// says the root has a field of that builder name itself).
+pub(crate) fn top_items(
+    name: &str,
+    meta_field: bool,
+    taken: &dyn Fn(&str) -> bool,
+    top: &Top,
+) -> TokenStream {
     let ty_ident = format_ident!("{name}");
     let resource = &top.resource;
     let kind = &top.kind;
     let api_version = &top.api_version;
-    let has = |base: &str| idents.iter().any(|(_, b)| b == base);
     let (params, meta) = if top.namespaced {
         (
             quote!(name: impl ::std::convert::Into<::std::string::String>, namespace: impl ::std::convert::Into<::std::string::String>),
@@ -287,10 +310,6 @@ fn top_items(name: &str, s: &Struct, idents: &[(syn::Ident, String)], top: &Top)
             }
         }
     });
-    let meta_field = s
-        .fields
-        .iter()
-        .any(|f| f.json == "metadata" && f.shape == Shape::Meta);
     let string = quote!(::std::convert::Into<::std::string::String>);
     // (field, doc, generics, parameter, its type): each forwarded to the
     // `ObjectMetaApply` builder of the same name, unless the root has a
@@ -327,7 +346,7 @@ fn top_items(name: &str, s: &Struct, idents: &[(syn::Ident, String)], top: &Top)
     ];
     let forwards = forwarded
         .into_iter()
-        .filter(|(field, ..)| meta_field && !has(field))
+        .filter(|(field, ..)| meta_field && !taken(field))
         .map(|(field, doc, generics, param, param_ty)| {
             let method = format_ident!("with_{field}");
             let param = format_ident!("{param}");
