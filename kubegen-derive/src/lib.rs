@@ -254,6 +254,40 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///
 /// # Type keys (on any struct or enum)
 ///
+/// ## `#[kubegen(apply)]`
+/// Derives the type's apply configuration for server-side apply: `FooApply`
+/// for a struct `Foo`, every serialized field an `Option` under the same
+/// JSON name holding the field type's apply configuration
+/// (`kubegen::apply::Applicable`), with `with_<field>` builders (lists
+/// append, maps insert). Every type such a field holds needs `apply` too;
+/// enums, newtypes, k8s-openapi types and fields whose schema a key
+/// replaces are applied whole. On a resource's spec it also makes
+/// `<Kind>Apply` with `new`, `extract`, `extract_status` and the metadata
+/// builders, which the clients' `apply` verbs take. Generic types are
+/// refused. `kubegen generate` writes apply configurations from the CRD
+/// schema for every kind it serves, built-in types field by field; this
+/// key is for crates that do not run it.
+///
+/// ```
+/// use kubegen::{CustomResource, KubeSchema};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
+/// #[kubegen(group = "example.com", version = "v1", kind = "Cache", namespaced, apply)]
+/// pub struct CacheSpec {
+///     pub size: u32,
+///     pub tiers: Vec<Tier>,
+/// }
+///
+/// #[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+/// #[kubegen(apply)]
+/// pub struct Tier {
+///     pub name: String,
+/// }
+///
+/// let cache = CacheApply::new("c", "default").with_spec(CacheSpecApply::default().with_size(2u32));
+/// assert_eq!(serde_json::to_value(&cache).unwrap()["spec"], serde_json::json!({"size": 2}));
+/// ```
 /// ## `#[kubegen(validation(rule = "self.min <= self.max", message = "...", message_expression = "...", reason = "FieldValueInvalid", field_path = ".min", optional_old_self))]`
 /// CEL rules in `x-kubernetes-validations`; repeatable; also on fields and
 /// `items(...)`. `validation = "rule"` is the short form. The apiserver

@@ -16,7 +16,7 @@
 //! by the same code as `kubegen generate`'s.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use crate::emit::apply::{Top, derives, top_items};
 use crate::parse::{Container, FieldSpans, ResolverKind};
@@ -204,8 +204,10 @@ fn field_part(f: &Field, s: &FieldSpans, c: &Container, vis: &syn::Visibility) -
     // and the only ones for a type a key's schema replaces, one with its
     // schema from schemars, or a time type of another crate.
     let derived = holds_derived(&f.ty, c) && !f.constraints.overrides_schema();
+    // Spanned at the field's type, so that a type without an apply
+    // configuration is reported there.
     let apply_ty = if derived {
-        quote!(<#rust as #krate::apply::Applicable>::Apply)
+        quote_spanned!(s.ty_span=> <#rust as #krate::apply::Applicable>::Apply)
     } else {
         let plain = without_option(rust);
         quote!(#plain)
@@ -258,11 +260,12 @@ fn field_part(f: &Field, s: &FieldSpans, c: &Container, vis: &syn::Visibility) -
             }
         }
     };
+    let field_ty = quote_spanned!(s.ty_span=> ::std::option::Option<#apply_ty>);
     FieldPart {
         decl: quote! {
             #(#[doc = #doc])*
             #[serde(rename = #json, skip_serializing_if = "::std::option::Option::is_none")]
-            #vis #ident: ::std::option::Option<#apply_ty>,
+            #vis #ident: #field_ty,
         },
         builder,
     }
