@@ -37,6 +37,7 @@
 
 mod install;
 mod stash;
+pub mod stream;
 pub mod testing;
 
 use std::collections::BTreeMap;
