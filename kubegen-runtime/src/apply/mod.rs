@@ -92,9 +92,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use conflict::{FieldConflict, conflicts};
-pub use kubegen_core::applicable::Applicable;
 pub use extract::{extract, extract_value};
 pub use fields::FieldSet;
+pub use kubegen_core::applicable::Applicable;
 pub use meta::{ObjectMetaApply, OwnerReferenceApply};
 pub use schema::{SchemaCell, builtin_schema, crd_schema};
 

@@ -313,4 +313,3 @@ impl<'de, W: Write> Visitor<'de> for ObjectsSeed<'_, '_, W> {
         Ok(())
     }
 }
-

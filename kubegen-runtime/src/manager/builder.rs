@@ -16,8 +16,8 @@ use crate::factory::{FactoryBuilder, SharedInformerFactory};
 use crate::informer::InformerMetrics;
 use crate::leader_election::{LeaderElectionConfig, LeaderElectionMetrics, LeaderElectorBuilder};
 use crate::server::{
-    DelegatedAuth, MetricsServer, ProbeServer, ReadyFlag, ServingCert, SharedRegistry,
-    WebhookServerBuilder,
+    Budget, DelegatedAuth, Limits, MetricsServer, ProbeServer, ReadyFlag, ServingCert,
+    SharedRegistry, WebhookServerBuilder,
 };
 
 /// How long runnables get to return at shutdown by default
@@ -38,6 +38,7 @@ pub struct ManagerBuilder {
     warm_standby: bool,
     configure_factory: Option<ConfigureFactory>,
     webhooks: Option<(SocketAddr, WebhookServerBuilder)>,
+    limits: Limits,
 }
 
 impl fmt::Debug for ManagerBuilder {
@@ -50,6 +51,7 @@ impl fmt::Debug for ManagerBuilder {
             .field("drain_timeout", &self.drain_timeout)
             .field("warm_standby", &self.warm_standby)
             .field("webhooks", &self.webhooks)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -69,6 +71,7 @@ impl Manager {
             warm_standby: true,
             configure_factory: None,
             webhooks: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -131,6 +134,16 @@ impl ManagerBuilder {
     #[must_use]
     pub fn webhook_server(mut self, addr: SocketAddr, server: WebhookServerBuilder) -> Self {
         self.webhooks = Some((addr, server));
+        self
+    }
+
+    /// What one caller may cost the webhook and metrics servers, which
+    /// share one [`Budget`](crate::server::Budget) of requests and bytes in
+    /// flight (default [`Limits::default`]: 7 MiB admission bodies, 3 MiB
+    /// objects in conversions, 64 requests and 48 MiB in flight).
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -220,6 +233,7 @@ impl ManagerBuilder {
             }
             None => None,
         };
+        let budget = Budget::new(self.limits);
         let metrics = match self.metrics_addr {
             Some(addr) => {
                 let metrics = match self.metrics_cert {
@@ -230,6 +244,7 @@ impl ManagerBuilder {
                     ),
                     None => MetricsServer::insecure(registry.clone()),
                 }
+                .budget(budget.clone())
                 .bind(addr)
                 .await
                 .map_err(|source| ManagerError::Bind { addr, source })?;
@@ -242,6 +257,7 @@ impl ManagerBuilder {
             Some((addr, server)) => {
                 let server = server
                     .metrics(registry.clone())
+                    .budget(budget.clone())
                     .bind(addr)
                     .await
                     .map_err(|source| ManagerError::Bind { addr, source })?;

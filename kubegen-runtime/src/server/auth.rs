@@ -10,13 +10,16 @@
 //! minutes and a denied one for thirty seconds (controller-runtime's TTLs).
 //! Revoking access therefore takes up to five minutes to reach a scraper
 //! that was allowed. Failing to ask (the apiserver is unreachable) answers
-//! `503` and is never cached. The operator's ServiceAccount needs `create`
+//! `503` and is never cached. Reviews of tokens not seen before are
+//! limited per source, in total and in flight (`review_limit`), so a flood
+//! of random tokens cannot become a flood of reviews. The operator's ServiceAccount needs `create`
 //! on `tokenreviews` and `subjectaccessreviews` — the `system:auth-delegator`
 //! ClusterRole.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::Hash;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +31,8 @@ use k8s_openapi::api::authorization::v1::{
     NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
 };
 use kube::api::{Api, PostParams};
+
+use super::review_limit::ReviewLimit;
 use tokio::time::Instant;
 
 /// How long a token's successful review is reused.
@@ -150,6 +155,7 @@ impl Reviewer for ApiReviewer {
 #[derive(Clone)]
 pub struct DelegatedAuth {
     reviewer: Arc<dyn Reviewer>,
+    limit: Arc<ReviewLimit>,
     tokens: Arc<Cache<[u8; 32], Option<User>>>,
     decisions: Arc<Cache<(User, String, String), bool>>,
 }
@@ -169,6 +175,8 @@ pub(super) enum Refusal {
     Forbidden(String),
     /// The apiserver could not be asked: `503`.
     Unavailable(String),
+    /// Too many reviews of unknown tokens (`review_limit`): `429`.
+    Busy,
 }
 
 impl Refusal {
@@ -180,6 +188,10 @@ impl Refusal {
             Refusal::Unavailable(_) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "authentication or authorization is unavailable\n".into(),
+            ),
+            Refusal::Busy => (
+                StatusCode::TOO_MANY_REQUESTS,
+                "too many unknown tokens; retry later\n".into(),
             ),
         }
     }
@@ -196,23 +208,27 @@ impl DelegatedAuth {
     pub(super) fn with_reviewer(reviewer: Arc<dyn Reviewer>) -> Self {
         DelegatedAuth {
             reviewer,
+            limit: Arc::default(),
             tokens: Arc::default(),
             decisions: Arc::default(),
         }
     }
 
-    /// Whether the request with `headers` may `verb` on `path`.
+    /// Whether the request with `headers`, from `source`, may `verb` on
+    /// `path`.
     pub(super) async fn check(
         &self,
         headers: &HeaderMap,
         path: &str,
         verb: &str,
+        source: Option<IpAddr>,
     ) -> Result<(), Refusal> {
         let token = bearer_token(headers).ok_or(Refusal::Unauthenticated)?;
         let digest = sha256(token);
         let user = match self.tokens.get(&digest) {
             Some(user) => user,
             None => {
+                let _review = self.limit.admit(source).ok_or(Refusal::Busy)?;
                 let user = within_timeout(self.reviewer.authenticate(token.to_owned()))
                     .await
                     .map_err(Refusal::Unavailable)?;
@@ -381,31 +397,34 @@ pub(super) mod tests {
     async fn tokens_are_authenticated_then_authorized() {
         let (auth, _) = auth();
         assert_eq!(
-            auth.check(&HeaderMap::new(), "/metrics", "get").await,
+            auth.check(&HeaderMap::new(), "/metrics", "get", None).await,
             Err(Refusal::Unauthenticated)
         );
         for malformed in ["good", "Basic good", "Bearer ", "Bearer"] {
             assert_eq!(
-                auth.check(&headers(malformed), "/metrics", "get").await,
+                auth.check(&headers(malformed), "/metrics", "get", None)
+                    .await,
                 Err(Refusal::Unauthenticated),
                 "{malformed}"
             );
         }
         assert_eq!(
-            auth.check(&headers("Bearer forged"), "/metrics", "get")
+            auth.check(&headers("Bearer forged"), "/metrics", "get", None)
                 .await,
             Err(Refusal::Unauthenticated)
         );
         assert!(matches!(
-            auth.check(&headers("Bearer other"), "/metrics", "get").await,
+            auth.check(&headers("Bearer other"), "/metrics", "get", None).await,
             Err(Refusal::Forbidden(message)) if message.contains("user=nobody")
         ));
         assert_eq!(
-            auth.check(&headers("bearer good"), "/metrics", "get").await,
+            auth.check(&headers("bearer good"), "/metrics", "get", None)
+                .await,
             Ok(())
         );
         assert!(matches!(
-            auth.check(&headers("Bearer good"), "/debug", "get").await,
+            auth.check(&headers("Bearer good"), "/debug", "get", None)
+                .await,
             Err(Refusal::Forbidden(_))
         ));
     }
@@ -414,16 +433,16 @@ pub(super) mod tests {
     async fn answers_are_cached_for_their_ttl() {
         let (auth, fake) = auth();
         let reviews = || fake.reviews.load(Ordering::SeqCst);
-        auth.check(&headers("Bearer good"), "/metrics", "get")
+        auth.check(&headers("Bearer good"), "/metrics", "get", None)
             .await
             .unwrap();
         assert_eq!(reviews(), 2);
-        auth.check(&headers("Bearer good"), "/metrics", "get")
+        auth.check(&headers("Bearer good"), "/metrics", "get", None)
             .await
             .unwrap();
         assert_eq!(reviews(), 2, "both answers cached");
         tokio::time::advance(AUTHENTICATED_TTL).await;
-        auth.check(&headers("Bearer good"), "/metrics", "get")
+        auth.check(&headers("Bearer good"), "/metrics", "get", None)
             .await
             .unwrap();
         assert_eq!(
@@ -432,21 +451,21 @@ pub(super) mod tests {
             "the token is reviewed again, the decision is not"
         );
         tokio::time::advance(ALLOWED_TTL).await;
-        auth.check(&headers("Bearer good"), "/metrics", "get")
+        auth.check(&headers("Bearer good"), "/metrics", "get", None)
             .await
             .unwrap();
         assert_eq!(reviews(), 5);
         // Rejections are cached for shorter.
         let _ = auth
-            .check(&headers("Bearer forged"), "/metrics", "get")
+            .check(&headers("Bearer forged"), "/metrics", "get", None)
             .await;
         let _ = auth
-            .check(&headers("Bearer forged"), "/metrics", "get")
+            .check(&headers("Bearer forged"), "/metrics", "get", None)
             .await;
         assert_eq!(reviews(), 6);
         tokio::time::advance(REJECTED_TTL).await;
         let _ = auth
-            .check(&headers("Bearer forged"), "/metrics", "get")
+            .check(&headers("Bearer forged"), "/metrics", "get", None)
             .await;
         assert_eq!(reviews(), 7);
     }
@@ -456,12 +475,14 @@ pub(super) mod tests {
         let (auth, fake) = auth();
         fake.down.store(true, Ordering::SeqCst);
         assert!(matches!(
-            auth.check(&headers("Bearer good"), "/metrics", "get").await,
+            auth.check(&headers("Bearer good"), "/metrics", "get", None)
+                .await,
             Err(Refusal::Unavailable(_))
         ));
         fake.down.store(false, Ordering::SeqCst);
         assert_eq!(
-            auth.check(&headers("Bearer good"), "/metrics", "get").await,
+            auth.check(&headers("Bearer good"), "/metrics", "get", None)
+                .await,
             Ok(())
         );
     }

@@ -7,17 +7,17 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use futures::FutureExt;
 use http::{Method, Request, Response, StatusCode, header};
-use http_body_util::Full;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_rustls::TlsAcceptor;
 
 use super::auth::DelegatedAuth;
+use super::auth::Refusal;
+use super::limits::Budget;
 use super::process::ProcessCollector;
 use super::registry::SharedRegistry;
-use super::serve::{Handler, Reply, serve, text};
+use super::serve::{Handler, Peer, Reply, serve, text, whole};
 use super::tls::ServingCert;
 
 /// The content type of `/metrics`.
@@ -41,6 +41,7 @@ pub struct MetricsServerBuilder {
     registry: SharedRegistry,
     protection: Protection,
     process_metrics: bool,
+    budget: Budget,
 }
 
 impl MetricsServerBuilder {
@@ -48,6 +49,14 @@ impl MetricsServerBuilder {
     /// (default true). Turn it off when another server already did.
     pub fn process_metrics(mut self, enabled: bool) -> Self {
         self.process_metrics = enabled;
+        self
+    }
+
+    /// Shares `budget` (requests in flight) with the other servers given
+    /// it; by default the server has a budget of its own.
+    #[must_use]
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
         self
     }
 
@@ -68,6 +77,7 @@ impl MetricsServerBuilder {
             tls,
             auth,
             registry: self.registry,
+            budget: self.budget,
         })
     }
 }
@@ -99,6 +109,7 @@ pub struct MetricsServer {
     tls: Option<TlsAcceptor>,
     auth: Option<DelegatedAuth>,
     registry: SharedRegistry,
+    budget: Budget,
 }
 
 impl fmt::Debug for MetricsServer {
@@ -123,6 +134,7 @@ impl MetricsServer {
             registry,
             protection: Protection::Secure { cert, auth },
             process_metrics: true,
+            budget: Budget::default(),
         }
     }
 
@@ -133,6 +145,7 @@ impl MetricsServer {
             registry,
             protection: Protection::Insecure,
             process_metrics: true,
+            budget: Budget::default(),
         }
     }
 
@@ -146,10 +159,18 @@ impl MetricsServer {
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> std::io::Result<()> {
         let registry = self.registry;
         let auth = self.auth;
+        let budget = self.budget;
         let handler: Handler = Arc::new(move |request| {
             let registry = registry.clone();
             let auth = auth.clone();
-            async move { respond(&registry, auth.as_ref(), &request).await }.boxed()
+            let budget = budget.clone();
+            async move {
+                match budget.admit() {
+                    Ok(_held) => respond(&registry, auth.as_ref(), &budget, &request).await,
+                    Err(refused) => refused,
+                }
+            }
+            .boxed()
         });
         serve(self.listener, self.tls, handler, shutdown).await
     }
@@ -158,17 +179,22 @@ impl MetricsServer {
 async fn respond<B>(
     registry: &SharedRegistry,
     auth: Option<&DelegatedAuth>,
+    budget: &Budget,
     request: &Request<B>,
 ) -> Reply {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
     }
     let path = request.uri().path();
+    let source = request.extensions().get::<Peer>().map(|p| p.0.ip());
     if let Some(auth) = auth
-        && let Err(refusal) = auth.check(request.headers(), path, "get").await
+        && let Err(refusal) = auth.check(request.headers(), path, "get", source).await
     {
         let (status, body) = refusal.response();
-        return text(status, body);
+        return match refusal {
+            Refusal::Busy => budget.refusal("too many unknown tokens"),
+            _ => text(status, body),
+        };
     }
     if path != "/metrics" {
         return text(StatusCode::NOT_FOUND, "not found\n");
@@ -177,7 +203,7 @@ async fn respond<B>(
         Ok(body) => Response::builder()
             .status(StatusCode::OK)
             .header(header::CONTENT_TYPE, OPENMETRICS)
-            .body(Full::new(Bytes::from(body)))
+            .body(whole(body))
             .unwrap_or_default(),
         Err(_) => text(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -203,7 +229,7 @@ mod tests {
 
     #[tokio::test]
     async fn metrics_include_the_shared_registry_and_the_process() {
-        let reply = respond(&registry(), None, &get("/metrics")).await;
+        let reply = respond(&registry(), None, &Budget::default(), &get("/metrics")).await;
         let (status, text) = body(reply);
         assert_eq!(status, StatusCode::OK);
         assert!(text.contains("my_events_total 1\n"), "{text}");
@@ -218,7 +244,8 @@ mod tests {
             assert!(text.contains(name), "{name} missing in {text}");
         }
         assert!(text.ends_with("# EOF\n"));
-        let (status, _) = body(respond(&registry(), None, &get("/healthz")).await);
+        let (status, _) =
+            body(respond(&registry(), None, &Budget::default(), &get("/healthz")).await);
         assert_eq!(status, StatusCode::NOT_FOUND, "probes are served elsewhere");
     }
 
@@ -226,9 +253,25 @@ mod tests {
     async fn secure_metrics_refuse_before_routing() {
         let auth =
             DelegatedAuth::with_reviewer(Arc::new(crate::server::auth::tests::Fake::default()));
-        let (status, _) = body(respond(&registry(), Some(&auth), &get("/metrics")).await);
+        let (status, _) = body(
+            respond(
+                &registry(),
+                Some(&auth),
+                &Budget::default(),
+                &get("/metrics"),
+            )
+            .await,
+        );
         assert_eq!(status, StatusCode::UNAUTHORIZED);
-        let (status, _) = body(respond(&registry(), Some(&auth), &get("/nothing")).await);
+        let (status, _) = body(
+            respond(
+                &registry(),
+                Some(&auth),
+                &Budget::default(),
+                &get("/nothing"),
+            )
+            .await,
+        );
         assert_eq!(
             status,
             StatusCode::UNAUTHORIZED,
@@ -238,7 +281,8 @@ mod tests {
         request
             .headers_mut()
             .insert(header::AUTHORIZATION, "Bearer good".parse().unwrap());
-        let (status, text) = body(respond(&registry(), Some(&auth), &request).await);
+        let (status, text) =
+            body(respond(&registry(), Some(&auth), &Budget::default(), &request).await);
         assert_eq!(status, StatusCode::OK);
         assert!(text.contains("my_events_total 1\n"));
     }

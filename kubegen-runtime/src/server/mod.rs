@@ -15,16 +15,24 @@
 //!   over HTTPS, certificate reloaded on change ([`DevCa`] issues one for
 //!   development and tests).
 //!
+//! What one caller may cost is bounded: body [`Limits`] (`413` past them,
+//! before the body is read), a [`Budget`] of requests and bytes in flight
+//! shared by the webhook and metrics servers (`429` with `Retry-After`
+//! when spent), conversions streamed object by object.
+//!
 //! All stop gracefully. The [`Manager`](crate::manager::Manager) runs
 //! them; use them directly only in a process without one.
 
 mod admission;
 mod auth;
+mod convert;
 mod dev_ca;
+mod limits;
 mod metrics;
 mod probes;
 mod process;
 mod registry;
+mod review_limit;
 mod serve;
 mod tls;
 mod webhook;
@@ -32,6 +40,7 @@ mod webhook;
 pub use admission::{AdmissionRequest, Operation, paths as admission_paths};
 pub use auth::DelegatedAuth;
 pub use dev_ca::DevCa;
+pub use limits::{APISERVER_MAX_OBJECT, Budget, Limits};
 pub use metrics::{MetricsServer, MetricsServerBuilder};
 pub use probes::{ProbeServer, ProbeServerBuilder, ReadyFlag};
 pub use process::ProcessCollector;
@@ -43,9 +52,8 @@ pub use webhook::{CONVERT_PATH, ReviewHandler, WebhookServer, WebhookServerBuild
 mod test_support {
     //! Requests and bodies for the servers' unit tests.
 
-    use bytes::Bytes;
-    use http::{Request, Response, StatusCode};
-    use http_body_util::{BodyExt, Full};
+    use http::{Request, StatusCode};
+    use http_body_util::BodyExt;
 
     /// A GET request for `path`.
     pub(super) fn get(path: &str) -> Request<()> {
@@ -53,7 +61,7 @@ mod test_support {
     }
 
     /// A response's status and body text.
-    pub(super) fn body(response: Response<Full<Bytes>>) -> (StatusCode, String) {
+    pub(super) fn body(response: super::serve::Reply) -> (StatusCode, String) {
         let status = response.status();
         let bytes = futures::executor::block_on(response.into_body().collect())
             .unwrap()

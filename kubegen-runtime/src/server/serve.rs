@@ -8,7 +8,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use http::{Request, Response, StatusCode, header};
-use http_body_util::Full;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -18,8 +19,12 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 
-/// A response with its whole body.
-pub(super) type Reply = Response<Full<Bytes>>;
+/// A response: a whole body, or one streamed as it is produced.
+pub(super) type Reply = Response<UnsyncBoxBody<Bytes, std::convert::Infallible>>;
+
+/// The address a request came from, in its extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Peer(pub std::net::SocketAddr);
 
 /// Answers one request.
 pub(super) type Handler = Arc<dyn Fn(Request<Incoming>) -> BoxFuture<'static, Reply> + Send + Sync>;
@@ -47,9 +52,10 @@ pub(super) async fn serve(
         tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
+                Ok((stream, peer)) => {
                     connections.spawn(connection(
                         stream,
+                        Peer(peer),
                         tls.clone(),
                         handler.clone(),
                         closed.clone(),
@@ -79,25 +85,27 @@ pub(super) async fn serve(
 /// One connection: the TLS handshake when serving TLS, then HTTP/1.1.
 async fn connection(
     stream: TcpStream,
+    peer: Peer,
     tls: Option<TlsAcceptor>,
     handler: Handler,
     closing: watch::Receiver<bool>,
 ) {
     let Some(acceptor) = tls else {
-        return http(TokioIo::new(stream), handler, closing).await;
+        return http(TokioIo::new(stream), peer, handler, closing).await;
     };
     match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-        Ok(Ok(stream)) => http(TokioIo::new(stream), handler, closing).await,
+        Ok(Ok(stream)) => http(TokioIo::new(stream), peer, handler, closing).await,
         Ok(Err(error)) => tracing::debug!(%error, "TLS handshake failed"),
         Err(_) => tracing::debug!("TLS handshake timed out"),
     }
 }
 
-async fn http<I>(io: I, handler: Handler, mut closing: watch::Receiver<bool>)
+async fn http<I>(io: I, peer: Peer, handler: Handler, mut closing: watch::Receiver<bool>)
 where
     I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
-    let service = service_fn(move |request: Request<Incoming>| {
+    let service = service_fn(move |mut request: Request<Incoming>| {
+        request.extensions_mut().insert(peer);
         let reply = handler(request);
         async move { Ok::<_, std::convert::Infallible>(reply.await) }
     });
@@ -125,6 +133,11 @@ pub(super) fn text(status: StatusCode, body: impl Into<String>) -> Reply {
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
-        .body(Full::new(Bytes::from(body.into())))
+        .body(whole(body.into()))
         .unwrap_or_default()
+}
+
+/// A whole body.
+pub(super) fn whole(body: impl Into<Bytes>) -> UnsyncBoxBody<Bytes, std::convert::Infallible> {
+    Full::new(body.into()).boxed_unsync()
 }

@@ -13,7 +13,6 @@ use std::time::Instant;
 use bytes::Bytes;
 use futures::FutureExt;
 use http::{Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -23,20 +22,26 @@ use prometheus_client::metrics::histogram::exponential_buckets;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_rustls::TlsAcceptor;
 
-use super::serve::{Handler, Reply, serve, text};
-use super::{ServingCert, SharedRegistry};
+use super::limits::{Budget, Held, content_length, read_body};
+use super::serve::{Handler, Reply, serve, text, whole};
+use super::{ServingCert, SharedRegistry, convert};
 use crate::conversion::Converter;
 use crate::duration_histogram::DurationHistogram;
-
-/// The largest review body accepted (the apiserver's own request limit is
-/// 3 MiB per object; a conversion review may carry a list page).
-const MAX_BODY: usize = 64 * 1024 * 1024;
 
 /// The path conversions are served on (kubebuilder's).
 pub const CONVERT_PATH: &str = "/convert";
 
 /// Answers one review: request body in, response body out.
 pub type ReviewHandler = Arc<dyn Fn(Bytes) -> Result<Vec<u8>, String> + Send + Sync>;
+
+/// What a path serves.
+#[derive(Clone)]
+enum Route {
+    /// A review read whole (at most [`Limits::max_review_body`](super::Limits)).
+    Review(ReviewHandler),
+    /// Conversions, streamed object by object.
+    Conversion(Arc<Converter>),
+}
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct WebhookLabels {
@@ -92,8 +97,9 @@ impl Metrics {
 /// Collects the webhooks to serve.
 pub struct WebhookServerBuilder {
     cert: ServingCert,
-    routes: BTreeMap<String, ReviewHandler>,
+    routes: BTreeMap<String, Route>,
     registry: Option<SharedRegistry>,
+    budget: Budget,
 }
 
 impl fmt::Debug for WebhookServerBuilder {
@@ -106,15 +112,30 @@ impl fmt::Debug for WebhookServerBuilder {
 }
 
 impl WebhookServerBuilder {
-    /// Serves `converter` on [`CONVERT_PATH`].
+    /// Serves `converter` on [`CONVERT_PATH`]: each `ConversionReview`
+    /// decoded, converted and answered object by object
+    /// ([`crate::conversion::stream`]), so one review holds one object's
+    /// worth of memory whatever its size.
+    ///
+    /// # Panics
+    /// When [`CONVERT_PATH`] is taken.
     #[must_use]
-    pub fn conversion(self, converter: Converter) -> Self {
-        let converter = Arc::new(converter);
-        self.route(CONVERT_PATH, move |body: Bytes| {
-            let review = serde_json::from_slice(&body)
-                .map_err(|e| format!("not a ConversionReview: {e}"))?;
-            serde_json::to_vec(&converter.review(review)).map_err(|e| e.to_string())
-        })
+    pub fn conversion(mut self, converter: Converter) -> Self {
+        let old = self.routes.insert(
+            CONVERT_PATH.to_owned(),
+            Route::Conversion(Arc::new(converter)),
+        );
+        assert!(old.is_none(), "webhook path {CONVERT_PATH} is served twice");
+        self
+    }
+
+    /// Shares `budget` (requests and bytes in flight, body limits) with
+    /// the other servers given it; by default the server has a budget of
+    /// its own with [`Limits::default`](super::Limits).
+    #[must_use]
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Serves `handler` on `path` (POST, JSON in and out): the building
@@ -132,7 +153,9 @@ impl WebhookServerBuilder {
             path.starts_with('/'),
             "webhook path {path:?} must start with `/`"
         );
-        let old = self.routes.insert(path.to_owned(), Arc::new(handler));
+        let old = self
+            .routes
+            .insert(path.to_owned(), Route::Review(Arc::new(handler)));
         assert!(old.is_none(), "webhook path {path} is served twice");
         self
     }
@@ -163,6 +186,7 @@ impl WebhookServerBuilder {
             tls,
             routes: Arc::new(self.routes),
             metrics,
+            budget: self.budget,
         })
     }
 }
@@ -192,8 +216,9 @@ impl WebhookServerBuilder {
 pub struct WebhookServer {
     listener: TcpListener,
     tls: TlsAcceptor,
-    routes: Arc<BTreeMap<String, ReviewHandler>>,
+    routes: Arc<BTreeMap<String, Route>>,
     metrics: Metrics,
+    budget: Budget,
 }
 
 impl fmt::Debug for WebhookServer {
@@ -212,6 +237,7 @@ impl WebhookServer {
             cert,
             routes: BTreeMap::new(),
             registry: None,
+            budget: Budget::default(),
         }
     }
 
@@ -225,22 +251,25 @@ impl WebhookServer {
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> std::io::Result<()> {
         let routes = self.routes;
         let metrics = self.metrics;
+        let budget = self.budget;
         let handler: Handler = Arc::new(move |request| {
             let routes = routes.clone();
             let metrics = metrics.clone();
-            async move { respond(&routes, &metrics, request).await }.boxed()
+            let budget = budget.clone();
+            async move { respond(&routes, &metrics, &budget, request).await }.boxed()
         });
         serve(self.listener, Some(self.tls), handler, shutdown).await
     }
 }
 
 async fn respond(
-    routes: &BTreeMap<String, ReviewHandler>,
+    routes: &BTreeMap<String, Route>,
     metrics: &Metrics,
+    budget: &Budget,
     request: Request<Incoming>,
 ) -> Reply {
     let path = request.uri().path().to_owned();
-    let Some(handler) = routes.get(&path) else {
+    let Some(route) = routes.get(&path) else {
         return text(StatusCode::NOT_FOUND, "no webhook here\n");
     };
     let labels = WebhookLabels {
@@ -249,7 +278,10 @@ async fn respond(
     let started = Instant::now();
     let in_flight = metrics.in_flight.get_or_create(&labels).clone();
     in_flight.inc();
-    let reply = answer(handler, request).await;
+    let reply = match budget.admit() {
+        Ok(held) => answer(route, held, request).await,
+        Err(refused) => refused,
+    };
     in_flight.dec();
     metrics
         .latency
@@ -265,7 +297,9 @@ async fn respond(
     reply
 }
 
-async fn answer(handler: &ReviewHandler, request: Request<Incoming>) -> Reply {
+/// The answer to a request the budget admitted (`held` is released when
+/// the answer, streamed or not, is done).
+async fn answer(route: &Route, held: Held, request: Request<Incoming>) -> Reply {
     if request.method() != Method::POST {
         return text(StatusCode::METHOD_NOT_ALLOWED, "webhooks take POST\n");
     }
@@ -280,23 +314,29 @@ async fn answer(handler: &ReviewHandler, request: Request<Incoming>) -> Reply {
             "expected application/json\n",
         );
     }
-    let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => {
-            return text(
-                StatusCode::BAD_REQUEST,
-                format!("cannot read the body: {e}\n"),
-            );
-        }
+    match route {
+        Route::Review(handler) => review(handler, held, request).await,
+        Route::Conversion(converter) => convert::answer(converter.clone(), held, request).await,
+    }
+}
+
+/// A review read whole, then answered off the reactor.
+async fn review(handler: &ReviewHandler, mut held: Held, request: Request<Incoming>) -> Reply {
+    let limit = held.budget().limits().max_review_body;
+    let declared = content_length(request.headers());
+    let body = match read_body(request.into_body(), declared, limit, &mut held).await {
+        Ok(body) => body,
+        Err(e) => return e.reply(held.budget()),
     };
     let handler = handler.clone();
-    // Conversions run user code on possibly large lists: off the reactor.
+    // Handlers run user code on possibly large objects: off the reactor.
     let answered = tokio::task::spawn_blocking(move || handler(body)).await;
+    drop(held);
     match answered {
         Ok(Ok(bytes)) => Response::builder()
             .status(StatusCode::OK)
             .header(header::CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(bytes)))
+            .body(whole(bytes))
             .unwrap_or_default(),
         Ok(Err(message)) => text(StatusCode::BAD_REQUEST, format!("{message}\n")),
         Err(panic) => {
