@@ -8,6 +8,7 @@
 use std::convert::Infallible;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::{Request, Response, StatusCode, header};
@@ -22,6 +23,13 @@ use crate::conversion::stream;
 
 /// Chunks in flight in each direction.
 const CHUNKS: usize = 4;
+/// How long the caller may leave the connection idle: sending nothing
+/// more of its review, or not reading the answer. The apiserver reads its
+/// answer while it still sends (as Go's HTTP client does); a caller that
+/// sends its whole review before reading, once the answer outgrows the
+/// connection's buffers, is cut after this long instead of holding its
+/// budget.
+const IDLE: Duration = Duration::from_secs(30);
 /// The size of a response chunk.
 const CHUNK: usize = 64 * 1024;
 
@@ -55,12 +63,14 @@ pub(super) async fn answer(
     let (outgoing, body) = mpsc::channel(CHUNKS);
     let (started, head) = oneshot::channel();
     let max_object = limits.max_object;
+    let runtime = tokio::runtime::Handle::current();
     let converting = tokio::task::spawn_blocking(move || {
         let reader = ChannelReader {
             chunks: incoming,
             current: Bytes::new(),
         };
         let mut writer = ChannelWriter {
+            runtime,
             chunks: outgoing,
             buffer: BytesMut::new(),
             started: Some(started),
@@ -100,7 +110,17 @@ pub(super) async fn answer(
 async fn pump(body: Incoming, limit: usize, chunks: mpsc::Sender<Result<Bytes, String>>) {
     let mut body = std::pin::pin!(body);
     let mut total = 0usize;
-    while let Some(frame) = body.frame().await {
+    loop {
+        let frame = match tokio::time::timeout(IDLE, body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => return,
+            Err(_) => {
+                let _ = chunks
+                    .send(Err(format!("no more of the body for {IDLE:?}")))
+                    .await;
+                return;
+            }
+        };
         let data = match frame {
             Ok(frame) => match frame.into_data() {
                 Ok(data) => data,
@@ -150,6 +170,7 @@ impl Read for ChannelReader {
 /// the response (`started`), then chunks of [`CHUNK`] bytes are handed
 /// over as they fill.
 struct ChannelWriter {
+    runtime: tokio::runtime::Handle,
     chunks: mpsc::Sender<Bytes>,
     buffer: BytesMut,
     started: Option<oneshot::Sender<()>>,
@@ -164,9 +185,20 @@ impl ChannelWriter {
             return Ok(());
         }
         let chunk = self.buffer.split().freeze();
-        self.chunks
-            .blocking_send(chunk)
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the caller went away"))
+        let sent = self
+            .runtime
+            .block_on(tokio::time::timeout(IDLE, self.chunks.send(chunk)));
+        match sent {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the caller went away",
+            )),
+            Err(_) => Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the caller read none of the answer for {IDLE:?}"),
+            )),
+        }
     }
 }
 

@@ -1,0 +1,506 @@
+//! The example operator tried as a hostile caller would, on a private
+//! control plane: big `ConversionReview`s, many at once, an object larger
+//! than the apiserver could ever send, a flood of random bearer tokens on
+//! `/metrics` — while the apiserver lists MyApplications at v2, which it
+//! converts through the same webhook.
+//!
+//! For each attack: the operator's peak RSS over its idle RSS (`VmHWM`,
+//! reset through `/proc/PID/clear_refs` before each attack), the answers
+//! by status code, and for the token flood the `TokenReview`s the
+//! apiserver received (its own `apiserver_request_total`). The
+//! apiserver's own conversions during the flood are counted too.
+//!
+//! `make test` runs a bounded slice (smaller reviews) against this tree's
+//! operator and asserts the bounds: every attack under 64 MiB over idle,
+//! every apiserver conversion answered, at most the review limit's burst
+//! of `TokenReview`s. `HOSTILE_FULL=1` runs the sizes of issue 41's table
+//! (60 MiB reviews, four at once, fifty 3 MiB reviews, 2,000 tokens);
+//! `HOSTILE_OPERATORS=label=PATH,...` measures other builds of the
+//! operator (a release build, an earlier commit's) side by side and only
+//! prints their figures.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail, ensure};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
+use kubegen::kube;
+use kubegen::server::DevCa;
+use my_application::api::{MyApplication, MyApplicationSpec};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+const MIB: usize = 1024 * 1024;
+
+/// The attack sizes.
+struct Sizes {
+    review: usize,
+    at_once: usize,
+    small_reviews: usize,
+    small_review: usize,
+    tokens: usize,
+}
+
+impl Sizes {
+    fn from_env() -> Sizes {
+        if std::env::var_os("HOSTILE_FULL").is_some() {
+            Sizes {
+                review: 60 * MIB,
+                at_once: 4,
+                small_reviews: 50,
+                small_review: 3 * MIB,
+                tokens: 2000,
+            }
+        } else {
+            Sizes {
+                review: 24 * MIB,
+                at_once: 2,
+                small_reviews: 20,
+                small_review: 3 * MIB,
+                tokens: 300,
+            }
+        }
+    }
+}
+
+/// One attack's figures.
+#[derive(Default)]
+struct Row {
+    attack: String,
+    peak_over_idle: u64,
+    codes: std::collections::BTreeMap<String, usize>,
+    note: String,
+}
+
+/// A running operator and how to reach it.
+struct Operator {
+    child: Child,
+    webhook: u16,
+    metrics: u16,
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// `VmRSS` or `VmHWM` of `pid`, in bytes.
+fn memory(pid: u32, field: &str) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .with_context(|| format!("no {field} for {pid}"))?;
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .context("a malformed status line")?
+        .parse()?;
+    Ok(kib * 1024)
+}
+
+/// Resets `VmHWM` to the current RSS.
+fn reset_peak(pid: u32) -> Result<()> {
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").context("resetting the peak RSS")
+}
+
+/// One HTTPS request, the body written as given; returns the status code
+/// (`"reset"` when the connection was cut first).
+async fn request(op: &Operator, port: u16, head: String, body: Arc<Vec<u8>>) -> String {
+    let attempt = async {
+        let tcp = TcpStream::connect(("127.0.0.1", port)).await?;
+        let tls = op
+            .tls
+            .connect(ServerName::try_from("127.0.0.1")?.to_owned(), tcp)
+            .await?;
+        // Reads the answer while still sending, as Go's HTTP client (the
+        // apiserver's) does.
+        let (mut read, mut write) = tokio::io::split(tls);
+        let sending = async move {
+            write.write_all(head.as_bytes()).await?;
+            for chunk in body.chunks(64 * 1024) {
+                write.write_all(chunk).await?;
+            }
+            anyhow::Ok(write)
+        };
+        let mut answer = Vec::new();
+        let reading = read.read_to_end(&mut answer);
+        let (_sent, _read) = tokio::join!(sending, reading);
+        let text = String::from_utf8_lossy(&answer[..answer.len().min(64)]).to_string();
+        anyhow::Ok(text.split_whitespace().nth(1).unwrap_or("reset").to_owned())
+    };
+    tokio::time::timeout(Duration::from_secs(120), attempt)
+        .await
+        .map_or_else(
+            |_| "timeout".into(),
+            |r| r.unwrap_or_else(|_| "reset".into()),
+        )
+}
+
+/// A `ConversionReview` of about `size` bytes of v1 MyApplications
+/// (`objects` of `object_size` bytes each) to v2.
+fn review(size: usize, object_size: usize) -> Arc<Vec<u8>> {
+    let pad = "x".repeat(object_size.saturating_sub(200));
+    let mut body = String::from(
+        r#"{"kind":"ConversionReview","apiVersion":"apiextensions.k8s.io/v1","request":{"uid":"attack","desiredAPIVersion":"stable.example.com/v2","objects":["#,
+    );
+    let mut i = 0;
+    while body.len() < size {
+        if i > 0 {
+            body.push(',');
+        }
+        let _ = write!(
+            body,
+            r#"{{"apiVersion":"stable.example.com/v1","kind":"MyApplication","metadata":{{"name":"a-{i}","namespace":"ns","annotations":{{"pad":"{pad}"}}}},"spec":{{"image":"nginx","replicas":1,"port":80}}}}"#
+        );
+        i += 1;
+    }
+    body.push_str("]}}");
+    Arc::new(body.into_bytes())
+}
+
+fn post(path: &str, body: &[u8]) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+}
+
+/// Runs `attack` against `op`, measuring its peak RSS over idle.
+async fn measure<F, Fut>(op: &Operator, attack: &str, run: F) -> Result<Row>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Vec<String>>,
+{
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pid = op.child.id();
+    let idle = memory(pid, "VmRSS")?;
+    reset_peak(pid)?;
+    let codes = run().await;
+    let peak = memory(pid, "VmHWM")?;
+    let mut row = Row {
+        attack: attack.to_owned(),
+        peak_over_idle: peak.saturating_sub(idle),
+        ..Row::default()
+    };
+    for code in codes {
+        *row.codes.entry(code).or_default() += 1;
+    }
+    Ok(row)
+}
+
+/// The `TokenReview`s the apiserver has answered.
+async fn token_reviews(admin: &kube::Client) -> Result<u64> {
+    let text = admin
+        .request_text(http::Request::get("/metrics").body(Vec::new())?)
+        .await?;
+    Ok(text
+        .lines()
+        .filter(|l| {
+            l.starts_with("apiserver_request_total{") && l.contains("resource=\"tokenreviews\"")
+        })
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64)
+}
+
+/// Lists MyApplications at v2 (converted by the operator's webhook) until
+/// `stop`; returns (answered, failed).
+async fn convert_meanwhile(
+    admin: kube::Client,
+    stop: tokio::sync::watch::Receiver<bool>,
+) -> (usize, usize, Option<String>) {
+    let v2 = ApiResource {
+        group: "stable.example.com".into(),
+        version: "v2".into(),
+        api_version: "stable.example.com/v2".into(),
+        kind: "MyApplication".into(),
+        plural: "myapplications".into(),
+    };
+    let api: Api<DynamicObject> = Api::namespaced_with(admin, "hostile", &v2);
+    let (mut ok, mut failed, mut first) = (0, 0, None);
+    while !*stop.borrow() {
+        match api.list(&ListParams::default()).await {
+            Ok(list) if list.items.len() == 20 => ok += 1,
+            other => {
+                failed += 1;
+                first.get_or_insert_with(|| format!("{:?}", other.map(|l| l.items.len())));
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (ok, failed, first)
+}
+
+async fn start(
+    binary: &Path,
+    env: &kubegen_testenv::TestEnv,
+    admin: &kube::Client,
+    dir: &Path,
+) -> Result<Operator> {
+    let (webhook, metrics) = (free_port()?, free_port()?);
+    let certs = dir.join(format!("certs-{webhook}"));
+    let ca = DevCa::new("hostile-ca")?;
+    ca.issue(&certs, &["127.0.0.1"])?;
+    kubegen::conversion::inject_ca_bundle(
+        admin,
+        "myapplications.stable.example.com",
+        &ca.pem(),
+        &kubegen::conversion::WebhookEndpoint::Url(format!("https://127.0.0.1:{webhook}/convert")),
+    )
+    .await?;
+    let log = std::fs::File::create(dir.join(format!("operator-{webhook}.log")))?;
+    let child = Command::new(binary)
+        .args([
+            "--no-leader-elect",
+            "--health-probe-bind-address",
+            "127.0.0.1:0",
+        ])
+        .args(["--metrics-bind-address", &format!("127.0.0.1:{metrics}")])
+        .args(["--webhook-bind-address", &format!("127.0.0.1:{webhook}")])
+        .arg("--webhook-cert-dir")
+        .arg(&certs)
+        .arg("--metrics-cert-dir")
+        .arg(&certs)
+        .env("KUBECONFIG", env.kubeconfig())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))?;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca.pem().as_bytes()) {
+        roots.add(cert?)?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let op = Operator {
+        child,
+        webhook,
+        metrics,
+        tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
+    };
+    for _ in 0..200 {
+        if TcpStream::connect(("127.0.0.1", webhook)).await.is_ok()
+            && TcpStream::connect(("127.0.0.1", metrics)).await.is_ok()
+        {
+            return Ok(op);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!(
+        "{} did not listen on {webhook} and {metrics}",
+        binary.display()
+    )
+}
+
+/// Every attack against one operator binary.
+async fn attack(
+    binary: &Path,
+    env: &kubegen_testenv::TestEnv,
+    admin: &kube::Client,
+    sizes: &Sizes,
+) -> Result<Vec<Row>> {
+    let op = start(binary, env, admin, env.dir()).await?;
+    let mut rows = Vec::new();
+    let big = review(sizes.review, 1024);
+    rows.push(
+        measure(
+            &op,
+            &format!("one {} MiB ConversionReview", sizes.review / MIB),
+            || async { vec![request(&op, op.webhook, post("/convert", &big), big.clone()).await] },
+        )
+        .await?,
+    );
+    rows.push(
+        measure(
+            &op,
+            &format!("{} such reviews at once", sizes.at_once),
+            || async {
+                let all = (0..sizes.at_once)
+                    .map(|_| request(&op, op.webhook, post("/convert", &big), big.clone()));
+                futures::future::join_all(all).await
+            },
+        )
+        .await?,
+    );
+    let one_object = review(8 * MIB, 8 * MIB);
+    rows.push(
+        measure(
+            &op,
+            "one 8 MiB object (over the apiserver's 3 MiB)",
+            || async {
+                vec![
+                    request(
+                        &op,
+                        op.webhook,
+                        post("/convert", &one_object),
+                        one_object.clone(),
+                    )
+                    .await,
+                ]
+            },
+        )
+        .await?,
+    );
+    drop(big);
+    let small = review(sizes.small_review, 1024);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let conversions = tokio::spawn(convert_meanwhile(admin.clone(), stop_rx));
+    let mut flood = measure(
+        &op,
+        &format!(
+            "{} concurrent {} MiB reviews",
+            sizes.small_reviews,
+            sizes.small_review / MIB
+        ),
+        || async {
+            let all = (0..sizes.small_reviews)
+                .map(|_| request(&op, op.webhook, post("/convert", &small), small.clone()));
+            futures::future::join_all(all).await
+        },
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stop_tx.send_replace(true);
+    let (converted, failed, first) = conversions.await?;
+    flood.note = format!("apiserver conversions meanwhile: {converted} answered, {failed} failed");
+    if let Some(first) = first {
+        eprintln!("first failed conversion: {first}");
+    }
+    rows.push(flood);
+    let before = token_reviews(admin).await?;
+    let mut tokens = measure(&op, &format!("{} random bearer tokens", sizes.tokens), || async {
+        let all = (0..sizes.tokens).map(|i| {
+            let head = format!(
+                "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer random-{i}-{}\r\nConnection: close\r\n\r\n",
+                std::process::id()
+            );
+            request(&op, op.metrics, head, Arc::new(Vec::new()))
+        });
+        futures::stream::iter(all)
+            .buffer_unordered(50)
+            .collect::<Vec<_>>()
+            .await
+    })
+    .await?;
+    let reviews = token_reviews(admin).await? - before;
+    tokens.note = format!("TokenReviews sent: {reviews}");
+    rows.push(tokens);
+    Ok(rows)
+}
+
+use futures::StreamExt as _;
+
+fn table(label: &str, rows: &[Row]) -> String {
+    let mut out =
+        format!("\n{label}\n| attack | peak RSS over idle | answers | note |\n|---|---|---|---|\n");
+    for r in rows {
+        let codes: Vec<String> = r.codes.iter().map(|(c, n)| format!("{n}× {c}")).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} MiB | {} | {} |",
+            r.attack,
+            r.peak_over_idle as f64 / MIB as f64,
+            codes.join(", "),
+            r.note
+        );
+    }
+    out
+}
+
+/// The operators to attack: `HOSTILE_OPERATORS`, or this tree's.
+fn operators() -> Result<Vec<(String, PathBuf)>> {
+    match std::env::var("HOSTILE_OPERATORS") {
+        Ok(list) => list
+            .split(',')
+            .map(|entry| {
+                let (label, path) = entry
+                    .split_once('=')
+                    .context("HOSTILE_OPERATORS is label=PATH,...")?;
+                Ok((label.to_owned(), PathBuf::from(path)))
+            })
+            .collect(),
+        Err(_) => Ok(vec![(
+            "this".into(),
+            my_application_bench::operator_binary()?,
+        )]),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_callers_cannot_knock_the_operator_over() -> Result<()> {
+    let sizes = Sizes::from_env();
+    let env = kubegen_testenv::TestEnv::start().await?;
+    let admin = env.client().await?;
+    // Both versions, converting through the webhook (pointed at each
+    // operator in turn).
+    let crd_yaml = std::fs::read_to_string(
+        my_application_bench::example_dir().join("config/crd/stable.example.com_myapplications.yaml"),
+    )?;
+    let crd: serde_json::Value = serde_yaml::from_str(&crd_yaml)?;
+    kubegen_testenv::install_crd(&admin, &serde_json::from_value(crd)?).await?;
+    let ns: k8s_openapi::api::core::v1::Namespace =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": "hostile"}}))?;
+    Api::all(admin.clone())
+        .create(&PostParams::default(), &ns)
+        .await?;
+    let apps: Api<MyApplication> = Api::namespaced(admin.clone(), "hostile");
+    // Creates are held for 2 s after the CRD is Established.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    for i in 0..20 {
+        let app = MyApplication::new(
+            &format!("app-{i}"),
+            MyApplicationSpec {
+                image: "nginx".into(),
+                replicas: 1,
+                port: 80,
+            },
+        );
+        apps.create(&PostParams::default(), &app).await?;
+    }
+    let mut report = String::new();
+    for (label, binary) in operators()? {
+        let rows = attack(&binary, &env, &admin, &sizes)
+            .await
+            .with_context(|| format!("attacking {label}"))?;
+        report.push_str(&table(&label, &rows));
+        if label == "this" {
+            for r in &rows {
+                ensure!(
+                    r.peak_over_idle <= 64 * MIB as u64,
+                    "{}: {:.1} MiB over idle{report}",
+                    r.attack,
+                    r.peak_over_idle as f64 / MIB as f64
+                );
+            }
+            let flood = &rows[3];
+            ensure!(flood.note.ends_with(" 0 failed"), "{}{report}", flood.note);
+            let reviews: u64 = rows[4]
+                .note
+                .rsplit(' ')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(u64::MAX);
+            ensure!(reviews <= 50, "{reviews} TokenReviews{report}");
+        }
+    }
+    println!("{report}");
+    Ok(())
+}
