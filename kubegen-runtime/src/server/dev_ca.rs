@@ -3,7 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
 
 /// A self-signed CA that issues serving certificates into a directory in
 /// the layout [`ServingCert::from_dir`](super::ServingCert::from_dir) reads
@@ -74,6 +77,30 @@ impl DevCa {
         write_atomic(&dir.join("ca.crt"), self.pem.as_bytes())?;
         write_atomic(&dir.join("tls.key"), key.serialize_pem().as_bytes())?;
         write_atomic(&dir.join("tls.crt"), cert.pem().as_bytes())?;
+        Ok(dir.to_owned())
+    }
+
+    /// Issues a client certificate for `common_name` (extended key usage
+    /// `clientAuth`) with a fresh key and writes `client.crt` and
+    /// `client.key` into `dir`: what a caller presents to a server that
+    /// requires client certificates of this CA
+    /// ([`WebhookServerBuilder::require_client_cert`](super::WebhookServerBuilder::require_client_cert)).
+    pub fn issue_client(
+        &self,
+        dir: impl AsRef<Path>,
+        common_name: &str,
+    ) -> std::io::Result<PathBuf> {
+        let dir = dir.as_ref();
+        std::fs::create_dir_all(dir)?;
+        let mut params = CertificateParams::new(Vec::<String>::new()).map_err(io)?;
+        params
+            .distinguished_name
+            .push(DnType::CommonName, common_name);
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().map_err(io)?;
+        let cert = params.signed_by(&key, &self.issuer).map_err(io)?;
+        write_atomic(&dir.join("client.key"), key.serialize_pem().as_bytes())?;
+        write_atomic(&dir.join("client.crt"), cert.pem().as_bytes())?;
         Ok(dir.to_owned())
     }
 }

@@ -95,16 +95,43 @@ impl ServingCert {
 
     /// A TLS acceptor presenting this certificate.
     pub(super) fn acceptor(&self) -> std::io::Result<TlsAcceptor> {
+        self.acceptor_for(None)
+    }
+
+    /// The acceptor, demanding of every client a certificate signed by a
+    /// CA in the PEM file `client_ca` when given: a client without one is
+    /// refused in the handshake, before any HTTP.
+    pub(super) fn acceptor_for(&self, client_ca: Option<&Path>) -> std::io::Result<TlsAcceptor> {
         let resolver: Arc<dyn ResolvesServerCert> = match self {
             ServingCert::Files { cert, key } => Arc::new(FileCert::load(cert, key)?),
             ServingCert::SelfSigned { names } => Arc::new(Fixed(Arc::new(self_signed(names)?))),
         };
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut config = ServerConfig::builder_with_provider(provider)
+        let builder = ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .map_err(std::io::Error::other)?
-            .with_no_client_auth()
-            .with_cert_resolver(resolver);
+            .map_err(std::io::Error::other)?;
+        let builder = match client_ca {
+            None => builder.with_no_client_auth(),
+            Some(file) => {
+                let context = |e: &dyn fmt::Display| {
+                    std::io::Error::other(format!("client CA {}: {e}", file.display()))
+                };
+                let mut roots = rustls::RootCertStore::empty();
+                for cert in CertificateDer::pem_file_iter(file).map_err(|e| context(&e))? {
+                    roots
+                        .add(cert.map_err(|e| context(&e))?)
+                        .map_err(|e| context(&e))?;
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    Arc::new(roots),
+                    provider,
+                )
+                .build()
+                .map_err(|e| context(&e))?;
+                builder.with_client_cert_verifier(verifier)
+            }
+        };
+        let mut config = builder.with_cert_resolver(resolver);
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(TlsAcceptor::from(Arc::new(config)))
     }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -100,6 +101,7 @@ pub struct WebhookServerBuilder {
     routes: BTreeMap<String, Route>,
     registry: Option<SharedRegistry>,
     budget: Budget,
+    client_ca: Option<PathBuf>,
 }
 
 impl fmt::Debug for WebhookServerBuilder {
@@ -126,6 +128,22 @@ impl WebhookServerBuilder {
             Route::Conversion(Arc::new(converter)),
         );
         assert!(old.is_none(), "webhook path {CONVERT_PATH} is served twice");
+        self
+    }
+
+    /// Answers only callers presenting a client certificate signed by a CA
+    /// of the PEM file `ca_file` (read when the server binds); others are
+    /// refused in the TLS handshake. The apiserver presents one to
+    /// admission webhooks when its `--admission-control-config-file` gives
+    /// the webhook plugins a `kubeConfigFile` with a client certificate.
+    /// It presents none to CRD conversion webhooks (Kubernetes 1.36's
+    /// apiextensions-apiserver resolves their credentials from no
+    /// kubeconfig at all): serve conversion from a second `WebhookServer`
+    /// without this, and keep that one reachable only from the apiserver
+    /// with a NetworkPolicy (the example's `deploy/webhook_network_policy.yaml`).
+    #[must_use]
+    pub fn require_client_cert(mut self, ca_file: impl Into<PathBuf>) -> Self {
+        self.client_ca = Some(ca_file.into());
         self
     }
 
@@ -175,7 +193,7 @@ impl WebhookServerBuilder {
     /// Binds the listening socket (port 0 picks a free one) and loads the
     /// certificate — an unusable one fails here.
     pub async fn bind(self, addr: impl ToSocketAddrs) -> std::io::Result<WebhookServer> {
-        let tls = self.cert.acceptor()?;
+        let tls = self.cert.acceptor_for(self.client_ca.as_deref())?;
         let listener = TcpListener::bind(addr).await?;
         let metrics = Metrics::new();
         if let Some(registry) = &self.registry {
@@ -196,10 +214,12 @@ impl WebhookServerBuilder {
 /// reviews on the registered paths; anything else is `404`/`405`/`415`.
 ///
 /// The apiserver authenticates to webhooks only if configured to; like
-/// controller-runtime, the server does not ask for a client certificate.
-/// Reviews reveal nothing but what the caller sent, so an open port leaks
-/// no data; keep it reachable only from the apiserver with a
-/// NetworkPolicy where that matters.
+/// controller-runtime, the server does not ask for a client certificate
+/// unless told to ([`WebhookServerBuilder::require_client_cert`], for
+/// admission webhooks). Reviews reveal nothing but what the caller sent,
+/// so an open port leaks no data, and what a caller may cost is bounded
+/// ([`Limits`](super::Limits)); keep the port reachable only from the
+/// apiserver with a NetworkPolicy where that matters.
 ///
 /// ```no_run
 /// use kubegen::conversion::Converter;
@@ -238,6 +258,7 @@ impl WebhookServer {
             routes: BTreeMap::new(),
             registry: None,
             budget: Budget::default(),
+            client_ca: None,
         }
     }
 
