@@ -10,7 +10,8 @@ help:
 	@echo "make up             just the local control plane (kubeconfig printed) until Ctrl-C"
 	@echo "make test           build the control plane if missing, lint, run every test"
 	@echo "make differential   the generated/differential suites at full size (controller-gen,"
-	@echo "                    RE2, import verdicts, pluralizer, YAML); make test runs a seeded slice"
+	@echo "                    RE2, import verdicts, pluralizer, YAML, the servers' wire fuzzing);"
+	@echo "                    make test runs a seeded slice"
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
 	@echo "make lint           rustfmt check, clippy -D warnings, docs -D warnings,"
@@ -34,13 +35,15 @@ test: control-plane lint verify
 ## The differential suites at full size (each runs a bounded, seeded slice
 ## in `make test`): controller-gen's CRDs over 2,000 generated types, Go's
 ## RE2 over 30,000 patterns, the apiserver's verdicts on every corpus CRD,
-## flect's plurals and the YAML readers on more seeds.
+## flect's plurals and the YAML readers on more seeds, the servers' wire
+## fuzzing on 15,000 hostile requests.
 differential: control-plane
 	KUBEGEN_CGDIFF_CASES=2000 $(CARGO) test -p kubegen-cli --test controller_gen_diff -- --nocapture
 	KUBEGEN_RE2_CASES=30000 $(CARGO) test -p kubegen-codegen --test re2_differential -- --nocapture
 	KUBEGEN_IMPORT_VERDICTS=all $(CARGO) test -p kubegen-cli --test import_verdicts_e2e -- --nocapture
 	for seed in 1 2 3; do KUBEGEN_PLURAL_SEED=$$seed $(CARGO) test -p kubegen-core --test plural_flect || exit 1; done
 	KUBEGEN_YAML_CASES=20000 $(CARGO) test -p kubegen-core --test yaml_differential
+	for seed in 1 2 3; do KUBEGEN_WIRE_SEED=$$seed KUBEGEN_WIRE_CASES=5000 $(CARGO) test -p kubegen-runtime --test wire_fuzz || exit 1; done
 
 KUBEGEN = $(CARGO) run -q -p kubegen-cli --bin kubegen --
 EXAMPLE = examples/my-application/Cargo.toml
