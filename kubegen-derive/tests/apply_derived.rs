@@ -36,7 +36,11 @@ use serde_json::{Value, json};
 pub struct ShopSpec {
     /// The image.
     pub image: String,
-    #[serde(rename = "replicaCount", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "replicaCount",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[kubegen(list_type = "map", list_map_keys = ["name"])]
@@ -191,9 +195,14 @@ fn only_the_fields_set_are_written() {
         .with_mode(Mode::Safe)
         .with_tuning(TuningApply::default().with_max_connections(10u16))
         .with_routes([RouteApply::default().with_name("a")])
-        .with_routes([RouteApply::default().with_name("b").with_methods(["GET".to_string()])])
+        .with_routes([RouteApply::default()
+            .with_name("b")
+            .with_methods(["GET".to_string()])])
         .with_labels([("x".to_string(), "1".to_string())])
-        .with_labels([("x".to_string(), "2".to_string()), ("y".to_string(), "3".to_string())])
+        .with_labels([
+            ("x".to_string(), "2".to_string()),
+            ("y".to_string(), "3".to_string()),
+        ])
         .with_backends([(
             "main".to_string(),
             BackendApply::default().with_route(RouteApply::default().with_path_prefix("/")),
@@ -239,10 +248,7 @@ fn the_root_is_a_namespaced_apply_configuration() {
             "status": {"readyReplicas": 1},
         })
     );
-    assert_eq!(
-        shop.metadata().and_then(|m| m.name.as_deref()),
-        Some("web")
-    );
+    assert_eq!(shop.metadata().and_then(|m| m.name.as_deref()), Some("web"));
     let schema = ShopApply::schema().unwrap();
     assert_eq!(
         schema["properties"]["spec"]["properties"]["routes"]["x-kubernetes-list-type"],

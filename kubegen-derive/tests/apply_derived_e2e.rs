@@ -82,20 +82,21 @@ async fn two_managers_apply_extract_conflict_and_remove() -> Result<()> {
     stores.apply(&mine, &a).await?;
     let stored = stores.apply(&theirs, &b).await?;
     let routes: Vec<&str> = stored.spec.routes.iter().map(|r| r.name.as_str()).collect();
-    ensure!(routes == ["api", "shop"], "routes merged by name: {routes:?}");
+    ensure!(
+        routes == ["api", "shop"],
+        "routes merged by name: {routes:?}"
+    );
     ensure!(StoreApply::extract(&stored, "a")? == mine, "a's fields");
     ensure!(StoreApply::extract(&stored, "b")? == theirs, "b's fields");
     ensure!(is_applied(&stored, &mine, &a)?, "a is applied");
 
     // b sets a's image: a conflict naming a and the field, then forced.
-    let takeover = StoreApply::new("web", &ns)
-        .with_spec(StoreSpecApply::default().with_image("nginx:2"));
+    let takeover =
+        StoreApply::new("web", &ns).with_spec(StoreSpecApply::default().with_image("nginx:2"));
     let err = stores.apply(&takeover, &b).await.unwrap_err();
     let conflicts = err.apply_conflicts();
     ensure!(
-        conflicts.len() == 1
-            && conflicts[0].manager == "a"
-            && conflicts[0].field == ".spec.image",
+        conflicts.len() == 1 && conflicts[0].manager == "a" && conflicts[0].field == ".spec.image",
         "{conflicts:?}"
     );
     let stored = stores.apply(&takeover, &b.clone().force()).await?;
@@ -113,8 +114,8 @@ async fn two_managers_apply_extract_conflict_and_remove() -> Result<()> {
     );
 
     // Status through the status subresource.
-    let status = StoreApply::new("web", &ns)
-        .with_status(StoreStatusApply::default().with_ready_replicas(1));
+    let status =
+        StoreApply::new("web", &ns).with_status(StoreStatusApply::default().with_ready_replicas(1));
     let stored = stores.apply_status(&status, &a).await?;
     ensure!(stored.status.as_ref().and_then(|s| s.ready_replicas) == Some(1));
     ensure!(StoreApply::extract_status(&stored, "a")? == status);

@@ -95,7 +95,7 @@ fn cart(rng: &mut Rng, i: usize) -> Value {
 
 /// The request's fields in a random order, as text.
 fn review_text(rng: &mut Rng, uid: &str, desired: &str, objects: &[Value]) -> String {
-    let mut fields = vec![
+    let mut fields = [
         format!("\"uid\":{}", json!(uid)),
         format!("\"desiredAPIVersion\":{}", json!(desired)),
         format!("\"objects\":{}", Value::from(objects.to_vec())),
@@ -132,7 +132,10 @@ fn streamed_answers_equal_whole_review_answers() {
         let (w, s) = (&whole["response"], &streamed["response"]);
         assert_eq!(s["uid"], w["uid"], "seed {seed}");
         assert_eq!(s["result"]["status"], w["result"]["status"], "seed {seed}");
-        assert_eq!(s["result"]["message"], w["result"]["message"], "seed {seed}");
+        assert_eq!(
+            s["result"]["message"], w["result"]["message"],
+            "seed {seed}"
+        );
         if w["result"]["status"] == "Success" {
             assert_eq!(s["convertedObjects"], w["convertedObjects"], "seed {seed}");
         } else {
@@ -142,7 +145,10 @@ fn streamed_answers_equal_whole_review_answers() {
         assert_eq!(streamed["kind"], "ConversionReview");
         assert_eq!(streamed["apiVersion"], "apiextensions.k8s.io/v1");
     }
-    assert!(failures > 0 && failures < CASES, "failing cases: {failures}");
+    assert!(
+        failures > 0 && failures < CASES,
+        "failing cases: {failures}"
+    );
 }
 
 #[test]
@@ -165,7 +171,14 @@ fn an_object_over_the_limit_fails_the_review() {
 
 #[test]
 fn a_broken_envelope_writes_nothing_and_broken_objects_fail_the_review() {
-    for broken in ["", "[]", "{\"request\": 3}", "{\"kind\":\"ConversionReview\"}", "{\"request\":{\"uid\":\"u\"", "nul"] {
+    for broken in [
+        "",
+        "[]",
+        "{\"request\": 3}",
+        "{\"kind\":\"ConversionReview\"}",
+        "{\"request\":{\"uid\":\"u\"",
+        "nul",
+    ] {
         let mut out = Vec::new();
         let result = answer(&converter(), broken.as_bytes(), &mut out, 1 << 20);
         assert!(result.is_err(), "{broken:?} answered");
@@ -253,13 +266,31 @@ fn a_review_of_many_objects_is_answered_without_holding_it() {
     let answered = answer(&converter, &mut input, &mut sink, 1 << 20);
     TRACKING.set(false);
     answered.unwrap();
-    assert!(input.produced > 20 << 20, "a review of {} bytes", input.produced);
+    assert!(
+        input.produced > 20 << 20,
+        "a review of {} bytes",
+        input.produced
+    );
     // The reader's buffer, one object decoded and converted, the sink's
     // tail: far below the review's size.
     let peak = PEAK.get();
-    assert!(peak < 1 << 20, "peak heap {peak} bytes for a review of {} bytes", input.produced);
-    eprintln!("a {} byte review answered with a peak of {peak} heap bytes", input.produced);
+    assert!(
+        peak < 1 << 20,
+        "peak heap {peak} bytes for a review of {} bytes",
+        input.produced
+    );
+    eprintln!(
+        "a {} byte review answered with a peak of {peak} heap bytes",
+        input.produced
+    );
     let tail = String::from_utf8_lossy(&sink.tail);
-    assert!(tail.ends_with(r#"],"uid":"big","result":{"metadata":{},"status":"Success"}}}"#), "{tail}");
-    assert!(sink.written > input.produced, "every object written: {}", sink.written);
+    assert!(
+        tail.ends_with(r#"],"uid":"big","result":{"metadata":{},"status":"Success"}}}"#),
+        "{tail}"
+    );
+    assert!(
+        sink.written > input.produced,
+        "every object written: {}",
+        sink.written
+    );
 }

@@ -303,7 +303,10 @@ async fn hostile_input_gets_a_well_formed_answer_every_time() -> Result<()> {
         }
         .with_context(|| format!("case {case}: no answer within 30 s"))?;
         let Some((code, body)) = answer else {
-            ensure!(lie, "case {case}: the connection closed without an answer to {shown}");
+            ensure!(
+                lie,
+                "case {case}: the connection closed without an answer to {shown}"
+            );
             continue;
         };
         *codes.entry(code).or_default() += 1;

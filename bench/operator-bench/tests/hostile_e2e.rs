@@ -452,7 +452,8 @@ async fn hostile_callers_cannot_knock_the_operator_over() -> Result<()> {
     // Both versions, converting through the webhook (pointed at each
     // operator in turn).
     let crd_yaml = std::fs::read_to_string(
-        my_application_bench::example_dir().join("config/crd/stable.example.com_myapplications.yaml"),
+        my_application_bench::example_dir()
+            .join("config/crd/stable.example.com_myapplications.yaml"),
     )?;
     let crd: serde_json::Value = serde_yaml::from_str(&crd_yaml)?;
     kubegen_testenv::install_crd(&admin, &serde_json::from_value(crd)?).await?;

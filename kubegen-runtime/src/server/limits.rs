@@ -115,14 +115,14 @@ impl Budget {
     }
 
     /// A place for one more request, or the `429` to answer.
-    pub(super) fn admit(&self) -> Result<Held, Reply> {
+    pub(super) fn admit(&self) -> Result<Held, Box<Reply>> {
         match self.requests.clone().try_acquire_owned() {
             Ok(permit) => Ok(Held {
                 _request: permit,
                 bytes: Vec::new(),
                 budget: self.clone(),
             }),
-            Err(_) => Err(self.refusal("too many requests in flight")),
+            Err(_) => Err(Box::new(self.refusal("too many requests in flight"))),
         }
     }
 

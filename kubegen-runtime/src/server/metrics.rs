@@ -167,7 +167,7 @@ impl MetricsServer {
             async move {
                 match budget.admit() {
                     Ok(_held) => respond(&registry, auth.as_ref(), &budget, &request).await,
-                    Err(refused) => refused,
+                    Err(refused) => *refused,
                 }
             }
             .boxed()

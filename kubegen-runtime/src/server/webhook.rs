@@ -301,7 +301,7 @@ async fn respond(
     in_flight.inc();
     let reply = match budget.admit() {
         Ok(held) => answer(route, held, request).await,
-        Err(refused) => refused,
+        Err(refused) => *refused,
     };
     in_flight.dec();
     metrics
