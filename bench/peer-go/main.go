@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -33,6 +34,7 @@ func main() {
 		leaderElect  bool
 		stripManaged bool
 		priority     bool
+		metricsCerts string
 	)
 	flag.IntVar(&workers, "workers", 2, "concurrent reconciles")
 	flag.StringVar(&leaseNS, "lease-namespace", "default", "namespace of the leader election Lease")
@@ -41,6 +43,7 @@ func main() {
 	flag.BoolVar(&leaderElect, "leader-elect", true, "hold a Lease")
 	flag.BoolVar(&stripManaged, "strip-managed-fields", true, "drop managedFields from cached objects")
 	flag.BoolVar(&priority, "priority-queue", true, "controller-runtime's priority queue (its default) instead of client-go's workqueue")
+	flag.StringVar(&metricsCerts, "metrics-cert-dir", "", "serve /metrics over HTTPS with tls.crt and tls.key of this directory, to callers the apiserver authenticates and authorizes (kubebuilder's default)")
 	flag.Parse()
 	// Warnings and errors only, like the Rust operator under RUST_LOG=warn.
 	ctrl.SetLogger(zap.New(zap.UseDevMode(false), zap.Level(zapcore.WarnLevel)))
@@ -59,10 +62,16 @@ func main() {
 	if stripManaged {
 		cacheOptions.DefaultTransform = cache.TransformStripManagedFields()
 	}
+	metrics := metricsserver.Options{BindAddress: metricsAddr}
+	if metricsCerts != "" {
+		metrics.SecureServing = true
+		metrics.CertDir = metricsCerts
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   cacheOptions,
-		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                 metrics,
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "my-application-controller",

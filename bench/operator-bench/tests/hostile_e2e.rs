@@ -280,34 +280,14 @@ async fn start(
         .stderr(log)
         .spawn()
         .with_context(|| format!("starting {}", binary.display()))?;
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(ca.pem().as_bytes()) {
-        roots.add(cert?)?;
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()?
-    .with_root_certificates(roots)
-    .with_no_client_auth();
     let op = Operator {
         child,
         webhook,
         metrics,
-        tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
+        tls: connector(&ca.pem())?,
     };
-    for _ in 0..200 {
-        if TcpStream::connect(("127.0.0.1", webhook)).await.is_ok()
-            && TcpStream::connect(("127.0.0.1", metrics)).await.is_ok()
-        {
-            return Ok(op);
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!(
-        "{} did not listen on {webhook} and {metrics}",
-        binary.display()
-    )
+    wait_listening(&[webhook, metrics], &binary.display().to_string()).await?;
+    Ok(op)
 }
 
 /// Every attack against one operator binary.
@@ -385,14 +365,23 @@ async fn attack(
         eprintln!("first failed conversion: {first}");
     }
     rows.push(flood);
+    rows.push(token_flood(&op, admin, sizes).await?);
+    Ok(rows)
+}
+
+/// Random bearer tokens on `op`'s `/metrics`, 50 at a time (each token
+/// new, so each one the apiserver was never asked about); the note counts
+/// the `TokenReview`s the apiserver answered meanwhile.
+async fn token_flood(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Result<Row> {
     let before = token_reviews(admin).await?;
-    let mut tokens = measure(&op, &format!("{} random bearer tokens", sizes.tokens), || async {
+    let mut tokens = measure(op, &format!("{} random bearer tokens", sizes.tokens), || async {
         let all = (0..sizes.tokens).map(|i| {
             let head = format!(
-                "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer random-{i}-{}\r\nConnection: close\r\n\r\n",
-                std::process::id()
+                "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer random-{i}-{}-{}\r\nConnection: close\r\n\r\n",
+                std::process::id(),
+                op.metrics
             );
-            request(&op, op.metrics, head, Arc::new(Vec::new()))
+            request(op, op.metrics, head, Arc::new(Vec::new()))
         });
         futures::stream::iter(all)
             .buffer_unordered(50)
@@ -402,8 +391,84 @@ async fn attack(
     .await?;
     let reviews = token_reviews(admin).await? - before;
     tokens.note = format!("TokenReviews sent: {reviews}");
-    rows.push(tokens);
-    Ok(rows)
+    Ok(tokens)
+}
+
+/// The controller-runtime peer (`bench/peer-go`) with kubebuilder's secure
+/// metrics (`filters.WithAuthenticationAndAuthorization`), under the same
+/// token flood: the attack of the table that applies to it (it serves no
+/// webhook).
+async fn peer_token_flood(
+    env: &kubegen_testenv::TestEnv,
+    admin: &kube::Client,
+    sizes: &Sizes,
+) -> Result<Row> {
+    let build = Command::new("bash")
+        .arg(my_application_bench::example_dir().join("../../bench/peer-go/build.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .context("building the controller-runtime peer")?;
+    ensure!(build.status.success(), "bench/peer-go/build.sh failed");
+    let binary = String::from_utf8_lossy(&build.stdout)
+        .lines()
+        .last()
+        .context("build.sh printed no path")?
+        .to_owned();
+    let metrics = free_port()?;
+    let certs = env.dir().join("peer-certs");
+    let ca = DevCa::new("hostile-peer-ca")?;
+    ca.issue(&certs, &["127.0.0.1"])?;
+    let log = std::fs::File::create(env.dir().join("peer.log"))?;
+    let child = Command::new(&binary)
+        .args(["--leader-elect=false", "--health-probe-bind-address", "0"])
+        .args(["--metrics-bind-address", &format!("127.0.0.1:{metrics}")])
+        .arg("--metrics-cert-dir")
+        .arg(&certs)
+        .env("KUBECONFIG", env.kubeconfig())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .with_context(|| format!("starting {binary}"))?;
+    let op = Operator {
+        child,
+        webhook: 0,
+        metrics,
+        tls: connector(&ca.pem())?,
+    };
+    wait_listening(&[metrics], &binary).await?;
+    let mut row = token_flood(&op, admin, sizes).await?;
+    row.attack = format!("{} (controller-runtime peer)", row.attack);
+    Ok(row)
+}
+
+/// A TLS client trusting the PEM CA `ca`.
+fn connector(ca: &str) -> Result<tokio_rustls::TlsConnector> {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(ca.as_bytes()) {
+        roots.add(cert?)?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+}
+
+/// Waits until something listens on each of `ports`.
+async fn wait_listening(ports: &[u16], what: &str) -> Result<()> {
+    for _ in 0..300 {
+        let mut all = true;
+        for port in ports {
+            all &= TcpStream::connect(("127.0.0.1", *port)).await.is_ok();
+        }
+        if all {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("{what} did not listen on {ports:?}")
 }
 
 use futures::StreamExt as _;
@@ -483,6 +548,23 @@ async fn hostile_callers_cannot_knock_the_operator_over() -> Result<()> {
             .with_context(|| format!("attacking {label}"))?;
         report.push_str(&table(&label, &rows));
         if label == "this" {
+            let peer = peer_token_flood(&env, &admin, &sizes).await?;
+            report.push_str(&table(
+                "controller-runtime peer",
+                std::slice::from_ref(&peer),
+            ));
+            let count = |row: &Row| -> u64 {
+                row.note
+                    .rsplit(' ')
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(u64::MAX)
+            };
+            let (ours, theirs) = (count(&rows[4]), count(&peer));
+            ensure!(
+                ours < theirs,
+                "{ours} TokenReviews against the peer's {theirs}{report}"
+            );
             for r in &rows {
                 ensure!(
                     r.peak_over_idle <= 64 * MIB as u64,
