@@ -8,7 +8,6 @@
 use std::convert::Infallible;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http::{Request, Response, StatusCode, header};
@@ -16,20 +15,17 @@ use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
 use tokio::sync::{mpsc, oneshot};
 
-use super::limits::{BodyError, Held, content_length};
+use super::limits::{BodyError, Held, IDLE, content_length};
 use super::serve::{Reply, text};
 use crate::conversion::Converter;
 use crate::conversion::stream;
 
 /// Chunks in flight in each direction.
 const CHUNKS: usize = 4;
-/// How long the caller may leave the connection idle: sending nothing
-/// more of its review, or not reading the answer. The apiserver reads its
-/// answer while it still sends (as Go's HTTP client does); a caller that
-/// sends its whole review before reading, once the answer outgrows the
-/// connection's buffers, is cut after this long instead of holding its
-/// budget.
-const IDLE: Duration = Duration::from_secs(30);
+// The apiserver reads its answer while it still sends (as Go's HTTP client
+// does); a caller that sends its whole review before reading, once the
+// answer outgrows the connection's buffers, is cut after `IDLE` instead of
+// holding its budget.
 /// The size of a response chunk.
 const CHUNK: usize = 64 * 1024;
 

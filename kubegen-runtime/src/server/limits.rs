@@ -67,6 +67,12 @@ impl Default for Limits {
     }
 }
 
+/// How long a caller may leave its request idle — sending nothing more of
+/// its body, or (for a streamed answer) reading none of the answer — before
+/// it is cut with what it holds of the budget: a slow caller cannot keep a
+/// place in flight for ever.
+pub(super) const IDLE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The unit the byte budget counts in (a semaphore counts `u32` permits).
 const UNIT: usize = 1024;
 
@@ -225,7 +231,12 @@ where
     }
     let mut body = std::pin::pin!(body);
     let mut out = bytes::BytesMut::with_capacity(declared.unwrap_or(0));
-    while let Some(frame) = body.frame().await {
+    loop {
+        let frame = match tokio::time::timeout(IDLE, body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => return Err(BodyError::Read(format!("no more of it for {IDLE:?}"))),
+        };
         let frame = frame.map_err(|e| BodyError::Read(e.to_string()))?;
         let Ok(data) = frame.into_data() else {
             continue;
@@ -245,6 +256,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures::StreamExt;
     use http_body_util::{Full, StreamBody};
 
     fn budget(requests: usize, bytes: usize) -> Budget {
@@ -279,6 +291,25 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, BodyError::TooLarge(1000)), "{err:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_that_stops_coming_is_cut_after_the_idle_time() {
+        let b = budget(4, MIB);
+        let mut held = b.admit().unwrap();
+        let first = futures::stream::once(async {
+            Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(Bytes::from_static(b"{")))
+        });
+        let body = StreamBody::new(first.chain(futures::stream::pending()));
+        let started = tokio::time::Instant::now();
+        let err = read_body(body, Some(100), MIB, &mut held)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, BodyError::Read(m) if m.contains("30s")),
+            "{err:?}"
+        );
+        assert_eq!(started.elapsed(), IDLE);
     }
 
     #[tokio::test]
