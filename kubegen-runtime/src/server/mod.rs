@@ -25,6 +25,7 @@
 
 mod admission;
 mod auth;
+mod client_ca;
 mod convert;
 mod dev_ca;
 mod limits;

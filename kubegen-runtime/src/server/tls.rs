@@ -18,8 +18,10 @@ use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use tokio_rustls::TlsAcceptor;
 
+use super::client_ca::ClientCa;
+
 /// How often, at most, the certificate files are checked for a change.
-const RECHECK: Duration = Duration::from_secs(1);
+pub(super) const RECHECK: Duration = Duration::from_secs(1);
 
 /// Where a TLS server's certificate comes from.
 ///
@@ -112,24 +114,7 @@ impl ServingCert {
             .map_err(std::io::Error::other)?;
         let builder = match client_ca {
             None => builder.with_no_client_auth(),
-            Some(file) => {
-                let context = |e: &dyn fmt::Display| {
-                    std::io::Error::other(format!("client CA {}: {e}", file.display()))
-                };
-                let mut roots = rustls::RootCertStore::empty();
-                for cert in CertificateDer::pem_file_iter(file).map_err(|e| context(&e))? {
-                    roots
-                        .add(cert.map_err(|e| context(&e))?)
-                        .map_err(|e| context(&e))?;
-                }
-                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
-                    Arc::new(roots),
-                    provider,
-                )
-                .build()
-                .map_err(|e| context(&e))?;
-                builder.with_client_cert_verifier(verifier)
-            }
+            Some(file) => builder.with_client_cert_verifier(Arc::new(ClientCa::load(file)?)),
         };
         let mut config = builder.with_cert_resolver(resolver);
         config.alpn_protocols = vec![b"http/1.1".to_vec()];

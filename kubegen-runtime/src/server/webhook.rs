@@ -132,7 +132,8 @@ impl WebhookServerBuilder {
     }
 
     /// Answers only callers presenting a client certificate signed by a CA
-    /// of the PEM file `ca_file` (read when the server binds); others are
+    /// of the PEM file `ca_file` (read when the server binds, and again
+    /// when it changes, as the serving certificate is); others are
     /// refused in the TLS handshake. The apiserver presents one to
     /// admission webhooks when its `--admission-control-config-file` gives
     /// the webhook plugins a `kubeConfigFile` with a client certificate.
