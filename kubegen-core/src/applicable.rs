@@ -131,7 +131,7 @@ where
     type Apply = BTreeMap<K, T::Apply>;
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "k8s-openapi"))]
 mod tests {
     use std::collections::{BTreeMap, HashMap};
 

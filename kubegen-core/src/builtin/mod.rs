@@ -173,6 +173,7 @@ pub fn by_name(name: &str) -> Vec<BuiltinType> {
 macro_rules! builtin_types {
     ($($($seg:ident)::+ = $def:literal, [$($field:literal),*], [$($key:literal),*], $scalar:literal;)*) => {
         $(
+            #[cfg(feature = "k8s-openapi")]
             impl $crate::rt::KubeSchema for ::k8s_openapi::$($seg)::+ {
                 const FIELDS: &'static [&'static str] = &[$($field),*];
                 const KEY_FIELDS: &'static [&'static str] = &[$($key),*];
@@ -181,6 +182,7 @@ macro_rules! builtin_types {
                     $crate::builtin::schema_of($def)
                 }
             }
+            #[cfg(feature = "k8s-openapi")]
             impl $crate::applicable::Applicable for ::k8s_openapi::$($seg)::+ {
                 type Apply = Self;
             }
@@ -190,7 +192,7 @@ macro_rules! builtin_types {
         pub(super) const DEFINITIONS: &[&str] = &[$($def),*];
 
         /// Every type's definition with its consts, read through its impl.
-        #[cfg(test)]
+        #[cfg(all(test, feature = "k8s-openapi"))]
         pub(super) fn consts() -> ::std::vec::Vec<(&'static str, &'static [&'static str], &'static [&'static str], bool)> {
             use $crate::rt::KubeSchema;
             ::std::vec![$((
@@ -204,5 +206,5 @@ macro_rules! builtin_types {
 }
 use builtin_types;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "k8s-openapi"))]
 mod tests;
