@@ -7,7 +7,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::pki_types::pem::PemObject;
@@ -16,7 +16,9 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 
-use super::tls::RECHECK;
+/// How often, at most, certificate files — the served certificate
+/// (`tls`) and the trusted client CAs (here) — are checked for a change.
+pub(super) const RECHECK: Duration = Duration::from_secs(1);
 
 /// What identifies one version of the file.
 type Stamp = Option<(SystemTime, u64)>;

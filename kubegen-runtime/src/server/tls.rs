@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
@@ -18,10 +18,7 @@ use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use tokio_rustls::TlsAcceptor;
 
-use super::client_ca::ClientCa;
-
-/// How often, at most, the certificate files are checked for a change.
-pub(super) const RECHECK: Duration = Duration::from_secs(1);
+use super::client_ca::{ClientCa, RECHECK};
 
 /// Where a TLS server's certificate comes from.
 ///
