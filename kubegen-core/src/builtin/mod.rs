@@ -206,5 +206,5 @@ macro_rules! builtin_types {
 }
 use builtin_types;
 
-#[cfg(all(test, feature = "k8s-openapi"))]
+#[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! Unit tests of the built-in table and the inliner: hand-written
 //! definitions for each rule, and the real table for every type.
+#![cfg(feature = "k8s-openapi")]
 
 use std::collections::BTreeSet;
 
