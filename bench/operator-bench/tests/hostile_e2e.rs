@@ -217,6 +217,18 @@ async fn token_reviews(admin: &kube::Client) -> Result<u64> {
         .sum::<f64>() as u64)
 }
 
+/// An application the operator makes Ready: one nginx replica on port 80.
+fn application(name: &str) -> MyApplication {
+    MyApplication::new(
+        name,
+        MyApplicationSpec {
+            image: "nginx".into(),
+            replicas: 1,
+            port: 80,
+        },
+    )
+}
+
 /// How long the flood of small reviews lasts.
 const FLOOD: Duration = Duration::from_secs(10);
 
@@ -226,15 +238,11 @@ async fn ready_latencies(admin: kube::Client, prefix: String) -> Result<Vec<Dura
     let apps: Api<MyApplication> = Api::namespaced(admin, "hostile");
     let mut created = Vec::new();
     for i in 0..10 {
-        let app = MyApplication::new(
-            &format!("{prefix}-{i}"),
-            MyApplicationSpec {
-                image: "nginx".into(),
-                replicas: 1,
-                port: 80,
-            },
-        );
-        apps.create(&PostParams::default(), &app).await?;
+        apps.create(
+            &PostParams::default(),
+            &application(&format!("{prefix}-{i}")),
+        )
+        .await?;
         created.push((format!("{prefix}-{i}"), tokio::time::Instant::now(), None));
     }
     let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
@@ -604,15 +612,8 @@ async fn hostile_callers_cannot_knock_the_operator_over() -> Result<()> {
     // Creates are held for 2 s after the CRD is Established.
     tokio::time::sleep(Duration::from_secs(3)).await;
     for i in 0..20 {
-        let app = MyApplication::new(
-            &format!("app-{i}"),
-            MyApplicationSpec {
-                image: "nginx".into(),
-                replicas: 1,
-                port: 80,
-            },
-        );
-        apps.create(&PostParams::default(), &app).await?;
+        apps.create(&PostParams::default(), &application(&format!("app-{i}")))
+            .await?;
     }
     let mut report = String::new();
     for (label, binary) in operators()? {

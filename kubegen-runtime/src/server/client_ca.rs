@@ -7,7 +7,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
 
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::pki_types::pem::PemObject;
@@ -16,34 +15,15 @@ use rustls::server::WebPkiClientVerifier;
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 
-/// How often, at most, certificate files — the served certificate
-/// (`tls`) and the trusted client CAs (here) — are checked for a change.
-pub(super) const RECHECK: Duration = Duration::from_secs(1);
+use super::watched::Watched;
 
-/// What identifies one version of the file.
-type Stamp = Option<(SystemTime, u64)>;
+/// Verifies client certificates against the CAs of a file.
+#[derive(Debug)]
+pub(super) struct ClientCa(Watched<Arc<dyn ClientCertVerifier>>);
 
-fn stamp(path: &Path) -> Stamp {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
-}
-
-/// Verifies client certificates against the CAs in `file`.
-pub(super) struct ClientCa {
-    file: PathBuf,
-    loaded: parking_lot::Mutex<(Arc<dyn ClientCertVerifier>, Stamp, Instant)>,
-}
-
-impl fmt::Debug for ClientCa {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ClientCa")
-            .field("file", &self.file)
-            .finish_non_exhaustive()
-    }
-}
-
-/// A verifier of the CAs in `file`.
-fn read(file: &Path) -> std::io::Result<Arc<dyn ClientCertVerifier>> {
+/// A verifier of the CAs in `paths[0]`.
+fn read(paths: &[PathBuf]) -> std::io::Result<Arc<dyn ClientCertVerifier>> {
+    let file = &paths[0];
     let context =
         |e: &dyn fmt::Display| std::io::Error::other(format!("client CA {}: {e}", file.display()));
     let mut roots = rustls::RootCertStore::empty();
@@ -61,35 +41,12 @@ fn read(file: &Path) -> std::io::Result<Arc<dyn ClientCertVerifier>> {
 impl ClientCa {
     /// Reads `file`; an unusable one fails here.
     pub(super) fn load(file: &Path) -> std::io::Result<ClientCa> {
-        let stamp = stamp(file);
-        let verifier = read(file)?;
-        Ok(ClientCa {
-            file: file.to_owned(),
-            loaded: parking_lot::Mutex::new((verifier, stamp, Instant::now())),
-        })
+        Watched::load("client CA", &[file], read).map(ClientCa)
     }
 
-    /// The verifier of the file as it is now (re-read when it changed;
-    /// a change that does not parse keeps the previous CAs, logged).
+    /// The verifier of the file as it is now.
     fn current(&self) -> Arc<dyn ClientCertVerifier> {
-        let mut loaded = self.loaded.lock();
-        if loaded.2.elapsed() >= RECHECK {
-            loaded.2 = Instant::now();
-            let now = stamp(&self.file);
-            if now != loaded.1 {
-                match read(&self.file) {
-                    Ok(verifier) => {
-                        *loaded = (verifier, now, Instant::now());
-                        tracing::info!(file = %self.file.display(), "client CA reloaded");
-                    }
-                    Err(error) => tracing::warn!(
-                        %error,
-                        "the changed client CA cannot be used; keeping the previous one"
-                    ),
-                }
-            }
-        }
-        loaded.0.clone()
+        Arc::clone(&self.0.current())
     }
 }
 
@@ -159,11 +116,11 @@ mod tests {
         assert!(verify(&by_old).is_ok());
         assert!(verify(&by_new).is_err());
         std::fs::write(&file, new.pem()).unwrap();
-        std::thread::sleep(RECHECK + std::time::Duration::from_millis(100));
+        verifier.0.check_next(true);
         assert!(verify(&by_new).is_ok(), "the new CA is trusted");
         assert!(verify(&by_old).is_err(), "the old one no longer");
         std::fs::write(&file, "not a certificate").unwrap();
-        std::thread::sleep(RECHECK + std::time::Duration::from_millis(100));
+        verifier.0.check_next(true);
         assert!(
             verify(&by_new).is_ok(),
             "a broken file keeps the previous CAs"

@@ -223,12 +223,12 @@ where
     B::Error: std::fmt::Display,
 {
     use http_body_util::BodyExt;
-    if let Some(n) = declared {
-        if n > limit {
-            return Err(BodyError::TooLarge(limit));
-        }
-        held.hold(n).map_err(|Spent| BodyError::Spent)?;
+    // Bytes of the budget held so far for this body.
+    let mut holding = declared.unwrap_or(0);
+    if holding > limit {
+        return Err(BodyError::TooLarge(limit));
     }
+    held.hold(holding).map_err(|Spent| BodyError::Spent)?;
     let mut body = std::pin::pin!(body);
     let mut out = bytes::BytesMut::with_capacity(declared.unwrap_or(0));
     loop {
@@ -241,13 +241,15 @@ where
         let Ok(data) = frame.into_data() else {
             continue;
         };
-        if out.len() + data.len() > limit {
+        let total = out.len() + data.len();
+        if total > limit {
             return Err(BodyError::TooLarge(limit));
         }
-        let beyond_declared = (out.len() + data.len()).saturating_sub(declared.unwrap_or(0));
-        let already = out.len().saturating_sub(declared.unwrap_or(0));
-        held.hold(beyond_declared - already)
-            .map_err(|Spent| BodyError::Spent)?;
+        if total > holding {
+            held.hold(total - holding)
+                .map_err(|Spent| BodyError::Spent)?;
+            holding = total;
+        }
         out.extend_from_slice(&data);
     }
     Ok(out.freeze())

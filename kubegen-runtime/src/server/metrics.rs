@@ -190,10 +190,13 @@ async fn respond<B>(
     if let Some(auth) = auth
         && let Err(refusal) = auth.check(request.headers(), path, "get", source).await
     {
-        let (status, body) = refusal.response();
         return match refusal {
+            // The budget's 429, with its `Retry-After`.
             Refusal::Busy => budget.refusal("too many unknown tokens"),
-            _ => text(status, body),
+            other => {
+                let (status, body) = other.response();
+                text(status, body)
+            }
         };
     }
     if path != "/metrics" {

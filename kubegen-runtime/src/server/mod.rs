@@ -36,6 +36,7 @@ mod registry;
 mod review_limit;
 mod serve;
 mod tls;
+mod watched;
 mod webhook;
 
 pub use admission::{AdmissionRequest, Operation, paths as admission_paths};

@@ -9,7 +9,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
 
 use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
@@ -18,7 +17,8 @@ use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
 use tokio_rustls::TlsAcceptor;
 
-use super::client_ca::{ClientCa, RECHECK};
+use super::client_ca::ClientCa;
+use super::watched::Watched;
 
 /// Where a TLS server's certificate comes from.
 ///
@@ -102,7 +102,7 @@ impl ServingCert {
     /// refused in the handshake, before any HTTP.
     pub(super) fn acceptor_for(&self, client_ca: Option<&Path>) -> std::io::Result<TlsAcceptor> {
         let resolver: Arc<dyn ResolvesServerCert> = match self {
-            ServingCert::Files { cert, key } => Arc::new(FileCert::load(cert, key)?),
+            ServingCert::Files { cert, key } => Arc::new(file_cert(cert, key)?),
             ServingCert::SelfSigned { names } => Arc::new(Fixed(Arc::new(self_signed(names)?))),
         };
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -148,68 +148,8 @@ impl ResolvesServerCert for Fixed {
     }
 }
 
-/// What identifies one version of the two files.
-type Stamp = [Option<(SystemTime, u64)>; 2];
-
-/// The certificate in two files, re-read after they change.
-#[derive(Debug)]
-struct FileCert {
-    cert: PathBuf,
-    key: PathBuf,
-    loaded: parking_lot::Mutex<Loaded>,
-}
-
-#[derive(Debug)]
-struct Loaded {
-    current: Arc<CertifiedKey>,
-    stamp: Stamp,
-    checked: Instant,
-}
-
-impl FileCert {
-    fn load(cert: &Path, key: &Path) -> std::io::Result<FileCert> {
-        let stamp = stamp(cert, key);
-        let current = Arc::new(read_pair(cert, key)?);
-        Ok(FileCert {
-            cert: cert.to_owned(),
-            key: key.to_owned(),
-            loaded: parking_lot::Mutex::new(Loaded {
-                current,
-                stamp,
-                checked: Instant::now(),
-            }),
-        })
-    }
-}
-
-impl FileCert {
-    /// The pair to present, re-read first when the files changed since
-    /// the last check (at most one check per [`RECHECK`]).
-    fn current(&self) -> Arc<CertifiedKey> {
-        let mut loaded = self.loaded.lock();
-        if loaded.checked.elapsed() >= RECHECK {
-            loaded.checked = Instant::now();
-            let stamp = stamp(&self.cert, &self.key);
-            if stamp != loaded.stamp {
-                match read_pair(&self.cert, &self.key) {
-                    Ok(pair) => {
-                        loaded.current = Arc::new(pair);
-                        loaded.stamp = stamp;
-                        tracing::info!(cert = %self.cert.display(), "serving certificate reloaded");
-                    }
-                    // Tried again at the next check: the files may be
-                    // half-way through an update.
-                    Err(error) => tracing::warn!(
-                        cert = %self.cert.display(),
-                        %error,
-                        "the changed serving certificate cannot be used; keeping the previous one"
-                    ),
-                }
-            }
-        }
-        loaded.current.clone()
-    }
-}
+/// The certificate in two files (chain, key), re-read after they change.
+type FileCert = Watched<CertifiedKey>;
 
 impl ResolvesServerCert for FileCert {
     fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
@@ -217,12 +157,10 @@ impl ResolvesServerCert for FileCert {
     }
 }
 
-/// Modification time and length of both files (following symlinks, as a
-/// Secret volume's `..data` swap needs).
-fn stamp(cert: &Path, key: &Path) -> Stamp {
-    [cert, key].map(|path| {
-        let meta = std::fs::metadata(path).ok()?;
-        Some((meta.modified().ok()?, meta.len()))
+/// Loads `cert` and `key` as a [`FileCert`].
+fn file_cert(cert: &Path, key: &Path) -> std::io::Result<FileCert> {
+    Watched::load("serving certificate", &[cert, key], |paths| {
+        read_pair(&paths[0], &paths[1])
     })
 }
 
@@ -253,7 +191,7 @@ mod tests {
     /// The leaf certificate a handshake would get now, as if the last
     /// check were long enough ago.
     fn leaf(resolver: &FileCert) -> Vec<u8> {
-        resolver.loaded.lock().checked = Instant::now() - RECHECK;
+        resolver.check_next(true);
         resolver.current().cert[0].to_vec()
     }
 
@@ -280,8 +218,7 @@ mod tests {
     fn changed_files_are_reloaded_and_broken_ones_ignored() {
         let dir = tempfile::tempdir().unwrap();
         write_pair(dir.path(), "first.example");
-        let resolver =
-            FileCert::load(&dir.path().join("tls.crt"), &dir.path().join("tls.key")).unwrap();
+        let resolver = file_cert(&dir.path().join("tls.crt"), &dir.path().join("tls.key")).unwrap();
         let first = leaf(&resolver);
         assert_eq!(leaf(&resolver), first, "unchanged files");
         // A half-written certificate keeps the old pair in service.
@@ -296,7 +233,7 @@ mod tests {
         assert_ne!(second, first);
         // Checks are rate-limited: a change within RECHECK waits.
         write_pair(dir.path(), "third.example");
-        resolver.loaded.lock().checked = Instant::now();
+        resolver.check_next(false);
         assert_eq!(resolver.current().cert[0].to_vec(), second);
     }
 }
