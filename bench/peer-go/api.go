@@ -4,9 +4,12 @@
 package main
 
 import (
+	"fmt"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
 )
 
 // groupVersion is the served and storage version the controller works with.
@@ -114,6 +117,114 @@ func (l *MyApplicationList) DeepCopyObject() runtime.Object {
 		out.Items = make([]MyApplication, len(l.Items))
 		for i := range l.Items {
 			l.Items[i].DeepCopyInto(&out.Items[i])
+		}
+	}
+	return out
+}
+
+// groupVersionV2 is the second served version: several named ports.
+var groupVersionV2 = schema.GroupVersion{Group: "stable.example.com", Version: "v2"}
+
+// ApplicationPort is one entry of v2's spec.ports.
+type ApplicationPort struct {
+	Name string `json:"name"`
+	Port int32  `json:"port"`
+}
+
+// MyApplicationV2Spec is v2's spec: v1's single port becomes a list.
+type MyApplicationV2Spec struct {
+	Image    string            `json:"image"`
+	Replicas int32             `json:"replicas"`
+	Ports    []ApplicationPort `json:"ports"`
+}
+
+// MyApplicationV2 is the custom resource at v2, converted to and from v1
+// (the hub) by the conversion webhook controller-runtime serves at
+// /convert, as a kubebuilder project with a second version does it.
+type MyApplicationV2 struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              MyApplicationV2Spec  `json:"spec"`
+	Status            *MyApplicationStatus `json:"status,omitempty"`
+}
+
+// MyApplicationV2List is a page of v2 MyApplications.
+type MyApplicationV2List struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MyApplicationV2 `json:"items"`
+}
+
+func addKnownTypesV2(scheme *runtime.Scheme) error {
+	scheme.AddKnownTypeWithName(groupVersionV2.WithKind("MyApplication"), &MyApplicationV2{})
+	scheme.AddKnownTypeWithName(groupVersionV2.WithKind("MyApplicationList"), &MyApplicationV2List{})
+	metav1.AddToGroupVersion(scheme, groupVersionV2)
+	return nil
+}
+
+// Hub marks v1 as the version every other converts through.
+func (*MyApplication) Hub() {}
+
+// ConvertTo converts this v2 object to the hub (v1): the first port.
+func (a *MyApplicationV2) ConvertTo(hub conversion.Hub) error {
+	dst := hub.(*MyApplication)
+	a.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	dst.Spec = MyApplicationSpec{Image: a.Spec.Image, Replicas: a.Spec.Replicas}
+	if len(a.Spec.Ports) == 0 {
+		return fmt.Errorf("spec.ports must name at least one port")
+	}
+	dst.Spec.Port = a.Spec.Ports[0].Port
+	if a.Status != nil {
+		dst.Status = new(MyApplicationStatus)
+		a.Status.DeepCopyInto(dst.Status)
+	}
+	return nil
+}
+
+// ConvertFrom converts the hub (v1) to this version: one port named http.
+func (a *MyApplicationV2) ConvertFrom(hub conversion.Hub) error {
+	src := hub.(*MyApplication)
+	src.ObjectMeta.DeepCopyInto(&a.ObjectMeta)
+	a.Spec = MyApplicationV2Spec{
+		Image:    src.Spec.Image,
+		Replicas: src.Spec.Replicas,
+		Ports:    []ApplicationPort{{Name: "http", Port: src.Spec.Port}},
+	}
+	if src.Status != nil {
+		a.Status = new(MyApplicationStatus)
+		src.Status.DeepCopyInto(a.Status)
+	}
+	return nil
+}
+
+// DeepCopyObject implements runtime.Object.
+func (a *MyApplicationV2) DeepCopyObject() runtime.Object {
+	if a == nil {
+		return nil
+	}
+	out := new(MyApplicationV2)
+	*out = *a
+	a.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.Ports = append([]ApplicationPort(nil), a.Spec.Ports...)
+	if a.Status != nil {
+		out.Status = new(MyApplicationStatus)
+		a.Status.DeepCopyInto(out.Status)
+	}
+	return out
+}
+
+// DeepCopyObject implements runtime.Object.
+func (l *MyApplicationV2List) DeepCopyObject() runtime.Object {
+	if l == nil {
+		return nil
+	}
+	out := new(MyApplicationV2List)
+	*out = *l
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	if l.Items != nil {
+		out.Items = make([]MyApplicationV2, len(l.Items))
+		for i := range l.Items {
+			out.Items[i] = *l.Items[i].DeepCopyObject().(*MyApplicationV2)
 		}
 	}
 	return out

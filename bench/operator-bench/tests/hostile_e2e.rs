@@ -1,20 +1,29 @@
 //! The example operator tried as a hostile caller would, on a private
 //! control plane: big `ConversionReview`s, many at once, an object larger
 //! than the apiserver could ever send, a flood of random bearer tokens on
-//! `/metrics` — while the apiserver lists MyApplications at v2, which it
-//! converts through the same webhook.
+//! `/metrics` — while a steady workload runs (a MyApplication created every
+//! half second, deleted once `Ready`: the reconcile path the scale bench
+//! drives) and the apiserver lists MyApplications at v2, which it converts
+//! through the same webhook.
 //!
 //! For each attack: the operator's peak RSS over its idle RSS (`VmHWM`,
 //! reset through `/proc/PID/clear_refs` before each attack), the answers
-//! by status code, and for the token flood the `TokenReview`s the
-//! apiserver received (its own `apiserver_request_total`). The
-//! apiserver's own conversions during the flood are counted too.
+//! by status code, create→Ready of the workload's applications created
+//! during the attack (p50, p99), the apiserver's own conversions answered
+//! and failed meanwhile, and for the token flood the `TokenReview`s the
+//! apiserver received (its own `apiserver_request_total`). A first row runs
+//! the workload under no attack.
+//!
+//! The controller-runtime peer (`bench/peer-go`, serving the same
+//! conversion webhook as a kubebuilder project does and kubebuilder's
+//! secure metrics) gets the same attacks on the same plane.
 //!
 //! `make test` runs a bounded slice (smaller reviews) against this tree's
 //! operator and asserts the bounds: every attack under 64 MiB over idle,
-//! every apiserver conversion answered, at most the review limit's burst
-//! of `TokenReview`s. `HOSTILE_FULL=1` runs the sizes of issue 41's table
-//! (60 MiB reviews, four at once, fifty 3 MiB reviews, 2,000 tokens);
+//! every apiserver conversion during the flood answered, at most the review
+//! limit's burst of `TokenReview`s and fewer than the peer's.
+//! `HOSTILE_FULL=1` runs the sizes of issue 41's table (60 MiB reviews,
+//! four at once, fifty 3 MiB reviews, 2,000 tokens);
 //! `HOSTILE_OPERATORS=label=PATH,...` measures other builds of the
 //! operator (a release build, an earlier commit's) side by side and only
 //! prints their figures.
@@ -22,11 +31,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
-use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, PostParams};
 use kubegen::kube;
 use kubegen::server::DevCa;
 use my_application::api::{MyApplication, MyApplicationSpec};
@@ -34,6 +43,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::time::Instant;
 
 const MIB: usize = 1024 * 1024;
 
@@ -74,7 +84,16 @@ struct Row {
     attack: String,
     peak_over_idle: u64,
     codes: std::collections::BTreeMap<String, usize>,
-    note: String,
+    /// When the attack ran (the workload's samples and the apiserver's
+    /// conversions in this window are the row's).
+    window: Option<(Instant, Instant)>,
+    /// `TokenReview`s the apiserver answered during the attack, where
+    /// counted.
+    token_reviews: Option<u64>,
+    /// create→Ready of the workload's applications created in the window.
+    ready: Vec<Duration>,
+    converted: usize,
+    failed_conversions: usize,
 }
 
 /// A running operator and how to reach it.
@@ -90,6 +109,14 @@ impl Drop for Operator {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Which operator is attacked.
+enum Flavour {
+    /// A build of the example operator.
+    Kubegen(PathBuf),
+    /// The controller-runtime peer (`bench/peer-go`).
+    Peer(PathBuf),
 }
 
 fn free_port() -> Result<u16> {
@@ -190,11 +217,14 @@ where
     let pid = op.child.id();
     let idle = memory(pid, "VmRSS")?;
     reset_peak(pid)?;
+    let start = Instant::now();
     let codes = run().await;
+    let window = Some((start, Instant::now()));
     let peak = memory(pid, "VmHWM")?;
     let mut row = Row {
         attack: attack.to_owned(),
         peak_over_idle: peak.saturating_sub(idle),
+        window,
         ..Row::default()
     };
     for code in codes {
@@ -229,67 +259,106 @@ fn application(name: &str) -> MyApplication {
     )
 }
 
-/// How long the flood of small reviews lasts.
+/// How long the flood of small reviews lasts, and the workload's run under
+/// no attack.
 const FLOOD: Duration = Duration::from_secs(10);
 
-/// Creates 10 MyApplications named `prefix-N` and returns each one's time
-/// from its create to its `Ready` condition turning true.
-async fn ready_latencies(admin: kube::Client, prefix: String) -> Result<Vec<Duration>> {
+/// The label of the workload's applications.
+const WORKLOAD: &str = "workload";
+
+/// One application of the workload: when it was created and how long it
+/// took to turn `Ready`.
+struct Sample {
+    created: Instant,
+    ready: Duration,
+}
+
+/// One event of the apiserver's conversions: when, and whether it
+/// succeeded.
+type Conversion = (Instant, bool);
+
+/// The steady workload: creates an application (labelled [`WORKLOAD`],
+/// named `prefix-N`) every half second until `stop`, records each one's
+/// create→`Ready` and deletes it once `Ready` (so the operator also
+/// reconciles deletions and the garbage collector deletes its Deployment
+/// and Service). Returns when every created application was `Ready`; fails
+/// if one is not within 120 s.
+async fn workload(
+    admin: kube::Client,
+    prefix: String,
+    stop: tokio::sync::watch::Receiver<bool>,
+    samples: Arc<Mutex<Vec<Sample>>>,
+) -> Result<()> {
     let apps: Api<MyApplication> = Api::namespaced(admin, "hostile");
-    let mut created = Vec::new();
-    for i in 0..10 {
-        apps.create(
-            &PostParams::default(),
-            &application(&format!("{prefix}-{i}")),
-        )
-        .await?;
-        created.push((format!("{prefix}-{i}"), tokio::time::Instant::now(), None));
-    }
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    while created.iter().any(|(_, _, ready)| ready.is_none()) {
-        ensure!(
-            tokio::time::Instant::now() < deadline,
-            "{prefix}: not Ready within 120 s"
-        );
-        for app in apps.list(&ListParams::default()).await? {
+    let selector = ListParams::default().labels(&format!("{WORKLOAD}={prefix}"));
+    let mut pending: Vec<(String, Instant)> = Vec::new();
+    let mut next = Instant::now();
+    let mut n = 0;
+    loop {
+        let stopping = *stop.borrow();
+        if stopping && pending.is_empty() {
+            return Ok(());
+        }
+        if !stopping && Instant::now() >= next {
+            let name = format!("{prefix}-{n}");
+            let mut app = application(&name);
+            app.metadata.labels = Some([(WORKLOAD.to_owned(), prefix.clone())].into());
+            apps.create(&PostParams::default(), &app).await?;
+            pending.push((name, Instant::now()));
+            next += Duration::from_millis(500);
+            n += 1;
+        }
+        for app in apps.list(&selector).await? {
             let ready = app
                 .status
                 .as_ref()
                 .and_then(|s| my_application_bench::condition(s, "Ready"))
                 == Some("True");
             let name = app.metadata.name.unwrap_or_default();
-            if let Some((_, at, seen)) = created.iter_mut().find(|(n, _, _)| *n == name)
+            if let Some(i) = pending.iter().position(|(n, _)| *n == name)
                 && ready
-                && seen.is_none()
             {
-                *seen = Some(at.elapsed());
+                let (_, created) = pending.swap_remove(i);
+                samples.lock().expect("samples").push(Sample {
+                    created,
+                    ready: created.elapsed(),
+                });
+                apps.delete(&name, &DeleteParams::background()).await?;
             }
+        }
+        if let Some((name, _)) = pending
+            .iter()
+            .find(|(_, at)| at.elapsed() > Duration::from_secs(120))
+        {
+            bail!("{name}: not Ready within 120 s");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    Ok(created.into_iter().filter_map(|(_, _, d)| d).collect())
 }
 
-/// The median and the largest of `samples`.
+/// The median and the 99th percentile of `samples`.
 fn percentiles(samples: &[Duration]) -> String {
     let mut sorted = samples.to_vec();
     sorted.sort();
-    match (sorted.get(sorted.len() / 2), sorted.last()) {
-        (Some(p50), Some(max)) => format!(
-            "p50 {:.0} ms, max {:.0} ms",
-            p50.as_secs_f64() * 1e3,
-            max.as_secs_f64() * 1e3
-        ),
-        _ => "none".into(),
+    if sorted.is_empty() {
+        return "none".into();
     }
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    format!(
+        "n {}, p50 {:.0} ms, p99 {:.0} ms",
+        sorted.len(),
+        at(0.5).as_secs_f64() * 1e3,
+        at(0.99).as_secs_f64() * 1e3
+    )
 }
 
 /// Lists MyApplications at v2 (converted by the operator's webhook) until
-/// `stop`; returns (answered, failed).
+/// `stop`, recording each list's outcome.
 async fn convert_meanwhile(
     admin: kube::Client,
     stop: tokio::sync::watch::Receiver<bool>,
-) -> (usize, usize, Option<String>) {
+    events: Arc<Mutex<Vec<Conversion>>>,
+) -> Option<String> {
     let v2 = ApiResource {
         group: "stable.example.com".into(),
         version: "v2".into(),
@@ -298,22 +367,21 @@ async fn convert_meanwhile(
         plural: "myapplications".into(),
     };
     let api: Api<DynamicObject> = Api::namespaced_with(admin, "hostile", &v2);
-    let (mut ok, mut failed, mut first) = (0, 0, None);
+    let mut first = None;
     while !*stop.borrow() {
-        match api.list(&ListParams::default()).await {
-            Ok(list) if list.items.len() >= 20 => ok += 1,
-            other => {
-                failed += 1;
-                first.get_or_insert_with(|| format!("{:?}", other.map(|l| l.items.len())));
-            }
+        let outcome = api.list(&ListParams::default()).await;
+        let ok = matches!(&outcome, Ok(list) if list.items.len() >= 20);
+        if !ok {
+            first.get_or_insert_with(|| format!("{:?}", outcome.map(|l| l.items.len())));
         }
+        events.lock().expect("events").push((Instant::now(), ok));
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    (ok, failed, first)
+    first
 }
 
 async fn start(
-    binary: &Path,
+    flavour: &Flavour,
     env: &kubegen_testenv::TestEnv,
     admin: &kube::Client,
     dir: &Path,
@@ -329,13 +397,13 @@ async fn start(
         &kubegen::conversion::WebhookEndpoint::Url(format!("https://127.0.0.1:{webhook}/convert")),
     )
     .await?;
+    let (binary, no_leader, probes) = match flavour {
+        Flavour::Kubegen(binary) => (binary, "--no-leader-elect", "127.0.0.1:0"),
+        Flavour::Peer(binary) => (binary, "--leader-elect=false", "0"),
+    };
     let log = std::fs::File::create(dir.join(format!("operator-{webhook}.log")))?;
     let child = Command::new(binary)
-        .args([
-            "--no-leader-elect",
-            "--health-probe-bind-address",
-            "127.0.0.1:0",
-        ])
+        .args([no_leader, "--health-probe-bind-address", probes])
         .args(["--metrics-bind-address", &format!("127.0.0.1:{metrics}")])
         .args(["--webhook-bind-address", &format!("127.0.0.1:{webhook}")])
         .arg("--webhook-cert-dir")
@@ -357,46 +425,93 @@ async fn start(
     Ok(op)
 }
 
-/// Every attack against one operator binary.
+/// Every attack against one operator, with the workload and the
+/// apiserver's conversions running throughout.
 async fn attack(
-    binary: &Path,
+    flavour: &Flavour,
     env: &kubegen_testenv::TestEnv,
     admin: &kube::Client,
     sizes: &Sizes,
 ) -> Result<Vec<Row>> {
-    let op = start(binary, env, admin, env.dir()).await?;
-    let idle = ready_latencies(admin.clone(), format!("idle-{}", op.webhook)).await?;
-    let mut rows = Vec::new();
+    let op = start(flavour, env, admin, env.dir()).await?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let samples = Arc::new(Mutex::new(Vec::new()));
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let steady = tokio::spawn(workload(
+        admin.clone(),
+        format!("w-{}", op.webhook),
+        stop_rx.clone(),
+        samples.clone(),
+    ));
+    let conversions = tokio::spawn(convert_meanwhile(admin.clone(), stop_rx, events.clone()));
+    let rows = attacks(&op, admin, sizes).await;
+    stop_tx.send_replace(true);
+    let first = conversions.await?;
+    steady.await??;
+    let mut rows = rows?;
+    if let Some(first) = first {
+        eprintln!("first failed conversion: {first}");
+    }
+    let samples = samples.lock().expect("samples");
+    let events = events.lock().expect("events");
+    for row in &mut rows {
+        let Some((from, to)) = row.window else {
+            continue;
+        };
+        let within = |at: &Instant| (from..=to).contains(at);
+        row.ready = samples
+            .iter()
+            .filter(|s| within(&s.created))
+            .map(|s| s.ready)
+            .collect();
+        row.converted = events.iter().filter(|(at, ok)| within(at) && *ok).count();
+        row.failed_conversions = events.iter().filter(|(at, ok)| within(at) && !*ok).count();
+    }
+    Ok(rows)
+}
+
+/// The attacks, one row each, after a row of no attack.
+async fn attacks(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Result<Vec<Row>> {
+    // The workload's first applications wait for the operator's caches.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut rows = vec![
+        measure(op, &format!("none ({FLOOD:?} of the workload)"), || async {
+            tokio::time::sleep(FLOOD).await;
+            Vec::new()
+        })
+        .await?,
+    ];
     let big = review(sizes.review, 1024);
     rows.push(
         measure(
-            &op,
+            op,
             &format!("one {} MiB ConversionReview", sizes.review / MIB),
-            || async { vec![request(&op, op.webhook, post("/convert", &big), big.clone()).await] },
+            || async { vec![request(op, op.webhook, post("/convert", &big), big.clone()).await] },
         )
         .await?,
     );
     rows.push(
         measure(
-            &op,
+            op,
             &format!("{} such reviews at once", sizes.at_once),
             || async {
                 let all = (0..sizes.at_once)
-                    .map(|_| request(&op, op.webhook, post("/convert", &big), big.clone()));
+                    .map(|_| request(op, op.webhook, post("/convert", &big), big.clone()));
                 futures::future::join_all(all).await
             },
         )
         .await?,
     );
+    drop(big);
     let one_object = review(8 * MIB, 8 * MIB);
     rows.push(
         measure(
-            &op,
+            op,
             "one 8 MiB object (over the apiserver's 3 MiB)",
             || async {
                 vec![
                     request(
-                        &op,
+                        op,
                         op.webhook,
                         post("/convert", &one_object),
                         one_object.clone(),
@@ -407,52 +522,41 @@ async fn attack(
         )
         .await?,
     );
-    drop(big);
+    drop(one_object);
     let small = review(sizes.small_review, 1024);
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let conversions = tokio::spawn(convert_meanwhile(admin.clone(), stop_rx));
-    let reconciles = tokio::spawn(ready_latencies(
-        admin.clone(),
-        format!("flood-{}", op.webhook),
-    ));
-    let mut flood = measure(
-        &op,
-        &format!(
-            "{} concurrent {} MiB reviews, again and again for {FLOOD:?}",
-            sizes.small_reviews,
-            sizes.small_review / MIB
-        ),
-        || async {
-            let until = tokio::time::Instant::now() + FLOOD;
-            let mut codes = Vec::new();
-            while tokio::time::Instant::now() < until {
-                let all = (0..sizes.small_reviews)
-                    .map(|_| request(&op, op.webhook, post("/convert", &small), small.clone()));
-                codes.extend(futures::future::join_all(all).await);
-            }
-            codes
-        },
-    )
-    .await?;
-    stop_tx.send_replace(true);
-    let (converted, failed, first) = conversions.await?;
-    let during = reconciles.await??;
-    flood.note = format!(
-        "apiserver conversions meanwhile: {converted} answered, {failed} failed; create→Ready of 10 applications meanwhile: {} (idle: {})",
-        percentiles(&during),
-        percentiles(&idle)
+    rows.push(
+        measure(
+            op,
+            &format!(
+                "{} concurrent {} MiB reviews, again and again for {FLOOD:?}",
+                sizes.small_reviews,
+                sizes.small_review / MIB
+            ),
+            || async {
+                let until = Instant::now() + FLOOD;
+                let mut codes = Vec::new();
+                while Instant::now() < until {
+                    let all = (0..sizes.small_reviews)
+                        .map(|_| request(op, op.webhook, post("/convert", &small), small.clone()));
+                    codes.extend(futures::future::join_all(all).await);
+                }
+                codes
+            },
+        )
+        .await?,
     );
-    if let Some(first) = first {
-        eprintln!("first failed conversion: {first}");
-    }
-    rows.push(flood);
-    rows.push(token_flood(&op, admin, sizes).await?);
+    rows.push(token_flood(op, admin, sizes).await?);
     Ok(rows)
 }
 
+/// Index of the flood of small reviews and of the token flood in
+/// [`attacks`]' rows.
+const FLOOD_ROW: usize = 4;
+const TOKENS_ROW: usize = 5;
+
 /// Random bearer tokens on `op`'s `/metrics`, 50 at a time (each token
-/// new, so each one the apiserver was never asked about); the note counts
-/// the `TokenReview`s the apiserver answered meanwhile.
+/// new, so each one the apiserver was never asked about), counting the
+/// `TokenReview`s the apiserver answered meanwhile.
 async fn token_flood(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Result<Row> {
     let before = token_reviews(admin).await?;
     let mut tokens = measure(op, &format!("{} random bearer tokens", sizes.tokens), || async {
@@ -470,56 +574,24 @@ async fn token_flood(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Resu
             .await
     })
     .await?;
-    let reviews = token_reviews(admin).await? - before;
-    tokens.note = format!("TokenReviews sent: {reviews}");
+    tokens.token_reviews = Some(token_reviews(admin).await? - before);
     Ok(tokens)
 }
 
-/// The controller-runtime peer (`bench/peer-go`) with kubebuilder's secure
-/// metrics (`filters.WithAuthenticationAndAuthorization`), under the same
-/// token flood: the attack of the table that applies to it (it serves no
-/// webhook).
-async fn peer_token_flood(
-    env: &kubegen_testenv::TestEnv,
-    admin: &kube::Client,
-    sizes: &Sizes,
-) -> Result<Row> {
+/// The controller-runtime peer's binary, built by `bench/peer-go/build.sh`.
+fn peer_binary() -> Result<PathBuf> {
     let build = Command::new("bash")
         .arg(my_application_bench::example_dir().join("../../bench/peer-go/build.sh"))
         .stderr(Stdio::inherit())
         .output()
         .context("building the controller-runtime peer")?;
     ensure!(build.status.success(), "bench/peer-go/build.sh failed");
-    let binary = String::from_utf8_lossy(&build.stdout)
-        .lines()
-        .last()
-        .context("build.sh printed no path")?
-        .to_owned();
-    let metrics = free_port()?;
-    let certs = env.dir().join("peer-certs");
-    let ca = DevCa::new("hostile-peer-ca")?;
-    ca.issue(&certs, &["127.0.0.1"])?;
-    let log = std::fs::File::create(env.dir().join("peer.log"))?;
-    let child = Command::new(&binary)
-        .args(["--leader-elect=false", "--health-probe-bind-address", "0"])
-        .args(["--metrics-bind-address", &format!("127.0.0.1:{metrics}")])
-        .arg("--metrics-cert-dir")
-        .arg(&certs)
-        .env("KUBECONFIG", env.kubeconfig())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .with_context(|| format!("starting {binary}"))?;
-    let op = Operator {
-        child,
-        webhook: 0,
-        metrics,
-        tls: connector(&ca.pem())?,
-    };
-    wait_listening(&[metrics], &binary).await?;
-    let mut row = token_flood(&op, admin, sizes).await?;
-    row.attack = format!("{} (controller-runtime peer)", row.attack);
-    Ok(row)
+    Ok(PathBuf::from(
+        String::from_utf8_lossy(&build.stdout)
+            .lines()
+            .last()
+            .context("build.sh printed no path")?,
+    ))
 }
 
 /// A TLS client trusting the PEM CA `ca`.
@@ -555,39 +627,77 @@ async fn wait_listening(ports: &[u16], what: &str) -> Result<()> {
 use futures::StreamExt as _;
 
 fn table(label: &str, rows: &[Row]) -> String {
-    let mut out =
-        format!("\n{label}\n| attack | peak RSS over idle | answers | note |\n|---|---|---|---|\n");
+    let mut out = format!(
+        "\n{label}\n| attack | peak RSS over idle | answers | workload create→Ready | apiserver conversions meanwhile | TokenReviews |\n|---|---|---|---|---|---|\n"
+    );
     for r in rows {
         let codes: Vec<String> = r.codes.iter().map(|(c, n)| format!("{n}× {c}")).collect();
         let _ = writeln!(
             out,
-            "| {} | {:.1} MiB | {} | {} |",
+            "| {} | {:.1} MiB | {} | {} | {} answered, {} failed | {} |",
             r.attack,
             r.peak_over_idle as f64 / MIB as f64,
             codes.join(", "),
-            r.note
+            percentiles(&r.ready),
+            r.converted,
+            r.failed_conversions,
+            r.token_reviews.map_or("".into(), |n| n.to_string()),
         );
     }
     out
 }
 
-/// The operators to attack: `HOSTILE_OPERATORS`, or this tree's.
-fn operators() -> Result<Vec<(String, PathBuf)>> {
-    match std::env::var("HOSTILE_OPERATORS") {
+/// The operators to attack: `HOSTILE_OPERATORS`, or this tree's; then the
+/// controller-runtime peer.
+fn operators() -> Result<Vec<(String, Flavour)>> {
+    let mut all: Vec<(String, Flavour)> = match std::env::var("HOSTILE_OPERATORS") {
         Ok(list) => list
             .split(',')
             .map(|entry| {
                 let (label, path) = entry
                     .split_once('=')
                     .context("HOSTILE_OPERATORS is label=PATH,...")?;
-                Ok((label.to_owned(), PathBuf::from(path)))
+                Ok((label.to_owned(), Flavour::Kubegen(PathBuf::from(path))))
             })
-            .collect(),
-        Err(_) => Ok(vec![(
+            .collect::<Result<_>>()?,
+        Err(_) => vec![(
             "this".into(),
-            my_application_bench::operator_binary()?,
-        )]),
+            Flavour::Kubegen(my_application_bench::operator_binary()?),
+        )],
+    };
+    all.push((
+        "controller-runtime peer".into(),
+        Flavour::Peer(peer_binary()?),
+    ));
+    Ok(all)
+}
+
+/// The bounds `make test` holds this tree's operator to; `peer` is the
+/// controller-runtime peer's rows.
+fn check_bounds(rows: &[Row], peer: &[Row], report: &str) -> Result<()> {
+    for r in rows {
+        ensure!(
+            r.peak_over_idle <= 64 * MIB as u64,
+            "{}: {:.1} MiB over idle{report}",
+            r.attack,
+            r.peak_over_idle as f64 / MIB as f64
+        );
     }
+    let flood = &rows[FLOOD_ROW];
+    ensure!(
+        flood.failed_conversions == 0 && flood.converted > 0,
+        "{} failed conversions, {} answered during the flood{report}",
+        flood.failed_conversions,
+        flood.converted
+    );
+    let ours = rows[TOKENS_ROW].token_reviews.unwrap_or(u64::MAX);
+    let theirs = peer[TOKENS_ROW].token_reviews.unwrap_or(0);
+    ensure!(ours <= 50, "{ours} TokenReviews{report}");
+    ensure!(
+        ours < theirs,
+        "{ours} TokenReviews against the peer's {theirs}{report}"
+    );
+    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -616,48 +726,18 @@ async fn hostile_callers_cannot_knock_the_operator_over() -> Result<()> {
             .await?;
     }
     let mut report = String::new();
-    for (label, binary) in operators()? {
-        let rows = attack(&binary, &env, &admin, &sizes)
+    let mut all = Vec::new();
+    for (label, flavour) in operators()? {
+        let rows = attack(&flavour, &env, &admin, &sizes)
             .await
             .with_context(|| format!("attacking {label}"))?;
         report.push_str(&table(&label, &rows));
-        if label == "this" {
-            let peer = peer_token_flood(&env, &admin, &sizes).await?;
-            report.push_str(&table(
-                "controller-runtime peer",
-                std::slice::from_ref(&peer),
-            ));
-            let count = |row: &Row| -> u64 {
-                row.note
-                    .rsplit(' ')
-                    .next()
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(u64::MAX)
-            };
-            let (ours, theirs) = (count(&rows[4]), count(&peer));
-            ensure!(
-                ours < theirs,
-                "{ours} TokenReviews against the peer's {theirs}{report}"
-            );
-            for r in &rows {
-                ensure!(
-                    r.peak_over_idle <= 64 * MIB as u64,
-                    "{}: {:.1} MiB over idle{report}",
-                    r.attack,
-                    r.peak_over_idle as f64 / MIB as f64
-                );
-            }
-            let flood = &rows[3];
-            ensure!(flood.note.contains(" 0 failed;"), "{}{report}", flood.note);
-            let reviews: u64 = rows[4]
-                .note
-                .rsplit(' ')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(u64::MAX);
-            ensure!(reviews <= 50, "{reviews} TokenReviews{report}");
-        }
+        all.push((label, rows));
     }
     println!("{report}");
+    let peer = &all.last().context("no peer")?.1;
+    if let Some((_, ours)) = all.iter().find(|(label, _)| label == "this") {
+        check_bounds(ours, peer, &report)?;
+    }
     Ok(())
 }
