@@ -14,9 +14,13 @@
 //! objects, which like the Rust figure excludes allocator slack beyond the
 //! size class. Once synced, each cache is read the way a reconciler reads
 //! through a lister: one `get` by key for every object, in five passes;
-//! the mean time of one `get` in the median pass is reported (a compact
-//! cache decodes the object on each). Without Go, the Rust rows are
-//! printed alone. Lines starting with `BENCH` feed `bench/run_all.py`.
+//! the mean time of one `get` in the median pass is reported — over every
+//! object, and over hot sets of the first 1,000 and 100 keys (client-go
+//! reports the 1,000 too). kubegen's default cache is compact with a
+//! decoded working set of a tenth of the objects: a get outside it decodes.
+//! The `working set N` rows give the trade-off curve — memory against the
+//! cost of a get, by working-set bound and by how many objects are read.
+//! Without Go, the Rust rows are printed alone. Lines starting with `BENCH` feed `bench/run_all.py`.
 //! Run with `cargo bench -p kubegen-runtime --bench informer_memory`
 //! (`INFORMER_BENCH_OBJECTS=N` changes the object count).
 
@@ -32,7 +36,7 @@ use kube::api::{Api, ListParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{Client, ResourceExt};
 use kubegen::informer::{Informer, InformerConfig};
-use kubegen::store::ObjectKey;
+use kubegen::store::{ObjectKey, WorkingSet};
 use kubegen_testenv::{Options, TestEnv};
 
 #[path = "support/peer_client_go.rs"]
@@ -115,8 +119,12 @@ struct Row {
     /// Not measured for the Go program.
     peak: Option<usize>,
     /// Time of one `get` by key from the synced cache, as a reconciler
-    /// reads its object through a lister (see [`time_gets`]).
+    /// reads its object through a lister (see [`time_gets`]): over every
+    /// object, over the first [`HOT`] keys and (not measured for Go) over
+    /// the first [`HOTTER`].
     get: Duration,
+    get_hot: Duration,
+    get_hotter: Option<Duration>,
     objects: usize,
 }
 
@@ -158,10 +166,25 @@ impl Cache for Reflector {
     }
 }
 
+/// The hot sets: reads of the first this many keys in order.
+const HOT: usize = 1_000;
+const HOTTER: usize = 100;
+
 /// The mean time of one `get` in the median of five passes over every key
-/// of `cache`.
-fn time_gets(cache: &impl Cache) -> Duration {
-    let keys = cache.keys();
+/// of `cache`, over the first [`HOT`] keys in order and over the first
+/// [`HOTTER`].
+fn time_gets(cache: &impl Cache) -> [Duration; 3] {
+    let mut keys = cache.keys();
+    keys.sort();
+    [
+        time_gets_of(cache, &keys),
+        time_gets_of(cache, &keys[..HOT.min(keys.len())]),
+        time_gets_of(cache, &keys[..HOTTER.min(keys.len())]),
+    ]
+}
+
+/// The mean time of one `get` in the median of five passes over `keys`.
+fn time_gets_of(cache: &impl Cache, keys: &[ObjectKey]) -> Duration {
     let mut rounds: Vec<Duration> = (0..5)
         .map(|_| {
             let begun = Instant::now();
@@ -197,7 +220,7 @@ where
     // Steady state: give the page buffers of the list time to be dropped.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let steady = live().saturating_sub(baseline);
-    let get = time_gets(&guard);
+    let [get, get_hot, get_hotter] = time_gets(&guard);
     drop(guard);
     Ok(Row {
         name: name.to_string(),
@@ -205,6 +228,8 @@ where
         steady,
         peak: Some(peak),
         get,
+        get_hot,
+        get_hotter: Some(get_hotter),
         objects,
     })
 }
@@ -327,6 +352,10 @@ async fn main() -> Result<()> {
             ours(client.clone(), &ns, InformerConfig::default())
         })
         .await?,
+        median_of(RUNS, "kubegen Informer, decoded", || {
+            ours(client.clone(), &ns, InformerConfig::default().decoded())
+        })
+        .await?,
         median_of(RUNS, "kubegen Informer, no transform", || {
             ours(
                 client.clone(),
@@ -335,15 +364,11 @@ async fn main() -> Result<()> {
             )
         })
         .await?,
-        median_of(RUNS, "kubegen Informer, compact", || {
-            ours(client.clone(), &ns, InformerConfig::default().compact())
-        })
-        .await?,
-        median_of(RUNS, "kubegen Informer, compact, no transform", || {
+        median_of(RUNS, "kubegen Informer, decoded, no transform", || {
             ours(
                 client.clone(),
                 &ns,
-                InformerConfig::default().no_transform().compact(),
+                InformerConfig::default().no_transform().decoded(),
             )
         })
         .await?,
@@ -351,11 +376,11 @@ async fn main() -> Result<()> {
             ours(client.clone(), &ns, InformerConfig::default().json())
         })
         .await?,
-        median_of(RUNS, "kubegen Informer, compact, JSON", || {
+        median_of(RUNS, "kubegen Informer, decoded, JSON", || {
             ours(
                 client.clone(),
                 &ns,
-                InformerConfig::default().compact().json(),
+                InformerConfig::default().decoded().json(),
             )
         })
         .await?,
@@ -368,23 +393,45 @@ async fn main() -> Result<()> {
         })
         .await?,
     ];
+    // The trade-off curve: the default with other working-set bounds.
+    for bound in [0, 100, 4_000] {
+        let name: &'static str = Box::leak(format!("kubegen Informer, working set {bound}").into());
+        rows.push(
+            median_of(RUNS, name, || {
+                ours(
+                    client.clone(),
+                    &ns,
+                    InformerConfig::default().working_set(WorkingSet::Fixed(bound)),
+                )
+            })
+            .await?,
+        );
+    }
     let go = client_go(&env, &ns);
     rows.extend(go.iter().cloned());
 
     let reference = Row::per_object(rows[0].steady, rows[0].objects);
     println!();
     println!(
-        "| {:<52} | {:>7} | {:>9} | {:>14} | {:>12} | {:>14} | {:>8} |",
-        "cache", "objects", "sync", "steady B/obj", "peak B/obj", "steady ratio", "get"
+        "| {:<52} | {:>7} | {:>9} | {:>14} | {:>12} | {:>14} | {:>9} | {:>9} | {:>9} |",
+        "cache",
+        "objects",
+        "sync",
+        "steady B/obj",
+        "peak B/obj",
+        "steady ratio",
+        "get, all",
+        "get, 1000",
+        "get, 100"
     );
     println!(
-        "|{:-<54}|{:->9}|{:->11}|{:->16}|{:->14}|{:->16}|{:->10}|",
-        "", "", "", "", "", "", ""
+        "|{:-<54}|{:->9}|{:->11}|{:->16}|{:->14}|{:->16}|{:->11}|{:->11}|{:->11}|",
+        "", "", "", "", "", "", "", "", ""
     );
     for row in &rows {
         let steady = Row::per_object(row.steady, row.objects);
         println!(
-            "| {:<52} | {:>7} | {:>9.2?} | {:>14.0} | {:>12} | {:>13.2}x | {:>8.0?} |",
+            "| {:<52} | {:>7} | {:>9.2?} | {:>14.0} | {:>12} | {:>13.2}x | {:>9.0?} | {:>9.0?} | {:>9} |",
             row.name,
             row.objects,
             row.sync,
@@ -394,7 +441,10 @@ async fn main() -> Result<()> {
                 Row::per_object(p, row.objects)
             )),
             steady / reference,
-            row.get
+            row.get,
+            row.get_hot,
+            row.get_hotter
+                .map_or("-".to_string(), |g| format!("{g:.0?}")),
         );
     }
     report(&rows);
@@ -433,6 +483,16 @@ where
                 .collect(),
         ) as usize),
         get: Duration::from_nanos(median(samples.iter().map(|r| r.get.as_nanos()).collect()) as u64),
+        get_hot: Duration::from_nanos(
+            median(samples.iter().map(|r| r.get_hot.as_nanos()).collect()) as u64,
+        ),
+        get_hotter: Some(Duration::from_nanos(median(
+            samples
+                .iter()
+                .filter_map(|r| r.get_hotter)
+                .map(|g| g.as_nanos())
+                .collect(),
+        ) as u64)),
         objects: samples[0].objects,
     })
 }
@@ -455,6 +515,7 @@ fn client_go(env: &TestEnv, ns: &str) -> Vec<Row> {
         let mut command = std::process::Command::new(&program);
         command
             .args(["-namespace", ns, "-runs", &RUNS.to_string()])
+            .args(["-hot", &HOT.to_string()])
             .arg(format!("-strip={strip}"))
             .arg(format!("-json={json}"))
             .env("KUBECONFIG", env.kubeconfig());
@@ -486,6 +547,8 @@ fn client_go(env: &TestEnv, ns: &str) -> Vec<Row> {
             steady: (per_object * objects as f64) as usize,
             peak: None,
             get: Duration::from_secs_f64(line["get_ns"].as_f64().unwrap_or(0.0) / 1e9),
+            get_hot: Duration::from_secs_f64(line["get_hot_ns"].as_f64().unwrap_or(0.0) / 1e9),
+            get_hotter: None,
             objects,
         });
     }
@@ -512,16 +575,16 @@ fn report(rows: &[Row]) {
             "informer cache, managedFields kept: kubegen no_transform vs client-go {v} default",
         ),
         (
-            "kubegen Informer, compact",
+            "kubegen Informer, decoded",
             "client-go v",
             "managedFields stripped",
-            "informer cache, managedFields dropped: kubegen compact vs client-go {v} with a stripping transform",
+            "informer cache, managedFields dropped: kubegen decoded vs client-go {v} with a stripping transform",
         ),
         (
-            "kubegen Informer, compact, no transform",
+            "kubegen Informer, decoded, no transform",
             "client-go v",
             "(default)",
-            "informer cache, managedFields kept: kubegen compact no_transform vs client-go {v} default",
+            "informer cache, managedFields kept: kubegen decoded no_transform vs client-go {v} default",
         ),
         (
             "kubegen Informer, JSON",
@@ -548,9 +611,14 @@ fn report(rows: &[Row]) {
                 b.sync.as_secs_f64() * 1000.0
             );
             println!(
-                "BENCH\t{what} (one get by key from the synced cache)\t{}\t{}\tns",
+                "BENCH\t{what} (one get by key from the synced cache, every object)\t{}\t{}\tns",
                 a.get.as_nanos(),
                 b.get.as_nanos()
+            );
+            println!(
+                "BENCH\t{what} (one get by key, the first {HOT} keys)\t{}\t{}\tns",
+                a.get_hot.as_nanos(),
+                b.get_hot.as_nanos()
             );
         }
     }

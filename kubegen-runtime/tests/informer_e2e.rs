@@ -16,7 +16,7 @@ use kube::core::PartialObjectMeta;
 use kubegen::factory::SharedInformerFactory;
 use kubegen::informer::{DeletedObject, EventHandler, Informer, InformerConfig, InformerMetrics};
 use kubegen::lister::parse_selector;
-use kubegen::store::{NAMESPACE_INDEX, ObjectKey, by_label};
+use kubegen::store::{NAMESPACE_INDEX, ObjectKey, WorkingSet, by_label};
 use kubegen_testenv::{TestEnv, eventually};
 use parking_lot::Mutex;
 use serde_json::json;
@@ -476,7 +476,9 @@ async fn transform_drops_managed_fields() -> Result<()> {
 
 /// A compact cache hands out what the API holds (managed fields dropped
 /// by the default transform, kept by `no_transform`), through the watch's
-/// updates and deletes, label selectors and indexes.
+/// updates and deletes, label selectors and indexes — the default one
+/// (received bytes, a decoded working set) read by key before the update
+/// included, and one decoding every read.
 #[tokio::test]
 async fn compact_caches_read_back_what_the_api_holds() -> Result<()> {
     let env = TestEnv::shared().await?;
@@ -499,11 +501,17 @@ async fn compact_caches_read_back_what_the_api_holds() -> Result<()> {
             .index("tier", by_label("tier")),
     );
     let untouched = informer(
-        client,
+        client.clone(),
         &ns,
         InformerConfig::default().no_transform().compact(),
     );
-    for informer in [&stripped, &untouched] {
+    let default = informer(client.clone(), &ns, InformerConfig::default());
+    let cold = informer(
+        client,
+        &ns,
+        InformerConfig::default().working_set(WorkingSet::Fixed(0)),
+    );
+    for informer in [&stripped, &untouched, &default, &cold] {
         synced(informer).await?;
         assert!(informer.store().is_compact());
     }
@@ -516,8 +524,11 @@ async fn compact_caches_read_back_what_the_api_holds() -> Result<()> {
                 cm.metadata.managed_fields = None;
                 cm
             });
-            if untouched.store().get(&key).map(|c| (*c).clone()) != from_api
-                || stripped.store().get(&key).map(|c| (*c).clone()) != without_managed
+            let read = |informer: &Informer<ConfigMap>| informer.store().get(&key);
+            if read(&untouched).map(|c| (*c).clone()) != from_api
+                || [&stripped, &default, &cold]
+                    .into_iter()
+                    .any(|i| read(i).map(|c| (*c).clone()) != without_managed)
             {
                 return Ok(None);
             }
@@ -543,7 +554,7 @@ async fn compact_caches_read_back_what_the_api_holds() -> Result<()> {
     .await?;
     eventually(WAIT, "the caches to equal the API again", same_as_api).await?;
     assert!(stripped.store().index_keys("tier", "db")?.is_empty());
-    for informer in [stripped, untouched] {
+    for informer in [stripped, untouched, default, cold] {
         informer.shutdown().await;
     }
     Ok(())

@@ -70,10 +70,13 @@ pub struct Options {
     /// streaming ones; this is why the role grants `list`.
     pub paginated_lists: bool,
     /// Cache MyApplications and the Deployments and Services the operator
-    /// owns as their JSON, decoded when a reconcile reads one
-    /// ([`compact_for`](kubegen::FactoryBuilder::compact_for)):
-    /// less memory per object for a decode per read. On by default; off,
-    /// they are cached decoded.
+    /// owns as their JSON with a bounded working set decoded (the objects
+    /// read or changed most recently), encoding them after the transform
+    /// that keeps the operator's own managed fields
+    /// ([`compact_for`](kubegen::FactoryBuilder::compact_for)): less memory
+    /// per object, and a decode only for a read outside the working set.
+    /// On by default; off, they are cached decoded
+    /// ([`decoded_for`](kubegen::FactoryBuilder::decoded_for)).
     pub compact_caches: bool,
 }
 
@@ -144,12 +147,17 @@ pub async fn manager(
         // Of each object's managed fields, the operator's own applied
         // entries are kept: what `extract` reads to skip no-op applies.
         factory = factory.transform(kubegen::apply::keep_applied_by(FIELD_MANAGER));
-        if compact_caches {
-            factory = factory
+        factory = if compact_caches {
+            factory
                 .compact_for::<Deployment>()
                 .compact_for::<Service>()
-                .compact_for::<MyApplication>();
-        }
+                .compact_for::<MyApplication>()
+        } else {
+            factory
+                .decoded_for::<Deployment>()
+                .decoded_for::<Service>()
+                .decoded_for::<MyApplication>()
+        };
         if let Some(namespace) = namespace {
             factory = factory.namespace(namespace);
         }

@@ -50,8 +50,11 @@ pub struct FactoryBuilder {
     resyncs: HashMap<TypeId, Duration>,
     meta_transform: Option<MetaTransform>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
-    /// The codecs of the types cached compactly.
+    /// The codecs of the types that also encode objects arriving without
+    /// their bytes ([`FactoryBuilder::compact_for`]).
     compact: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
+    /// The types cached decoded ([`FactoryBuilder::decoded_for`]).
+    decoded: std::collections::HashSet<TypeId>,
     metrics: Option<InformerMetrics>,
 }
 
@@ -114,13 +117,25 @@ impl FactoryBuilder {
         self
     }
 
-    /// Caches the objects of type `K` compactly, as their JSON, decoded on
-    /// every read (see [`InformerConfig::compact`]): for types with many
-    /// objects that controllers read rarely.
+    /// Keeps the objects of type `K` compact even when they arrive without
+    /// the bytes they were received as, encoding them as JSON (see
+    /// [`InformerConfig::compact`]): for a type given a transform of its
+    /// own. Every type is cached compactly with a decoded working set by
+    /// default (see [`InformerConfig`]).
     #[must_use]
     pub fn compact_for<K: Serialize + DeserializeOwned + 'static>(mut self) -> Self {
+        self.decoded.remove(&TypeId::of::<K>());
         self.compact
             .insert(TypeId::of::<K>(), Box::new(Codec::<K>::json()));
+        self
+    }
+
+    /// Keeps every cached object of type `K` decoded, as client-go does
+    /// (see [`InformerConfig::decoded`]).
+    #[must_use]
+    pub fn decoded_for<K: 'static>(mut self) -> Self {
+        self.compact.remove(&TypeId::of::<K>());
+        self.decoded.insert(TypeId::of::<K>());
         self
     }
 
@@ -224,6 +239,7 @@ impl SharedInformerFactory {
             meta_transform: None,
             transforms: HashMap::new(),
             compact: HashMap::new(),
+            decoded: std::collections::HashSet::new(),
             metrics: None,
         }
     }
@@ -303,7 +319,7 @@ impl SharedInformerFactory {
         informer
     }
 
-    fn informer_config<K: Resource + 'static>(
+    fn informer_config<K: Resource + DeserializeOwned + 'static>(
         &self,
         watcher: watcher::Config,
     ) -> InformerConfig<K> {
@@ -329,11 +345,15 @@ impl SharedInformerFactory {
         if let Some(metrics) = &options.metrics {
             config = config.metrics(metrics.clone());
         }
-        config.codec = options
+        if options.decoded.contains(&type_id) {
+            config = config.decoded();
+        } else if let Some(codec) = options
             .compact
             .get(&type_id)
             .and_then(|codec| codec.downcast_ref::<Codec<K>>())
-            .copied();
+        {
+            config.codec = Some(*codec);
+        }
         config
     }
 

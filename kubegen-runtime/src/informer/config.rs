@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::metrics::InformerMetrics;
-use crate::store::{Codec, IndexFn};
+use crate::store::{Codec, IndexFn, WorkingSet};
 
 /// A function applied to every object before it is cached (and before
 /// handlers see it), typically to drop fields that are not needed.
@@ -43,9 +43,19 @@ pub(crate) fn default_watcher() -> watcher::Config {
 /// decoded, so they cost no decoding either.
 /// [`InformerConfig::no_transform`] keeps them, and
 /// [`InformerConfig::transform`] replaces the default with a function run
-/// on each decoded object. The cache keeps objects decoded, as client-go
-/// does; [`InformerConfig::compact`] keeps them encoded instead (with the
-/// default transform or none, the received bytes themselves).
+/// on each decoded object.
+///
+/// The cache is compact by default, unlike client-go's: each object is kept
+/// as the bytes it was received as (JSON with managed fields cut, or the
+/// protobuf envelope), and only a bounded working set — the objects read
+/// by key or delivered most recently, [`WorkingSet::Auto`] — is also kept
+/// decoded, so a reconciler's reads of the objects it was just told about
+/// cost an `Arc` clone and the cache as a whole about half of a decoded
+/// one (`kubegen-runtime`'s `informer_memory` benchmark gives the curve).
+/// [`InformerConfig::working_set`] changes the bound,
+/// [`InformerConfig::decoded`] keeps every object decoded as client-go
+/// does, and [`InformerConfig::compact`] also encodes objects that arrive
+/// without their bytes (after a transform of the user's).
 pub struct InformerConfig<K> {
     /// Options of the underlying kube watcher (selectors, page size, list
     /// strategy, bookmarks, timeout).
@@ -60,14 +70,16 @@ pub struct InformerConfig<K> {
     pub(crate) strips_managed_fields: bool,
     pub(crate) indexers: Vec<(String, IndexFn<K>)>,
     pub(crate) metrics: Option<InformerMetrics>,
-    /// Set by [`InformerConfig::compact`].
+    /// How objects are kept encoded; none for [`InformerConfig::decoded`].
     pub(crate) codec: Option<Codec<K>>,
+    /// The bound of the decoded working set of a compact cache.
+    pub(crate) working_set: WorkingSet,
     /// Whether built-in kinds are listed and watched in protobuf; cleared
     /// by [`InformerConfig::json`].
     pub(crate) protobuf: bool,
 }
 
-impl<K: Resource + 'static> Default for InformerConfig<K> {
+impl<K: Resource + DeserializeOwned + 'static> Default for InformerConfig<K> {
     fn default() -> Self {
         InformerConfig {
             watcher: default_watcher(),
@@ -76,7 +88,8 @@ impl<K: Resource + 'static> Default for InformerConfig<K> {
             strips_managed_fields: true,
             indexers: Vec::new(),
             metrics: None,
-            codec: None,
+            codec: Some(Codec::received()),
+            working_set: WorkingSet::Auto,
             protobuf: true,
         }
     }
@@ -92,6 +105,7 @@ impl<K> Clone for InformerConfig<K> {
             indexers: self.indexers.clone(),
             metrics: self.metrics.clone(),
             codec: self.codec,
+            working_set: self.working_set,
             protobuf: self.protobuf,
         }
     }
@@ -108,12 +122,13 @@ impl<K> std::fmt::Debug for InformerConfig<K> {
                 &self.indexers.iter().map(|(n, _)| n).collect::<Vec<_>>(),
             )
             .field("compact", &self.codec.is_some())
+            .field("working_set", &self.working_set)
             .field("protobuf", &self.protobuf)
             .finish()
     }
 }
 
-impl<K: Resource + 'static> InformerConfig<K> {
+impl<K: Resource + DeserializeOwned + 'static> InformerConfig<K> {
     /// The default configuration.
     pub fn new() -> Self {
         Self::default()
@@ -121,19 +136,17 @@ impl<K: Resource + 'static> InformerConfig<K> {
 }
 
 impl<K: Serialize + DeserializeOwned> InformerConfig<K> {
-    /// Keeps the cache compact: each object is held as its JSON (after the
-    /// transform; for a built-in kind, the protobuf envelope the watch
-    /// received, with managed fields cut by the default transform) and
-    /// decoded again whenever a lister or the store hands it out — see [`Store::compact`](crate::store::Store::compact). Handlers
-    /// still receive the decoded objects of the watch, and the previous
-    /// state of an update is decoded from the cache.
+    /// Keeps every object compact, even one that arrives without the bytes
+    /// it was received as (after a transform of the user's, or with
+    /// managed fields kept from a JSON watch): such an object is encoded as
+    /// JSON, where the default keeps it decoded. See
+    /// [`Store::compact`](crate::store::Store::compact). Handlers still
+    /// receive the decoded objects of the watch.
     ///
-    /// Trades CPU on every read (a few microseconds per kilobyte of JSON)
-    /// for memory: in `kubegen-runtime`'s `informer_memory` benchmark a
-    /// ConfigMap of 1 KB of JSON takes 1.3 KB compact against 2.6 KB decoded,
-    /// and managed fields, when kept, stay bytes rather than a JSON tree
-    /// (1.6 KB against 5.9 KB). Suits large caches that are read rarely,
-    /// such as Secrets or ConfigMaps watched cluster-wide.
+    /// In `kubegen-runtime`'s `informer_memory` benchmark a ConfigMap of
+    /// 1 KB of JSON takes 1.3 KB compact against 2.6 KB decoded, and
+    /// managed fields, when kept, stay bytes rather than a JSON tree (1.6 KB
+    /// against 5.9 KB).
     #[must_use]
     pub fn compact(mut self) -> Self {
         self.codec = Some(Codec::json());
@@ -221,6 +234,23 @@ impl<K> InformerConfig<K> {
     pub fn no_transform(mut self) -> Self {
         self.transform = None;
         self.strips_managed_fields = false;
+        self
+    }
+
+    /// Bounds the decoded working set of the compact cache (see
+    /// [`WorkingSet`]); `WorkingSet::Fixed(0)` decodes on every read.
+    #[must_use]
+    pub fn working_set(mut self, working_set: WorkingSet) -> Self {
+        self.working_set = working_set;
+        self
+    }
+
+    /// Keeps every cached object decoded, as client-go does: every read
+    /// shares the one `Arc<K>`, at about twice the memory of the default
+    /// compact cache.
+    #[must_use]
+    pub fn decoded(mut self) -> Self {
+        self.codec = None;
         self
     }
 

@@ -165,7 +165,7 @@ where
         config: InformerConfig<K>,
         built_in: bool,
     ) -> Self {
-        let store = Arc::new(Store::with_codec(config.codec));
+        let store = Arc::new(Store::with_codec(config.codec, config.working_set));
         for (index, index_fn) in &config.indexers {
             if let Err(e) = store.add_indexer(index.clone(), index_fn.clone()) {
                 tracing::warn!("informer index ignored: {e}");

@@ -5,7 +5,7 @@ use std::cell::OnceCell;
 use std::sync::Arc;
 
 use kube::Resource;
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -14,6 +14,7 @@ use super::error::CacheError;
 use super::index::{IndexFn, NAMESPACE_INDEX, by_namespace};
 use super::key::ObjectKey;
 use super::notification::{DeletedObject, Notification};
+use super::working_set::{Generations, WorkingSet};
 
 /// One index: index value to the keys of the objects listed under it.
 type Index = HashMap<String, HashSet<Arc<ObjectKey>>>;
@@ -24,7 +25,9 @@ type Index = HashMap<String, HashSet<Arc<ObjectKey>>>;
 ///
 /// A store made with [`Store::new`] keeps each object decoded and hands out
 /// the same shared `Arc<K>` on every read. One made with [`Store::compact`]
-/// keeps each object's JSON instead and decodes it on every read.
+/// keeps each object's JSON instead, and decoded only the objects of a
+/// bounded working set (those read by key or received most recently): a
+/// read of one of those hands out the kept `Arc<K>`, any other decodes.
 ///
 /// Every store has the [`NAMESPACE_INDEX`]; more indexes can be added at any
 /// time with [`Store::add_indexer`]. Indexes stay consistent through updates
@@ -33,6 +36,8 @@ pub struct Store<K> {
     inner: RwLock<Inner<K>>,
     /// Set for compact stores.
     codec: Option<Codec<K>>,
+    /// A compact store's decoded working set (none when its bound is 0).
+    hot: Option<Mutex<Generations<K>>>,
 }
 
 struct Inner<K> {
@@ -53,6 +58,10 @@ impl<K> std::fmt::Debug for Store<K> {
         f.debug_struct("Store")
             .field("len", &inner.items.len())
             .field("compact", &self.codec.is_some())
+            .field(
+                "working_set",
+                &self.hot.as_ref().map(|hot| hot.lock().bound()),
+            )
             .field("indexes", &inner.indexers.keys().collect::<Vec<_>>())
             .finish()
     }
@@ -63,11 +72,11 @@ impl<K: Resource + Serialize + DeserializeOwned> Store<K> {
     /// object as its JSON — or, filled by an informer reading a built-in
     /// kind, as the protobuf envelope received — (without the decoded
     /// form's per-field allocations and map nodes, often a half or less of
-    /// the memory) and decodes it on
-    /// every read, so each `get` or `list` hands out fresh `Arc<K>`s at the
-    /// cost of a decode per object read (a few microseconds per kilobyte).
-    /// Suits large caches that are read rarely — Secrets, ConfigMaps or Pods
-    /// watched cluster-wide, say.
+    /// the memory), and decoded only the objects of its working set
+    /// ([`WorkingSet::Auto`]: a tenth of the objects, at least 64), those
+    /// read by key or applied most recently. A `get` of one of those hands
+    /// out the kept `Arc<K>`; any other read decodes (a few microseconds
+    /// per kilobyte) and hands out a fresh one.
     ///
     /// An object is kept as JSON only when that JSON decodes back into a
     /// `K`, as for every Kubernetes type and serde-derived resource; one
@@ -76,18 +85,25 @@ impl<K: Resource + Serialize + DeserializeOwned> Store<K> {
     /// resourceVersion checks and relist diffs work as in [`Store::new`];
     /// label-selector lists decode every object they look at.
     pub fn compact() -> Self {
-        Store::with_codec(Some(Codec::json()))
+        Store::compact_with(WorkingSet::Auto)
+    }
+
+    /// [`Store::compact`] with the working set bounded by `working_set`
+    /// (`WorkingSet::Fixed(0)`: every read decodes).
+    pub fn compact_with(working_set: WorkingSet) -> Self {
+        Store::with_codec(Some(Codec::json()), working_set)
     }
 }
 
 impl<K: Resource> Store<K> {
     /// An empty store with the namespace index.
     pub fn new() -> Self {
-        Store::with_codec(None)
+        Store::with_codec(None, WorkingSet::Auto)
     }
 
-    /// An empty store; compact when `codec` is set.
-    pub(crate) fn with_codec(codec: Option<Codec<K>>) -> Self {
+    /// An empty store; compact, with a decoded working set bounded by
+    /// `working_set`, when `codec` is set.
+    pub(crate) fn with_codec(codec: Option<Codec<K>>, working_set: WorkingSet) -> Self {
         let mut indexers = HashMap::default();
         indexers.insert(NAMESPACE_INDEX.to_string(), by_namespace::<K>());
         let mut indices = HashMap::default();
@@ -98,6 +114,9 @@ impl<K: Resource> Store<K> {
                 indexers,
                 indices,
             }),
+            hot: codec
+                .filter(|_| working_set != WorkingSet::Fixed(0))
+                .map(|_| Mutex::new(Generations::new(working_set))),
             codec,
         }
     }
@@ -118,6 +137,55 @@ impl<K: Resource> Store<K> {
     /// The object `entry` holds.
     fn load(&self, entry: &Entry<K>) -> Arc<K> {
         load(self.codec.as_ref(), entry)
+    }
+
+    /// The object `entry`, cached under `key` in a store of `cached`
+    /// objects, holds: from the working set when it is there; otherwise
+    /// decoded, and kept in the working set when `remember` (a read by
+    /// key). Called with the store's lock held, so that nothing replaces
+    /// the entry between the decode and the keeping.
+    fn read(
+        &self,
+        key: &Arc<ObjectKey>,
+        entry: &Entry<K>,
+        cached: usize,
+        remember: bool,
+    ) -> Arc<K> {
+        let (Entry::Encoded { .. }, Some(hot)) = (entry, &self.hot) else {
+            return self.load(entry);
+        };
+        let kept = if remember {
+            hot.lock().get(key, cached)
+        } else {
+            hot.lock().peek(key)
+        };
+        if let Some(obj) = kept {
+            return obj;
+        }
+        let obj = self.load(entry);
+        if remember {
+            hot.lock().insert(key.clone(), obj.clone(), cached);
+        }
+        obj
+    }
+
+    /// Keeps `obj`, just applied under `key`, in the working set.
+    fn remember(&self, key: &Arc<ObjectKey>, obj: &Arc<K>, cached: usize) {
+        if let Some(hot) = &self.hot {
+            hot.lock().insert(key.clone(), obj.clone(), cached);
+        }
+    }
+
+    /// Drops the working set's copy of the object under `key`, returning
+    /// it.
+    fn forget(&self, key: &ObjectKey) -> Option<Arc<K>> {
+        self.hot.as_ref().and_then(|hot| hot.lock().remove(key))
+    }
+
+    /// The number of objects the working set holds decoded.
+    #[cfg(test)]
+    pub(crate) fn working_set_len(&self) -> usize {
+        self.hot.as_ref().map_or(0, |hot| hot.lock().len())
     }
 
     /// Adds a named index and indexes the objects already cached. Fails when
@@ -147,13 +215,19 @@ impl<K: Resource> Store<K> {
     /// The object cached under `key`.
     pub fn get(&self, key: &ObjectKey) -> Option<Arc<K>> {
         let inner = self.inner.read();
-        inner.items.get(key).map(|entry| self.load(entry))
+        let (key, entry) = inner.items.get_key_value(key)?;
+        Some(self.read(key, entry, inner.items.len(), true))
     }
 
     /// All cached objects, in no particular order.
     pub fn list(&self) -> Vec<Arc<K>> {
         let inner = self.inner.read();
-        inner.items.values().map(|entry| self.load(entry)).collect()
+        let cached = inner.items.len();
+        inner
+            .items
+            .iter()
+            .map(|(key, entry)| self.read(key, entry, cached, false))
+            .collect()
     }
 
     /// The keys of all cached objects, in no particular order.
@@ -219,13 +293,14 @@ impl<K: Resource> Store<K> {
         filter: impl Fn(&K) -> bool,
     ) -> Result<Vec<Arc<K>>, CacheError> {
         let inner = self.inner.read();
+        let cached = inner.items.len();
         Ok(inner
             .index(index)?
             .get(value)
             .into_iter()
             .flatten()
-            .filter_map(|key| inner.items.get(key))
-            .map(|entry| self.load(entry))
+            .filter_map(|key| Some((key, inner.items.get(key)?)))
+            .map(|(key, entry)| self.read(key, entry, cached, false))
             .filter(|obj| filter(obj))
             .collect())
     }
@@ -233,10 +308,11 @@ impl<K: Resource> Store<K> {
     /// All objects that satisfy `filter`.
     pub(crate) fn select(&self, filter: impl Fn(&K) -> bool) -> Vec<Arc<K>> {
         let inner = self.inner.read();
+        let cached = inner.items.len();
         inner
             .items
-            .values()
-            .map(|entry| self.load(entry))
+            .iter()
+            .map(|(key, entry)| self.read(key, entry, cached, false))
             .filter(|obj| filter(obj))
             .collect()
     }
@@ -281,7 +357,8 @@ impl<K: Resource> Store<K> {
                 if same_version(old.resource_version(), entry.resource_version()) {
                     return None;
                 }
-                let (shared_key, old) = (shared_key.clone(), self.load(old));
+                let shared_key = shared_key.clone();
+                let old = self.forget(&shared_key).unwrap_or_else(|| self.load(old));
                 let old_obj = || old.clone();
                 update_indices(
                     inner,
@@ -289,6 +366,7 @@ impl<K: Resource> Store<K> {
                     Some(&Lazy::new(&shared_key, &old_obj)),
                     Some(&Lazy::new(&shared_key, &new)),
                 );
+                self.remember(&shared_key, &obj, inner.items.len());
                 inner.items.insert(shared_key, entry);
                 Some(Notification::Update(old, obj))
             }
@@ -300,7 +378,8 @@ impl<K: Resource> Store<K> {
                     None,
                     Some(&Lazy::new(&shared_key, &new)),
                 );
-                inner.items.insert(shared_key, entry);
+                inner.items.insert(shared_key.clone(), entry);
+                self.remember(&shared_key, &obj, inner.items.len());
                 Some(Notification::Add(obj))
             }
         }
@@ -312,7 +391,8 @@ impl<K: Resource> Store<K> {
         let key = ObjectKey::of(&*obj);
         let mut inner = self.inner.write();
         let (shared_key, old) = inner.items.remove_entry(&key)?;
-        let old = || self.load(&old);
+        let kept = self.forget(&shared_key);
+        let old = || kept.clone().unwrap_or_else(|| self.load(&old));
         update_indices(
             &mut inner,
             &shared_key,
@@ -351,7 +431,8 @@ impl<K: Resource> Store<K> {
                     inner.items.insert(shared_key, old);
                 }
                 Some((shared_key, old)) => {
-                    let load_old = || self.load(&old);
+                    let kept = self.forget(&shared_key);
+                    let load_old = || kept.clone().unwrap_or_else(|| self.load(&old));
                     let old = Lazy::new(&shared_key, &load_old);
                     update_indices(inner, &shared_key, Some(&old), Some(&new));
                     if notify {
@@ -374,7 +455,8 @@ impl<K: Resource> Store<K> {
         let mut gone: Vec<_> = old_items.into_iter().collect();
         gone.sort_by(|a, b| a.0.cmp(&b.0));
         for (shared_key, old) in gone {
-            let load_old = || self.load(&old);
+            let kept = self.forget(&shared_key);
+            let load_old = || kept.clone().unwrap_or_else(|| self.load(&old));
             let old = Lazy::new(&shared_key, &load_old);
             update_indices(inner, &shared_key, Some(&old), None);
             if notify {

@@ -1,7 +1,7 @@
 //! How a [`Store`](super::Store) holds one object: decoded and shared
-//! (`Arc<K>`, the default), or compact — the object's JSON or, for a
-//! built-in kind received so, its protobuf envelope, decoded again on every
-//! read ([`Store::compact`](super::Store::compact)).
+//! (`Arc<K>`), or compact — the object's JSON or, for a built-in kind
+//! received so, its protobuf envelope, decoded again on a read that misses
+//! the store's working set ([`Store::compact`](super::Store::compact)).
 
 use std::sync::Arc;
 
@@ -35,11 +35,15 @@ impl<K: Resource> Entry<K> {
     }
 }
 
+/// Writes an object as JSON.
+type Encode<K> = fn(&K) -> serde_json::Result<Vec<u8>>;
+
 /// Turns objects into compact entries and back: JSON through `K`'s own
 /// serde implementations, and protobuf envelopes received for built-in
 /// kinds through [`crate::protobuf::decode`].
 pub(crate) struct Codec<K> {
-    encode: fn(&K) -> serde_json::Result<Vec<u8>>,
+    /// Absent for [`Codec::received`].
+    encode: Option<Encode<K>>,
     decode: fn(&[u8]) -> serde_json::Result<K>,
     decode_protobuf: fn(&[u8]) -> Result<K, crate::protobuf::Error>,
 }
@@ -56,7 +60,20 @@ impl<K: Serialize + DeserializeOwned> Codec<K> {
     /// The JSON codec (which also reads protobuf envelopes).
     pub(crate) fn json() -> Self {
         Codec {
-            encode: |obj| serde_json::to_vec(obj),
+            encode: Some(|obj| serde_json::to_vec(obj)),
+            ..Codec::received()
+        }
+    }
+}
+
+impl<K: DeserializeOwned> Codec<K> {
+    /// A codec that keeps only the bytes an object was received as (JSON
+    /// or a protobuf envelope) and never encodes: an object applied without
+    /// them stays decoded. Needs no `Serialize`, so it is the informers'
+    /// default.
+    pub(crate) fn received() -> Self {
+        Codec {
+            encode: None,
             decode: |bytes| serde_json::from_slice(bytes),
             decode_protobuf: crate::protobuf::decode,
         }
@@ -78,7 +95,10 @@ impl<K: Resource> Codec<K> {
                 resource_version: resource_version(),
             };
         }
-        match (self.encode)(obj) {
+        let Some(encode) = self.encode else {
+            return Entry::Shared(obj.clone());
+        };
+        match encode(obj) {
             Ok(bytes) if (self.decode)(&bytes).is_ok() => Entry::Encoded {
                 bytes: bytes.into_boxed_slice(),
                 resource_version: resource_version(),

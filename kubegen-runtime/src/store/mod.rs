@@ -1,6 +1,7 @@
 //! The thread-safe cache informers fill and listers read: objects held as
-//! `Arc<K>` (or, in a compact store, as JSON) under their [`ObjectKey`],
-//! with named secondary indexes, and the notifications its changes produce.
+//! `Arc<K>` (or, in a compact store, as JSON with a bounded working set
+//! decoded) under their [`ObjectKey`], with named secondary indexes, and
+//! the notifications its changes produce.
 
 mod cache;
 mod entry;
@@ -9,6 +10,7 @@ mod index;
 mod key;
 mod notification;
 mod selector;
+mod working_set;
 
 pub(crate) use cache::Staged;
 pub use cache::Store;
@@ -21,3 +23,4 @@ pub use key::ObjectKey;
 pub use notification::DeletedObject;
 pub(crate) use notification::Notification;
 pub use selector::{SelectorError, parse_selector};
+pub use working_set::WorkingSet;

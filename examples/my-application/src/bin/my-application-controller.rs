@@ -10,7 +10,7 @@
 //!     [--webhook-bind-address ADDR]        (default 0.0.0.0:9443)
 //!     [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect]
 //!     [--paginated-lists]                  (fill caches with paginated LISTs, not streaming lists)
-//!     [--decoded-caches]                   (cache objects decoded, not as JSON)
+//!     [--decoded-caches]                   (cache every object decoded, not as JSON)
 //!     [--worker-threads N]                 (async runtime threads; default 1)
 //! ```
 //! With one worker thread (the default) every task runs on the main thread

@@ -6,7 +6,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::ObjectMeta;
 
 use super::*;
-use crate::store::{by_label, by_owner_uid};
+use crate::store::{WorkingSet, by_label, by_owner_uid};
 
 fn cm(ns: &str, name: &str, rv: &str, labels: &[(&str, &str)]) -> Arc<ConfigMap> {
     Arc::new(ConfigMap {
@@ -31,9 +31,16 @@ fn replace(store: &Store<ConfigMap>, objects: Vec<Arc<ConfigMap>>) -> Vec<Notifi
     store.replace(objects.iter().map(|o| store.stage(o)).collect(), true)
 }
 
-/// A store of each kind, for tests that hold for both.
-fn both() -> [Store<ConfigMap>; 2] {
-    [Store::new(), Store::compact()]
+/// A store of each kind, for tests that hold for all: decoded, compact
+/// with the default working set, compact with a working set of two (which
+/// most objects miss) and compact decoding every read.
+fn both() -> [Store<ConfigMap>; 4] {
+    [
+        Store::new(),
+        Store::compact(),
+        Store::compact_with(WorkingSet::Fixed(2)),
+        Store::compact_with(WorkingSet::Fixed(0)),
+    ]
 }
 
 /// A compact rendering of changes: `+ns/name@rv`, `~ns/name@old->new`,
@@ -133,9 +140,13 @@ fn replace_diffs_against_the_cache() {
             ]
         );
         // An unchanged object keeps its cached entry (no copy, no event):
-        // the same Arc, or in a compact store the same content.
+        // the same Arc (in a compact store, from its working set), or in a
+        // compact store without one the same content.
         let now_same = store.get(&ObjectKey::namespaced("a", "same")).unwrap();
-        assert_eq!(Arc::ptr_eq(&cached_same, &now_same), !store.is_compact());
+        assert_eq!(
+            Arc::ptr_eq(&cached_same, &now_same),
+            !store.is_compact() || store.working_set_len() > 0
+        );
         assert_eq!(cached_same, now_same);
         assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), ["a", "c"]);
         assert!(
@@ -287,7 +298,7 @@ fn multi_valued_indexes_deduplicate() {
 #[test]
 fn a_compact_store_reads_back_equal_objects_as_fresh_arcs() {
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
-    let store = Store::<ConfigMap>::compact();
+    let store = Store::<ConfigMap>::compact_with(WorkingSet::Fixed(0));
     assert!(store.is_compact() && !Store::<ConfigMap>::new().is_compact());
     let mut obj = (*cm("a", "x", "1", &[("app", "web")])).clone();
     obj.data = Some(BTreeMap::from([("k".into(), "v \"quoted\" \u{e9}".into())]));
@@ -371,4 +382,84 @@ fn a_compact_store_keeps_decoded_what_its_json_cannot_hold() {
     let cached = store.get(&ObjectKey::namespaced("a", "x")).unwrap();
     assert!(Arc::ptr_eq(&cached, &obj), "kept as the decoded object");
     assert_eq!(cached.token, "kept");
+}
+
+/// The resourceVersion of the object under `name` in namespace `a`.
+fn version(store: &Store<ConfigMap>, name: &str) -> Option<String> {
+    store
+        .get(&ObjectKey::namespaced("a", name))
+        .map(|cm| cm.metadata.resource_version.clone().unwrap_or_default())
+}
+
+#[test]
+fn the_working_set_hands_out_kept_objects_and_follows_every_change() {
+    let store = Store::<ConfigMap>::compact_with(WorkingSet::Fixed(4));
+    let key = ObjectKey::namespaced("a", "x");
+    // A delivered object is kept: reads share it.
+    let applied = cm("a", "x", "1", &[]);
+    store.apply(applied.clone());
+    assert!(Arc::ptr_eq(&store.get(&key).unwrap(), &applied));
+    // An update replaces what is kept, and the update's old state is it.
+    match store.apply(cm("a", "x", "2", &[])) {
+        Some(Notification::Update(old, _)) => assert!(Arc::ptr_eq(&old, &applied)),
+        other => panic!("expected an update, got {other:?}"),
+    }
+    assert_eq!(version(&store, "x").as_deref(), Some("2"));
+    // A relist with a new version: the kept copy goes with the old entry.
+    let first = store.get(&key).unwrap();
+    replace(&store, vec![cm("a", "x", "3", &[])]);
+    assert_eq!(version(&store, "x").as_deref(), Some("3"));
+    assert!(!Arc::ptr_eq(&first, &store.get(&key).unwrap()));
+    // A delete forgets it.
+    store.delete(cm("a", "x", "3", &[]));
+    assert_eq!(version(&store, "x"), None);
+    assert_eq!(store.working_set_len(), 0);
+}
+
+#[test]
+fn the_working_set_stays_within_its_bound_and_keeps_what_is_read_again() {
+    let store = Store::<ConfigMap>::compact_with(WorkingSet::Fixed(4));
+    replace(
+        &store,
+        (0..100)
+            .map(|i| cm("a", &format!("o{i}"), "1", &[]))
+            .collect(),
+    );
+    // A relist keeps nothing decoded, and a list keeps nothing either (a
+    // scan does not flush what reconcilers read).
+    assert_eq!(store.working_set_len(), 0);
+    assert_eq!(store.list().len(), 100);
+    assert_eq!(store.working_set_len(), 0);
+    let hot = store.get(&ObjectKey::namespaced("a", "o7")).unwrap();
+    for i in 0..100 {
+        version(&store, &format!("o{i}"));
+        // o7, read after every other read, is never dropped.
+        let again = store.get(&ObjectKey::namespaced("a", "o7")).unwrap();
+        assert!(Arc::ptr_eq(&hot, &again), "o7 dropped after o{i}");
+        assert!(store.working_set_len() <= 4);
+    }
+    // A list hands out what is kept.
+    assert!(store.list().iter().any(|obj| Arc::ptr_eq(obj, &hot)));
+}
+
+#[test]
+fn the_default_working_set_is_a_tenth_of_the_cache_and_at_least_64() {
+    assert_eq!(WorkingSet::Auto.capacity(10), 64);
+    assert_eq!(WorkingSet::Auto.capacity(10_000), 1_000);
+    assert_eq!(WorkingSet::Fixed(3).capacity(10_000), 3);
+    let store = Store::<ConfigMap>::compact();
+    for i in 0..1_000 {
+        store.apply(cm("a", &format!("o{i}"), "1", &[]));
+    }
+    // Rotated last at a bound between 64 and 100: half of that is kept at
+    // least, and never more than the bound.
+    assert!((32..=100).contains(&store.working_set_len()));
+    // Without a working set, every read decodes afresh.
+    let store = Store::<ConfigMap>::compact_with(WorkingSet::Fixed(0));
+    store.apply(cm("a", "x", "1", &[]));
+    let key = ObjectKey::namespaced("a", "x");
+    assert!(!Arc::ptr_eq(
+        &store.get(&key).unwrap(),
+        &store.get(&key).unwrap()
+    ));
 }
