@@ -11,7 +11,7 @@ which are collected here. Ratios are kubegen / peer: below 1 means kubegen
 uses less (time, memory, CPU) than the peer. Nothing here fails on a time;
 a benchmark that fails is reported and the others still run.
 
-usage: bench/run_all.py [--quick] [--only codegen,workqueue,informer,scale]
+usage: bench/run_all.py [--quick] [--only codegen,build,workqueue,informer,scale]
                         [--scale-apps 1000,5000]
 """
 import argparse
@@ -30,6 +30,8 @@ def benches(args):
     return {
         "codegen": ([sys.executable, str(ROOT / "bench" / "codegen_bench.py"), "--runs", runs]
                     + (["--scale", "200"] if args.quick else []), {}),
+        "build": ([sys.executable, str(ROOT / "bench" / "build_bench.py"), "--runs",
+                   "1" if args.quick else "3"], {}),
         "workqueue": (["cargo", "bench", "-q", "-p", "kubegen-runtime", "--bench", "workqueue"], {}),
         "informer": (["cargo", "bench", "-q", "-p", "kubegen-runtime", "--bench", "informer_memory"],
                      {"INFORMER_BENCH_OBJECTS": "2000"} if args.quick else {}),

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Times what a user waits for when building: a minimal operator crate on
+kubegen against the same crate on kube-rs, side by side.
+
+Writes two crates into a temporary directory, each declaring one custom
+resource (a spec and a status) and printing its CRD:
+
+  - kubegen: `kubegen-runtime` from this tree (the `kubegen` library),
+    serde and serde_json, the resource derived with
+    `#[derive(CustomResource)]`;
+  - kube-rs: `kube` 5 with `derive`, `runtime` and `client` (the same TLS
+    features kubegen's runtime enables), k8s-openapi, schemars, serde and
+    serde_json, the resource derived with kube's `CustomResource` and
+    `JsonSchema`.
+
+Each crate starts from this workspace's Cargo.lock, so both build the same
+versions of what they share. For every run, in turn for each crate: a first
+`cargo build` (debug, the default profile) into a fresh target directory,
+then the rebuild after a one-line edit of the spec (a field's doc comment).
+Prints the median of RUNS wall times of each and, for the first build, the
+number of compilation units (`.fingerprint` entries). Lines starting with
+BENCH are for bench/run_all.py. Nothing here fails on a time.
+
+usage: bench/build_bench.py [--runs 3] [--keep DIR]
+"""
+import argparse
+import os
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+KUBEGEN_MANIFEST = """[package]
+name = "build-bench-kubegen"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+kubegen = {{ package = "kubegen-runtime", path = "{root}/kubegen-runtime" }}
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+
+[workspace]
+"""
+
+KUBEGEN_MAIN = """use kubegen::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+/// A web application.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
+#[serde(rename_all = "camelCase")]
+pub struct WebSpec {
+    /// EDIT: the container image.
+    pub image: String,
+    /// The number of replicas.
+    pub replicas: i32,
+}
+
+/// What the controller observed.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct WebStatus {
+    /// Ready replicas.
+    pub ready_replicas: i32,
+}
+
+fn main() {
+    println!("{}", serde_json::to_string_pretty(&Web::crd().unwrap()).unwrap());
+}
+"""
+
+KUBE_MANIFEST = """[package]
+name = "build-bench-kube"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[dependencies]
+kube = {{ version = "{kube}", default-features = false, features = ["client", "rustls-tls", "ring", "runtime", "derive"] }}
+k8s-openapi = {{ version = "{k8s_openapi}", features = ["{k8s_feature}"] }}
+schemars = "1"
+serde = {{ version = "1", features = ["derive"] }}
+serde_json = "1"
+
+[workspace]
+"""
+
+KUBE_MAIN = """use kube::{CustomResource, CustomResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A web application.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
+#[serde(rename_all = "camelCase")]
+pub struct WebSpec {
+    /// EDIT: the container image.
+    pub image: String,
+    /// The number of replicas.
+    pub replicas: i32,
+}
+
+/// What the controller observed.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebStatus {
+    /// Ready replicas.
+    pub ready_replicas: i32,
+}
+
+fn main() {
+    println!("{}", serde_json::to_string_pretty(&Web::crd()).unwrap());
+}
+"""
+
+
+def workspace_version(name):
+    """The version requirement of `name` in the workspace's Cargo.toml."""
+    for line in (ROOT / "Cargo.toml").read_text().splitlines():
+        if line.startswith(f"{name} ="):
+            return line.split('version = "', 1)[1].split('"', 1)[0]
+    sys.exit(f"{name} not in the workspace's dependencies")
+
+
+def k8s_openapi_feature():
+    for line in (ROOT / "Cargo.toml").read_text().splitlines():
+        if line.startswith("k8s-openapi ="):
+            return line.split('features = ["', 1)[1].split('"', 1)[0]
+    sys.exit("k8s-openapi not in the workspace's dependencies")
+
+
+def write_crates(base):
+    crates = {
+        "kubegen": (KUBEGEN_MANIFEST.format(root=ROOT), KUBEGEN_MAIN),
+        "kube-rs": (KUBE_MANIFEST.format(kube=workspace_version("kube"),
+                                         k8s_openapi=workspace_version("k8s-openapi"),
+                                         k8s_feature=k8s_openapi_feature()), KUBE_MAIN),
+    }
+    for name, (manifest, main) in crates.items():
+        crate = base / name
+        (crate / "src").mkdir(parents=True)
+        (crate / "Cargo.toml").write_text(manifest)
+        (crate / "src" / "main.rs").write_text(main)
+        shutil.copy(ROOT / "Cargo.lock", crate / "Cargo.lock")
+    return {name: base / name for name in crates}
+
+
+def build(crate, target):
+    began = time.monotonic()
+    result = subprocess.run(["cargo", "build", "-q"], cwd=crate,
+                            env=dict(os.environ, CARGO_TARGET_DIR=str(target)),
+                            capture_output=True, text=True)
+    elapsed = time.monotonic() - began
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+        sys.exit(f"cargo build failed in {crate}")
+    return elapsed
+
+
+def edit(crate, run):
+    """A one-line change of the spec: the first field's doc comment."""
+    main = crate / "src" / "main.rs"
+    text = main.read_text()
+    start = text.index("/// EDIT")
+    end = text.index("\n", start)
+    main.write_text(text[:start] + f"/// EDIT {run}: the container image." + text[end:])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", help="write the crates here and keep them")
+    args = parser.parse_args()
+    base = pathlib.Path(args.keep) if args.keep else pathlib.Path(tempfile.mkdtemp(prefix="kubegen-build-bench-"))
+    try:
+        crates = write_crates(base)
+        # Resolve (and fetch) once outside the timings.
+        for crate in crates.values():
+            subprocess.run(["cargo", "fetch", "-q"], cwd=crate, check=True)
+        first = {name: [] for name in crates}
+        rebuild = {name: [] for name in crates}
+        units = {}
+        for run in range(args.runs):
+            for name, crate in crates.items():
+                target = base / f"target-{name}"
+                shutil.rmtree(target, ignore_errors=True)
+                first[name].append(build(crate, target))
+                units[name] = len(list((target / "debug" / ".fingerprint").iterdir()))
+                edit(crate, run)
+                rebuild[name].append(build(crate, target))
+                print(f"run {run + 1}: {name}: first build {first[name][-1]:.1f} s "
+                      f"({units[name]} units), rebuild after an edit {rebuild[name][-1]:.2f} s",
+                      flush=True)
+        kube = workspace_version("kube")
+        f = {name: statistics.median(v) for name, v in first.items()}
+        r = {name: statistics.median(v) for name, v in rebuild.items()}
+        print(f"BENCH\tbuild, minimal operator crate: first debug build, kubegen vs kube-rs {kube} "
+              f"({units['kubegen']} vs {units['kube-rs']} units)\t{f['kubegen']:.1f}\t{f['kube-rs']:.1f}\ts")
+        print(f"BENCH\tbuild, minimal operator crate: rebuild after editing the spec, kubegen vs kube-rs {kube}"
+              f"\t{r['kubegen']:.2f}\t{r['kube-rs']:.2f}\ts")
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
