@@ -577,13 +577,10 @@ async fn factory_shares_one_informer_per_type() -> Result<()> {
         .namespace(ns.clone())
         .tweak_list_params(|config| config.label_selector = Some(LABEL.into()))
         .metrics(metrics.clone())
-        .compact_for::<ConfigMap>()
+        .decoded_for::<PartialObjectMeta<ConfigMap>>()
         .build();
     let first = factory.informer::<ConfigMap>();
-    assert!(
-        first.store().is_compact(),
-        "compact_for reaches the informer"
-    );
+    assert!(first.store().is_compact(), "caches are compact by default");
     let second = factory.informer::<ConfigMap>();
     assert!(
         Arc::ptr_eq(&first.store(), &second.store()),
@@ -603,7 +600,10 @@ async fn factory_shares_one_informer_per_type() -> Result<()> {
     // Requested after start: started by the next start(), also shared.
     let meta = factory.informer::<PartialObjectMeta<ConfigMap>>();
     assert!(!meta.is_started());
-    assert!(!meta.store().is_compact(), "only the type named is compact");
+    assert!(
+        !meta.store().is_compact(),
+        "decoded_for keeps its type decoded"
+    );
     factory.start();
     let report = factory.wait_for_cache_sync().await;
     assert_eq!(report.len(), 2);
