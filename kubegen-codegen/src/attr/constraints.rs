@@ -11,7 +11,7 @@ use kubegen_core::model::{Constraints, ExternalDocs, OneOf, OneOfKind, SchemaTyp
 use serde_json::{Map, Value};
 
 /// Field-level keys that are not schema keywords.
-#[derive(Default, Debug)]
+#[derive(Default)]
 pub struct Extras {
     /// `description = "..."` overrides the doc comment.
     pub description: Option<String>,

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use crate::names::{kind_type, snake_case};
 
 /// A kind whose versions convert through a hub.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ConversionKind {
     /// The kind (`Cart`).
     pub kind: String,

@@ -29,7 +29,7 @@ pub use apply::ApplySource;
 pub use conversion::ConversionKind;
 
 /// One kind the generated modules give typed access to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Kind {
     /// The API group (empty for the core group).
     pub group: String,

@@ -53,11 +53,9 @@ fn generic_types(seg: &syn::PathSegment) -> Vec<&syn::Type> {
 impl Classifier<'_> {
     fn resolver(&mut self, ty: &syn::Type, kind: ResolverKind) -> Ty {
         let name = ty.to_token_stream().to_string().replace(' ', "");
-        let resolver = match self
-            .resolvers
-            .iter()
-            .position(|r| r.kind == kind && r.ty == *ty)
-        {
+        let resolver = match self.resolvers.iter().position(|r| {
+            r.kind == kind && r.ty.to_token_stream().to_string().replace(' ', "") == name
+        }) {
             Some(i) => i,
             None => {
                 self.resolvers.push(Resolver {

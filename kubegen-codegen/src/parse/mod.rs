@@ -34,7 +34,7 @@ pub enum ResolverKind {
 }
 
 /// A nested type whose schema is looked up at schema-evaluation time.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Resolver {
     /// The type as written.
     pub ty: syn::Type,
@@ -43,7 +43,7 @@ pub struct Resolver {
 }
 
 /// Spans of one field, for cross-field diagnostics.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FieldSpans {
     /// The serialized name.
     pub json_name: String,

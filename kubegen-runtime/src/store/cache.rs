@@ -14,7 +14,7 @@ use super::error::CacheError;
 use super::index::{IndexFn, NAMESPACE_INDEX, by_namespace};
 use super::key::ObjectKey;
 use super::notification::{DeletedObject, Notification};
-use super::working_set::{Generations, WorkingSet};
+use super::working_set::{Clock, WorkingSet};
 
 /// One index: index value to the keys of the objects listed under it.
 type Index = HashMap<String, HashSet<Arc<ObjectKey>>>;
@@ -37,7 +37,7 @@ pub struct Store<K> {
     /// Set for compact stores.
     codec: Option<Codec<K>>,
     /// A compact store's decoded working set (none when its bound is 0).
-    hot: Option<Mutex<Generations<K>>>,
+    hot: Option<Mutex<Clock<K>>>,
 }
 
 struct Inner<K> {
@@ -116,7 +116,7 @@ impl<K: Resource> Store<K> {
             }),
             hot: codec
                 .filter(|_| working_set != WorkingSet::Fixed(0))
-                .map(|_| Mutex::new(Generations::new(working_set))),
+                .map(|_| Mutex::new(Clock::new(working_set))),
             codec,
         }
     }
@@ -155,7 +155,7 @@ impl<K: Resource> Store<K> {
             return self.load(entry);
         };
         let kept = if remember {
-            hot.lock().get(key, cached)
+            hot.lock().get(key)
         } else {
             hot.lock().peek(key)
         };

@@ -16,7 +16,7 @@ use super::key::ObjectKey;
 ///
 /// A read by key of an object in the working set hands out the kept
 /// `Arc<K>`; any other read decodes, and a read by key then keeps the
-/// result, dropping the least recently used objects beyond the bound. An
+/// result, evicting an object not read lately when the bound is reached. An
 /// object the watch delivers enters the working set too, since its handlers
 /// are about to have it reconciled. Lists only use what is there, so a
 /// full scan does not flush the working set.
@@ -43,65 +43,39 @@ impl WorkingSet {
     }
 }
 
-/// The objects of a working set in two generations: an object enters the
-/// young one; when that holds half the bound, the old generation is dropped
-/// and the young one becomes old; a read of an old object moves it back to
-/// the young one. At most the bound (rounded up to even) is held, every
-/// object touched within the last half-bound insertions is among them
-/// (least recently used eviction, approximated at one hash-map operation
-/// per read and without a list threaded through the entries).
-pub(super) struct Generations<K> {
-    young: HashMap<Arc<ObjectKey>, Arc<K>>,
-    old: HashMap<Arc<ObjectKey>, Arc<K>>,
+/// The objects of a working set, evicted by the CLOCK algorithm (second
+/// chance): the objects sit in a ring of slots, each with a bit set when it
+/// is read; when the set is full, a hand sweeps the ring, clearing set bits
+/// and evicting the first object whose bit was clear. So the working set
+/// holds up to its bound — a reader cycling through exactly that many
+/// objects always finds them — and what is read again outlives what was
+/// only delivered, at one hash lookup per read.
+pub(super) struct Clock<K> {
+    slots: Vec<Option<Slot<K>>>,
+    /// Where each kept object's slot is.
+    index: HashMap<Arc<ObjectKey>, usize>,
+    /// Empty slots, reused before the ring grows.
+    free: Vec<usize>,
+    hand: usize,
     bound: WorkingSet,
 }
 
-impl<K> Generations<K> {
+struct Slot<K> {
+    key: Arc<ObjectKey>,
+    obj: Arc<K>,
+    /// Read since the hand last passed.
+    referenced: bool,
+}
+
+impl<K> Clock<K> {
     pub(super) fn new(bound: WorkingSet) -> Self {
-        Generations {
-            young: HashMap::default(),
-            old: HashMap::default(),
+        Clock {
+            slots: Vec::new(),
+            index: HashMap::default(),
+            free: Vec::new(),
+            hand: 0,
             bound,
         }
-    }
-
-    /// The object kept under `key`, marked as just used; `cached` is the
-    /// store's object count.
-    pub(super) fn get(&mut self, key: &ObjectKey, cached: usize) -> Option<Arc<K>> {
-        if let Some(obj) = self.young.get(key) {
-            return Some(obj.clone());
-        }
-        let (key, obj) = self.old.remove_entry(key)?;
-        self.insert(key, obj.clone(), cached);
-        Some(obj)
-    }
-
-    /// The object kept under `key`, leaving the order as it is.
-    pub(super) fn peek(&self, key: &ObjectKey) -> Option<Arc<K>> {
-        self.young.get(key).or_else(|| self.old.get(key)).cloned()
-    }
-
-    /// Keeps `obj` under `key` as the most recently used object, replacing
-    /// what was kept there.
-    pub(super) fn insert(&mut self, key: Arc<ObjectKey>, obj: Arc<K>, cached: usize) {
-        let half = self.bound.capacity(cached).div_ceil(2);
-        if half == 0 {
-            return;
-        }
-        self.old.remove(&*key);
-        self.young.insert(key, obj);
-        if self.young.len() >= half {
-            // The old generation goes; its map's allocation is reused.
-            std::mem::swap(&mut self.young, &mut self.old);
-            self.young.clear();
-        }
-    }
-
-    /// Forgets the object under `key` (changed or deleted).
-    pub(super) fn remove(&mut self, key: &ObjectKey) -> Option<Arc<K>> {
-        let young = self.young.remove(key);
-        let old = self.old.remove(key);
-        young.or(old)
     }
 
     /// The bound.
@@ -109,9 +83,85 @@ impl<K> Generations<K> {
         self.bound
     }
 
+    /// The object kept under `key`, marked as read.
+    pub(super) fn get(&mut self, key: &ObjectKey) -> Option<Arc<K>> {
+        let slot = self.slots[*self.index.get(key)?].as_mut()?;
+        slot.referenced = true;
+        Some(slot.obj.clone())
+    }
+
+    /// The object kept under `key`, not marked.
+    pub(super) fn peek(&self, key: &ObjectKey) -> Option<Arc<K>> {
+        let slot = self.slots[*self.index.get(key)?].as_ref()?;
+        Some(slot.obj.clone())
+    }
+
+    /// Keeps `obj` under `key`, replacing what was kept there; `cached` is
+    /// the store's object count, which an automatic bound follows.
+    pub(super) fn insert(&mut self, key: Arc<ObjectKey>, obj: Arc<K>, cached: usize) {
+        let bound = self.bound.capacity(cached);
+        if let Some(&at) = self.index.get(&key) {
+            self.slots[at] = Some(Slot {
+                key,
+                obj,
+                referenced: true,
+            });
+            return;
+        }
+        if bound == 0 {
+            return;
+        }
+        while self.index.len() >= bound {
+            self.evict();
+        }
+        let slot = Some(Slot {
+            key: key.clone(),
+            obj,
+            referenced: false,
+        });
+        let at = match self.free.pop() {
+            Some(at) => {
+                self.slots[at] = slot;
+                at
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        };
+        self.index.insert(key, at);
+    }
+
+    /// Evicts one object: the first at or after the hand whose bit is
+    /// clear, clearing the bits it passes.
+    fn evict(&mut self) {
+        loop {
+            let at = self.hand;
+            self.hand = (self.hand + 1) % self.slots.len();
+            match &mut self.slots[at] {
+                Some(slot) if slot.referenced => slot.referenced = false,
+                Some(_) => {
+                    if let Some(slot) = self.slots[at].take() {
+                        self.index.remove(&slot.key);
+                    }
+                    self.free.push(at);
+                    return;
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Forgets the object under `key` (changed or deleted), returning it.
+    pub(super) fn remove(&mut self, key: &ObjectKey) -> Option<Arc<K>> {
+        let at = self.index.remove(key)?;
+        self.free.push(at);
+        self.slots[at].take().map(|slot| slot.obj)
+    }
+
     /// The number of objects kept.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.young.len() + self.old.len()
+        self.index.len()
     }
 }

@@ -12,7 +12,7 @@ use super::shape::{Field, Scalar, Shape, Struct};
 use crate::names::{Namespace, apply_field_base, apply_ident};
 
 /// What makes a struct a kind's root.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Top {
     pub kind: String,
     /// `apps/v1`.
