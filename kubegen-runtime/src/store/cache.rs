@@ -169,9 +169,10 @@ impl<K: Resource> Store<K> {
         obj
     }
 
-    /// Keeps `obj`, just applied under `key`, in the working set.
-    fn remember(&self, key: &Arc<ObjectKey>, obj: &Arc<K>, cached: usize) {
-        if let Some(hot) = &self.hot {
+    /// Keeps `obj`, just applied under `key` as `entry`, in the working
+    /// set (an object kept decoded anyway takes no place there).
+    fn remember(&self, key: &Arc<ObjectKey>, obj: &Arc<K>, entry: &Entry<K>, cached: usize) {
+        if let (Some(hot), Entry::Encoded { .. }) = (&self.hot, entry) {
             hot.lock().insert(key.clone(), obj.clone(), cached);
         }
     }
@@ -366,7 +367,7 @@ impl<K: Resource> Store<K> {
                     Some(&Lazy::new(&shared_key, &old_obj)),
                     Some(&Lazy::new(&shared_key, &new)),
                 );
-                self.remember(&shared_key, &obj, inner.items.len());
+                self.remember(&shared_key, &obj, &entry, inner.items.len());
                 inner.items.insert(shared_key, entry);
                 Some(Notification::Update(old, obj))
             }
@@ -378,8 +379,8 @@ impl<K: Resource> Store<K> {
                     None,
                     Some(&Lazy::new(&shared_key, &new)),
                 );
-                inner.items.insert(shared_key.clone(), entry);
-                self.remember(&shared_key, &obj, inner.items.len());
+                self.remember(&shared_key, &obj, &entry, inner.items.len() + 1);
+                inner.items.insert(shared_key, entry);
                 Some(Notification::Add(obj))
             }
         }

@@ -382,6 +382,8 @@ fn a_compact_store_keeps_decoded_what_its_json_cannot_hold() {
     let cached = store.get(&ObjectKey::namespaced("a", "x")).unwrap();
     assert!(Arc::ptr_eq(&cached, &obj), "kept as the decoded object");
     assert_eq!(cached.token, "kept");
+    // Kept decoded anyway, it takes no place in the working set.
+    assert_eq!(store.working_set_len(), 0);
 }
 
 /// The resourceVersion of the object under `name` in namespace `a`.
