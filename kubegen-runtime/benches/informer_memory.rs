@@ -402,15 +402,18 @@ async fn main() -> Result<()> {
     ];
     // The trade-off curve: the default with other working-set bounds.
     for bound in [0, 100, 4_000] {
-        let name: &'static str = Box::leak(format!("kubegen Informer, working set {bound}").into());
         rows.push(
-            median_of(RUNS, name, || {
-                ours(
-                    client.clone(),
-                    &ns,
-                    InformerConfig::default().working_set(WorkingSet::Fixed(bound)),
-                )
-            })
+            median_of(
+                RUNS,
+                &format!("kubegen Informer, working set {bound}"),
+                || {
+                    ours(
+                        client.clone(),
+                        &ns,
+                        InformerConfig::default().working_set(WorkingSet::Fixed(bound)),
+                    )
+                },
+            )
             .await?,
         );
     }
@@ -465,7 +468,7 @@ async fn main() -> Result<()> {
 const RUNS: usize = 3;
 
 /// `RUNS` measurements of one configuration; each figure is the median.
-async fn median_of<G: Cache, F, Fut>(runs: usize, name: &'static str, run: F) -> Result<Row>
+async fn median_of<G: Cache, F, Fut>(runs: usize, name: &str, run: F) -> Result<Row>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<(G, usize)>>,

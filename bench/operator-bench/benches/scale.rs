@@ -83,7 +83,8 @@ use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::runtime::watcher;
 use kubegen::kube;
 use kubegen_testenv::{Options, TestEnv};
-use my_application::api::{MyApplication, MyApplicationSpec};
+use my_application::api::MyApplication;
+use my_application_bench::application;
 
 #[path = "scale/reaction.rs"]
 mod reaction;
@@ -430,18 +431,6 @@ async fn run(
     let _ = operator.kill();
     let _ = operator.wait();
     result.with_context(|| format!("{} (log: {})", side.name(), log.display()))
-}
-
-/// The application every run creates: one nginx replica on port 80.
-fn application(name: &str) -> MyApplication {
-    MyApplication::new(
-        name,
-        MyApplicationSpec {
-            image: "nginx".into(),
-            replicas: 1,
-            port: 80,
-        },
-    )
 }
 
 /// Applications every run creates before its clock starts: the one

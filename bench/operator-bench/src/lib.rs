@@ -18,7 +18,7 @@ use k8s_openapi::api::rbac::v1::ClusterRole;
 use kube::api::{Api, Patch, PatchParams};
 use kubegen::conditions::find_condition;
 use kubegen::kube;
-use my_application::api::{MyApplication, MyApplicationStatus};
+use my_application::api::{MyApplication, MyApplicationSpec, MyApplicationStatus};
 
 /// The example operator's package and binary.
 const PACKAGE: &str = "my-application";
@@ -125,6 +125,19 @@ pub async fn install(admin: &kube::Client) -> Result<()> {
         )
         .await?;
     Ok(())
+}
+
+/// An application the operator makes Ready: one nginx replica on port 80,
+/// what the benchmarks and the hostile test create.
+pub fn application(name: &str) -> MyApplication {
+    MyApplication::new(
+        name,
+        MyApplicationSpec {
+            image: "nginx".into(),
+            replicas: 1,
+            port: 80,
+        },
+    )
 }
 
 /// The status of condition `type_`, if present.

@@ -38,7 +38,8 @@ use anyhow::{Context, Result, bail, ensure};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, PostParams};
 use kubegen::kube;
 use kubegen::server::DevCa;
-use my_application::api::{MyApplication, MyApplicationSpec};
+use my_application::api::MyApplication;
+use my_application_bench::application;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -245,18 +246,6 @@ async fn token_reviews(admin: &kube::Client) -> Result<u64> {
         })
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum::<f64>() as u64)
-}
-
-/// An application the operator makes Ready: one nginx replica on port 80.
-fn application(name: &str) -> MyApplication {
-    MyApplication::new(
-        name,
-        MyApplicationSpec {
-            image: "nginx".into(),
-            replicas: 1,
-            port: 80,
-        },
-    )
 }
 
 /// How long the flood of small reviews lasts, and the workload's run under

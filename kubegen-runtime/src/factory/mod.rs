@@ -50,11 +50,11 @@ pub struct FactoryBuilder {
     resyncs: HashMap<TypeId, Duration>,
     meta_transform: Option<MetaTransform>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
-    /// The codecs of the types that also encode objects arriving without
-    /// their bytes ([`FactoryBuilder::compact_for`]).
-    compact: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
-    /// The types cached decoded ([`FactoryBuilder::decoded_for`]).
-    decoded: std::collections::HashSet<TypeId>,
+    /// Per type, how its objects are kept encoded when not as the
+    /// informer's default: an `Option<Codec<K>>`, the JSON codec for
+    /// [`FactoryBuilder::compact_for`] or none for
+    /// [`FactoryBuilder::decoded_for`].
+    codecs: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     metrics: Option<InformerMetrics>,
 }
 
@@ -124,9 +124,8 @@ impl FactoryBuilder {
     /// default (see [`InformerConfig`]).
     #[must_use]
     pub fn compact_for<K: Serialize + DeserializeOwned + 'static>(mut self) -> Self {
-        self.decoded.remove(&TypeId::of::<K>());
-        self.compact
-            .insert(TypeId::of::<K>(), Box::new(Codec::<K>::json()));
+        self.codecs
+            .insert(TypeId::of::<K>(), Box::new(Some(Codec::<K>::json())));
         self
     }
 
@@ -134,8 +133,8 @@ impl FactoryBuilder {
     /// (see [`InformerConfig::decoded`]).
     #[must_use]
     pub fn decoded_for<K: 'static>(mut self) -> Self {
-        self.compact.remove(&TypeId::of::<K>());
-        self.decoded.insert(TypeId::of::<K>());
+        self.codecs
+            .insert(TypeId::of::<K>(), Box::new(None::<Codec<K>>));
         self
     }
 
@@ -238,8 +237,7 @@ impl SharedInformerFactory {
             resyncs: HashMap::new(),
             meta_transform: None,
             transforms: HashMap::new(),
-            compact: HashMap::new(),
-            decoded: std::collections::HashSet::new(),
+            codecs: HashMap::new(),
             metrics: None,
         }
     }
@@ -345,14 +343,12 @@ impl SharedInformerFactory {
         if let Some(metrics) = &options.metrics {
             config = config.metrics(metrics.clone());
         }
-        if options.decoded.contains(&type_id) {
-            config = config.decoded();
-        } else if let Some(codec) = options
-            .compact
+        if let Some(codec) = options
+            .codecs
             .get(&type_id)
-            .and_then(|codec| codec.downcast_ref::<Codec<K>>())
+            .and_then(|codec| codec.downcast_ref::<Option<Codec<K>>>())
         {
-            config.codec = Some(*codec);
+            config.codec = *codec;
         }
         config
     }

@@ -177,10 +177,12 @@ impl<K: Resource> Store<K> {
         }
     }
 
-    /// Drops the working set's copy of the object under `key`, returning
-    /// it.
-    fn forget(&self, key: &ObjectKey) -> Option<Arc<K>> {
-        self.hot.as_ref().and_then(|hot| hot.lock().remove(key))
+    /// Drops the working set's copy of the object under `key`, which
+    /// changed or went, and returns how to get its last state, `entry`:
+    /// that copy, or else `entry` decoded.
+    fn leaving<'a>(&'a self, key: &ObjectKey, entry: &'a Entry<K>) -> impl Fn() -> Arc<K> + 'a {
+        let kept = self.hot.as_ref().and_then(|hot| hot.lock().remove(key));
+        move || kept.clone().unwrap_or_else(|| self.load(entry))
     }
 
     /// The number of objects the working set holds decoded.
@@ -359,7 +361,7 @@ impl<K: Resource> Store<K> {
                     return None;
                 }
                 let shared_key = shared_key.clone();
-                let old = self.forget(&shared_key).unwrap_or_else(|| self.load(old));
+                let old = self.leaving(&shared_key, old)();
                 let old_obj = || old.clone();
                 update_indices(
                     inner,
@@ -392,8 +394,7 @@ impl<K: Resource> Store<K> {
         let key = ObjectKey::of(&*obj);
         let mut inner = self.inner.write();
         let (shared_key, old) = inner.items.remove_entry(&key)?;
-        let kept = self.forget(&shared_key);
-        let old = || kept.clone().unwrap_or_else(|| self.load(&old));
+        let old = self.leaving(&shared_key, &old);
         update_indices(
             &mut inner,
             &shared_key,
@@ -432,8 +433,7 @@ impl<K: Resource> Store<K> {
                     inner.items.insert(shared_key, old);
                 }
                 Some((shared_key, old)) => {
-                    let kept = self.forget(&shared_key);
-                    let load_old = || kept.clone().unwrap_or_else(|| self.load(&old));
+                    let load_old = self.leaving(&shared_key, &old);
                     let old = Lazy::new(&shared_key, &load_old);
                     update_indices(inner, &shared_key, Some(&old), Some(&new));
                     if notify {
@@ -456,8 +456,7 @@ impl<K: Resource> Store<K> {
         let mut gone: Vec<_> = old_items.into_iter().collect();
         gone.sort_by(|a, b| a.0.cmp(&b.0));
         for (shared_key, old) in gone {
-            let kept = self.forget(&shared_key);
-            let load_old = || kept.clone().unwrap_or_else(|| self.load(&old));
+            let load_old = self.leaving(&shared_key, &old);
             let old = Lazy::new(&shared_key, &load_old);
             update_indices(inner, &shared_key, Some(&old), None);
             if notify {
