@@ -1,8 +1,9 @@
 //! kubegen-core: the run-time half of kubegen, free of any Rust parser.
 //!
 //! Everything here is pure data and functions over it, depending only on
-//! serde, serde_json, schemars and k8s-openapi, so an operator that links
-//! kubegen links no code-generation machinery:
+//! serde and serde_json (and, behind the run-time features `k8s-openapi`
+//! and `schemars` kubegen-runtime turns on, those crates), so an operator
+//! that links kubegen links no code-generation machinery:
 //!
 //! - [`model`]: the serde-serializable resource and type model that the
 //!   code generator (`kubegen-codegen`) produces and embeds in derive output;
@@ -16,6 +17,8 @@
 //! - [`admission`]: admission webhook paths and configurations;
 //! - [`output`]: canonical JSON/YAML with the `@generated` header;
 //! - [`vocabulary`]: every `#[kubegen]` key and every schema keyword, once;
+//! - [`cel`] (feature `cel`, for the code generator): CEL rules parsed as
+//!   the apiserver parses them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
@@ -23,6 +26,8 @@
 pub mod admission;
 pub mod applicable;
 pub mod builtin;
+#[cfg(feature = "cel")]
+pub mod cel;
 pub mod crd;
 pub mod model;
 pub mod output;

@@ -6,6 +6,7 @@ use std::cell::Cell;
 
 use serde_json::Value;
 
+#[cfg(feature = "schemars")]
 pub use schemars;
 pub use serde;
 pub use serde_json;
@@ -109,6 +110,7 @@ pub fn schema_from_model(model_json: &str, resolvers: &[Resolver]) -> Result<Val
 /// The structural schema of a `schemars::JsonSchema` type, for fields
 /// marked `#[kubegen(schemars)]` (k8s-openapi types need no such mark: they
 /// implement [`KubeSchema`] with upstream's exact schema).
+#[cfg(feature = "schemars")]
 pub fn schemars_schema<T: schemars::JsonSchema + ?Sized>() -> Result<Value, SchemaError> {
     let generator = schemars::generate::SchemaSettings::openapi3().into_generator();
     let root = generator.into_root_schema_for::<T>();

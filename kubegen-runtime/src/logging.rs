@@ -1,6 +1,14 @@
 //! Structured logs for operators: one call installs a `tracing` subscriber
 //! printing human-readable lines or JSON objects, filtered by `RUST_LOG`.
 //!
+//! `RUST_LOG` is a comma-separated list of `target=level` directives and at
+//! most one bare `level` for every other target (`info`,
+//! `my_operator=debug,kube=warn`), a target matching every target it
+//! prefixes: the syntax of `tracing_subscriber`'s `Targets` filter. Unlike
+//! `EnvFilter`, span and field filters (`[reconcile{key}]=debug`) are not
+//! supported; such a value is reported and replaced by `info`. (`EnvFilter`'s
+//! regular-expression engine would be built into every operator for them.)
+//!
 //! ```
 //! use kubegen::logging::{LogFormat, init};
 //! let json = false; // e.g. from a `--log-json` flag
@@ -16,8 +24,9 @@
 use std::io::IsTerminal;
 
 use tracing::Subscriber;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
 /// The filter used when `RUST_LOG` is unset or invalid.
@@ -57,11 +66,11 @@ impl LogFormat {
 /// from every test is fine).
 pub fn init(format: LogFormat) -> bool {
     let (filter, invalid) = match std::env::var("RUST_LOG") {
-        Ok(directives) if !directives.trim().is_empty() => match EnvFilter::try_new(&directives) {
+        Ok(directives) if !directives.trim().is_empty() => match parse_filter(&directives) {
             Ok(filter) => (filter, None),
-            Err(e) => (EnvFilter::new(DEFAULT_FILTER), Some((directives, e))),
+            Err(e) => (default_filter(), Some((directives, e))),
         },
-        _ => (EnvFilter::new(DEFAULT_FILTER), None),
+        _ => (default_filter(), None),
     };
     let ansi = std::io::stderr().is_terminal();
     let installed = subscriber(format, filter, ansi, std::io::stderr)
@@ -76,28 +85,45 @@ pub fn init(format: LogFormat) -> bool {
     installed
 }
 
+/// `RUST_LOG`'s directives as a filter; span and field filters (which
+/// `Targets` would read as target names matching nothing) are refused.
+fn parse_filter(directives: &str) -> Result<Targets, String> {
+    if directives.contains(['[', ']', '{', '}']) {
+        return Err("span and field filters (`[span{field}]`) are not supported".into());
+    }
+    directives.parse::<Targets>().map_err(|e| e.to_string())
+}
+
+/// [`DEFAULT_FILTER`] as a filter.
+fn default_filter() -> Targets {
+    DEFAULT_FILTER.parse().expect("the default filter parses")
+}
+
 /// A subscriber printing `format` to `writer`, filtered by `filter`.
 pub(crate) fn subscriber<W>(
     format: LogFormat,
-    filter: EnvFilter,
+    filter: Targets,
     ansi: bool,
     writer: W,
 ) -> Box<dyn Subscriber + Send + Sync>
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
+    // The formatter passes every level (its own default is INFO); `filter`
+    // decides.
     let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
         .with_writer(writer);
     match format {
-        LogFormat::Human => Box::new(builder.with_ansi(ansi).finish()),
+        LogFormat::Human => Box::new(builder.with_ansi(ansi).finish().with(filter)),
         LogFormat::Json => Box::new(
             builder
                 .json()
                 .flatten_event(true)
                 .with_current_span(true)
                 .with_span_list(true)
-                .finish(),
+                .finish()
+                .with(filter),
         ),
     }
 }
@@ -107,7 +133,7 @@ pub(crate) mod tests {
     use std::sync::Arc;
 
     use parking_lot::Mutex;
-    use tracing_subscriber::EnvFilter;
+    use tracing_subscriber::filter::Targets;
 
     use super::{LogFormat, subscriber};
 
@@ -134,11 +160,18 @@ pub(crate) mod tests {
     /// Runs `log` with a `format` subscriber at level debug and returns
     /// what it printed.
     pub(crate) fn capture(format: LogFormat, log: impl FnOnce()) -> String {
+        capture_with("debug", format, log)
+    }
+
+    fn capture_with(filter: &str, format: LogFormat, log: impl FnOnce()) -> String {
         let out = Captured::default();
         let writer = out.clone();
-        let sub = subscriber(format, EnvFilter::new("debug"), false, move || {
-            writer.clone()
-        });
+        let sub = subscriber(
+            format,
+            filter.parse::<Targets>().unwrap(),
+            false,
+            move || writer.clone(),
+        );
         tracing::subscriber::with_default(sub, log);
         out.text()
     }
@@ -175,6 +208,31 @@ pub(crate) mod tests {
             "{text}"
         );
         assert!(text.contains("reconcile failed error=\"boom\""), "{text}");
+    }
+
+    /// `RUST_LOG` directives select targets by prefix, with a default level
+    /// for the rest; span filters are refused (and `init` falls back).
+    #[test]
+    fn rust_log_directives_filter_by_target() {
+        let log = || {
+            tracing::debug!(target: "my_operator::reconcile", "mine");
+            tracing::debug!(target: "kube_client", "theirs");
+            tracing::warn!(target: "kube_client", "their warning");
+        };
+        let text = capture_with("my_operator=debug,warn", LogFormat::Human, log);
+        assert!(
+            text.contains("mine") && text.contains("their warning"),
+            "{text}"
+        );
+        assert!(!text.contains("theirs"), "{text}");
+        let text = capture_with("my_operator=debug", LogFormat::Human, log);
+        assert!(
+            text.contains("mine") && !text.contains("their warning"),
+            "{text}"
+        );
+        assert!(super::parse_filter("[reconcile{key}]=debug").is_err());
+        assert!(super::parse_filter("my_operator=debug,warn").is_ok());
+        assert!(super::parse_filter("my_operator=loud").is_err());
     }
 
     #[test]

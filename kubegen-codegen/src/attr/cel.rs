@@ -3,35 +3,20 @@
 //! must parse, a message must be one non-empty line, a field path must be
 //! a relative JSON path in the syntax the apiserver accepts.
 
-/// Why `expr` (the value of `what`) is not a CEL expression, if it is not.
-///
-/// Optional-field syntax (`self.?x`, `self[?'x']`), which the apiserver
-/// enables, parses but is unsupported by the evaluator of the parser we
-/// use; it is accepted.
+/// Why `expr` (the value of `what`) is not a CEL expression the apiserver
+/// accepts, if it is not (`kubegen_core::cel`, the apiserver's parser
+/// rebuilt and proven equal to it).
 pub fn expression(what: &str, expr: &str) -> Result<(), String> {
     if expr.trim().is_empty() {
         return Err(format!("`{what}` must not be empty"));
     }
-    let Err(errors) = cel::Program::compile(expr) else {
-        return Ok(());
-    };
-    let real: Vec<&cel::ParseError> = errors
-        .errors
-        .iter()
-        .filter(|e| {
-            !e.msg.starts_with("unsupported syntax '.?'")
-                && !e.msg.starts_with("unsupported syntax '[?'")
-        })
-        .collect();
-    match real.first() {
-        None => Ok(()),
-        Some(e) => Err(format!(
-            "`{what}` is not valid CEL: {} (line {}, column {} of the expression)",
-            e.msg.lines().next().unwrap_or(""),
-            e.pos.0,
-            e.pos.1
-        )),
-    }
+    kubegen_core::cel::parse(expr).map(drop).map_err(|e| {
+        let (line, column) = e.line_column(expr);
+        format!(
+            "`{what}` is not valid CEL: {} (line {line}, column {column} of the expression)",
+            e.message
+        )
+    })
 }
 
 /// Why `message` is not a message the apiserver accepts, if it is not.
@@ -95,8 +80,11 @@ mod tests {
         }
         for (bad, says) in [
             ("self.min <=", "column 12"),
+            ("1 +\n  -", "line 2, column 4"),
             ("self.x ==== 1", "not valid CEL"),
-            ("has(self.x", "missing ')'"),
+            ("has(self.x", "expecting ')'"),
+            ("l.all(x.y, true)", "argument must be a simple name"),
+            ("a.`b`", "unsupported syntax"),
             ("'unterminated", "not valid CEL"),
             ("  ", "must not be empty"),
         ] {

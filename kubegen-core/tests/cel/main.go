@@ -1,0 +1,187 @@
+// The apiserver's CEL parser, for kubegen-core's CEL differential test
+// (tests/cel_differential.rs): the environment a CustomResourceDefinition's
+// x-kubernetes-validations rules are compiled in (k8s.io/apiserver's base
+// environment at its default compatibility version, stored expressions),
+// with macro call tracking on so each macro prints as the call it was
+// written as.
+//
+// Input on stdin, one JSON string (an expression) per line. Output on
+// stdout, one JSON object per line, in order:
+//
+//	{"error": "...", "line": 1, "column": 5}  the first parse error
+//	{"ast": "..."}                            the parsed expression
+//
+// The AST is printed as an S-expression, the same form kubegen's parser
+// prints (kubegen_core::cel::Expr::sexpr): literals as `i:-1`, `u:1`,
+// `d:<hex bits>`, `s:<hex bytes>`, `b:<hex bytes>`, `true`, `false`,
+// `null`; `(. operand field)` selects; `(call fn - args...)` global calls
+// and `(call fn target args...)` member calls, macros included; && and ||
+// flattened into one call; `(list ...)`, `(map (entry k v)...)`,
+// `(struct name (field f v)...)`, a `?` before an optional element.
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+type printer struct {
+	macros map[int64]ast.Expr
+	out    strings.Builder
+}
+
+func (p *printer) flatten(fn string, e ast.Expr, terms []ast.Expr) []ast.Expr {
+	if _, isMacro := p.macros[e.ID()]; !isMacro && e.Kind() == ast.CallKind {
+		c := e.AsCall()
+		if c.FunctionName() == fn && !c.IsMemberFunction() {
+			for _, a := range c.Args() {
+				terms = p.flatten(fn, a, terms)
+			}
+			return terms
+		}
+	}
+	return append(terms, e)
+}
+
+func (p *printer) expr(e ast.Expr) {
+	if m, ok := p.macros[e.ID()]; ok && e.ID() != 0 {
+		p.expr(m)
+		return
+	}
+	w := &p.out
+	switch e.Kind() {
+	case ast.LiteralKind:
+		switch v := e.AsLiteral().(type) {
+		case types.Int:
+			fmt.Fprintf(w, "i:%d", int64(v))
+		case types.Uint:
+			fmt.Fprintf(w, "u:%d", uint64(v))
+		case types.Double:
+			fmt.Fprintf(w, "d:%016x", math.Float64bits(float64(v)))
+		case types.String:
+			fmt.Fprintf(w, "s:%s", hex.EncodeToString([]byte(string(v))))
+		case types.Bytes:
+			fmt.Fprintf(w, "b:%s", hex.EncodeToString([]byte(v)))
+		case types.Bool:
+			fmt.Fprintf(w, "%t", bool(v))
+		case types.Null:
+			w.WriteString("null")
+		default:
+			fmt.Fprintf(w, "?literal %T", v)
+		}
+	case ast.IdentKind:
+		w.WriteString(e.AsIdent())
+	case ast.SelectKind:
+		s := e.AsSelect()
+		w.WriteString("(. ")
+		p.expr(s.Operand())
+		fmt.Fprintf(w, " %s)", s.FieldName())
+	case ast.CallKind:
+		c := e.AsCall()
+		args := c.Args()
+		if (c.FunctionName() == "_&&_" || c.FunctionName() == "_||_") && !c.IsMemberFunction() {
+			args = p.flatten(c.FunctionName(), e, nil)
+		}
+		fmt.Fprintf(w, "(call %s ", c.FunctionName())
+		if c.IsMemberFunction() {
+			p.expr(c.Target())
+		} else {
+			w.WriteString("-")
+		}
+		for _, a := range args {
+			w.WriteString(" ")
+			p.expr(a)
+		}
+		w.WriteString(")")
+	case ast.ListKind:
+		l := e.AsList()
+		w.WriteString("(list")
+		for i, el := range l.Elements() {
+			w.WriteString(" ")
+			if l.IsOptional(int32(i)) {
+				w.WriteString("?")
+			}
+			p.expr(el)
+		}
+		w.WriteString(")")
+	case ast.MapKind:
+		w.WriteString("(map")
+		for _, en := range e.AsMap().Entries() {
+			me := en.AsMapEntry()
+			w.WriteString(" (entry ")
+			if me.IsOptional() {
+				w.WriteString("?")
+			}
+			p.expr(me.Key())
+			w.WriteString(" ")
+			p.expr(me.Value())
+			w.WriteString(")")
+		}
+		w.WriteString(")")
+	case ast.StructKind:
+		s := e.AsStruct()
+		fmt.Fprintf(w, "(struct %s", s.TypeName())
+		for _, f := range s.Fields() {
+			sf := f.AsStructField()
+			w.WriteString(" (field ")
+			if sf.IsOptional() {
+				w.WriteString("?")
+			}
+			fmt.Fprintf(w, "%s ", sf.Name())
+			p.expr(sf.Value())
+			w.WriteString(")")
+		}
+		w.WriteString(")")
+	default:
+		fmt.Fprintf(w, "?kind %v", e.Kind())
+	}
+}
+
+func main() {
+	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+	env, err := base.Env(environment.StoredExpressions)
+	if err != nil {
+		panic(err)
+	}
+	env, err = env.Extend(cel.EnableMacroCallTracking())
+	if err != nil {
+		panic(err)
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	for in.Scan() {
+		var expr string
+		if err := json.Unmarshal(in.Bytes(), &expr); err != nil {
+			panic(err)
+		}
+		parsed, iss := env.Parse(expr)
+		if iss.Err() != nil {
+			first := iss.Errors()[0]
+			enc.Encode(map[string]any{
+				"error":  first.Message,
+				"line":   first.Location.Line(),
+				"column": first.Location.Column() + 1,
+			})
+			continue
+		}
+		p := &printer{macros: parsed.NativeRep().SourceInfo().MacroCalls()}
+		p.expr(parsed.NativeRep().Expr())
+		enc.Encode(map[string]any{"ast": p.out.String()})
+	}
+	if err := in.Err(); err != nil {
+		panic(err)
+	}
+}

@@ -1,0 +1,709 @@
+//! Differential test of `kubegen_core::cel::parse` against the apiserver's
+//! CEL parser: k8s.io/apiserver's base environment (cel-go with the
+//! apiserver's options and macros), run by `go run ./tests/cel` from the Go
+//! module proxy. Expressions are hand-picked edge cases, a seeded
+//! generator's grammar-shaped expressions (every operator, literal form,
+//! escape, macro and aggregate, with reserved names, bad escapes and
+//! out-of-range numbers among them), the same expressions mutated at random
+//! (characters and tokens inserted, dropped and swapped), and nesting
+//! shapes on both sides of the apiserver's recursion limits.
+//!
+//! For each one kubegen must give the apiserver's verdict, and for an
+//! accepted one the same tree: both sides print it as one S-expression
+//! (see `tests/cel/main.go`; macros print as the calls they were written
+//! as, `&&` and `||` flattened, cel-go balancing them). Error messages are
+//! compared and counted but not asserted: kubegen words syntax errors its
+//! own way (ANTLR lists every token it expected).
+//!
+//! Needs `go` (1.26) on `PATH`. `KUBEGEN_CEL_CASES` sets the number of
+//! generated expressions (default 3,000), `KUBEGEN_CEL_SEED` the seed.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use kubegen_core::cel::{Expr, ExprKind, Literal, parse};
+use kubegen_core::rng::Rng;
+use serde_json::Value;
+
+/// Hand-picked expressions: each rule of the grammar, the lexer's
+/// longest-match corners, literal limits, escapes, macros, reserved names.
+const PICKED: &[&str] = &[
+    "self.min <= self.max",
+    "has(self.x) && self.x.matches('^[a-z]+$')",
+    "self.all(x, x > 0)",
+    "self == oldSelf",
+    "self.?x.orValue(1) > 0",
+    "quantity(self.q).isGreaterThan(quantity('1Gi'))",
+    "size(self) <= 10 ? true : false",
+    "1 +",
+    "",
+    " ",
+    "// only a comment",
+    "a // trailing comment",
+    "-9223372036854775808",
+    "--9223372036854775808",
+    "- 9223372036854775808",
+    "-(9223372036854775808)",
+    "9223372036854775807",
+    "0x7fffffffffffffff",
+    "0x8000000000000000",
+    "-0x8000000000000000",
+    "0X10",
+    "0x",
+    "18446744073709551615u",
+    "18446744073709551616u",
+    "0xffffffffffffffffu",
+    "-1u",
+    "1.5",
+    ".5",
+    "1.",
+    "1.e5",
+    "1e5",
+    "1e+5",
+    "1e-5",
+    "1e",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "1.5u",
+    "1..2",
+    "x.5",
+    "[,]",
+    "[1,]",
+    "[1,,]",
+    "[,1]",
+    "{,}",
+    "{1:2,}",
+    "{1:2,,}",
+    "a.b{}",
+    "a.b{,}",
+    ".a.b{c: 1}",
+    "a{?b: 1}",
+    "a{1: 2}",
+    "if{}",
+    "a.in{}",
+    "`a`",
+    "a.`b c`",
+    "a{`b`: 1}",
+    "self.?x",
+    "self[?'x']",
+    "[?x, ?y]",
+    "{?'a': x}",
+    "x.?y(1)",
+    "x. ?y",
+    "x[ ?y]",
+    "if",
+    "if(1)",
+    "x.if",
+    "x.if()",
+    ".if",
+    "as",
+    "void",
+    "namespace",
+    "package.x",
+    "in",
+    "x in y",
+    "x in y in z",
+    "true.x",
+    "x.true",
+    "x.null",
+    "null",
+    "a ? b : c ? d : e",
+    "a ? b ? c : d : e",
+    "a ? (b ? c : d) : e",
+    "a || b && c",
+    "!a",
+    "!!a",
+    "!!!a",
+    "!-1",
+    "!-x",
+    "-!x",
+    "--x",
+    "---x",
+    "-1.x",
+    "-1.5.x",
+    "f(1,)",
+    "f(,)",
+    "f()",
+    ".f()",
+    "..f",
+    "a..b",
+    "has(a)",
+    "has(a.b)",
+    "has(a.b.c)",
+    "has(a.?b)",
+    "has(a[0])",
+    "has(a, b)",
+    "x.has(a)",
+    ".has(a)",
+    "l.all(x)",
+    "l.all(x.y, true)",
+    "l.all(1, true)",
+    "l.all(.x, true)",
+    "l.all(__result__, true)",
+    "l.exists_one(x, x)",
+    "l.existsOne(x, x)",
+    "l.map(x, x * 2)",
+    "l.map(x, x > 0, x * 2)",
+    "l.map(1, 2)",
+    "l.filter(x.y, true)",
+    "m.all(k, v, k == v)",
+    "m.all(k, k, true)",
+    "m.all(k, __result__, true)",
+    "m.exists(k, 1, true)",
+    "l.transformList(i, v, v)",
+    "l.transformList(i, v, i > 0, v)",
+    "m.transformMap(k, v, v)",
+    "m.transformMapEntry(k, v, {k: v})",
+    "m.transformMapEntry(k, k, {k: v})",
+    "o.optMap(v, v + 1)",
+    "o.optMap(v.x, v)",
+    "o.optFlatMap(1, v)",
+    "l.sortBy(x, x)",
+    "[3, 1].sortBy(x, x)",
+    "1.sortBy(x, x)",
+    "{}.sortBy(x, x)",
+    "'a'.sortBy(x, x)",
+    "x.y.sortBy(1, x)",
+    "cel.bind(x, 1, x)",
+    "'\\a\\b\\f\\n\\r\\t\\v\\\\\\'\\\"\\`\\?'",
+    "'\\q'",
+    "'\\x41\\X41\\101\\u0041\\U00000041'",
+    "'\\xff'",
+    "'\\377'",
+    "'\\400'",
+    "'\\uD800'",
+    "'\\U00110000'",
+    "'\\U0010FFFF'",
+    "b'\\xff\\377'",
+    "b'\\u0041'",
+    "b'\\U00000041'",
+    "b'é'",
+    "'é'",
+    "r'\\q'",
+    "r'\\'",
+    "R\"\\n\"",
+    "br'\\x'",
+    "Br'a'",
+    "rb'a'",
+    "'''a\nb'''",
+    "\"\"\"a\"b\"\"\"",
+    "'''a\\''''",
+    "''''",
+    "'''''''",
+    "''''''",
+    "'''",
+    "'a\nb'",
+    "'a\rb'",
+    "r'''a\r\nb'''",
+    "'''a\r\nb'''",
+    "a # b",
+    "a = b",
+    "a & b",
+    "a | b",
+    "a ; b",
+    "é",
+    "a\u{b}b",
+    "a\u{c}b",
+    "x.f(1)(2)",
+    "(x)(1)",
+    "x[0][1]",
+    "x[0].y",
+    "x.y[0].z()",
+    "a.b.c(d)",
+    "a.b.c{d: e}",
+    "1 < 2 < 3",
+    "1 + 2 * 3 - 4 / 5 % 6",
+    "a - -1",
+    "a--1",
+    "a - - 1",
+    "(1) - 1",
+    "int(1)",
+    "string(b'a')",
+    "dyn(1)",
+    "type(1) == int",
+    "timestamp('2020-01-01T00:00:00Z')",
+    "duration('1s')",
+    "url('http://x').getHost()",
+];
+
+/// Names an identifier, a call or a field takes.
+const NAMES: &[&str] = &[
+    "self", "oldSelf", "x", "y", "_a", "a1", "has", "size", "if", "as", "while", "var", "void",
+    "Ident",
+];
+
+/// Receiver functions and macros.
+const METHODS: &[&str] = &[
+    "size",
+    "all",
+    "exists",
+    "exists_one",
+    "existsOne",
+    "map",
+    "filter",
+    "optMap",
+    "optFlatMap",
+    "sortBy",
+    "transformList",
+    "transformMap",
+    "transformMapEntry",
+    "orValue",
+    "matches",
+    "has",
+    "if",
+];
+
+/// Literals, valid and invalid.
+const LITERALS: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "0x1F",
+    "0xffffffffffffffff",
+    "1u",
+    "18446744073709551616u",
+    "0x10u",
+    "1.5",
+    ".5",
+    "1e3",
+    "1e400",
+    "2.5e-3",
+    "true",
+    "false",
+    "null",
+    "'a'",
+    "\"b\"",
+    "''",
+    "'\\n\\t'",
+    "'\\x41'",
+    "'\\u00e9'",
+    "'\\uDFFF'",
+    "'\\U0001F600'",
+    "'\\U00110000'",
+    "'\\101'",
+    "'\\q'",
+    "'é'",
+    "r'\\d'",
+    "b'ab'",
+    "b'\\xff'",
+    "b'\\u0041'",
+    "'''x\ny'''",
+    "\"\"\"q\"\"\"",
+];
+
+const BINARY: &[&str] = &[
+    "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "in", "&&", "||",
+];
+
+/// Text a mutation inserts.
+const NOISE: &[&str] = &[
+    "(", ")", "[", "]", "{", "}", ".", ",", "?", ":", "!", "-", "+", "=", "&", "|", "'", "\"", "`",
+    "\\", "#", " ", "\n", "0", "x", "in", "?.", ".?", "[?", "//", "é", "u", "e", "r", "b",
+];
+
+fn generate(rng: &mut Rng, depth: usize) -> String {
+    let leaf = depth == 0 || rng.chance(1, 4);
+    if leaf {
+        return match rng.below(3) {
+            0 => rng.pick(LITERALS).to_string(),
+            1 => rng.pick(NAMES).to_string(),
+            _ => format!(".{}", rng.pick(NAMES)),
+        };
+    }
+    let d = depth - 1;
+    let args = |rng: &mut Rng| {
+        let n = rng.below(5);
+        (0..n)
+            .map(|_| {
+                if rng.chance(1, 2) {
+                    rng.pick(NAMES).to_string()
+                } else {
+                    generate(rng, d)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match rng.below(14) {
+        0 => format!("{}.{}", generate(rng, d), rng.pick(NAMES)),
+        1 => format!("{}.?{}", generate(rng, d), rng.pick(NAMES)),
+        2 => {
+            let target = generate(rng, d);
+            let method = rng.pick(METHODS);
+            format!("{target}.{method}({})", args(rng))
+        }
+        3 => {
+            let name = rng.pick(NAMES);
+            format!("{name}({})", args(rng))
+        }
+        4 => format!(
+            "{}[{}{}]",
+            generate(rng, d),
+            if rng.chance(1, 4) { "?" } else { "" },
+            generate(rng, d)
+        ),
+        5 => format!(
+            "{}{}",
+            rng.pick(&["!", "-", "!!", "--", "- "]),
+            generate(rng, d)
+        ),
+        6 | 7 => format!(
+            "{} {} {}",
+            generate(rng, d),
+            rng.pick(BINARY),
+            generate(rng, d)
+        ),
+        8 => format!(
+            "{} ? {} : {}",
+            generate(rng, d),
+            generate(rng, d),
+            generate(rng, d)
+        ),
+        9 => format!("({})", generate(rng, d)),
+        10 => {
+            let n = rng.below(4);
+            let items: Vec<String> = (0..n)
+                .map(|_| {
+                    format!(
+                        "{}{}",
+                        if rng.chance(1, 5) { "?" } else { "" },
+                        generate(rng, d)
+                    )
+                })
+                .collect();
+            format!(
+                "[{}{}]",
+                items.join(", "),
+                if rng.chance(1, 4) { "," } else { "" }
+            )
+        }
+        11 => {
+            let n = rng.below(3);
+            let items: Vec<String> = (0..n)
+                .map(|_| {
+                    let opt = if rng.chance(1, 5) { "?" } else { "" };
+                    format!("{opt}{}: {}", generate(rng, d), generate(rng, d))
+                })
+                .collect();
+            format!(
+                "{{{}{}}}",
+                items.join(", "),
+                if rng.chance(1, 4) { "," } else { "" }
+            )
+        }
+        12 => {
+            let n = rng.below(3);
+            let items: Vec<String> = (0..n)
+                .map(|_| {
+                    let opt = if rng.chance(1, 5) { "?" } else { "" };
+                    format!("{opt}{}: {}", rng.pick(NAMES), generate(rng, d))
+                })
+                .collect();
+            format!(
+                "{}.{}{{{}}}",
+                rng.pick(NAMES),
+                rng.pick(NAMES),
+                items.join(", ")
+            )
+        }
+        _ => format!("{} // c\n", generate(rng, d)),
+    }
+}
+
+/// `src` with one to three random edits.
+fn mutate(rng: &mut Rng, src: &str) -> String {
+    let mut chars: Vec<char> = src.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(chars.len() + 1);
+        match rng.below(3) {
+            0 if at < chars.len() => {
+                chars.remove(at);
+            }
+            1 if at + 1 < chars.len() => chars.swap(at, at + 1),
+            _ => {
+                for (k, c) in rng.pick(NOISE).chars().enumerate() {
+                    chars.insert(at + k, c);
+                }
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// Wrappers that nest an expression one level more, for the limit shapes.
+const WRAPPERS: &[(&str, &str)] = &[
+    ("(", ")"),
+    ("", ".f"),
+    ("", "[0]"),
+    ("f(", ")"),
+    ("", " + 1"),
+    ("1 + ", ""),
+    ("1 * ", ""),
+    ("", " == 1"),
+    ("c ? ", " : d"),
+    ("c ? d : ", ""),
+    ("[", "]"),
+    ("{1: ", "}"),
+    ("!", ""),
+    ("-", ""),
+    ("", ".m()"),
+    ("x.m(", ")"),
+    ("l.all(v, ", ")"),
+    ("a && ", ""),
+];
+
+fn nested(open: &str, close: &str, n: usize) -> String {
+    format!("{}x{}", open.repeat(n), close.repeat(n))
+}
+
+/// Shapes at and around the recursion limits: each wrapper alone, 240 to
+/// 256 times, and seeded mixes of them.
+fn limit_shapes(rng: &mut Rng) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in WRAPPERS {
+        for n in (120..=130).chain(240..=256) {
+            out.push(nested(open, close, n));
+        }
+    }
+    for n in [247, 248, 249, 250, 251] {
+        out.push(vec!["1"; n + 1].join(" + "));
+        out.push(vec!["1"; n + 1].join(" == "));
+        out.push(format!("x{}", ".f".repeat(n)));
+        out.push(format!("x{}", "[0]".repeat(n)));
+        out.push(vec!["a"; n + 1].join(" && "));
+    }
+    for _ in 0..150 {
+        let n = 60 + rng.below(260);
+        let mut e = "x".to_string();
+        for _ in 0..n {
+            let (open, close) = rng.pick(WRAPPERS);
+            e = format!("{open}{e}{close}");
+        }
+        out.push(e);
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// `e` printed as `tests/cel/main.go` prints cel-go's tree.
+fn sexpr(e: &Expr, out: &mut String) {
+    match &e.kind {
+        ExprKind::Literal(l) => match l {
+            Literal::Int(i) => write!(out, "i:{i}").unwrap(),
+            Literal::Uint(u) => write!(out, "u:{u}").unwrap(),
+            Literal::Double(d) => write!(out, "d:{:016x}", d.to_bits()).unwrap(),
+            Literal::String(s) => write!(out, "s:{}", hex(s.as_bytes())).unwrap(),
+            Literal::Bytes(b) => write!(out, "b:{}", hex(b)).unwrap(),
+            Literal::Bool(b) => write!(out, "{b}").unwrap(),
+            Literal::Null => out.push_str("null"),
+        },
+        ExprKind::Ident(n) => out.push_str(n),
+        ExprKind::Select { operand, field } => {
+            out.push_str("(. ");
+            sexpr(operand, out);
+            write!(out, " {field})").unwrap();
+        }
+        ExprKind::Call {
+            function,
+            target,
+            args,
+            is_macro,
+        } => {
+            let mut terms = Vec::new();
+            if matches!(function.as_str(), "_&&_" | "_||_") && target.is_none() && !is_macro {
+                flatten(function, e, &mut terms);
+            } else {
+                terms.extend(args.iter());
+            }
+            write!(out, "(call {function} ").unwrap();
+            match target {
+                Some(t) => sexpr(t, out),
+                None => out.push('-'),
+            }
+            for a in terms {
+                out.push(' ');
+                sexpr(a, out);
+            }
+            out.push(')');
+        }
+        ExprKind::List(elements) => {
+            out.push_str("(list");
+            for el in elements {
+                out.push(' ');
+                if el.optional {
+                    out.push('?');
+                }
+                sexpr(&el.value, out);
+            }
+            out.push(')');
+        }
+        ExprKind::Map(entries) => {
+            out.push_str("(map");
+            for en in entries {
+                out.push_str(" (entry ");
+                if en.optional {
+                    out.push('?');
+                }
+                sexpr(&en.key, out);
+                out.push(' ');
+                sexpr(&en.value, out);
+                out.push(')');
+            }
+            out.push(')');
+        }
+        ExprKind::Struct { name, fields } => {
+            write!(out, "(struct {name}").unwrap();
+            for f in fields {
+                out.push_str(" (field ");
+                if f.optional {
+                    out.push('?');
+                }
+                write!(out, "{} ", f.name).unwrap();
+                sexpr(&f.value, out);
+                out.push(')');
+            }
+            out.push(')');
+        }
+    }
+}
+
+fn flatten<'e>(function: &str, e: &'e Expr, terms: &mut Vec<&'e Expr>) {
+    if let ExprKind::Call {
+        function: f,
+        target: None,
+        args,
+        is_macro: false,
+    } = &e.kind
+        && f == function
+    {
+        for a in args {
+            flatten(function, a, terms);
+        }
+        return;
+    }
+    terms.push(e);
+}
+
+/// The apiserver's answer for each expression.
+fn apiserver(exprs: &[String]) -> Vec<Value> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cel");
+    let mut child = Command::new("go")
+        .args(["run", "."])
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("`go` (1.26) on PATH runs the apiserver's CEL parser");
+    let mut input = String::new();
+    for e in exprs {
+        input.push_str(&serde_json::to_string(e).unwrap());
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "go run ./tests/cel failed");
+    let answers: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), exprs.len());
+    answers
+}
+
+#[test]
+fn parser_agrees_with_the_apiserver() {
+    let cases: usize = std::env::var("KUBEGEN_CEL_CASES").map_or(3000, |v| v.parse().unwrap());
+    let seed: u64 = std::env::var("KUBEGEN_CEL_SEED").map_or(42, |v| v.parse().unwrap());
+    let mut rng = Rng::new(seed);
+    let mut exprs: Vec<String> = PICKED.iter().map(|s| s.to_string()).collect();
+    for _ in 0..cases {
+        let e = generate(&mut rng, 4);
+        if rng.chance(1, 3) {
+            exprs.push(mutate(&mut rng, &e));
+        }
+        exprs.push(e);
+    }
+    exprs.extend(limit_shapes(&mut rng));
+    exprs.push(format!("'{}'", "a".repeat(99_998)));
+    exprs.push(format!("'{}'", "a".repeat(99_999)));
+
+    let answers = apiserver(&exprs);
+    let mut differences = Vec::new();
+    let short = |s: &str| -> String {
+        let mut out: String = s.chars().take(160).collect();
+        if out.len() < s.len() {
+            out.push('…');
+        }
+        out
+    };
+    let (mut accepted, mut refused, mut same_message) = (0, 0, 0);
+    for (src, answer) in exprs.iter().zip(&answers) {
+        let ours = parse(src);
+        match (&ours, answer.get("ast").and_then(Value::as_str)) {
+            (Ok(e), Some(theirs)) => {
+                accepted += 1;
+                let mut mine = String::new();
+                sexpr(e, &mut mine);
+                if mine != theirs {
+                    differences.push(format!(
+                        "{:?}\n  kubegen:   {}\n  apiserver: {}",
+                        short(src),
+                        short(&mine),
+                        short(theirs)
+                    ));
+                }
+            }
+            (Err(e), None) => {
+                refused += 1;
+                if answer["error"].as_str() == Some(e.message.as_str()) {
+                    same_message += 1;
+                }
+            }
+            (Ok(_), None) => differences.push(format!(
+                "{:?}\n  kubegen accepts; apiserver: {}",
+                short(src),
+                answer["error"]
+            )),
+            (Err(e), Some(_)) => differences.push(format!(
+                "{:?}\n  apiserver accepts; kubegen: {}",
+                short(src),
+                e.message
+            )),
+        }
+    }
+    eprintln!(
+        "{} expressions: {accepted} accepted and {refused} refused by both ({same_message} with the same message), {} differences",
+        exprs.len(),
+        differences.len()
+    );
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(
+        accepted > exprs.len() / 5 && refused > exprs.len() / 5,
+        "the cases exercise both verdicts"
+    );
+}
