@@ -23,9 +23,9 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use kubegen_core::cel::{Expr, ExprKind, Literal, parse};
+use kubegen_core::cel::{Expr, ExprKind, Literal, Purpose, Type, check_rule, parse};
 use kubegen_core::rng::Rng;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// Hand-picked expressions: each rule of the grammar, the lexer's
 /// longest-match corners, literal limits, escapes, macros, reserved names.
@@ -598,17 +598,28 @@ fn flatten<'e>(function: &str, e: &'e Expr, terms: &mut Vec<&'e Expr>) {
 
 /// The apiserver's answer for each expression.
 fn apiserver(exprs: &[String]) -> Vec<Value> {
+    let lines: Vec<String> = exprs
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap())
+        .collect();
+    go(&[], &lines)
+}
+
+/// `go run ./tests/cel ARGS` with `lines` on stdin: one JSON answer per line.
+fn go(args: &[&str], lines: &[String]) -> Vec<Value> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cel");
     let mut child = Command::new("go")
-        .args(["run", "."])
+        .arg("run")
+        .arg(".")
+        .args(args)
         .current_dir(&dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("`go` (1.26) on PATH runs the apiserver's CEL parser");
     let mut input = String::new();
-    for e in exprs {
-        input.push_str(&serde_json::to_string(e).unwrap());
+    for l in lines {
+        input.push_str(l);
         input.push('\n');
     }
     let mut stdin = child.stdin.take().unwrap();
@@ -621,7 +632,7 @@ fn apiserver(exprs: &[String]) -> Vec<Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(answers.len(), exprs.len());
+    assert_eq!(answers.len(), lines.len());
     answers
 }
 
@@ -705,5 +716,381 @@ fn parser_agrees_with_the_apiserver() {
     assert!(
         accepted > exprs.len() / 5 && refused > exprs.len() / 5,
         "the cases exercise both verdicts"
+    );
+}
+
+/// The function table kubegen checks calls against is the apiserver's
+/// environment's, overload for overload.
+#[test]
+fn function_table_is_the_apiservers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cel");
+    let out = Command::new("go")
+        .args(["run", ".", "functions"])
+        .current_dir(&dir)
+        .output()
+        .expect("`go` on PATH");
+    assert!(out.status.success());
+    let theirs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ours: Value = serde_json::from_str(kubegen_core::cel::functions::TABLE).unwrap();
+    assert!(
+        ours == theirs,
+        "src/cel/functions.json is stale: regenerate it with `(cd kubegen-core/tests/cel && go run . functions) > kubegen-core/src/cel/functions.json`"
+    );
+}
+
+/// A seeded schema: an object with fields of every kind the apiserver
+/// declares a CEL type for, nested once.
+fn gen_schema(rng: &mut Rng, depth: usize) -> Value {
+    let scalar = |rng: &mut Rng| match rng.below(9) {
+        0 => json!({"type": "integer"}),
+        1 => json!({"type": "number"}),
+        2 => json!({"type": "boolean"}),
+        3 => json!({"type": "string", "format": "duration"}),
+        4 => json!({"type": "string", "format": "date-time"}),
+        5 => json!({"type": "string", "format": "byte"}),
+        6 => json!({"x-kubernetes-int-or-string": true}),
+        _ => json!({"type": "string", "maxLength": 64}),
+    };
+    let mut props = serde_json::Map::new();
+    for name in FIELDS.iter().take(2 + rng.below(FIELDS.len() - 1)) {
+        let s = match rng.below(if depth == 0 { 6 } else { 9 }) {
+            0..=3 => scalar(rng),
+            4 => json!({"type": "array", "maxItems": 10, "items": scalar(rng)}),
+            5 => {
+                json!({"type": "object", "maxProperties": 10, "additionalProperties": scalar(rng)})
+            }
+            6 => json!({"type": "array", "maxItems": 5, "items": gen_schema(rng, depth - 1)}),
+            7 => json!({"type": "object", "additionalProperties": gen_schema(rng, depth - 1)}),
+            _ => gen_schema(rng, depth - 1),
+        };
+        props.insert((*name).to_string(), s);
+    }
+    json!({"type": "object", "properties": props})
+}
+
+/// Field names, one CEL reserves.
+const FIELDS: &[&str] = &[
+    "replicas", "name", "items", "spec", "ttl", "in", "port", "labels",
+];
+
+/// Typed paths below `self` into `schema`: (CEL path, the schema there).
+fn paths(schema: &Value, at: &str, out: &mut Vec<(String, Value)>, depth: usize) {
+    out.push((at.to_string(), schema.clone()));
+    if depth == 0 {
+        return;
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, sub) in props {
+            let escaped = kubegen_core::schema::cel::escape(name).unwrap_or_else(|| name.clone());
+            paths(sub, &format!("{at}.{escaped}"), out, depth - 1);
+        }
+    }
+    if let Some(items) = schema.get("items") {
+        paths(items, &format!("{at}[0]"), out, depth - 1);
+    }
+    if let Some(values) = schema.get("additionalProperties") {
+        paths(values, &format!("{at}['k']"), out, depth - 1);
+    }
+}
+
+/// A seeded rule over `paths`: mostly well-typed shapes with the mistakes
+/// users make (typos, wrong operand types, non-bool bodies, calls on the
+/// wrong type).
+fn gen_rule(rng: &mut Rng, paths: &[(String, Value)], depth: usize) -> String {
+    let path = |rng: &mut Rng| rng.pick(paths).0.clone();
+    let leaf = |rng: &mut Rng| match rng.below(12) {
+        0 => "1".to_string(),
+        1 => "2u".to_string(),
+        2 => "1.5".to_string(),
+        3 => "'a'".to_string(),
+        4 => "b'a'".to_string(),
+        5 => "true".to_string(),
+        6 => "null".to_string(),
+        7 => "duration('1s')".to_string(),
+        8 => "timestamp('2024-01-01T00:00:00Z')".to_string(),
+        9 => "[1, 2]".to_string(),
+        10 => "{'a': 1}".to_string(),
+        _ => "[]".to_string(),
+    };
+    if depth == 0 {
+        return if rng.chance(2, 3) {
+            path(rng)
+        } else {
+            leaf(rng)
+        };
+    }
+    let d = depth - 1;
+    match rng.below(16) {
+        0 => format!("{}.replica", path(rng)),
+        1 => format!("has({})", {
+            let p = path(rng);
+            if p.contains('.') && !p.ends_with(']') {
+                p
+            } else {
+                format!("{p}.x")
+            }
+        }),
+        2..=4 => format!(
+            "{} {} {}",
+            gen_rule(rng, paths, d),
+            rng.pick(BINARY),
+            gen_rule(rng, paths, d)
+        ),
+        5 => format!("{}.size()", gen_rule(rng, paths, d)),
+        6 => format!(
+            "{}.{}",
+            gen_rule(rng, paths, d),
+            rng.pick(&[
+                "startsWith('a')",
+                "contains('a')",
+                "matches('^a')",
+                "lowerAscii()",
+                "split(',')",
+                "isSorted()",
+                "sum()",
+                "indexOf('a')",
+                "getHours()",
+                "orValue(1)",
+                "hasValue()"
+            ])
+        ),
+        7 => format!(
+            "{}.{}(x, {})",
+            path(rng),
+            rng.pick(&["all", "exists", "exists_one", "map", "filter"]),
+            gen_rule(rng, &[("x".to_string(), json!({}))], d)
+        ),
+        8 => format!(
+            "{}.all(k, v, {})",
+            path(rng),
+            gen_rule(rng, &[("k".into(), json!({})), ("v".into(), json!({}))], d)
+        ),
+        9 => format!(
+            "{} ? {} : {}",
+            gen_rule(rng, paths, d),
+            gen_rule(rng, paths, d),
+            gen_rule(rng, paths, d)
+        ),
+        10 => format!(
+            "{}(self.{})",
+            rng.pick(&[
+                "int", "string", "double", "size", "quantity", "url", "ip", "cidr", "isURL", "dyn",
+                "type"
+            ]),
+            rng.pick(FIELDS)
+        ),
+        11 => format!("self.?{}.orValue({})", rng.pick(FIELDS), leaf(rng)),
+        12 => format!("{}[{}]", path(rng), leaf(rng)),
+        13 => format!("[{}, {}]", gen_rule(rng, paths, d), gen_rule(rng, paths, d)),
+        14 => format!("!{}", gen_rule(rng, paths, d)),
+        _ => format!("sets.contains({}, {})", path(rng), gen_rule(rng, paths, d)),
+    }
+}
+
+/// `text` with the digits after each `prefix` removed: the apiserver names
+/// the type of `self` `selfType<nanoseconds>`, and numbers free type
+/// variables (`_var0`) in an order kubegen does not reproduce.
+fn strip_numbers(text: &str, prefix: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(prefix) {
+        out.push_str(&rest[..i + prefix.len()]);
+        rest = rest[i + prefix.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out + rest
+}
+
+/// A rule meant to be well typed: a boolean about one path, chosen by the
+/// schema there (with the occasional slip a user makes).
+fn gen_typed(rng: &mut Rng, paths: &[(String, Value)]) -> String {
+    let (p, schema) = rng.pick(paths).clone();
+    let kind = schema.get("type").and_then(Value::as_str).unwrap_or("");
+    let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
+    let int_or_string = schema.get("x-kubernetes-int-or-string").is_some();
+    let choices: &[&str] = match (kind, format) {
+        _ if int_or_string => &[
+            "P == 1",
+            "P == 'a'",
+            "string(P).size() > 0",
+            "type(P) == int",
+        ],
+        ("integer", _) => &[
+            "P > 0",
+            "P % 2 == 0",
+            "P <= 10 && P >= -1",
+            "P == 1.0",
+            "double(P) < 2.5",
+            "P in [1, 2]",
+        ],
+        ("number", _) => &[
+            "P > 0.5",
+            "P < 1",
+            "int(P) == 1",
+            "P + 1.0 < 3.0",
+            "math.ceil(P) > 0.0",
+        ],
+        ("boolean", _) => &["P", "!P", "P == true", "P || false"],
+        ("string", "duration") => &[
+            "P > duration('1s')",
+            "P.getSeconds() < 60",
+            "P == duration('1h30m')",
+            "P < duration('1x')",
+        ],
+        ("string", "date-time") => &[
+            "P < timestamp('2030-01-01T00:00:00Z')",
+            "P.getFullYear() > 2000",
+            "P + duration('1h') > P",
+            "P > timestamp('2024-02-30T00:00:00Z')",
+        ],
+        ("string", "byte") => &["P.size() > 0", "P == b'abc'", "string(P).size() < 5"],
+        ("string", _) => &[
+            "P.size() <= 10",
+            "P.startsWith('a')",
+            "P.matches('^[a-z]+$')",
+            "P.lowerAscii() == P",
+            "P.split('-').size() > 1",
+            "P in ['a', 'b']",
+            "isURL(P)",
+            "P.indexOf('x') >= 0",
+            "quantity(P).isGreaterThan(quantity('1'))",
+            "P.substring(1) != ''",
+            "P != null",
+        ],
+        ("array", _) => &[
+            "P.size() <= 5",
+            "P.all(x, x != null)",
+            "P.exists(x, x == P[0])",
+            "size(P) == 0 || has(P[0].x)",
+            "P.map(x, 1).size() >= 0",
+            "P.filter(x, true) == P",
+            "P.isSorted()",
+            "P.all(i, v, i >= 0)",
+            "sets.contains(P, P)",
+        ],
+        ("object", _) if schema.get("additionalProperties").is_some() => &[
+            "P.size() < 3",
+            "P.all(k, k.size() > 0)",
+            "'a' in P",
+            "P.exists(k, v, k == 'a')",
+            "P.?a.hasValue()",
+        ],
+        ("object", _) => &[
+            "has(P.replicas)",
+            "P == P",
+            "has(P.name) || has(P.spec)",
+            "P.?name.hasValue()",
+            "P != null",
+        ],
+        _ => &["P == P"],
+    };
+    rng.pick(choices).replace('P', &p)
+}
+
+/// kubegen's checker gives the apiserver's verdict, and the apiserver's
+/// message, on seeded schemas and rules (`KUBEGEN_CEL_CASES` / 10
+/// schemas of 20 rules each).
+#[test]
+fn checker_agrees_with_the_apiserver() {
+    let cases: usize = std::env::var("KUBEGEN_CEL_CASES").map_or(3000, |v| v.parse().unwrap());
+    let seed: u64 = std::env::var("KUBEGEN_CEL_SEED").map_or(42, |v| v.parse().unwrap());
+    let mut rng = Rng::new(seed ^ 0xce1);
+    let mut schemas = Vec::new();
+    for _ in 0..cases.div_ceil(200).max(3) * 10 {
+        let mut schema = gen_schema(&mut rng, 2);
+        let mut ps = Vec::new();
+        paths(&schema, "self", &mut ps, 3);
+        let rules: Vec<Value> = (0..20)
+            .map(|_| {
+                let rule = match rng.below(4) {
+                    0 => gen_rule(&mut rng, &ps, 2),
+                    1 => format!(
+                        "{} {} {}",
+                        gen_typed(&mut rng, &ps),
+                        rng.pick(&["&&", "||"]),
+                        gen_typed(&mut rng, &ps)
+                    ),
+                    _ => gen_typed(&mut rng, &ps),
+                };
+                json!({"rule": rule})
+            })
+            .collect();
+        schema["x-kubernetes-validations"] = Value::Array(rules);
+        schemas.push(schema);
+    }
+    let lines: Vec<String> = schemas.iter().map(|s| s.to_string()).collect();
+    let answers = go(&["compile"], &lines);
+    let normalize = |m: &str| -> String {
+        let first = m.lines().next().unwrap_or("");
+        let first = first.strip_prefix("compilation failed: ").unwrap_or(first);
+        let first = match first.strip_prefix("ERROR: <input>:") {
+            Some(rest) => rest
+                .splitn(3, ':')
+                .nth(2)
+                .unwrap_or("")
+                .trim_start()
+                .to_string(),
+            None => first.to_string(),
+        };
+        strip_numbers(&strip_numbers(&first, "selfType"), "_var")
+    };
+    let (mut accepted, mut refused, mut same_message) = (0, 0, 0);
+    let mut differences = Vec::new();
+    for (schema, answer) in schemas.iter().zip(&answers) {
+        let Some(results) = answer["results"].as_array() else {
+            panic!("the apiserver refused a generated schema: {answer}");
+        };
+        let self_type = Type::of_schema(schema, "selfType", false).unwrap();
+        for (rule, theirs) in schema["x-kubernetes-validations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(results)
+        {
+            let rule = rule["rule"].as_str().unwrap();
+            let ours = check_rule(rule, &self_type, false, Purpose::Rule, |_| true);
+            match (&ours, theirs.get("error").and_then(Value::as_str)) {
+                (Ok(()), None) => accepted += 1,
+                (Err(e), Some(m)) => {
+                    refused += 1;
+                    // Syntax errors are worded by ANTLR; kubegen words its own.
+                    if normalize(m) == strip_numbers(e.message(), "_var")
+                        || m.contains("Syntax error:")
+                    {
+                        same_message += 1;
+                    } else {
+                        differences.push(format!(
+                            "{rule}\n  kubegen:   {}\n  apiserver: {}",
+                            e.message(),
+                            normalize(m)
+                        ));
+                    }
+                }
+                (Ok(()), Some(m)) => differences.push(format!(
+                    "{rule}\n  kubegen accepts; apiserver: {}",
+                    normalize(m)
+                )),
+                (Err(e), None) => differences.push(format!(
+                    "{rule}\n  apiserver accepts; kubegen: {}",
+                    e.message()
+                )),
+            }
+        }
+    }
+    eprintln!(
+        "{} rules on {} schemas: {accepted} accepted and {refused} refused by both ({same_message} with the same message), {} differences",
+        accepted + refused + differences.len(),
+        schemas.len(),
+        differences.len()
+    );
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

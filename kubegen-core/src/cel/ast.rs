@@ -8,8 +8,20 @@
 pub struct Expr {
     /// Its byte range in the source.
     pub span: (usize, usize),
+    /// The byte offset cel-go reports it at: an operator's token, the `.`
+    /// of a selection, the `(` of a call, the `[` of an index or list, the
+    /// `{` of a map or message, else its start.
+    pub at: usize,
     /// What it is.
     pub kind: ExprKind,
+}
+
+impl Expr {
+    /// `self` reported at byte offset `at`.
+    pub fn at(mut self, at: usize) -> Expr {
+        self.at = at;
+        self
+    }
 }
 
 /// The kinds of expression.

@@ -1,11 +1,19 @@
 //! CEL, the language of `x-kubernetes-validations` rules, as the apiserver
 //! reads it: [`lex`] and [`parse`] accept exactly the expressions the
-//! apiserver accepts (proven against cel-go by `tests/cel_differential.rs`)
-//! and give the [`ast`] that checking a rule works on.
+//! apiserver accepts, [`check`] types them against the schema's declared
+//! [`types`] and the environment's [`functions`] as the apiserver does
+//! (both proven against the apiserver's own code by
+//! `tests/cel_differential.rs`).
 
 pub mod ast;
+pub mod check;
+pub mod functions;
 pub mod lex;
+pub mod literals;
 pub mod parse;
+pub mod types;
 
 pub use ast::{Expr, ExprKind, Literal};
+pub use check::{Purpose, RegexCheck, RuleError, TypeError, check_rule};
 pub use parse::{ParseError, parse};
+pub use types::Type;

@@ -280,6 +280,7 @@ impl<'a> Parser<'a> {
         let end = self.toks[self.pos.saturating_sub(1)].end.max(start);
         Expr {
             span: (start, end),
+            at: start,
             kind,
         }
     }
@@ -302,11 +303,11 @@ impl<'a> Parser<'a> {
         let start = self.toks[self.pos].start;
         let cond = self.conditional_or()?;
         let out = if self.peek() == Tok::Question {
-            self.bump();
+            let at = self.bump().start;
             let yes = self.conditional_or()?;
             self.expect(Tok::Colon, "':'")?;
             let no = self.expr()?;
-            self.call(start, "_?_:_", None, vec![cond, yes, no])
+            self.call(start, "_?_:_", None, vec![cond, yes, no]).at(at)
         } else {
             cond
         };
@@ -327,9 +328,9 @@ impl<'a> Parser<'a> {
         let operand = |p: &mut Self| if or { p.logical(false) } else { p.relation(0) };
         let mut out = operand(self)?;
         while self.peek() == op {
-            self.bump();
+            let at = self.bump().start;
             let rhs = operand(self)?;
-            out = self.call(start, function, None, vec![out, rhs]);
+            out = self.call(start, function, None, vec![out, rhs]).at(at);
         }
         self.exit(rule, 1);
         Ok(out)
@@ -346,9 +347,9 @@ impl<'a> Parser<'a> {
         let start = self.toks[self.pos].start;
         let mut out = self.calc(0)?;
         while let Some(function) = relation_op(self.peek()).filter(|_| min <= 1) {
-            self.bump();
+            let at = self.bump().start;
             let rhs = self.relation(2)?;
-            out = self.call(start, function, None, vec![out, rhs]);
+            out = self.call(start, function, None, vec![out, rhs]).at(at);
         }
         self.exit(Rule::Relation, 1);
         Ok(out)
@@ -360,9 +361,9 @@ impl<'a> Parser<'a> {
         let start = self.toks[self.pos].start;
         let mut out = self.unary()?;
         while let Some((prec, function)) = calc_op(self.peek()).filter(|(prec, _)| *prec >= min) {
-            self.bump();
+            let at = self.bump().start;
             let rhs = self.calc(prec + 1)?;
-            out = self.call(start, function, None, vec![out, rhs]);
+            out = self.call(start, function, None, vec![out, rhs]).at(at);
         }
         self.exit(Rule::Calc, 1);
         Ok(out)
@@ -408,23 +409,23 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 Tok::Dot => {
-                    self.bump();
+                    let dot = self.bump().start;
                     let optional = self.peek() == Tok::Question;
                     if optional {
                         self.bump();
                     }
                     if !optional && self.peek() == Tok::Ident && self.peek_at(1) == Tok::LParen {
                         let name = self.take_text().to_string();
-                        self.bump();
+                        let open = self.bump().start;
                         let args = self.arguments()?;
-                        out = self.receiver_call(start, name, out, args)?;
+                        out = self.receiver_call(start, name, out, args)?.at(open);
                         continue;
                     }
                     let field_at = self.toks[self.pos].start;
                     let field = self.escape_ident()?;
                     out = if optional {
                         let name = self.node(field_at, ExprKind::Literal(Literal::String(field)));
-                        self.call(start, "_?._", None, vec![out, name])
+                        self.call(start, "_?._", None, vec![out, name]).at(dot)
                     } else {
                         self.node(
                             start,
@@ -433,22 +434,25 @@ impl<'a> Parser<'a> {
                                 field,
                             },
                         )
+                        .at(dot)
                     };
                 }
                 Tok::LBracket => {
-                    self.bump();
+                    let bracket = self.bump().start;
                     let optional = self.peek() == Tok::Question;
                     if optional {
                         self.bump();
                     }
                     let index = self.expr()?;
                     self.expect(Tok::RBracket, "']'")?;
-                    out = self.call(
-                        start,
-                        if optional { "_[?_]" } else { "_[_]" },
-                        None,
-                        vec![out, index],
-                    );
+                    out = self
+                        .call(
+                            start,
+                            if optional { "_[?_]" } else { "_[_]" },
+                            None,
+                            vec![out, index],
+                        )
+                        .at(bracket);
                 }
                 _ => break,
             }
@@ -538,10 +542,12 @@ impl<'a> Parser<'a> {
             while self.pos <= k {
                 name.push_str(self.take_text());
             }
-            self.bump();
+            let brace = self.bump().start;
             let fields = self.field_init()?;
             self.expect(Tok::RBrace, "'}'")?;
-            return Ok(self.node(start, ExprKind::Struct { name, fields }));
+            return Ok(self
+                .node(start, ExprKind::Struct { name, fields })
+                .at(brace));
         }
         let t = self.expect(Tok::Ident, "a name")?;
         let id = self.text(t);
@@ -554,11 +560,11 @@ impl<'a> Parser<'a> {
             id.to_string()
         };
         if self.peek() == Tok::LParen {
-            self.bump();
+            let open = self.bump().start;
             let args = self.arguments()?;
-            return self.global_call(start, name, args);
+            return Ok(self.global_call(start, name, args)?.at(open));
         }
-        Ok(self.node(start, ExprKind::Ident(name)))
+        Ok(self.node(start, ExprKind::Ident(name)).at(t.start))
     }
 
     /// `listInit? ','?` inside `[` `]`.

@@ -27,13 +27,118 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 )
+
+// The environment a CRD's new or changed rules compile in.
+func newExpressions() *cel.Env {
+	env, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Env(environment.NewExpressions)
+	if err != nil {
+		panic(err)
+	}
+	return env
+}
+
+// typeJSON is a cel-go type as kubegen's table reads it: a name, a
+// {"param": name}, or {"name": ..., "params": [...]}.
+func typeJSON(t *types.Type) any {
+	if t.Kind() == types.TypeParamKind {
+		return map[string]any{"param": t.TypeName()}
+	}
+	if len(t.Parameters()) == 0 {
+		return t.TypeName()
+	}
+	ps := []any{}
+	for _, p := range t.Parameters() {
+		ps = append(ps, typeJSON(p))
+	}
+	return map[string]any{"name": t.TypeName(), "params": ps}
+}
+
+// functions prints every overload of the environment's functions, sorted,
+// as kubegen_core::cel's function table (src/cel/functions.json).
+func functions() {
+	fns := newExpressions().Functions()
+	names := []string{}
+	for n := range fns {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := []any{}
+	for _, n := range names {
+		for _, o := range fns[n].OverloadDecls() {
+			args := []any{}
+			for _, a := range o.ArgTypes() {
+				args = append(args, typeJSON(a))
+			}
+			out = append(out, map[string]any{"function": n, "overload": o.ID(), "member": o.IsMemberFunction(), "args": args, "result": typeJSON(o.ResultType())})
+		}
+	}
+	b, err := json.MarshalIndent(out, "", " ")
+	if err != nil {
+		panic(err)
+	}
+	os.Stdout.Write(append(b, '\n'))
+}
+
+// compile reads one schema per line (an openAPIV3Schema whose root carries
+// x-kubernetes-validations) and prints, per rule, the apiserver's
+// compilation result: {"error": ...} or {"cost": ..., "cardinality": ...}.
+func compile() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+	for in.Scan() {
+		var v1 apiextensionsv1.JSONSchemaProps
+		if err := json.Unmarshal(in.Bytes(), &v1); err != nil {
+			panic(err)
+		}
+		var internal apiextensions.JSONSchemaProps
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+			panic(err)
+		}
+		s, err := schema.NewStructural(&internal)
+		if err != nil {
+			enc.Encode(map[string]any{"schemaError": err.Error()})
+			continue
+		}
+		results, err := celschema.Compile(s, model.SchemaDeclType(s, false), celconfig.PerCallLimit, base, celschema.NewExpressionsEnvLoader())
+		if err != nil {
+			enc.Encode(map[string]any{"schemaError": err.Error()})
+			continue
+		}
+		answers := []any{}
+		for _, r := range results {
+			a := map[string]any{"cost": r.MaxCost, "cardinality": r.MaxCardinality}
+			if r.Error != nil {
+				a = map[string]any{"error": r.Error.Detail}
+			} else if r.MessageExpressionError != nil {
+				a = map[string]any{"error": r.MessageExpressionError.Detail}
+			}
+			answers = append(answers, a)
+		}
+		enc.Encode(map[string]any{"results": answers})
+	}
+	if err := in.Err(); err != nil {
+		panic(err)
+	}
+}
 
 type printer struct {
 	macros map[int64]ast.Expr
@@ -148,12 +253,18 @@ func (p *printer) expr(e ast.Expr) {
 }
 
 func main() {
-	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
-	env, err := base.Env(environment.StoredExpressions)
-	if err != nil {
-		panic(err)
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "functions":
+			functions()
+		case "compile":
+			compile()
+		default:
+			panic("unknown mode " + os.Args[1])
+		}
+		return
 	}
-	env, err = env.Extend(cel.EnableMacroCallTracking())
+	env, err := newExpressions().Extend(cel.EnableMacroCallTracking())
 	if err != nil {
 		panic(err)
 	}

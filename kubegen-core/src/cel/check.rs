@@ -1,0 +1,1023 @@
+//! CEL's type checker, as the apiserver's (cel-go's `checker` package with
+//! the apiserver's environment): identifiers and fields resolved against
+//! the declared variables and the schema's object types, every call
+//! resolved against the overloads of [`functions`](super::functions) with
+//! cel-go's type-parameter unification, macros typed as the
+//! comprehensions cel-go expands them to, aggregate literals required to
+//! be homogeneous. Errors carry cel-go's messages, so kubegen's verdict on
+//! a rule can be compared with the apiserver's word for word
+//! (`tests/cel_differential.rs`).
+
+use std::collections::HashMap;
+
+use super::ast::{Expr, ExprKind, Literal};
+use super::functions::{overloads, type_ident};
+use super::parse::{ParseError, parse};
+use super::types::Type;
+
+/// A type error: where, and cel-go's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeError {
+    /// The byte offset of the expression it is about.
+    pub offset: usize,
+    /// What is wrong, as the apiserver says it.
+    pub message: String,
+    /// For an undefined field: the declared field it is most likely a typo
+    /// of.
+    pub did_you_mean: Option<String>,
+}
+
+/// Why the apiserver would refuse a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleError {
+    /// It does not parse.
+    Parse(ParseError),
+    /// It does not type-check; the first error by position.
+    Type(TypeError),
+    /// It type-checks to something other than what it must be (`bool` for
+    /// a rule, `string` for a message expression).
+    Result(String),
+    /// It checks, but the apiserver's interpreter refuses to plan it.
+    Program(String),
+}
+
+impl RuleError {
+    /// The message, as the apiserver words it.
+    pub fn message(&self) -> &str {
+        match self {
+            RuleError::Parse(e) => &e.message,
+            RuleError::Type(e) => &e.message,
+            RuleError::Result(m) | RuleError::Program(m) => m,
+        }
+    }
+
+    /// The byte offset in the expression the error is at.
+    pub fn offset(&self) -> usize {
+        match self {
+            RuleError::Parse(e) => e.offset,
+            RuleError::Type(e) => e.offset,
+            RuleError::Result(_) | RuleError::Program(_) => 0,
+        }
+    }
+}
+
+/// What an expression is checked as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A validation rule: must be a `bool`.
+    Rule,
+    /// A `messageExpression`: must be a `string`.
+    Message,
+}
+
+/// Whether a pattern is a regular expression Go's `regexp` compiles (the
+/// apiserver refuses `matches()` with a literal pattern it does not);
+/// kubegen-core has no RE2 parser of its own, the code generator passes
+/// its own.
+pub type RegexCheck = fn(&str) -> bool;
+
+/// Checks `src` as the apiserver compiles a rule or message expression on
+/// a schema whose declared type is `self_type`: `self` and `oldSelf` are
+/// declared with it (`oldSelf` as `optional_type(self_type)` when
+/// `optional_old_self`).
+pub fn check_rule(
+    src: &str,
+    self_type: &Type,
+    optional_old_self: bool,
+    purpose: Purpose,
+    regex: RegexCheck,
+) -> Result<(), RuleError> {
+    let expr = parse(src).map_err(RuleError::Parse)?;
+    let old = if optional_old_self {
+        Type::Optional(Box::new(self_type.clone()))
+    } else {
+        self_type.clone()
+    };
+    let vars = [
+        ("self".to_string(), self_type.clone()),
+        ("oldSelf".to_string(), old),
+    ];
+    let t = check(&expr, &vars, regex).map_err(RuleError::Type)?;
+    match purpose {
+        Purpose::Rule if t != Type::Bool => Err(RuleError::Result(
+            "cel expression must evaluate to a bool".into(),
+        )),
+        Purpose::Message if t != Type::String => Err(RuleError::Result(
+            "messageExpression must evaluate to a string".into(),
+        )),
+        _ => plan(&expr).map_err(RuleError::Program),
+    }
+}
+
+/// What the apiserver's interpreter refuses when it plans a checked
+/// expression: an index whose index is a constant (a literal, a literal
+/// list or map of constants, a type conversion of a constant — what its
+/// optimizer folds) of a type other than string, int, uint, bool or double.
+fn plan(e: &Expr) -> Result<(), String> {
+    if let ExprKind::Call {
+        function,
+        args,
+        is_macro: false,
+        ..
+    } = &e.kind
+        && (function == "_[_]" || function == "_[?_]")
+        && let Some(Some(go_type)) = constant(&args[1])
+    {
+        return Err(format!(
+            "program instantiation failed: invalid qualifier type: {go_type}"
+        ));
+    }
+    children(e).into_iter().try_for_each(plan)
+}
+
+/// For a constant the optimizer folds: `None` inside when it is a valid
+/// qualifier, else the Go type of the folded value.
+fn constant(e: &Expr) -> Option<Option<&'static str>> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Bytes(_)) => Some(Some("types.Bytes")),
+        ExprKind::Literal(Literal::Null) => Some(Some("types.Null")),
+        ExprKind::Literal(_) => Some(None),
+        ExprKind::List(elements) => elements
+            .iter()
+            .all(|el| !el.optional && constant(&el.value).is_some())
+            .then_some(Some("*types.baseList")),
+        ExprKind::Map(entries) => entries
+            .iter()
+            .all(|en| !en.optional && constant(&en.key).is_some() && constant(&en.value).is_some())
+            .then_some(Some("*types.baseMap")),
+        ExprKind::Call {
+            function,
+            target: None,
+            args,
+            is_macro: false,
+        } if args.len() == 1 => {
+            let inner = constant(&args[0])?;
+            match function.as_str() {
+                "duration" => Some(Some("types.Duration")),
+                "timestamp" => Some(Some("types.Timestamp")),
+                "bytes" => Some(Some("types.Bytes")),
+                "type" => Some(Some("*types.Type")),
+                "dyn" => Some(inner),
+                "int" | "uint" | "double" | "string" | "bool" => Some(None),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The type of `expr` with `vars` declared, type parameters left free
+/// becoming `dyn`; or its first type error by position.
+pub fn check(expr: &Expr, vars: &[(String, Type)], regex: RegexCheck) -> Result<Type, TypeError> {
+    let mut c = Checker {
+        regex,
+        types: HashMap::new(),
+        scopes: vec![vars.iter().cloned().collect()],
+        mapping: HashMap::new(),
+        next_var: 0,
+        errors: Vec::new(),
+    };
+    let t = c.check(expr);
+    if c.errors.is_empty() {
+        c.validate(expr);
+    }
+    if let Some(first) = c.errors.iter().min_by_key(|e| e.offset) {
+        return Err(first.clone());
+    }
+    Ok(substitute(&c.mapping, &t, true))
+}
+
+/// Type parameters bound so far.
+type Mapping = HashMap<String, Type>;
+
+struct Checker {
+    regex: RegexCheck,
+    /// The type of every node checked, by address, for the validations
+    /// after checking.
+    types: HashMap<usize, Type>,
+    scopes: Vec<HashMap<String, Type>>,
+    mapping: Mapping,
+    next_var: u32,
+    errors: Vec<TypeError>,
+}
+
+/// What a macro's comprehension does with its range.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Macro {
+    All,
+    Exists,
+    ExistsOne,
+    Map,
+    MapFilter,
+    Filter,
+    TransformList,
+    TransformListFilter,
+    TransformMap,
+    TransformMapFilter,
+    TransformMapEntry,
+    TransformMapEntryFilter,
+}
+
+impl Checker {
+    fn error(&mut self, at: usize, message: String) -> Type {
+        self.errors.push(TypeError {
+            offset: at,
+            message,
+            did_you_mean: None,
+        });
+        Type::Error
+    }
+
+    fn fresh(&mut self) -> Type {
+        self.next_var += 1;
+        Type::Param(format!("_var{}", self.next_var))
+    }
+
+    fn lookup(&self, name: &str) -> Option<Type> {
+        let name = name.strip_prefix('.').unwrap_or(name);
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).cloned())
+            .or_else(|| type_ident(name))
+    }
+
+    /// `a.b.c` as one name, when it is made of names only.
+    fn qualified(e: &Expr) -> Option<String> {
+        match &e.kind {
+            ExprKind::Ident(n) => Some(n.clone()),
+            ExprKind::Select { operand, field } => {
+                Some(format!("{}.{field}", Self::qualified(operand)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// `t1` assignable to `t2`, binding type parameters on success.
+    fn assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+        let mut m = self.mapping.clone();
+        if is_assignable(&mut m, t1, t2) {
+            self.mapping = m;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn check(&mut self, e: &Expr) -> Type {
+        let t = self.check_kind(e);
+        self.types.insert(std::ptr::from_ref(e) as usize, t.clone());
+        t
+    }
+
+    fn check_kind(&mut self, e: &Expr) -> Type {
+        match &e.kind {
+            ExprKind::Literal(l) => match l {
+                Literal::Int(_) => Type::Int,
+                Literal::Uint(_) => Type::Uint,
+                Literal::Double(_) => Type::Double,
+                Literal::String(_) => Type::String,
+                Literal::Bytes(_) => Type::Bytes,
+                Literal::Bool(_) => Type::Bool,
+                Literal::Null => Type::Null,
+            },
+            ExprKind::Ident(name) => match self.lookup(name) {
+                Some(t) => t,
+                None => self.error(
+                    e.at,
+                    format!("undeclared reference to '{name}' (in container '')"),
+                ),
+            },
+            ExprKind::Select { operand, field } => {
+                if let Some(q) = Self::qualified(e)
+                    && let Some(t) = type_ident(&q)
+                {
+                    return t;
+                }
+                let t = self.select(e.at, operand, field, false);
+                substitute(&self.mapping, &t, false)
+            }
+            ExprKind::Call {
+                function,
+                target,
+                args,
+                is_macro,
+            } => {
+                if *is_macro {
+                    return self.macro_call(e, function, target.as_deref(), args);
+                }
+                if function == "_?._" {
+                    let ExprKind::Literal(Literal::String(field)) = &args[1].kind else {
+                        return self
+                            .error(args[1].at, "unsupported optional field selection".into());
+                    };
+                    let t = self.select(e.at, &args[0], field, true);
+                    return substitute(&self.mapping, &t, false);
+                }
+                self.call(e, function, target.as_deref(), args)
+            }
+            ExprKind::List(elements) => {
+                let mut joined: Option<Type> = None;
+                for el in elements {
+                    let mut t = self.check(&el.value);
+                    if el.optional {
+                        match unwrap_optional(&t) {
+                            Some(inner) => t = inner,
+                            None if t != Type::Dyn => {
+                                let expected = Type::Optional(Box::new(t.clone()));
+                                self.error(
+                                    el.value.at,
+                                    format!("expected type '{expected}' but found '{t}'"),
+                                );
+                            }
+                            None => {}
+                        }
+                    }
+                    joined = Some(self.join(joined, t));
+                }
+                let elem = joined.unwrap_or_else(|| self.fresh());
+                Type::List(Box::new(elem))
+            }
+            ExprKind::Map(entries) => {
+                let (mut keys, mut values): (Option<Type>, Option<Type>) = (None, None);
+                for en in entries {
+                    let k = self.check(&en.key);
+                    keys = Some(self.join(keys, k));
+                    let mut v = self.check(&en.value);
+                    if en.optional {
+                        match unwrap_optional(&v) {
+                            Some(inner) => v = inner,
+                            None if v != Type::Dyn => {
+                                let expected = Type::Optional(Box::new(v.clone()));
+                                self.error(
+                                    en.value.at,
+                                    format!("expected type '{expected}' but found '{v}'"),
+                                );
+                            }
+                            None => {}
+                        }
+                    }
+                    values = Some(self.join(values, v));
+                }
+                let k = keys.unwrap_or_else(|| self.fresh());
+                let v = values.unwrap_or_else(|| self.fresh());
+                Type::Map(Box::new(k), Box::new(v))
+            }
+            ExprKind::Struct { name, .. } => {
+                match type_ident(name.strip_prefix('.').unwrap_or(name)) {
+                    Some(_) => self.error(e.at, format!("'{name}' is not a message type")),
+                    None => self.error(
+                        e.at,
+                        format!("undeclared reference to '{name}' (in container '')"),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Joins a literal's element types: the more general of assignable
+    /// ones, else `dyn` (the homogeneity of literals is a validation after
+    /// checking, [`Checker::homogeneous`]).
+    fn join(&mut self, previous: Option<Type>, current: Type) -> Type {
+        let Some(previous) = previous else {
+            return current;
+        };
+        if self.assignable(&previous, &current) {
+            return most_general(&previous, &current);
+        }
+        Type::Dyn
+    }
+
+    /// `operand.field` (optional: `operand.?field`).
+    fn select(&mut self, at: usize, operand: &Expr, field: &str, optional: bool) -> Type {
+        let t = self.check(operand);
+        let t = substitute(&self.mapping, &t, false);
+        let (target, was_optional) = match unwrap_optional(&t) {
+            Some(inner) => (inner, true),
+            None => (t, false),
+        };
+        let result = match &target {
+            Type::Map(_, v) => (**v).clone(),
+            Type::Object(o) => match o.fields.get(field) {
+                Some(f) => f.clone(),
+                None => {
+                    let guess = crate::suggest::suggest(field, o.fields.keys().map(String::as_str));
+                    self.errors.push(TypeError {
+                        offset: at,
+                        message: format!("undefined field '{field}'"),
+                        did_you_mean: guess.map(str::to_string),
+                    });
+                    Type::Error
+                }
+            },
+            Type::Param(_) => {
+                self.assignable(&Type::Dyn, &target);
+                Type::Dyn
+            }
+            Type::Dyn | Type::Error => Type::Dyn,
+            other => {
+                self.error(
+                    at,
+                    format!("type '{other}' does not support field selection"),
+                );
+                Type::Dyn
+            }
+        };
+        if was_optional || optional {
+            Type::Optional(Box::new(result))
+        } else {
+            result
+        }
+    }
+
+    /// A call that is not a macro.
+    fn call(&mut self, e: &Expr, function: &str, target: Option<&Expr>, args: &[Expr]) -> Type {
+        let arg_types: Vec<Type> = args.iter().map(|a| self.check(a)).collect();
+        let Some(target) = target else {
+            return match overloads(function) {
+                Some(_) => self.resolve(e, function, None, arg_types),
+                None => self.error(
+                    e.at,
+                    format!("undeclared reference to '{function}' (in container '')"),
+                ),
+            };
+        };
+        if let Some(q) = Self::qualified(target)
+            && overloads(&format!("{q}.{function}")).is_some()
+        {
+            return self.resolve(e, &format!("{q}.{function}"), None, arg_types);
+        }
+        let t = self.check(target);
+        match overloads(function) {
+            Some(_) => self.resolve(e, function, Some(t), arg_types),
+            None => self.error(
+                e.at,
+                format!("undeclared reference to '{function}' (in container '')"),
+            ),
+        }
+    }
+
+    /// cel-go's overload resolution: every overload whose arguments the
+    /// call's are assignable to; their result (`dyn` when they differ).
+    fn resolve(&mut self, e: &Expr, function: &str, target: Option<Type>, args: Vec<Type>) -> Type {
+        let member = target.is_some();
+        let mut all: Vec<Type> = target.into_iter().collect();
+        all.extend(args);
+        if function == "_&&_" || function == "_||_" {
+            let mut failed = false;
+            for (i, t) in all.iter().enumerate() {
+                if !self.assignable(t, &Type::Bool) {
+                    let at = operand_at(e, i);
+                    self.error(at, format!("expected type 'bool' but found '{t}'"));
+                    failed = true;
+                }
+            }
+            return if failed { Type::Error } else { Type::Bool };
+        }
+        let mut result: Option<Type> = None;
+        for o in overloads(function).unwrap_or_default() {
+            if o.member != member || o.args.len() != all.len() {
+                continue;
+            }
+            let mut fresh = HashMap::new();
+            let mut instantiate = |t: &Type| rename_params(t, &mut fresh, &mut self.next_var);
+            let params: Vec<Type> = o.args.iter().map(&mut instantiate).collect();
+            let out = instantiate(&o.result);
+            let mut m = self.mapping.clone();
+            if all
+                .iter()
+                .zip(&params)
+                .all(|(a, p)| is_assignable(&mut m, a, p))
+            {
+                self.mapping = m;
+                let out = substitute(&self.mapping, &out, false);
+                result = Some(match result {
+                    None => out,
+                    Some(prev) if prev == Type::Dyn || prev == out => prev,
+                    Some(_) => Type::Dyn,
+                });
+            }
+        }
+        match result {
+            Some(t) => t,
+            None => {
+                let shown: Vec<String> = all
+                    .iter()
+                    .map(|t| substitute(&self.mapping, t, true).to_string())
+                    .collect();
+                let signature = if member {
+                    format!("{}.({})", shown[0], shown[1..].join(", "))
+                } else {
+                    format!("({})", shown.join(", "))
+                };
+                self.error(
+                    e.at,
+                    format!("found no matching overload for '{function}' applied to '{signature}'"),
+                )
+            }
+        }
+    }
+
+    /// A macro, typed as the comprehension cel-go expands it to.
+    fn macro_call(
+        &mut self,
+        e: &Expr,
+        function: &str,
+        target: Option<&Expr>,
+        args: &[Expr],
+    ) -> Type {
+        let Some(target) = target else {
+            // has(x.f): a presence test.
+            if let ExprKind::Select { operand, field } = &args[0].kind {
+                self.select(args[0].at, operand, field, false);
+            }
+            return Type::Bool;
+        };
+        let kind = match (function, args.len()) {
+            ("all", _) => Macro::All,
+            ("exists", _) => Macro::Exists,
+            ("exists_one" | "existsOne", _) => Macro::ExistsOne,
+            ("map", 2) => Macro::Map,
+            ("map", _) => Macro::MapFilter,
+            ("filter", _) => Macro::Filter,
+            ("transformList", 3) => Macro::TransformList,
+            ("transformList", _) => Macro::TransformListFilter,
+            ("transformMap", 3) => Macro::TransformMap,
+            ("transformMap", _) => Macro::TransformMapFilter,
+            ("transformMapEntry", 3) => Macro::TransformMapEntry,
+            ("transformMapEntry", _) => Macro::TransformMapEntryFilter,
+            ("optMap" | "optFlatMap", _) => {
+                return self.opt_map(e, function == "optFlatMap", target, args);
+            }
+            _ => return self.sort_by(e, target, args),
+        };
+        let two_vars = matches!(
+            function,
+            "transformList" | "transformMap" | "transformMapEntry"
+        ) || (matches!(kind, Macro::All | Macro::Exists | Macro::ExistsOne)
+            && args.len() == 3);
+        let range = self.check(target);
+        let range = substitute(&self.mapping, &range, false);
+        let (var, var2) = match &range {
+            Type::List(elem) if two_vars => (Type::Int, Some((**elem).clone())),
+            Type::List(elem) => ((**elem).clone(), None),
+            Type::Map(k, v) => ((**k).clone(), two_vars.then(|| (**v).clone())),
+            Type::Dyn | Type::Error | Type::Param(_) => {
+                self.assignable(&Type::Dyn, &range);
+                (Type::Dyn, two_vars.then_some(Type::Dyn))
+            }
+            other => {
+                self.error(
+                    target.at,
+                    format!(
+                        "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                    ),
+                );
+                (Type::Error, two_vars.then_some(Type::Error))
+            }
+        };
+        let mut scope = HashMap::new();
+        let names: Vec<&str> = args
+            .iter()
+            .take(if two_vars { 2 } else { 1 })
+            .filter_map(|a| match &a.kind {
+                ExprKind::Ident(n) => Some(n.as_str()),
+                _ => None,
+            })
+            .collect();
+        scope.insert(names[0].to_string(), var.clone());
+        if let (Some(v2), Some(n2)) = (var2, names.get(1)) {
+            scope.insert((*n2).to_string(), v2);
+        }
+        self.scopes.push(scope);
+        let body: Vec<Type> = args[names.len()..].iter().map(|a| self.check(a)).collect();
+        self.scopes.pop();
+        let first_body = &args[names.len()];
+        match kind {
+            Macro::All | Macro::Exists => {
+                let t = &body[0];
+                if !self.assignable(t, &Type::Bool) {
+                    self.error(
+                        first_body.at,
+                        format!("expected type 'bool' but found '{t}'"),
+                    );
+                }
+                Type::Bool
+            }
+            Macro::ExistsOne => {
+                self.conditional(e.at, &body[0], &Type::Int);
+                Type::Bool
+            }
+            Macro::Map | Macro::TransformList => Type::List(Box::new(body[0].clone())),
+            Macro::MapFilter | Macro::TransformListFilter => {
+                let out = Type::List(Box::new(body[1].clone()));
+                self.conditional(e.at, &body[0], &out);
+                out
+            }
+            Macro::Filter => {
+                let out = Type::List(Box::new(var));
+                self.conditional(e.at, &body[0], &out);
+                out
+            }
+            Macro::TransformMap => Type::Map(Box::new(key_of(&range)), Box::new(body[0].clone())),
+            Macro::TransformMapFilter => {
+                let out = Type::Map(Box::new(key_of(&range)), Box::new(body[1].clone()));
+                self.conditional(e.at, &body[0], &out);
+                out
+            }
+            Macro::TransformMapEntry | Macro::TransformMapEntryFilter => {
+                let entry = body.last().cloned().unwrap_or(Type::Dyn);
+                if kind == Macro::TransformMapEntryFilter {
+                    self.conditional(e.at, &body[0], &Type::Dyn);
+                }
+                match entry {
+                    Type::Map(..) => entry,
+                    Type::Dyn | Type::Error => Type::Map(Box::new(Type::Dyn), Box::new(Type::Dyn)),
+                    other => self.error(
+                        e.at,
+                        format!("found no matching overload for 'cel.@mapInsert' applied to '(map(dyn, dyn), {other})'"),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// The `_?_:_` of a macro's step: its condition must be a `bool`.
+    fn conditional(&mut self, at: usize, condition: &Type, branches: &Type) {
+        if !self.assignable(condition, &Type::Bool) {
+            let condition = substitute(&self.mapping, condition, true);
+            let b = substitute(&self.mapping, branches, true);
+            self.error(
+                at,
+                format!(
+                    "found no matching overload for '_?_:_' applied to '({condition}, {b}, {b})'"
+                ),
+            );
+        }
+    }
+
+    /// `target.optMap(v, f)` / `target.optFlatMap(v, f)`.
+    fn opt_map(&mut self, e: &Expr, flat: bool, target: &Expr, args: &[Expr]) -> Type {
+        let t = self.check(target);
+        let t = substitute(&self.mapping, &t, false);
+        let inner = match unwrap_optional(&t) {
+            Some(inner) => inner,
+            None if matches!(t, Type::Dyn | Type::Error) => Type::Dyn,
+            None => {
+                return self.error(
+                    e.at,
+                    format!("found no matching overload for 'hasValue' applied to '{t}.()'"),
+                );
+            }
+        };
+        let ExprKind::Ident(name) = &args[0].kind else {
+            return Type::Error;
+        };
+        self.scopes.push(HashMap::from([(name.clone(), inner)]));
+        let body = self.check(&args[1]);
+        self.scopes.pop();
+        if !flat {
+            return Type::Optional(Box::new(body));
+        }
+        match unwrap_optional(&body) {
+            Some(inner) => Type::Optional(Box::new(inner)),
+            None if matches!(body, Type::Dyn | Type::Error) => Type::Optional(Box::new(Type::Dyn)),
+            None => self.error(
+                e.at,
+                format!("found no matching overload for '_?_:_' applied to '(bool, {body}, optional_type(dyn))'"),
+            ),
+        }
+    }
+
+    /// `target.sortBy(v, key)`: the list, sorted by the keys.
+    fn sort_by(&mut self, e: &Expr, target: &Expr, args: &[Expr]) -> Type {
+        let list = self.check(target);
+        let list = substitute(&self.mapping, &list, false);
+        let elem = match &list {
+            Type::List(elem) => (**elem).clone(),
+            Type::Dyn | Type::Error | Type::Param(_) => Type::Dyn,
+            other => {
+                return self.error(
+                    e.at,
+                    format!(
+                        "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                    ),
+                );
+            }
+        };
+        let ExprKind::Ident(name) = &args[0].kind else {
+            return Type::Error;
+        };
+        self.scopes.push(HashMap::from([(name.clone(), elem)]));
+        let key = self.check(&args[1]);
+        self.scopes.pop();
+        let keys = Type::List(Box::new(key));
+        self.resolve(e, "@sortByAssociatedKeys", Some(list), vec![keys])
+    }
+}
+
+impl Checker {
+    /// The apiserver's validations of a checked expression: homogeneous
+    /// aggregate literals, and literal arguments of `duration()`,
+    /// `timestamp()` and `matches()` that must parse.
+    fn validate(&mut self, e: &Expr) {
+        let final_type = |c: &Self, e: &Expr| {
+            let t = c
+                .types
+                .get(&(std::ptr::from_ref(e) as usize))
+                .cloned()
+                .unwrap_or(Type::Dyn);
+            substitute(&c.mapping, &t, true)
+        };
+        match &e.kind {
+            ExprKind::List(elements) => {
+                let mut first: Option<Type> = None;
+                for el in elements {
+                    let mut t = final_type(self, &el.value);
+                    if el.optional {
+                        t = unwrap_optional(&t).unwrap_or(t);
+                    }
+                    match &first {
+                        None => first = Some(t),
+                        Some(f) if !equivalent(f, &t) => {
+                            let f = f.clone();
+                            self.error(el.value.at, format!("expected type '{f}' but found '{t}'"));
+                            break;
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            ExprKind::Map(entries) => {
+                let mut first: Option<(Type, Type)> = None;
+                for en in entries {
+                    let k = final_type(self, &en.key);
+                    let mut v = final_type(self, &en.value);
+                    if en.optional {
+                        v = unwrap_optional(&v).unwrap_or(v);
+                    }
+                    match &first {
+                        None => first = Some((k, v)),
+                        Some((fk, fv)) => {
+                            let (fk, fv) = (fk.clone(), fv.clone());
+                            if !equivalent(&fk, &k) {
+                                self.error(
+                                    en.key.at,
+                                    format!("expected type '{fk}' but found '{k}'"),
+                                );
+                            }
+                            if !equivalent(&fv, &v) {
+                                self.error(
+                                    en.value.at,
+                                    format!("expected type '{fv}' but found '{v}'"),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            ExprKind::Call {
+                function,
+                args,
+                is_macro: false,
+                ..
+            } => {
+                if let Some(Expr {
+                    kind: ExprKind::Literal(Literal::String(lit)),
+                    at,
+                    ..
+                }) = args.first()
+                {
+                    let valid = match function.as_str() {
+                        "duration" => super::literals::duration(lit).is_some(),
+                        "timestamp" => super::literals::timestamp(lit).is_some(),
+                        "matches" => (self.regex)(lit),
+                        _ => true,
+                    };
+                    if !valid {
+                        self.error(*at, format!("invalid {function} argument"));
+                    }
+                }
+            }
+            _ => {}
+        }
+        for child in children(e) {
+            self.validate(child);
+        }
+    }
+}
+
+/// The direct subexpressions of `e`.
+fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Literal(_) | ExprKind::Ident(_) => Vec::new(),
+        ExprKind::Select { operand, .. } => vec![operand],
+        ExprKind::Call { target, args, .. } => target.as_deref().into_iter().chain(args).collect(),
+        ExprKind::List(elements) => elements.iter().map(|el| &el.value).collect(),
+        ExprKind::Map(entries) => entries.iter().flat_map(|en| [&en.key, &en.value]).collect(),
+        ExprKind::Struct { fields, .. } => fields.iter().map(|f| &f.value).collect(),
+    }
+}
+
+/// The same type, type parameter names aside.
+fn equivalent(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Param(_), Type::Param(_)) => true,
+        (Type::List(x), Type::List(y))
+        | (Type::Optional(x), Type::Optional(y))
+        | (Type::Type(x), Type::Type(y)) => equivalent(x, y),
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => equivalent(k1, k2) && equivalent(v1, v2),
+        _ => exact(a, b),
+    }
+}
+
+/// Where the `i`th operand of a binary call is.
+fn operand_at(e: &Expr, i: usize) -> usize {
+    match &e.kind {
+        ExprKind::Call { args, .. } => args.get(i).map_or(e.at, |a| a.at),
+        _ => e.at,
+    }
+}
+
+fn key_of(range: &Type) -> Type {
+    match range {
+        Type::Map(k, _) => (**k).clone(),
+        Type::List(_) => Type::Int,
+        _ => Type::Dyn,
+    }
+}
+
+fn unwrap_optional(t: &Type) -> Option<Type> {
+    match t {
+        Type::Optional(inner) => Some((**inner).clone()),
+        _ => None,
+    }
+}
+
+/// An overload's type parameters renamed to fresh variables.
+fn rename_params(t: &Type, fresh: &mut HashMap<String, Type>, next: &mut u32) -> Type {
+    match t {
+        Type::Param(p) => fresh
+            .entry(p.clone())
+            .or_insert_with(|| {
+                *next += 1;
+                Type::Param(format!("_var{next}"))
+            })
+            .clone(),
+        Type::List(e) => Type::List(Box::new(rename_params(e, fresh, next))),
+        Type::Map(k, v) => Type::Map(
+            Box::new(rename_params(k, fresh, next)),
+            Box::new(rename_params(v, fresh, next)),
+        ),
+        Type::Optional(e) => Type::Optional(Box::new(rename_params(e, fresh, next))),
+        Type::Type(e) => Type::Type(Box::new(rename_params(e, fresh, next))),
+        other => other.clone(),
+    }
+}
+
+/// `t` with bound parameters replaced (free ones by `dyn` if `to_dyn`).
+fn substitute(m: &Mapping, t: &Type, to_dyn: bool) -> Type {
+    match t {
+        Type::Param(p) => match m.get(p) {
+            Some(sub) => substitute(m, sub, to_dyn),
+            None if to_dyn => Type::Dyn,
+            None => t.clone(),
+        },
+        Type::List(e) => Type::List(Box::new(substitute(m, e, to_dyn))),
+        Type::Map(k, v) => Type::Map(
+            Box::new(substitute(m, k, to_dyn)),
+            Box::new(substitute(m, v, to_dyn)),
+        ),
+        Type::Optional(e) => Type::Optional(Box::new(substitute(m, e, to_dyn))),
+        Type::Type(e) => Type::Type(Box::new(substitute(m, e, to_dyn))),
+        other => other.clone(),
+    }
+}
+
+/// The same type (objects by name).
+fn exact(a: &Type, b: &Type) -> bool {
+    match (a, b) {
+        (Type::Object(x), Type::Object(y)) => x.name == y.name,
+        _ => a == b,
+    }
+}
+
+/// cel-go's `internalIsAssignable(m, t1, t2)`: a value of `t1` may be
+/// passed where `t2` is expected.
+fn is_assignable(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
+    if let Type::Param(_) = t2 {
+        let (valid, has_sub) = valid_substitution(m, t1, t2);
+        if valid {
+            return true;
+        }
+        if has_sub {
+            return false;
+        }
+    }
+    if let Type::Param(_) = t1 {
+        return valid_substitution(m, t2, t1).0;
+    }
+    if matches!(t1, Type::Dyn | Type::Error) || matches!(t2, Type::Dyn | Type::Error) {
+        return true;
+    }
+    if *t1 == Type::Null {
+        return nullable(t2);
+    }
+    if *t2 == Type::Null {
+        return nullable(t1);
+    }
+    match (t1, t2) {
+        (Type::Type(_), other) => matches!(other, Type::Type(_)),
+        (Type::List(a), Type::List(b)) | (Type::Optional(a), Type::Optional(b)) => {
+            is_assignable(m, a, b)
+        }
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => {
+            is_assignable(m, k1, k2) && is_assignable(m, v1, v2)
+        }
+        (Type::List(_) | Type::Optional(_) | Type::Map(..), _) => false,
+        _ => exact(t1, t2),
+    }
+}
+
+fn nullable(t: &Type) -> bool {
+    matches!(
+        t,
+        Type::Null
+            | Type::Opaque(_)
+            | Type::Optional(_)
+            | Type::Object(_)
+            | Type::Duration
+            | Type::Timestamp
+    )
+}
+
+/// cel-go's `isValidTypeSubstitution(m, t1, t2)` for a type parameter `t2`.
+fn valid_substitution(m: &mut Mapping, t1: &Type, t2: &Type) -> (bool, bool) {
+    if exact(t1, t2) {
+        return (true, true);
+    }
+    let Type::Param(name) = t2 else {
+        return (false, false);
+    };
+    if let Some(sub) = m.get(name).cloned() {
+        if exact(t1, &sub) {
+            return (true, true);
+        }
+        if is_assignable(m, t1, &sub) {
+            let general = most_general(t1, &sub);
+            if not_referenced_in(m, t2, &general) {
+                m.insert(name.clone(), general);
+            }
+            return (true, true);
+        }
+        return (false, true);
+    }
+    if not_referenced_in(m, t2, t1) {
+        m.insert(name.clone(), t1.clone());
+        return (true, false);
+    }
+    (false, false)
+}
+
+fn not_referenced_in(m: &Mapping, t: &Type, within: &Type) -> bool {
+    if exact(t, within) {
+        return false;
+    }
+    match within {
+        Type::Param(p) => match m.get(p) {
+            Some(sub) => not_referenced_in(m, t, sub),
+            None => true,
+        },
+        Type::List(e) | Type::Optional(e) | Type::Type(e) => not_referenced_in(m, t, e),
+        Type::Map(k, v) => not_referenced_in(m, t, k) && not_referenced_in(m, t, v),
+        _ => true,
+    }
+}
+
+/// The less specific of two types (cel-go's `mostGeneral`).
+fn most_general(t1: &Type, t2: &Type) -> Type {
+    if less_specific(t1, t2) {
+        t1.clone()
+    } else {
+        t2.clone()
+    }
+}
+
+fn less_specific(t1: &Type, t2: &Type) -> bool {
+    if matches!(t1, Type::Dyn | Type::Param(_)) {
+        return true;
+    }
+    if matches!(t2, Type::Dyn | Type::Param(_)) {
+        return false;
+    }
+    match (t1, t2) {
+        (Type::List(a), Type::List(b)) | (Type::Optional(a), Type::Optional(b)) => {
+            less_specific(a, b)
+        }
+        (Type::Map(k1, v1), Type::Map(k2, v2)) => less_specific(k1, k2) && less_specific(v1, v2),
+        _ => std::mem::discriminant(t1) == std::mem::discriminant(t2),
+    }
+}
+
+#[cfg(test)]
+mod tests;
