@@ -629,3 +629,61 @@ fn conversion_attribute_misuse_is_located() {
     let err = text(&out.stderr);
     assert!(err.contains("`url` must be an `https://` URL"), "{err}");
 }
+
+/// CEL rules are checked against the whole CRD as the apiserver checks
+/// them — through types defined elsewhere in the crate — and each refusal
+/// points at the rule's literal.
+#[test]
+fn cel_rules_are_type_checked_against_the_assembled_crd() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"rules\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod api;\nmod inner;\n").unwrap();
+    std::fs::write(
+        root.join("src/api.rs"),
+        r#"use kubegen::CustomResource;
+/// A.
+#[derive(CustomResource)]
+#[kubegen(group = "a.example.com", version = "v1", kind = "A")]
+#[kubegen(validation(rule = "self.inner.replicas >= 0"))]
+#[kubegen(validation(rule = "self.inner.replica > 0"))]
+pub struct ASpec {
+    pub inner: crate::inner::Inner,
+    #[kubegen(validation(rule = "self.size() > 0", message_expression = "self.size()"))]
+    pub name: String,
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/inner.rs"),
+        r#"/// Inner.
+#[derive(kubegen::KubeSchema)]
+pub struct Inner {
+    pub replicas: i32,
+}
+"#,
+    )
+    .unwrap();
+    let out = kubegen_in(root, &["generate", "--manifest-path", "Cargo.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains(": error: ")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with("src/api.rs:6:29: error: the apiserver refuses the rule `self.inner.replica > 0` at `.spec`: undefined field 'replica'; did you mean `replicas`? (line 1, column 11 of the expression)"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "src/api.rs:9:73: error: the apiserver refuses the messageExpression `self.size()`"
+        ) && lines[1].ends_with("messageExpression must evaluate to a string"),
+        "{err}"
+    );
+    assert!(!root.join("config").exists());
+}

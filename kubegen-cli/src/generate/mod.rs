@@ -6,6 +6,7 @@ mod collect;
 mod k8s_types;
 mod kinds;
 mod resolve;
+mod rules;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -168,10 +169,13 @@ impl Api {
                 lossy.insert((model.group.clone(), model.plural.clone()));
             }
             match self.crd_json_with(&resolver, t, model) {
-                Ok(crd) => by_kind
-                    .entry((model.group.clone(), model.plural.clone()))
-                    .or_default()
-                    .push(crd),
+                Ok(crd) => {
+                    errors.extend(rules::check(&self.types, t, &crd));
+                    by_kind
+                        .entry((model.group.clone(), model.plural.clone()))
+                        .or_default()
+                        .push(crd);
+                }
                 Err(e) => errors.push(crd_error(t, &e)),
             }
         }

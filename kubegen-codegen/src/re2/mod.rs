@@ -123,6 +123,12 @@ pub fn parse(pattern: &str) -> Result<Pattern, Error> {
     Ok(Pattern { rust })
 }
 
+/// Whether Go's `regexp.Compile` accepts `pattern` (the check
+/// `kubegen_core::cel` runs on a literal `matches()` pattern).
+pub fn compiles(pattern: &str) -> bool {
+    parse(pattern).is_ok()
+}
+
 /// Whether `s` matches `pattern` as the apiserver matches it; `None` when
 /// Go refuses the pattern or Rust cannot compile its translation.
 pub fn is_match(pattern: &str, s: &str) -> Option<bool> {

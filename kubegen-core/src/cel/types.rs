@@ -143,11 +143,12 @@ impl Type {
     /// (`None` where it declares none: an array without items, a schema
     /// without a type); objects are named `name`, their object fields
     /// `name.field`, list elements `name.@idx`, map values `name.@elem`. `resource_root` adds `apiVersion`, `kind` and
-    /// `metadata` (`name`, `generateName`) as for an embedded resource.
+    /// `metadata` (`name`, `generateName`) as for an embedded resource. A
+    /// schema marked [`UNKNOWN`](super::rules::UNKNOWN) is `dyn`.
     pub fn of_schema(schema: &Value, name: &str, resource_root: bool) -> Option<Type> {
         let s = schema.as_object()?;
         let flag = |key: &str| s.get(key).and_then(Value::as_bool).unwrap_or(false);
-        if flag("x-kubernetes-int-or-string") {
+        if flag("x-kubernetes-int-or-string") || flag(super::rules::UNKNOWN) {
             return Some(Type::Dyn);
         }
         let embedded = |v: &Value| {
