@@ -290,9 +290,17 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// ```
 /// ## `#[kubegen(validation(rule = "self.min <= self.max", message = "...", message_expression = "...", reason = "FieldValueInvalid", field_path = ".min", optional_old_self))]`
 /// CEL rules in `x-kubernetes-validations`; repeatable; also on fields and
-/// `items(...)`. `validation = "rule"` is the short form. The apiserver
-/// estimates each rule's cost when the CRD is created and refuses costly
-/// ones (kubegen does not estimate it): build messages with
+/// `items(...)`. `validation = "rule"` is the short form. Each rule and
+/// `message_expression` is parsed and type-checked at compile time as the
+/// apiserver checks it when the CRD is created — against the fields the
+/// derive sees (a field of another type is `dyn` here), with the
+/// apiserver's function library (strings, lists, sets, regex, URLs,
+/// quantity, IP/CIDR, format, semver, optionals): an unknown field, a call
+/// on the wrong type or a rule that is not a `bool` is a compile error at
+/// the rule, with the CEL position and a did-you-mean; `kubegen generate`
+/// then checks every rule against the whole CRD. The apiserver also
+/// estimates each rule's cost and refuses costly ones (kubegen does not
+/// estimate it yet): build messages with
 /// `'%d'.format([...])` rather than `'...' + string(...)`, and bound lists and
 /// strings with `max_items` / `max_length`. With
 /// `reason = "FieldValueDuplicate"` the apiserver reports the value, not the

@@ -60,6 +60,41 @@ pub fn for_each_key(
     spans
 }
 
+/// Where the string literal `text` is in the attributes of `input` (the
+/// type's, its fields' and its variants'), for errors about a value
+/// found again after parsing (a CEL rule, by its text).
+pub fn literal_span(input: &syn::DeriveInput, text: &str) -> Option<proc_macro2::Span> {
+    let mut attrs: Vec<&syn::Attribute> = input.attrs.iter().collect();
+    match &input.data {
+        syn::Data::Struct(s) => attrs.extend(s.fields.iter().flat_map(|f| &f.attrs)),
+        syn::Data::Enum(e) => {
+            for v in &e.variants {
+                attrs.extend(&v.attrs);
+                attrs.extend(v.fields.iter().flat_map(|f| &f.attrs));
+            }
+        }
+        syn::Data::Union(_) => {}
+    }
+    attrs.into_iter().find_map(|a| match &a.meta {
+        syn::Meta::List(list) => find_literal(&list.tokens, text),
+        _ => None,
+    })
+}
+
+/// The span of the string literal `text` among `tokens`, at any depth.
+fn find_literal(tokens: &proc_macro2::TokenStream, text: &str) -> Option<proc_macro2::Span> {
+    use proc_macro2::TokenTree;
+    tokens.clone().into_iter().find_map(|tt| match tt {
+        TokenTree::Group(g) => find_literal(&g.stream(), text),
+        TokenTree::Literal(lit) => {
+            let span = lit.span();
+            let s: syn::LitStr = syn::parse2(TokenTree::Literal(lit).into()).ok()?;
+            (s.value() == text).then_some(span)
+        }
+        _ => None,
+    })
+}
+
 /// The path as written, e.g. `min_length` or `a::b`.
 pub fn path_name(path: &syn::Path) -> String {
     path.segments

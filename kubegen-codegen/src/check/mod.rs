@@ -6,10 +6,12 @@
 //! - `types`: the rules of a type's own keys;
 //! - `overrides`: `schema_json` and `schema_type` against other keys;
 //! - `names`: no two fields serialized under one name;
+//! - `cel`: the CEL rules type-check against the schema the derive sees;
 //! - `resource`: the resource keys' naming and path rules;
 //! - `values`: the value checker (`default`, `example`, `enum_values`,
 //!   `neq` against a type and its keywords).
 
+mod cel;
 mod names;
 mod node;
 mod overrides;
@@ -33,6 +35,7 @@ pub fn check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container, resource: bool)
     }
     names::check_unique_names(cx, c);
     types::check_type(cx, &c.model, &c.type_keys, &input.ident);
+    cel::check_rules_type_check(cx, input, c);
     if resource {
         if !input.generics.params.is_empty() {
             cx.error_spanned_by(&input.generics, "a `CustomResource` spec cannot be generic");

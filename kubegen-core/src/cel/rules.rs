@@ -9,11 +9,6 @@ use serde_json::Value;
 use super::check::{Purpose, RegexCheck, RuleError, check_rule};
 use super::types::Type;
 
-/// A schema marker for a type the code generator cannot see (a field of
-/// another crate's type while a derive runs): its CEL type is `dyn`, so a
-/// rule is refused only for what is certain. Never written to a CRD.
-pub const UNKNOWN: &str = "x-kubegen-unknown-type";
-
 /// A rule the apiserver would refuse.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleProblem {
@@ -54,6 +49,25 @@ impl RuleProblem {
             out.push_str(&format!("; did you mean `{guess}`?"));
         }
         out
+    }
+}
+
+impl RuleProblem {
+    /// [`describe`](Self::describe), with the position in the expression
+    /// for a parse or type error.
+    pub fn report(&self) -> String {
+        match &self.error {
+            RuleError::Parse(_) | RuleError::Type(_) => {
+                let before = &self.expression[..self.error.offset().min(self.expression.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+                format!(
+                    "{} (line {line}, column {column} of the expression)",
+                    self.describe()
+                )
+            }
+            _ => self.describe(),
+        }
     }
 }
 
@@ -147,7 +161,7 @@ mod tests {
                     ],
                     "properties": {
                         "replicas": {"type": "integer"},
-                        "other": {UNKNOWN: true},
+                        "other": {crate::cel::types::UNKNOWN: true},
                         "items": {"type": "array", "items": {
                             "type": "string",
                             "x-kubernetes-validations": [{"rule": "self.size() < 3"}, {"rule": "self < 3"}],

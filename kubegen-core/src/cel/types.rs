@@ -12,6 +12,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+/// A schema marker for a type the code generator cannot see (a field of
+/// another type while a derive runs): its CEL type is `dyn`, so a rule is
+/// refused only for what is certain. Never written to a CRD.
+pub const UNKNOWN: &str = "x-kubegen-unknown-type";
+
 /// A CEL type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Type {
@@ -144,11 +149,11 @@ impl Type {
     /// without a type); objects are named `name`, their object fields
     /// `name.field`, list elements `name.@idx`, map values `name.@elem`. `resource_root` adds `apiVersion`, `kind` and
     /// `metadata` (`name`, `generateName`) as for an embedded resource. A
-    /// schema marked [`UNKNOWN`](super::rules::UNKNOWN) is `dyn`.
+    /// schema marked [`UNKNOWN`] is `dyn`.
     pub fn of_schema(schema: &Value, name: &str, resource_root: bool) -> Option<Type> {
         let s = schema.as_object()?;
         let flag = |key: &str| s.get(key).and_then(Value::as_bool).unwrap_or(false);
-        if flag("x-kubernetes-int-or-string") || flag(super::rules::UNKNOWN) {
+        if flag("x-kubernetes-int-or-string") || flag(UNKNOWN) {
             return Some(Type::Dyn);
         }
         let embedded = |v: &Value| {

@@ -1,0 +1,29 @@
+//! The CEL rules of a type, type-checked at compile time.
+
+use serde_json::json;
+
+use crate::ctxt::Ctxt;
+use crate::parse::Container;
+
+/// Rule: every `validation` rule and `message_expression` of the type
+/// type-checks as the apiserver checks it (`kubegen_core::cel`), against
+/// the schema the derive can see: its own fields; a field of another type
+/// is `dyn` here (the derive cannot see that type's schema), so only what
+/// is certain is refused. `kubegen generate` checks the assembled CRD in
+/// full. Runs only on a type with no other error, whose rules (a
+/// misspelled `exactly_one_of` member, a misapplied `neq`) the other rules
+/// already explain.
+pub fn check_rules_type_check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container) {
+    if cx.has_errors() {
+        return;
+    }
+    let unknown = |_: usize| Ok(json!({ kubegen_core::cel::types::UNKNOWN: true }));
+    let Ok(schema) = kubegen_core::schema::schema_for(&c.model, &unknown) else {
+        return;
+    };
+    for p in kubegen_core::cel::check_schema(&schema, false, crate::re2::compiles) {
+        let span =
+            crate::attr::literal_span(input, &p.expression).unwrap_or_else(|| input.ident.span());
+        cx.error_at(span, p.report());
+    }
+}
