@@ -13,7 +13,7 @@ use crate::parse::Container;
 /// full. Runs only on a type with no other error, whose rules (a
 /// misspelled `exactly_one_of` member, a misapplied `neq`) the other rules
 /// already explain.
-pub fn check_rules_type_check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container) {
+pub fn check_rules_type_check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container, resource: bool) {
     if cx.has_errors() {
         return;
     }
@@ -21,7 +21,10 @@ pub fn check_rules_type_check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container
     let Ok(schema) = kubegen_core::schema::schema_for(&c.model, &unknown) else {
         return;
     };
-    for p in kubegen_core::cel::check_schema(&schema, false, crate::re2::compiles) {
+    // A flattened spec's type-level rules sit at the resource's root, which
+    // also has `apiVersion`, `kind` and `metadata`.
+    let root = resource && c.resource.flatten_spec;
+    for p in kubegen_core::cel::check_schema(&schema, root, crate::re2::compiles) {
         let span =
             crate::attr::literal_span(input, &p.expression).unwrap_or_else(|| input.ident.span());
         cx.error_at(span, p.report());

@@ -35,7 +35,7 @@ pub fn check(cx: &Ctxt, input: &syn::DeriveInput, c: &Container, resource: bool)
     }
     names::check_unique_names(cx, c);
     types::check_type(cx, &c.model, &c.type_keys, &input.ident);
-    cel::check_rules_type_check(cx, input, c);
+    cel::check_rules_type_check(cx, input, c, resource);
     if resource {
         if !input.generics.params.is_empty() {
             cx.error_spanned_by(&input.generics, "a `CustomResource` spec cannot be generic");
