@@ -1,6 +1,6 @@
 //! CEL, the language of `x-kubernetes-validations` rules, as the apiserver
-//! reads it: [`lex`] and [`parse`] accept exactly the expressions the
-//! apiserver accepts, [`check`] types them against the schema's declared
+//! reads it: [`lex`] and [`mod@parse`] accept exactly the expressions the
+//! apiserver accepts, [`mod@check`] types them against the schema's declared
 //! [`types`] and the environment's [`functions`] as the apiserver does
 //! (both proven against the apiserver's own code by
 //! `tests/cel_differential.rs`).
