@@ -768,6 +768,26 @@ fn gen_schema(rng: &mut Rng, depth: usize) -> Value {
     json!({"type": "object", "properties": props})
 }
 
+/// `messageExpression`s through the strings library's `format`, whose
+/// literal format string the apiserver checks against the arguments.
+const FORMATS: &[&str] = &[
+    "'%s is bad'.format([P])",
+    "'%v is bad'.format([P])",
+    "'%d items'.format([P])",
+    "'%.2f%%'.format([P])",
+    "'%e'.format([P])",
+    "'%x %X %o %b'.format([P, P, P, P])",
+    "'%s and %s'.format([P])",
+    "'%s'.format([P, 1])",
+    "'%s: %d'.format(['x', P])",
+    "'%s'.format([[P, 'a'], {'k': P}])",
+    "'%.f'.format([P])",
+    "'%.3'.format([P])",
+    "'trailing %'.format([P])",
+    "'%5d'.format([P])",
+    "'%%s'.format([])",
+];
+
 /// Field names, one CEL reserves.
 const FIELDS: &[&str] = &[
     "replicas", "name", "items", "spec", "ttl", "in", "port", "labels",
@@ -987,8 +1007,9 @@ fn gen_typed(rng: &mut Rng, paths: &[(String, Value)]) -> String {
 }
 
 /// kubegen's checker gives the apiserver's verdict, and the apiserver's
-/// message, on seeded schemas and rules (`KUBEGEN_CEL_CASES` / 10
-/// schemas of 20 rules each).
+/// message, on seeded schemas and rules, a quarter of them with a
+/// `messageExpression` (`KUBEGEN_CEL_CASES` / 10 schemas of 20 rules
+/// each).
 #[test]
 fn checker_agrees_with_the_apiserver() {
     let cases: usize = std::env::var("KUBEGEN_CEL_CASES").map_or(3000, |v| v.parse().unwrap());
@@ -1011,7 +1032,20 @@ fn checker_agrees_with_the_apiserver() {
                     ),
                     _ => gen_typed(&mut rng, &ps),
                 };
-                json!({"rule": rule})
+                if rng.chance(1, 4) {
+                    let path = rng.pick(&ps).0.clone();
+                    let message = match rng.below(6) {
+                        0 => format!("'bad: ' + string({path})"),
+                        1 => rng.pick(FORMATS).replace('P', &path),
+                        2 => path,
+                        3 => format!("{path}.size() > 0 ? 'long' : 'short'"),
+                        4 => format!("'value ' + {path}"),
+                        _ => rng.pick(FORMATS).replace('P', &path),
+                    };
+                    json!({"rule": rule, "messageExpression": message})
+                } else {
+                    json!({"rule": rule})
+                }
             })
             .collect();
         schema["x-kubernetes-validations"] = Value::Array(rules);
@@ -1021,7 +1055,10 @@ fn checker_agrees_with_the_apiserver() {
     let answers = go(&["compile"], &lines);
     let normalize = |m: &str| -> String {
         let first = m.lines().next().unwrap_or("");
-        let first = first.strip_prefix("compilation failed: ").unwrap_or(first);
+        let first = first
+            .strip_prefix("compilation failed: ")
+            .or_else(|| first.strip_prefix("messageExpression compilation failed: "))
+            .unwrap_or(first);
         let first = match first.strip_prefix("ERROR: <input>:") {
             Some(rest) => rest
                 .splitn(3, ':')
@@ -1040,14 +1077,20 @@ fn checker_agrees_with_the_apiserver() {
             panic!("the apiserver refused a generated schema: {answer}");
         };
         let self_type = Type::of_schema(schema, "selfType", false).unwrap();
-        for (rule, theirs) in schema["x-kubernetes-validations"]
+        for (entry, theirs) in schema["x-kubernetes-validations"]
             .as_array()
             .unwrap()
             .iter()
             .zip(results)
         {
-            let rule = rule["rule"].as_str().unwrap();
-            let ours = check_rule(rule, &self_type, false, Purpose::Rule, |_| true);
+            let rule = entry["rule"].as_str().unwrap();
+            let message = entry.get("messageExpression").and_then(Value::as_str);
+            let ours =
+                check_rule(rule, &self_type, false, Purpose::Rule, |_| true).and_then(|()| {
+                    message.map_or(Ok(()), |m| {
+                        check_rule(m, &self_type, false, Purpose::Message, |_| true)
+                    })
+                });
             match (&ours, theirs.get("error").and_then(Value::as_str)) {
                 (Ok(()), None) => accepted += 1,
                 (Err(e), Some(m)) => {

@@ -95,6 +95,23 @@ impl fmt::Display for Type {
 }
 
 impl Type {
+    /// The type's name without parameters (cel-go's `TypeName`: `list`,
+    /// `google.protobuf.Duration`, an object's name).
+    pub fn type_name(&self) -> String {
+        match self {
+            Type::Dyn => "dyn".into(),
+            Type::Error => "*error*".into(),
+            Type::Null => "null_type".into(),
+            Type::Duration => "google.protobuf.Duration".into(),
+            Type::Timestamp => "google.protobuf.Timestamp".into(),
+            Type::List(_) => "list".into(),
+            Type::Map(..) => "map".into(),
+            Type::Optional(_) => "optional_type".into(),
+            Type::Type(_) => "type".into(),
+            other => other.to_string(),
+        }
+    }
+
     /// A type of the function table (`tests/cel/main.go functions`): a
     /// name, `{"param": name}` or `{"name": …, "params": […]}`.
     pub fn from_table(v: &Value) -> Type {
