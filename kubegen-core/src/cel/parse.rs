@@ -63,11 +63,16 @@ pub struct ParseError {
 impl ParseError {
     /// The 1-based line and column (in characters) of the problem in `src`.
     pub fn line_column(&self, src: &str) -> (usize, usize) {
-        let before = &src[..self.offset.min(src.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        (line, column)
+        line_column(src, self.offset)
     }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` in `src`.
+pub fn line_column(src: &str, offset: usize) -> (usize, usize) {
+    let before = &src[..offset.min(src.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
 }
 
 /// The stack a deeply nested expression is parsed on: the nesting limits
@@ -569,23 +574,10 @@ impl<'a> Parser<'a> {
 
     /// `listInit? ','?` inside `[` `]`.
     fn list_init(&mut self) -> Result<Vec<Element>, ParseError> {
-        let mut out = Vec::new();
-        if !matches!(self.peek(), Tok::RBracket | Tok::Comma) {
-            self.enter(Rule::ListInit)?;
-            loop {
-                let (value, optional) = self.opt_expr()?;
-                out.push(Element { value, optional });
-                if !(self.peek() == Tok::Comma && self.peek_at(1) != Tok::RBracket) {
-                    break;
-                }
-                self.bump();
-            }
-            self.exit(Rule::ListInit, 1);
-        }
-        if self.peek() == Tok::Comma {
-            self.bump();
-        }
-        Ok(out)
+        self.initializers(Tok::RBracket, Rule::ListInit, |p| {
+            let (value, optional) = p.opt_expr()?;
+            Ok(Element { value, optional })
+        })
     }
 
     /// `optExpr : '?'? expr`.
@@ -602,57 +594,57 @@ impl<'a> Parser<'a> {
 
     /// `mapInitializerList? ','?` inside `{` `}`.
     fn map_init(&mut self) -> Result<Vec<Entry>, ParseError> {
-        let mut out = Vec::new();
-        if !matches!(self.peek(), Tok::RBrace | Tok::Comma) {
-            self.enter(Rule::MapInitializerList)?;
-            loop {
-                let (key, optional) = self.opt_expr()?;
-                self.expect(Tok::Colon, "':'")?;
-                let value = self.expr()?;
-                out.push(Entry {
-                    key,
-                    value,
-                    optional,
-                });
-                if !(self.peek() == Tok::Comma && self.peek_at(1) != Tok::RBrace) {
-                    break;
-                }
-                self.bump();
-            }
-            self.exit(Rule::MapInitializerList, 1);
-        }
-        if self.peek() == Tok::Comma {
-            self.bump();
-        }
-        Ok(out)
+        self.initializers(Tok::RBrace, Rule::MapInitializerList, |p| {
+            let (key, optional) = p.opt_expr()?;
+            p.expect(Tok::Colon, "':'")?;
+            let value = p.expr()?;
+            Ok(Entry {
+                key,
+                value,
+                optional,
+            })
+        })
     }
 
     /// `fieldInitializerList? ','?` inside a message's `{` `}`.
     fn field_init(&mut self) -> Result<Vec<Field>, ParseError> {
+        self.initializers(Tok::RBrace, Rule::FieldInitializerList, |p| {
+            p.enter(Rule::OptField)?;
+            let optional = p.peek() == Tok::Question;
+            if optional {
+                p.bump();
+            }
+            let name = p.escape_ident()?;
+            p.exit(Rule::OptField, 1);
+            p.expect(Tok::Colon, "':'")?;
+            let value = p.expr()?;
+            Ok(Field {
+                name,
+                value,
+                optional,
+            })
+        })
+    }
+
+    /// The grammar's initializer lists: `rule` (items joined by `,`), if
+    /// any, then an optional trailing `,`, before `close`.
+    fn initializers<T>(
+        &mut self,
+        close: Tok,
+        rule: Rule,
+        mut item: impl FnMut(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<Vec<T>, ParseError> {
         let mut out = Vec::new();
-        if !matches!(self.peek(), Tok::RBrace | Tok::Comma) {
-            self.enter(Rule::FieldInitializerList)?;
+        if self.peek() != close && self.peek() != Tok::Comma {
+            self.enter(rule)?;
             loop {
-                self.enter(Rule::OptField)?;
-                let optional = self.peek() == Tok::Question;
-                if optional {
-                    self.bump();
-                }
-                let name = self.escape_ident()?;
-                self.exit(Rule::OptField, 1);
-                self.expect(Tok::Colon, "':'")?;
-                let value = self.expr()?;
-                out.push(Field {
-                    name,
-                    value,
-                    optional,
-                });
-                if !(self.peek() == Tok::Comma && self.peek_at(1) != Tok::RBrace) {
+                out.push(item(self)?);
+                if !(self.peek() == Tok::Comma && self.peek_at(1) != close) {
                     break;
                 }
                 self.bump();
             }
-            self.exit(Rule::FieldInitializerList, 1);
+            self.exit(rule, 1);
         }
         if self.peek() == Tok::Comma {
             self.bump();

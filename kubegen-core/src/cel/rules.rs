@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::check::{Purpose, RegexCheck, RuleError, check_rule};
+use super::parse::line_column;
 use super::types::Type;
 
 /// A rule the apiserver would refuse.
@@ -58,9 +59,7 @@ impl RuleProblem {
     pub fn report(&self) -> String {
         match &self.error {
             RuleError::Parse(_) | RuleError::Type(_) => {
-                let before = &self.expression[..self.error.offset().min(self.expression.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+                let (line, column) = line_column(&self.expression, self.error.offset());
                 format!(
                     "{} (line {line}, column {column} of the expression)",
                     self.describe()

@@ -264,20 +264,8 @@ impl Checker {
             ExprKind::List(elements) => {
                 let mut joined: Option<Type> = None;
                 for el in elements {
-                    let mut t = self.check(&el.value);
-                    if el.optional {
-                        match unwrap_optional(&t) {
-                            Some(inner) => t = inner,
-                            None if t != Type::Dyn => {
-                                let expected = Type::Optional(Box::new(t.clone()));
-                                self.error(
-                                    el.value.at,
-                                    format!("expected type '{expected}' but found '{t}'"),
-                                );
-                            }
-                            None => {}
-                        }
-                    }
+                    let t = self.check(&el.value);
+                    let t = self.element(&el.value, t, el.optional);
                     joined = Some(self.join(joined, t));
                 }
                 let elem = joined.unwrap_or_else(|| self.fresh());
@@ -288,20 +276,8 @@ impl Checker {
                 for en in entries {
                     let k = self.check(&en.key);
                     keys = Some(self.join(keys, k));
-                    let mut v = self.check(&en.value);
-                    if en.optional {
-                        match unwrap_optional(&v) {
-                            Some(inner) => v = inner,
-                            None if v != Type::Dyn => {
-                                let expected = Type::Optional(Box::new(v.clone()));
-                                self.error(
-                                    en.value.at,
-                                    format!("expected type '{expected}' but found '{v}'"),
-                                );
-                            }
-                            None => {}
-                        }
-                    }
+                    let v = self.check(&en.value);
+                    let v = self.element(&en.value, v, en.optional);
                     values = Some(self.join(values, v));
                 }
                 let k = keys.unwrap_or_else(|| self.fresh());
@@ -316,6 +292,25 @@ impl Checker {
                         format!("undeclared reference to '{name}' (in container '')"),
                     ),
                 }
+            }
+        }
+    }
+
+    /// The type an aggregate literal's element `e` (of type `t`) adds:
+    /// an optional element (`?e`) adds what its optional holds, and must be
+    /// one (or `dyn`).
+    fn element(&mut self, e: &Expr, t: Type, optional: bool) -> Type {
+        if !optional {
+            return t;
+        }
+        match unwrap_optional(&t) {
+            Some(inner) => inner,
+            None => {
+                if t != Type::Dyn {
+                    let expected = Type::Optional(Box::new(t.clone()));
+                    self.error(e.at, format!("expected type '{expected}' but found '{t}'"));
+                }
+                t
             }
         }
     }
