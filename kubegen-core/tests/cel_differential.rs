@@ -23,7 +23,8 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use kubegen_core::cel::{Expr, ExprKind, Literal, Purpose, Type, check_rule, parse};
+use kubegen_core::cel::sizes::Sizes;
+use kubegen_core::cel::{Checked, Expr, ExprKind, Literal, Purpose, Type, check_rule, cost, parse};
 use kubegen_core::rng::Rng;
 use serde_json::{Value, json};
 
@@ -741,7 +742,7 @@ fn function_table_is_the_apiservers() {
 /// A seeded schema: an object with fields of every kind the apiserver
 /// declares a CEL type for, nested once.
 fn gen_schema(rng: &mut Rng, depth: usize) -> Value {
-    let scalar = |rng: &mut Rng| match rng.below(9) {
+    let scalar = |rng: &mut Rng| match rng.below(10) {
         0 => json!({"type": "integer"}),
         1 => json!({"type": "number"}),
         2 => json!({"type": "boolean"}),
@@ -749,23 +750,33 @@ fn gen_schema(rng: &mut Rng, depth: usize) -> Value {
         4 => json!({"type": "string", "format": "date-time"}),
         5 => json!({"type": "string", "format": "byte"}),
         6 => json!({"x-kubernetes-int-or-string": true}),
-        _ => json!({"type": "string", "maxLength": 64}),
+        7 => json!({"type": "string", "maxLength": 64}),
+        8 => json!({"type": "string", "enum": ["a", "bcd"]}),
+        _ => json!({"type": "string"}),
     };
     let mut props = serde_json::Map::new();
     for name in FIELDS.iter().take(2 + rng.below(FIELDS.len() - 1)) {
-        let s = match rng.below(if depth == 0 { 6 } else { 9 }) {
+        let s = match rng.below(if depth == 0 { 7 } else { 10 }) {
             0..=3 => scalar(rng),
             4 => json!({"type": "array", "maxItems": 10, "items": scalar(rng)}),
+            6 => json!({"type": "array", "items": scalar(rng)}),
             5 => {
                 json!({"type": "object", "maxProperties": 10, "additionalProperties": scalar(rng)})
             }
-            6 => json!({"type": "array", "maxItems": 5, "items": gen_schema(rng, depth - 1)}),
-            7 => json!({"type": "object", "additionalProperties": gen_schema(rng, depth - 1)}),
+            7 => json!({"type": "array", "maxItems": 5, "items": gen_schema(rng, depth - 1)}),
+            8 => json!({"type": "object", "additionalProperties": gen_schema(rng, depth - 1)}),
             _ => gen_schema(rng, depth - 1),
         };
         props.insert((*name).to_string(), s);
     }
-    json!({"type": "object", "properties": props})
+    // Required fields make an object's smallest serialization, and with it
+    // the estimated count of unbounded lists and maps of it, larger.
+    let required: Vec<String> = props.keys().filter(|_| rng.chance(1, 3)).cloned().collect();
+    let mut schema = json!({"type": "object", "properties": props});
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
 }
 
 /// `messageExpression`s through the strings library's `format`, whose
@@ -975,6 +986,35 @@ fn gen_typed(rng: &mut Rng, paths: &[(String, Value)]) -> String {
             "quantity(P).isGreaterThan(quantity('1'))",
             "P.substring(1) != ''",
             "P != null",
+            "P.replace('a', 'bb').size() > 0",
+            "P.replace('', P).size() > 0",
+            "P.split(',').all(s, s.size() < 3)",
+            "P.split(',', 3).size() <= 3",
+            "P.find('[a-z]+') != ''",
+            "P.findAll('a').size() > 0",
+            "P.matches(P)",
+            "P.contains(P)",
+            "P + P != ''",
+            "P.trim().upperAscii() == P",
+            "P.charAt(0) == 'a'",
+            "P < 'm'",
+            "P.endsWith(P)",
+            "bytes(P).size() > 0",
+            "url(P).getHost() == 'x'",
+            "isIP(P) && ip(P).family() == 4",
+            "cidr(P).containsIP(P)",
+            "cidr(P).containsCIDR(P)",
+            "ip.isCanonical(P)",
+            "isQuantity(P) && quantity(P) == quantity('1')",
+            "isSemver(P) && semver(P).major() == 1",
+            "format.dns1123Label().validate(P).hasValue()",
+            "strings.quote(P) != ''",
+            "[P].join('-') == P",
+            "{P: 1}.size() == 1",
+            "P.lowerAscii().split('.').exists(s, s == 'a')",
+            "url(P) == url(P)",
+            "self.?name.optMap(n, n.size()).orValue(0) >= 0",
+            "'%s'.format([P]) != ''",
         ],
         ("array", _) => &[
             "P.size() <= 5",
@@ -986,6 +1026,24 @@ fn gen_typed(rng: &mut Rng, paths: &[(String, Value)]) -> String {
             "P.isSorted()",
             "P.all(i, v, i >= 0)",
             "sets.contains(P, P)",
+            "P.all(x, P.exists(y, y == x))",
+            "P.exists_one(x, x == P[0])",
+            "P.map(x, P.filter(y, y == x).size()).sum() >= 0",
+            "P.distinct().size() >= 0",
+            "P.reverse().size() == P.size()",
+            "P.slice(0, 1).size() >= 0",
+            "P.transformList(i, v, v).size() >= 0",
+            "P.join(',') != ''",
+            "P.sortBy(x, x).size() >= 0",
+            "P.sort() == P",
+            "[P, P].flatten().size() >= 0",
+            "P.min() == P[0] || P.max() == P[0]",
+            "P.lastIndexOf(P[0]) >= 0",
+            "sets.equivalent(P, P) && sets.intersects(P, P)",
+            "P + P == P",
+            "P[0] in P",
+            "lists.range(3).size() == 3",
+            "P.first().hasValue()",
         ],
         ("object", _) if schema.get("additionalProperties").is_some() => &[
             "P.size() < 3",
@@ -1070,13 +1128,15 @@ fn checker_agrees_with_the_apiserver() {
         };
         strip_numbers(&strip_numbers(&first, "selfType"), "_var")
     };
-    let (mut accepted, mut refused, mut same_message) = (0, 0, 0);
+    let (mut accepted, mut refused, mut same_message, mut same_cost) = (0, 0, 0, 0);
+    let mut over_budget = 0;
     let mut differences = Vec::new();
     for (schema, answer) in schemas.iter().zip(&answers) {
         let Some(results) = answer["results"].as_array() else {
             panic!("the apiserver refused a generated schema: {answer}");
         };
         let self_type = Type::of_schema(schema, "selfType", false).unwrap();
+        let sizes = Sizes::of_schema(schema, false).unwrap();
         for (entry, theirs) in schema["x-kubernetes-validations"]
             .as_array()
             .unwrap()
@@ -1085,14 +1145,37 @@ fn checker_agrees_with_the_apiserver() {
         {
             let rule = entry["rule"].as_str().unwrap();
             let message = entry.get("messageExpression").and_then(Value::as_str);
-            let ours =
-                check_rule(rule, &self_type, false, Purpose::Rule, |_| true).and_then(|()| {
-                    message.map_or(Ok(()), |m| {
-                        check_rule(m, &self_type, false, Purpose::Message, |_| true)
-                    })
-                });
+            let cost_of = |c: Checked| cost::estimate(&c.tree, &sizes).estimate.max;
+            let ours = check_rule(rule, &self_type, false, Purpose::Rule, |_| true).and_then(|c| {
+                let rule_cost = cost_of(c);
+                let message_cost = match message {
+                    Some(m) => {
+                        cost_of(check_rule(m, &self_type, false, Purpose::Message, |_| true)?)
+                    }
+                    None => 0,
+                };
+                Ok((rule_cost, message_cost))
+            });
             match (&ours, theirs.get("error").and_then(Value::as_str)) {
-                (Ok(()), None) => accepted += 1,
+                (Ok((rule_cost, message_cost)), None) => {
+                    accepted += 1;
+                    let theirs = (
+                        theirs["cost"].as_u64().unwrap(),
+                        theirs["messageCost"].as_u64().unwrap(),
+                        theirs["cardinality"].as_u64().unwrap(),
+                    );
+                    let ours = (*rule_cost, *message_cost, sizes.max_cardinality());
+                    if ours == theirs {
+                        same_cost += 1;
+                        if rule_cost.saturating_mul(ours.2) > cost::PER_EXPRESSION_LIMIT {
+                            over_budget += 1;
+                        }
+                    } else {
+                        differences.push(format!(
+                            "{rule} / {message:?}\n  cost, message cost, cardinality: kubegen {ours:?}, apiserver {theirs:?}"
+                        ));
+                    }
+                }
                 (Err(e), Some(m)) => {
                     refused += 1;
                     // Syntax errors are worded by ANTLR; kubegen words its own.
@@ -1108,7 +1191,7 @@ fn checker_agrees_with_the_apiserver() {
                         ));
                     }
                 }
-                (Ok(()), Some(m)) => differences.push(format!(
+                (Ok(_), Some(m)) => differences.push(format!(
                     "{rule}\n  kubegen accepts; apiserver: {}",
                     normalize(m)
                 )),
@@ -1120,7 +1203,7 @@ fn checker_agrees_with_the_apiserver() {
         }
     }
     eprintln!(
-        "{} rules on {} schemas: {accepted} accepted and {refused} refused by both ({same_message} with the same message), {} differences",
+        "{} rules on {} schemas: {accepted} accepted ({same_cost} with the same estimated cost, {over_budget} of them over the budget) and {refused} refused by both ({same_message} with the same message), {} differences",
         accepted + refused + differences.len(),
         schemas.len(),
         differences.len()

@@ -7,15 +7,18 @@
 
 pub mod ast;
 pub mod check;
+pub mod checked;
+pub mod cost;
 pub mod functions;
 pub mod lex;
 pub mod literals;
 pub mod parse;
 pub mod rules;
+pub mod sizes;
 pub mod types;
 
 pub use ast::{Expr, ExprKind, Literal};
-pub use check::{Purpose, RegexCheck, RuleError, TypeError, check_rule};
+pub use check::{Checked, Purpose, RegexCheck, RuleError, TypeError, check_rule};
 pub use parse::{ParseError, parse};
 pub use rules::{RuleProblem, check_schema};
 pub use types::Type;

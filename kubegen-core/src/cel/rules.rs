@@ -2,12 +2,18 @@
 //! apiserver checks them when the CRD is created: each rule and
 //! `messageExpression` against the type its schema node declares
 //! (`self`, and `oldSelf` — optional with `optionalOldSelf`), the root and
-//! embedded resources with `apiVersion`, `kind` and `metadata`.
+//! embedded resources with `apiVersion`, `kind` and `metadata` — and
+//! costed as the apiserver costs them: each expression's estimated cost
+//! times the number of times it can run in one object within
+//! `StaticEstimatedCostLimit`, all of them together within
+//! `StaticEstimatedCRDCostLimit`.
 
 use serde_json::Value;
 
 use super::check::{Purpose, RegexCheck, RuleError, check_rule};
+use super::cost::{self, PER_CRD_LIMIT, PER_EXPRESSION_LIMIT};
 use super::parse::line_column;
+use super::sizes::Sizes;
 use super::types::Type;
 
 /// A rule the apiserver would refuse.
@@ -40,14 +46,43 @@ impl RuleProblem {
         } else {
             format!("`{}`", self.path)
         };
-        let mut out = format!(
+        if let RuleError::TotalCost { message, .. } = &self.error {
+            return self.with_hint(format!("the apiserver refuses the schema's rules: {message}"));
+        }
+        self.with_hint(format!(
             "the apiserver refuses the {what} at {at}: {}",
             self.error.message()
-        );
-        if let RuleError::Type(t) = &self.error
-            && let Some(guess) = &t.did_you_mean
-        {
-            out.push_str(&format!("; did you mean `{guess}`?"));
+        ))
+    }
+
+    fn with_hint(&self, mut out: String) -> String {
+        match &self.error {
+            RuleError::Type(t) => {
+                if let Some(guess) = &t.did_you_mean {
+                    out.push_str(&format!("; did you mean `{guess}`?"));
+                }
+            }
+            RuleError::Cost { unbounded, .. } if !unbounded.is_empty() => {
+                let bounds: Vec<String> = unbounded
+                    .iter()
+                    .map(|(path, keyword)| {
+                        let node = if path.is_empty() { "the rule's own node" } else { path };
+                        format!("`{node}` ({})", attribute(keyword))
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "; unbounded in the estimate: {} — bound them with these attributes where the fields are declared",
+                    bounds.join(", ")
+                ));
+            }
+            RuleError::TotalCost { most_expensive, .. } => {
+                let rules: Vec<String> = most_expensive
+                    .iter()
+                    .map(|(path, rule)| format!("`{rule}` at `{path}`"))
+                    .collect();
+                out.push_str(&format!("; the most expensive: {}", rules.join(", ")));
+            }
+            _ => {}
         }
         out
     }
@@ -71,71 +106,198 @@ impl RuleProblem {
 }
 
 /// Every refused rule of `schema` (a CRD version's `openAPIV3Schema`
-/// when `resource_root`).
+/// when `resource_root`), the schema's total cost included.
 pub fn check_schema(schema: &Value, resource_root: bool, regex: RegexCheck) -> Vec<RuleProblem> {
-    let mut out = Vec::new();
-    walk(schema, "", resource_root, regex, &mut out);
-    out
+    let mut walk = Walk {
+        regex,
+        problems: Vec::new(),
+        total: 0,
+        most_expensive: Vec::new(),
+        undecidable: false,
+    };
+    walk.node(schema, "", resource_root, Some(1));
+    if walk.total > PER_CRD_LIMIT && !walk.undecidable {
+        let message = cost::over_budget_message(
+            "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+            walk.total,
+            PER_CRD_LIMIT,
+        );
+        walk.problems.push(RuleProblem {
+            path: String::new(),
+            rule: String::new(),
+            expression: String::new(),
+            error: RuleError::TotalCost {
+                message,
+                most_expensive: walk
+                    .most_expensive
+                    .iter()
+                    .map(|(_, path, rule)| (path.clone(), rule.clone()))
+                    .collect(),
+            },
+        });
+    }
+    walk.problems
 }
 
-fn walk(
-    node: &Value,
-    path: &str,
-    resource_root: bool,
+/// The keyword's kubegen attribute.
+fn attribute(keyword: &str) -> &'static str {
+    match keyword {
+        "maxItems" => "`max_items = …`",
+        "maxProperties" => "`max_properties = …`",
+        _ => "`max_length = …`",
+    }
+}
+
+struct Walk {
     regex: RegexCheck,
-    out: &mut Vec<RuleProblem>,
-) {
-    let Some(obj) = node.as_object() else {
-        return;
-    };
-    if let Some(rules) = obj
-        .get("x-kubernetes-validations")
-        .and_then(Value::as_array)
-        && let Some(self_type) = Type::of_schema(node, "selfType", resource_root)
-    {
-        for r in rules {
-            let rule = r.get("rule").and_then(Value::as_str).unwrap_or_default();
-            if rule.trim().is_empty() {
-                continue;
+    problems: Vec<RuleProblem>,
+    /// Every expression's cost (times its cardinality for rules), summed.
+    total: u64,
+    /// The four most expensive expressions of at least 1% of the CRD
+    /// budget: cost, path, rule.
+    most_expensive: Vec<(u64, String, String)>,
+    /// Some cost read a type the code generator could not see.
+    undecidable: bool,
+}
+
+impl Walk {
+    /// `node` at `path`; `cardinality` is how many times it can occur in
+    /// one object when every node above it bounds its children (`None`
+    /// when one does not).
+    fn node(&mut self, node: &Value, path: &str, resource_root: bool, cardinality: Option<u64>) {
+        let Some(obj) = node.as_object() else {
+            return;
+        };
+        if let Some(rules) = obj
+            .get("x-kubernetes-validations")
+            .and_then(Value::as_array)
+            && let Some(self_type) = Type::of_schema(node, "selfType", resource_root)
+            && let Some(sizes) = Sizes::of_schema(node, resource_root)
+        {
+            for r in rules {
+                self.rule(r, path, &self_type, &sizes, cardinality);
             }
-            let optional = r
-                .get("optionalOldSelf")
+        }
+        let embedded = |v: &Value| {
+            v.get("x-kubernetes-embedded-resource")
                 .and_then(Value::as_bool)
-                .unwrap_or(false);
-            let mut problem = |expression: &str, purpose| {
-                if let Err(error) = check_rule(expression, &self_type, optional, purpose, regex) {
-                    out.push(RuleProblem {
-                        path: path.to_string(),
-                        rule: rule.to_string(),
-                        expression: expression.to_string(),
-                        error,
-                    });
-                    return true;
+                .unwrap_or(false)
+        };
+        // How many children each occurrence of this node has at most
+        // (`extractMaxElements`).
+        let count = |key: &str| obj.get(key).and_then(Value::as_i64).map(|n| n.max(0) as u64);
+        let factor = match obj.get("type").and_then(Value::as_str) {
+            Some("object") if obj.contains_key("additionalProperties") => count("maxProperties"),
+            Some("array") => count("maxItems"),
+            _ => Some(1),
+        };
+        let child = cardinality.zip(factor).map(|(c, f)| c.saturating_mul(f));
+        if let Some(props) = obj.get("properties").and_then(Value::as_object) {
+            for (name, sub) in props {
+                self.node(sub, &format!("{path}.{name}"), embedded(sub), child);
+            }
+        }
+        if let Some(items) = obj.get("items") {
+            self.node(items, &format!("{path}[*]"), embedded(items), child);
+        }
+        if let Some(values) = obj.get("additionalProperties").filter(|v| v.is_object()) {
+            self.node(values, &format!("{path}[*]"), embedded(values), child);
+        }
+    }
+
+    fn rule(
+        &mut self,
+        r: &Value,
+        path: &str,
+        self_type: &Type,
+        sizes: &Sizes,
+        cardinality: Option<u64>,
+    ) {
+        let rule = r.get("rule").and_then(Value::as_str).unwrap_or_default();
+        if rule.trim().is_empty() {
+            return;
+        }
+        let optional = r
+            .get("optionalOldSelf")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let problem = |expression: &str, error| RuleProblem {
+            path: path.to_string(),
+            rule: rule.to_string(),
+            expression: expression.to_string(),
+            error,
+        };
+        let checked = match check_rule(rule, self_type, optional, Purpose::Rule, self.regex) {
+            Ok(c) => c,
+            Err(error) => {
+                self.problems.push(problem(rule, error));
+                return;
+            }
+        };
+        let estimate = cost::estimate(&checked.tree, sizes);
+        // Beyond bounded ancestors, the most times data of this node's
+        // smallest size fits in a request.
+        let times = cardinality.unwrap_or_else(|| sizes.max_cardinality());
+        let undecidable = estimate.undecidable || (cardinality.is_none() && sizes.unknown);
+        let rule_cost = if estimate.estimate.max == 0 {
+            0
+        } else {
+            estimate.estimate.max.saturating_mul(times)
+        };
+        self.undecidable |= undecidable;
+        if !undecidable && rule_cost > PER_EXPRESSION_LIMIT {
+            self.problems.push(problem(
+                rule,
+                RuleError::Cost {
+                    message: cost::over_budget_message(
+                        "estimated rule cost",
+                        rule_cost,
+                        PER_EXPRESSION_LIMIT,
+                    ),
+                    unbounded: estimate.unbounded.clone(),
+                },
+            ));
+        }
+        self.observe(rule_cost, path, rule);
+        let Some(m) = r.get("messageExpression").and_then(Value::as_str) else {
+            return;
+        };
+        match check_rule(m, self_type, optional, Purpose::Message, self.regex) {
+            Err(error) => self.problems.push(problem(m, error)),
+            Ok(checked) => {
+                // The apiserver does not multiply a message's cost by the
+                // rule's cardinality.
+                let estimate = cost::estimate(&checked.tree, sizes);
+                self.undecidable |= estimate.undecidable;
+                let message_cost = estimate.estimate.max;
+                if !estimate.undecidable && message_cost > PER_EXPRESSION_LIMIT {
+                    self.problems.push(problem(
+                        m,
+                        RuleError::Cost {
+                            message: cost::over_budget_message(
+                                "estimated messageExpression cost",
+                                message_cost,
+                                PER_EXPRESSION_LIMIT,
+                            ),
+                            unbounded: estimate.unbounded,
+                        },
+                    ));
                 }
-                false
-            };
-            if !problem(rule, Purpose::Rule)
-                && let Some(m) = r.get("messageExpression").and_then(Value::as_str)
-            {
-                problem(m, Purpose::Message);
+                self.observe(message_cost, path, m);
             }
         }
     }
-    let embedded = |v: &Value| {
-        v.get("x-kubernetes-embedded-resource")
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    };
-    if let Some(props) = obj.get("properties").and_then(Value::as_object) {
-        for (name, sub) in props {
-            walk(sub, &format!("{path}.{name}"), embedded(sub), regex, out);
+
+    /// `TotalCost.ObserveExpressionCost`.
+    fn observe(&mut self, cost: u64, path: &str, expression: &str) {
+        self.total = self.total.saturating_add(cost);
+        if cost < PER_CRD_LIMIT / 100 {
+            return;
         }
-    }
-    if let Some(items) = obj.get("items") {
-        walk(items, &format!("{path}[*]"), embedded(items), regex, out);
-    }
-    if let Some(values) = obj.get("additionalProperties").filter(|v| v.is_object()) {
-        walk(values, &format!("{path}[*]"), embedded(values), regex, out);
+        self.most_expensive
+            .push((cost, path.to_string(), expression.to_string()));
+        self.most_expensive.sort_by(|a, b| b.0.cmp(&a.0));
+        self.most_expensive.truncate(4);
     }
 }
 

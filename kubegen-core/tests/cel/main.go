@@ -95,7 +95,8 @@ func functions() {
 
 // compile reads one schema per line (an openAPIV3Schema whose root carries
 // x-kubernetes-validations) and prints, per rule, the apiserver's
-// compilation result: {"error": ...} or {"cost": ..., "cardinality": ...}.
+// compilation result: {"error": ...} or {"cost": ..., "cardinality": ...,
+// "messageCost": ...}.
 func compile() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<24)
@@ -125,7 +126,7 @@ func compile() {
 		}
 		answers := []any{}
 		for _, r := range results {
-			a := map[string]any{"cost": r.MaxCost, "cardinality": r.MaxCardinality}
+			a := map[string]any{"cost": r.MaxCost, "cardinality": r.MaxCardinality, "messageCost": r.MessageExpressionMaxCost}
 			if r.Error != nil {
 				a = map[string]any{"error": r.Error.Detail}
 			} else if r.MessageExpressionError != nil {

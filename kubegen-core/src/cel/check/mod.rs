@@ -8,6 +8,7 @@
 //! a rule can be compared with the apiserver's word for word
 //! (`tests/cel_differential.rs`).
 
+mod expand;
 mod plan;
 mod unify;
 mod validate;
@@ -15,6 +16,7 @@ mod validate;
 use std::collections::HashMap;
 
 use crate::cel::ast::{Expr, ExprKind, Literal};
+use crate::cel::checked::Node;
 use crate::cel::functions::{overloads, type_ident};
 use crate::cel::parse::{ParseError, parse};
 use crate::cel::types::Type;
@@ -44,6 +46,22 @@ pub enum RuleError {
     Result(String),
     /// It checks, but the apiserver's interpreter refuses to plan it.
     Program(String),
+    /// Its estimated cost, times the number of times it can run in one
+    /// object, is over the per-expression budget.
+    Cost {
+        /// The apiserver's message.
+        message: String,
+        /// The schema nodes below the rule's whose size the estimate took
+        /// from the request size, with the keyword that would bound them.
+        unbounded: Vec<(String, &'static str)>,
+    },
+    /// All the schema's rules together are over the per-CRD budget.
+    TotalCost {
+        /// The apiserver's message.
+        message: String,
+        /// The most expensive rules (path and rule), most expensive first.
+        most_expensive: Vec<(String, String)>,
+    },
 }
 
 impl RuleError {
@@ -53,6 +71,7 @@ impl RuleError {
             RuleError::Parse(e) => &e.message,
             RuleError::Type(e) => &e.message,
             RuleError::Result(m) | RuleError::Program(m) => m,
+            RuleError::Cost { message, .. } | RuleError::TotalCost { message, .. } => message,
         }
     }
 
@@ -61,7 +80,7 @@ impl RuleError {
         match self {
             RuleError::Parse(e) => e.offset,
             RuleError::Type(e) => e.offset,
-            RuleError::Result(_) | RuleError::Program(_) => 0,
+            _ => 0,
         }
     }
 }
@@ -84,14 +103,14 @@ pub type RegexCheck = fn(&str) -> bool;
 /// Checks `src` as the apiserver compiles a rule or message expression on
 /// a schema whose declared type is `self_type`: `self` and `oldSelf` are
 /// declared with it (`oldSelf` as `optional_type(self_type)` when
-/// `optional_old_self`).
+/// `optional_old_self`); the checked expression when it checks.
 pub fn check_rule(
     src: &str,
     self_type: &Type,
     optional_old_self: bool,
     purpose: Purpose,
     regex: RegexCheck,
-) -> Result<(), RuleError> {
+) -> Result<Checked, RuleError> {
     let expr = parse(src).map_err(RuleError::Parse)?;
     let old = if optional_old_self {
         Type::Optional(Box::new(self_type.clone()))
@@ -102,27 +121,44 @@ pub fn check_rule(
         ("self".to_string(), self_type.clone()),
         ("oldSelf".to_string(), old),
     ];
-    let t = check(&expr, &vars, regex).map_err(RuleError::Type)?;
+    let checked = check(&expr, &vars, regex).map_err(RuleError::Type)?;
     match purpose {
-        Purpose::Rule if t != Type::Bool => Err(RuleError::Result(
+        Purpose::Rule if checked.result != Type::Bool => Err(RuleError::Result(
             "cel expression must evaluate to a bool".into(),
         )),
-        Purpose::Message if t != Type::String => Err(RuleError::Result(
+        Purpose::Message if checked.result != Type::String => Err(RuleError::Result(
             "messageExpression must evaluate to a string".into(),
         )),
-        _ => plan::plan(&expr).map_err(RuleError::Program),
+        _ => plan::plan(&expr)
+            .map(|()| checked)
+            .map_err(RuleError::Program),
     }
 }
 
-/// The type of `expr` with `vars` declared, type parameters left free
-/// becoming `dyn`; or its first type error by position.
-pub fn check(expr: &Expr, vars: &[(String, Type)], regex: RegexCheck) -> Result<Type, TypeError> {
+/// An expression that checked.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    /// Its type, type parameters left free becoming `dyn`.
+    pub result: Type,
+    /// The expression as cel-go's checker leaves it (macros expanded,
+    /// every node typed, calls resolved to their overloads).
+    pub tree: Node,
+    /// Whether it reads `oldSelf` (a transition rule).
+    pub uses_old_self: bool,
+}
+
+/// `expr` checked with `vars` declared; or its first type error by
+/// position.
+pub fn check(expr: &Expr, vars: &[(String, Type)], regex: RegexCheck) -> Result<Checked, TypeError> {
     let mut c = Checker {
         regex,
         types: HashMap::new(),
+        overloads: HashMap::new(),
         scopes: vec![vars.iter().cloned().collect()],
         mapping: HashMap::new(),
         next_var: 0,
+        next_id: 0,
+        uses_old_self: false,
         errors: Vec::new(),
     };
     let t = c.check(expr);
@@ -132,7 +168,12 @@ pub fn check(expr: &Expr, vars: &[(String, Type)], regex: RegexCheck) -> Result<
     if let Some(first) = c.errors.iter().min_by_key(|e| e.offset) {
         return Err(first.clone());
     }
-    Ok(substitute(&c.mapping, &t, true))
+    let tree = c.expand(expr);
+    Ok(Checked {
+        result: substitute(&c.mapping, &t, true),
+        tree,
+        uses_old_self: c.uses_old_self,
+    })
 }
 
 struct Checker {
@@ -140,9 +181,15 @@ struct Checker {
     /// The type of every node checked, by address, for the validations
     /// after checking.
     types: HashMap<usize, Type>,
+    /// The overloads each call node resolved to, by address.
+    overloads: HashMap<usize, Vec<String>>,
     scopes: Vec<HashMap<String, Type>>,
     mapping: Mapping,
     next_var: u32,
+    /// The next id of a node of the checked tree.
+    next_id: u32,
+    /// `oldSelf` resolved as the declared variable.
+    uses_old_self: bool,
     errors: Vec<TypeError>,
 }
 
@@ -178,12 +225,16 @@ impl Checker {
         Type::Param(format!("_var{}", self.next_var))
     }
 
-    fn lookup(&self, name: &str) -> Option<Type> {
+    fn lookup(&mut self, name: &str) -> Option<Type> {
         let name = name.strip_prefix('.').unwrap_or(name);
-        self.scopes
-            .iter()
-            .rev()
-            .find_map(|s| s.get(name).cloned())
+        let depth = self.scopes.iter().rposition(|s| s.contains_key(name));
+        // cel-go records every identifier resolved by that name, an
+        // iteration variable named so included.
+        if depth.is_some() && name == "oldSelf" {
+            self.uses_old_self = true;
+        }
+        depth
+            .map(|d| self.scopes[d][name].clone())
             .or_else(|| type_ident(name))
     }
 
@@ -403,7 +454,14 @@ impl Checker {
         let member = target.is_some();
         let mut all: Vec<Type> = target.into_iter().collect();
         all.extend(args);
+        let id = std::ptr::from_ref(e) as usize;
         if function == "_&&_" || function == "_||_" {
+            let logical = if function == "_&&_" {
+                "logical_and"
+            } else {
+                "logical_or"
+            };
+            self.overloads.insert(id, vec![logical.to_string()]);
             let mut failed = false;
             for (i, t) in all.iter().enumerate() {
                 if !self.assignable(t, &Type::Bool) {
@@ -415,6 +473,7 @@ impl Checker {
             return if failed { Type::Error } else { Type::Bool };
         }
         let mut result: Option<Type> = None;
+        let mut matched = Vec::new();
         for o in overloads(function).unwrap_or_default() {
             if o.member != member || o.args.len() != all.len() {
                 continue;
@@ -430,6 +489,7 @@ impl Checker {
                 .all(|(a, p)| is_assignable(&mut m, a, p))
             {
                 self.mapping = m;
+                matched.push(o.id.clone());
                 let out = substitute(&self.mapping, &out, false);
                 result = Some(match result {
                     None => out,
@@ -438,6 +498,7 @@ impl Checker {
                 });
             }
         }
+        self.overloads.insert(id, matched);
         match result {
             Some(t) => t,
             None => {
@@ -703,6 +764,7 @@ mod tests {
 
     fn verdict(rule: &str) -> Result<(), String> {
         check_rule(rule, &schema(), false, Purpose::Rule, |_| true)
+            .map(|_| ())
             .map_err(|e| e.message().to_string())
     }
 
@@ -788,6 +850,7 @@ mod tests {
     fn format_strings_are_checked_against_their_arguments() {
         let message = |m: &str| {
             check_rule(m, &schema(), false, Purpose::Message, |_| true)
+                .map(|_| ())
                 .map_err(|e| e.message().to_string())
         };
         assert_eq!(
@@ -822,8 +885,9 @@ mod tests {
                 false,
                 Purpose::Message,
                 |_| true
-            ),
-            Ok(())
+            )
+            .map(|c| c.result),
+            Ok(Type::String)
         );
         let e = check_rule("self.replicas", &schema(), false, Purpose::Message, |_| {
             true

@@ -4,7 +4,7 @@
 //! check of literal format strings.
 
 use super::plan::children;
-use super::unify::{exact, substitute};
+use super::unify::exact;
 use super::{Checker, unwrap_optional};
 use crate::cel::ast::{Expr, ExprKind, Literal};
 use crate::cel::types::Type;
@@ -110,16 +110,6 @@ impl Checker {
         for child in children(e) {
             self.validate(child, in_format);
         }
-    }
-
-    /// The type checking left for `e`, type parameters `dyn`.
-    fn final_type(&self, e: &Expr) -> Type {
-        let t = self
-            .types
-            .get(&(std::ptr::from_ref(e) as usize))
-            .cloned()
-            .unwrap_or(Type::Dyn);
-        substitute(&self.mapping, &t, true)
     }
 
     /// The strings library's check of `'literal'.format([args])`: every
