@@ -24,7 +24,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use kubegen_core::cel::sizes::Sizes;
-use kubegen_core::cel::{Checked, Expr, ExprKind, Literal, Purpose, Type, check_rule, cost, parse};
+use kubegen_core::cel::{
+    Checked, Expr, ExprKind, Literal, Purpose, RuleError, Type, check_rule, cost, parse,
+};
 use kubegen_core::rng::Rng;
 use serde_json::{Value, json};
 
@@ -1219,4 +1221,240 @@ fn checker_agrees_with_the_apiserver() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// `schema` with rules attached at some of its nodes (each checked
+/// against that node's own type), and messages to some of them.
+fn attach_rules(rng: &mut Rng, schema: &mut Value, at_root: bool) {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for sub in props.values_mut() {
+            attach_rules(rng, sub, false);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(sub) = schema.get_mut(key).filter(|v| v.is_object()) {
+            attach_rules(rng, sub, false);
+        }
+    }
+    if !at_root && !rng.chance(1, 3) {
+        return;
+    }
+    let mut paths_here = Vec::new();
+    paths(schema, "self", &mut paths_here, 2);
+    let mut rules: Vec<Value> = Vec::new();
+    for _ in 0..1 + rng.below(3) {
+        let rule = gen_typed(rng, &paths_here);
+        if rules.iter().any(|r| r["rule"] == rule.as_str()) {
+            continue;
+        }
+        rules.push(if rng.chance(1, 4) {
+            json!({"rule": rule, "messageExpression": "'bad: ' + string(self)"})
+        } else {
+            json!({"rule": rule})
+        });
+    }
+    schema["x-kubernetes-validations"] = Value::Array(rules);
+}
+
+/// A schema path (`.a[*].b`) and a rule's place in it, from an apiserver
+/// field path (`spec.validation.openAPIV3Schema.properties[a].items
+/// .properties[b].x-kubernetes-validations[0].rule`).
+fn schema_place(field: &str) -> String {
+    let mut rest = field
+        .strip_prefix("spec.validation.openAPIV3Schema")
+        .unwrap_or(field);
+    let mut out = String::new();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix(".properties[") {
+            let end = r.find(']').unwrap();
+            out.push('.');
+            out.push_str(&r[..end]);
+            rest = &r[end + 1..];
+        } else if let Some(r) = rest.strip_prefix(".items") {
+            out.push_str("[*]");
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix(".additionalProperties") {
+            out.push_str("[*]");
+            rest = r;
+        } else {
+            out.push(' ');
+            out.push_str(rest.trim_start_matches('.'));
+            break;
+        }
+    }
+    out
+}
+
+/// The verdict of `ValidateCustomResourceDefinition` on CRDs whose rules
+/// sit at every level — under bounded and unbounded lists and maps, so
+/// that each rule's cost is multiplied by how often it can run — equals
+/// kubegen's `check_schema`: the same rules refused for their cost, the
+/// same schemas over the CRD's total budget with the same rules named, the
+/// same rules refused for their types (`KUBEGEN_CEL_CASES` / 20 CRDs).
+#[test]
+fn crd_verdicts_agree_with_the_apiserver() {
+    let cases: usize = std::env::var("KUBEGEN_CEL_CASES").map_or(3000, |v| v.parse().unwrap());
+    let seed: u64 = std::env::var("KUBEGEN_CEL_SEED").map_or(42, |v| v.parse().unwrap());
+    let mut rng = Rng::new(seed ^ 0xc7d);
+    let schemas: Vec<Value> = (0..cases / 20)
+        .map(|_| {
+            let mut s = gen_schema(&mut rng, 3);
+            attach_rules(&mut rng, &mut s, true);
+            s
+        })
+        .collect();
+    let lines: Vec<String> = schemas.iter().map(|s| s.to_string()).collect();
+    let answers = go(&["crd"], &lines);
+    let (mut agreed, mut refused_for_cost, mut over_total, mut rules) = (0, 0, 0, 0);
+    let mut differences = Vec::new();
+    for (schema, answer) in schemas.iter().zip(&answers) {
+        let mut theirs: Vec<String> = answer["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let detail = e["detail"].as_str().unwrap();
+                let kind = if detail.starts_with("contributed to") {
+                    "contributed"
+                } else if detail.contains("exceeds budget") {
+                    "cost"
+                } else {
+                    "refused"
+                };
+                format!("{}: {kind}", schema_place(e["field"].as_str().unwrap()))
+            })
+            .collect();
+        let mut ours = Vec::new();
+        for p in kubegen_core::cel::check_schema(schema, true, |_| true) {
+            let node = pointer(schema, &p.path);
+            let index = node["x-kubernetes-validations"]
+                .as_array()
+                .and_then(|rs| rs.iter().position(|r| r["rule"] == p.rule.as_str()));
+            let which = if p.expression == p.rule {
+                "rule"
+            } else {
+                "messageExpression"
+            };
+            let place = |path: &str, i: Option<usize>, which: &str| {
+                format!("{path} x-kubernetes-validations[{}].{which}", i.unwrap_or(99))
+            };
+            match &p.error {
+                RuleError::Cost { .. } => {
+                    ours.push(format!("{}: cost", place(&p.path, index, which)));
+                }
+                RuleError::TotalCost { most_expensive, .. } => {
+                    ours.push(": cost".to_string());
+                    for (path, rule, expression) in most_expensive {
+                        let node = pointer(schema, path);
+                        let i = node["x-kubernetes-validations"]
+                            .as_array()
+                            .and_then(|rs| rs.iter().position(|r| r["rule"] == rule.as_str()));
+                        let which = if expression == rule {
+                            "rule"
+                        } else {
+                            "messageExpression"
+                        };
+                        ours.push(format!("{}: contributed", place(path, i, which)));
+                    }
+                }
+                _ => ours.push(format!("{}: refused", place(&p.path, index, which))),
+            }
+        }
+        rules += count_rules(schema);
+        // Which of equally expensive expressions the apiserver names as
+        // contributing depends on Go's map order: compare their costs.
+        let costs = kubegen_core::cel::rules::costs(schema, true, |_| true);
+        let contributed = |list: &mut Vec<String>| -> Vec<u64> {
+            let mut found: Vec<u64> = list
+                .iter()
+                .filter_map(|place| place.strip_suffix(": contributed"))
+                .map(|place| {
+                    costs
+                        .iter()
+                        .find(|c| {
+                            let node = pointer(schema, &c.path);
+                            let i = node["x-kubernetes-validations"]
+                                .as_array()
+                                .and_then(|rs| rs.iter().position(|r| r["rule"] == c.rule.as_str()))
+                                .unwrap_or(99);
+                            let which = if c.expression == c.rule {
+                                "rule"
+                            } else {
+                                "messageExpression"
+                            };
+                            format!("{} x-kubernetes-validations[{i}].{which}", c.path) == place
+                        })
+                        .map_or(0, |c| c.cost)
+                })
+                .collect();
+            list.retain(|place| !place.ends_with(": contributed"));
+            found.sort();
+            found
+        };
+        let (their_top, our_top) = (contributed(&mut theirs), contributed(&mut ours));
+        theirs.sort();
+        ours.sort();
+        if theirs == ours && their_top == our_top {
+            agreed += 1;
+            refused_for_cost += ours.iter().filter(|o| o.ends_with(": cost")).count();
+            over_total += usize::from(ours.iter().any(|o| o == ": cost"));
+        } else {
+            differences.push(format!(
+                "{schema}\n  kubegen:   {ours:?} {our_top:?}\n  apiserver: {theirs:?} {their_top:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "{} CRDs with {rules} rules: {agreed} with the same verdict ({refused_for_cost} rules refused for their cost, {over_total} CRDs over the total budget), {} differences",
+        schemas.len(),
+        differences.len()
+    );
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The schema node at `path` (`.a[*].b`).
+fn pointer<'a>(schema: &'a Value, path: &str) -> &'a Value {
+    let mut node = schema;
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("[*]") {
+            node = node.get("items").unwrap_or_else(|| &node["additionalProperties"]);
+            rest = r;
+        } else {
+            let r = &rest[1..];
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            node = &node["properties"][&r[..end]];
+            rest = &r[end..];
+        }
+    }
+    node
+}
+
+fn count_rules(schema: &Value) -> usize {
+    let here = schema["x-kubernetes-validations"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let below: usize = ["items", "additionalProperties"]
+        .iter()
+        .filter_map(|k| schema.get(*k))
+        .chain(
+            schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|p| p.values()),
+        )
+        .map(count_rules)
+        .sum();
+    here + below
 }

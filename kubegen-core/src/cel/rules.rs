@@ -78,7 +78,7 @@ impl RuleProblem {
             RuleError::TotalCost { most_expensive, .. } => {
                 let rules: Vec<String> = most_expensive
                     .iter()
-                    .map(|(path, rule)| format!("`{rule}` at `{path}`"))
+                    .map(|(path, _, expression)| format!("`{expression}` at `{path}`"))
                     .collect();
                 out.push_str(&format!("; the most expensive: {}", rules.join(", ")));
             }
@@ -108,14 +108,7 @@ impl RuleProblem {
 /// Every refused rule of `schema` (a CRD version's `openAPIV3Schema`
 /// when `resource_root`), the schema's total cost included.
 pub fn check_schema(schema: &Value, resource_root: bool, regex: RegexCheck) -> Vec<RuleProblem> {
-    let mut walk = Walk {
-        regex,
-        problems: Vec::new(),
-        total: 0,
-        most_expensive: Vec::new(),
-        undecidable: false,
-    };
-    walk.node(schema, "", resource_root, Some(1));
+    let mut walk = Walk::run(schema, resource_root, regex);
     if walk.total > PER_CRD_LIMIT && !walk.undecidable {
         let message = cost::over_budget_message(
             "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
@@ -130,13 +123,20 @@ pub fn check_schema(schema: &Value, resource_root: bool, regex: RegexCheck) -> V
                 message,
                 most_expensive: walk
                     .most_expensive
-                    .iter()
-                    .map(|(_, path, rule)| (path.clone(), rule.clone()))
+                    .into_iter()
+                    .map(|(_, place)| place)
                     .collect(),
             },
         });
     }
     walk.problems
+}
+
+/// Every rule's and message expression's estimated cost, as the apiserver
+/// adds them up toward the CRD's total (expressions that do not check
+/// cost 0).
+pub fn costs(schema: &Value, resource_root: bool, regex: RegexCheck) -> Vec<ExpressionCost> {
+    Walk::run(schema, resource_root, regex).costs
 }
 
 /// The keyword's kubegen attribute.
@@ -154,13 +154,43 @@ struct Walk {
     /// Every expression's cost (times its cardinality for rules), summed.
     total: u64,
     /// The four most expensive expressions of at least 1% of the CRD
-    /// budget: cost, path, rule.
-    most_expensive: Vec<(u64, String, String)>,
+    /// budget: cost, and path, rule, expression.
+    most_expensive: Vec<(u64, (String, String, String))>,
     /// Some cost read a type the code generator could not see.
     undecidable: bool,
+    /// Every expression's cost, in the order the apiserver adds them up.
+    costs: Vec<ExpressionCost>,
+}
+
+/// An expression's estimated cost, as the apiserver counts it toward the
+/// CRD's total.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpressionCost {
+    /// The schema node's path (`.spec.items[*]`).
+    pub path: String,
+    /// The rule.
+    pub rule: String,
+    /// The rule, or its `messageExpression`.
+    pub expression: String,
+    /// One evaluation's estimated cost times the times it can run (a
+    /// message's is not multiplied).
+    pub cost: u64,
 }
 
 impl Walk {
+    fn run(schema: &Value, resource_root: bool, regex: RegexCheck) -> Walk {
+        let mut walk = Walk {
+            regex,
+            problems: Vec::new(),
+            total: 0,
+            most_expensive: Vec::new(),
+            undecidable: false,
+            costs: Vec::new(),
+        };
+        walk.node(schema, "", resource_root, Some(1));
+        walk
+    }
+
     /// `node` at `path`; `cardinality` is how many times it can occur in
     /// one object when every node above it bounds its children (`None`
     /// when one does not).
@@ -168,16 +198,6 @@ impl Walk {
         let Some(obj) = node.as_object() else {
             return;
         };
-        if let Some(rules) = obj
-            .get("x-kubernetes-validations")
-            .and_then(Value::as_array)
-            && let Some(self_type) = Type::of_schema(node, "selfType", resource_root)
-            && let Some(sizes) = Sizes::of_schema(node, resource_root)
-        {
-            for r in rules {
-                self.rule(r, path, &self_type, &sizes, cardinality);
-            }
-        }
         let embedded = |v: &Value| {
             v.get("x-kubernetes-embedded-resource")
                 .and_then(Value::as_bool)
@@ -202,6 +222,17 @@ impl Walk {
         }
         if let Some(values) = obj.get("additionalProperties").filter(|v| v.is_object()) {
             self.node(values, &format!("{path}[*]"), embedded(values), child);
+        }
+        // As the apiserver: a node's own rules after those below it.
+        if let Some(rules) = obj
+            .get("x-kubernetes-validations")
+            .and_then(Value::as_array)
+            && let Some(self_type) = Type::of_schema(node, "selfType", resource_root)
+            && let Some(sizes) = Sizes::of_schema(node, resource_root)
+        {
+            for r in rules {
+                self.rule(r, path, &self_type, &sizes, cardinality);
+            }
         }
     }
 
@@ -258,7 +289,7 @@ impl Walk {
                 },
             ));
         }
-        self.observe(rule_cost, path, rule);
+        self.observe(rule_cost, path, rule, rule);
         let Some(m) = r.get("messageExpression").and_then(Value::as_str) else {
             return;
         };
@@ -283,19 +314,25 @@ impl Walk {
                         },
                     ));
                 }
-                self.observe(message_cost, path, m);
+                self.observe(message_cost, path, rule, m);
             }
         }
     }
 
     /// `TotalCost.ObserveExpressionCost`.
-    fn observe(&mut self, cost: u64, path: &str, expression: &str) {
+    fn observe(&mut self, cost: u64, path: &str, rule: &str, expression: &str) {
+        self.costs.push(ExpressionCost {
+            path: path.to_string(),
+            rule: rule.to_string(),
+            expression: expression.to_string(),
+            cost,
+        });
         self.total = self.total.saturating_add(cost);
         if cost < PER_CRD_LIMIT / 100 {
             return;
         }
-        self.most_expensive
-            .push((cost, path.to_string(), expression.to_string()));
+        let place = (path.to_string(), rule.to_string(), expression.to_string());
+        self.most_expensive.push((cost, place));
         self.most_expensive.sort_by(|a, b| b.0.cmp(&a.0));
         self.most_expensive.truncate(4);
     }

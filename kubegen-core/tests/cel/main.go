@@ -22,6 +22,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -35,6 +36,8 @@ import (
 	"github.com/google/cel-go/common/types"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
@@ -135,6 +138,51 @@ func compile() {
 			answers = append(answers, a)
 		}
 		enc.Encode(map[string]any{"results": answers})
+	}
+	if err := in.Err(); err != nil {
+		panic(err)
+	}
+}
+
+// crd reads one openAPIV3Schema per line, makes it the only version of a
+// CustomResourceDefinition, and prints the apiserver's verdict on creating
+// it (ValidateCustomResourceDefinition): {"errors": [{"field", "type",
+// "detail"}...]}.
+func crd() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for in.Scan() {
+		var s apiextensionsv1.JSONSchemaProps
+		if err := json.Unmarshal(in.Bytes(), &s); err != nil {
+			panic(err)
+		}
+		v1 := apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "things.test.kubegen.dev"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+				Group: "test.kubegen.dev",
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "things", Singular: "thing", Kind: "Thing", ListKind: "ThingList"},
+				Scope: apiextensionsv1.NamespaceScoped,
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
+					Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &s},
+				}},
+			},
+			Status: apiextensionsv1.CustomResourceDefinitionStatus{StoredVersions: []string{"v1"}},
+		}
+		apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(&v1)
+		var internal apiextensions.CustomResourceDefinition
+		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(&v1, &internal, nil); err != nil {
+			panic(err)
+		}
+		errs := []any{}
+		for _, e := range validation.ValidateCustomResourceDefinition(context.Background(), &internal) {
+			errs = append(errs, map[string]any{"field": e.Field, "type": string(e.Type), "detail": e.Detail})
+		}
+		enc.Encode(map[string]any{"errors": errs})
 	}
 	if err := in.Err(); err != nil {
 		panic(err)
@@ -260,6 +308,8 @@ func main() {
 			functions()
 		case "compile":
 			compile()
+		case "crd":
+			crd()
 		default:
 			panic("unknown mode " + os.Args[1])
 		}

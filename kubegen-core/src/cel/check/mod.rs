@@ -59,8 +59,9 @@ pub enum RuleError {
     TotalCost {
         /// The apiserver's message.
         message: String,
-        /// The most expensive rules (path and rule), most expensive first.
-        most_expensive: Vec<(String, String)>,
+        /// The most expensive expressions (path, rule, and the rule or
+        /// its message expression), most expensive first.
+        most_expensive: Vec<(String, String, String)>,
     },
 }
 
