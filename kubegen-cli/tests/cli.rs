@@ -680,3 +680,58 @@ pub struct Inner {
     );
     assert!(!root.join("config").exists());
 }
+
+/// A rule within its budget where its type is declared is over it where
+/// the type sits in an unbounded list: each item runs it, so the
+/// apiserver multiplies its cost by how many items fit in a request. The
+/// derive cannot see that; `kubegen generate` costs the assembled CRD.
+#[test]
+fn cel_rule_costs_are_multiplied_by_the_assembled_crds_cardinality() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"costs\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod api;\nmod inner;\n").unwrap();
+    let api = |bound: &str| {
+        format!(
+            r#"use kubegen::CustomResource;
+/// A.
+#[derive(CustomResource)]
+#[kubegen(group = "a.example.com", version = "v1", kind = "A")]
+pub struct ASpec {{
+    {bound}
+    pub items: Vec<crate::inner::Inner>,
+}}
+"#
+        )
+    };
+    std::fs::write(root.join("src/api.rs"), api("")).unwrap();
+    std::fs::write(
+        root.join("src/inner.rs"),
+        r#"/// Inner.
+#[derive(kubegen::KubeSchema)]
+#[kubegen(validation(rule = "self.name.matches('^[a-z]+$')"))]
+pub struct Inner {
+    #[kubegen(max_length = 64)]
+    pub name: String,
+}
+"#,
+    )
+    .unwrap();
+    let out = kubegen_in(root, &["generate", "--manifest-path", "Cargo.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("src/inner.rs:3:29: error: the apiserver refuses the rule `self.name.matches('^[a-z]+$')` at `.spec.items[*]`: estimated rule cost exceeds budget by factor of 1."),
+        "{err}"
+    );
+    assert!(!root.join("config").exists());
+    // Bounded, the same rule is within budget.
+    std::fs::write(root.join("src/api.rs"), api("#[kubegen(max_items = 100)]")).unwrap();
+    let out = kubegen_in(root, &["generate", "--manifest-path", "Cargo.toml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

@@ -1151,9 +1151,9 @@ fn checker_agrees_with_the_apiserver() {
             let ours = check_rule(rule, &self_type, false, Purpose::Rule, |_| true).and_then(|c| {
                 let rule_cost = cost_of(c);
                 let message_cost = match message {
-                    Some(m) => {
-                        cost_of(check_rule(m, &self_type, false, Purpose::Message, |_| true)?)
-                    }
+                    Some(m) => cost_of(check_rule(m, &self_type, false, Purpose::Message, |_| {
+                        true
+                    })?),
                     None => 0,
                 };
                 Ok((rule_cost, message_cost))
@@ -1336,7 +1336,10 @@ fn crd_verdicts_agree_with_the_apiserver() {
                 "messageExpression"
             };
             let place = |path: &str, i: Option<usize>, which: &str| {
-                format!("{path} x-kubernetes-validations[{}].{which}", i.unwrap_or(99))
+                format!(
+                    "{path} x-kubernetes-validations[{}].{which}",
+                    i.unwrap_or(99)
+                )
             };
             match &p.error {
                 RuleError::Cost { .. } => {
@@ -1428,7 +1431,9 @@ fn pointer<'a>(schema: &'a Value, path: &str) -> &'a Value {
     let mut rest = path;
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix("[*]") {
-            node = node.get("items").unwrap_or_else(|| &node["additionalProperties"]);
+            node = node
+                .get("items")
+                .unwrap_or_else(|| &node["additionalProperties"]);
             rest = r;
         } else {
             let r = &rest[1..];

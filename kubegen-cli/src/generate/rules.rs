@@ -1,7 +1,9 @@
 //! The CEL rules of each assembled CRD checked as the apiserver checks
 //! them when the CRD is created (`kubegen_core::cel::check_schema`: types
-//! against the whole schema, field names, overloads, literal arguments),
-//! each refusal reported at the rule's string literal in the source.
+//! against the whole schema, field names, overloads, literal arguments;
+//! each expression's estimated cost times how often it can run, and the
+//! CRD's total), each refusal reported at the rule's string literal in the
+//! source.
 
 use serde_json::Value;
 
@@ -19,7 +21,9 @@ pub fn check(types: &[Analyzed], owner: &Analyzed, crd: &Value) -> Vec<Diagnosti
         let Some(schema) = v.pointer("/schema/openAPIV3Schema") else {
             continue;
         };
-        for p in kubegen_core::cel::check_schema(schema, true, kubegen_codegen::re2::compiles) {
+        let problems =
+            kubegen_core::cel::check_schema(schema, true, kubegen_codegen::re2::compiles);
+        for p in kubegen_core::cel::rules::first_fixes(problems) {
             let mut d = locate(types, &p.expression)
                 .unwrap_or_else(|| super::type_error(owner, String::new()));
             d.message = p.report();

@@ -47,7 +47,9 @@ impl RuleProblem {
             format!("`{}`", self.path)
         };
         if let RuleError::TotalCost { message, .. } = &self.error {
-            return self.with_hint(format!("the apiserver refuses the schema's rules: {message}"));
+            return self.with_hint(format!(
+                "the apiserver refuses the schema's rules: {message}"
+            ));
         }
         self.with_hint(format!(
             "the apiserver refuses the {what} at {at}: {}",
@@ -66,12 +68,12 @@ impl RuleProblem {
                 let bounds: Vec<String> = unbounded
                     .iter()
                     .map(|(path, keyword)| {
-                        let node = if path.is_empty() { "the rule's own node" } else { path };
+                        let node = if path.is_empty() { "the root" } else { path };
                         format!("`{node}` ({})", attribute(keyword))
                     })
                     .collect();
                 out.push_str(&format!(
-                    "; unbounded in the estimate: {} — bound them with these attributes where the fields are declared",
+                    "; the estimate takes the size of {} from the request size: bound them where they are declared, or simplify the expression",
                     bounds.join(", ")
                 ));
             }
@@ -139,11 +141,35 @@ pub fn costs(schema: &Value, resource_root: bool, regex: RegexCheck) -> Vec<Expr
     Walk::run(schema, resource_root, regex).costs
 }
 
+/// `unbounded` (paths below a rule's node) as paths from the root.
+fn below(path: &str, unbounded: &[(String, &'static str)]) -> Vec<(String, &'static str)> {
+    unbounded
+        .iter()
+        .map(|(p, keyword)| (format!("{path}{p}"), *keyword))
+        .collect()
+}
+
+/// The problems worth reporting first: the schema's total is left out
+/// while a single expression is over its own budget (fixing that changes
+/// the total).
+pub fn first_fixes(problems: Vec<RuleProblem>) -> Vec<RuleProblem> {
+    let single = problems
+        .iter()
+        .any(|p| matches!(p.error, RuleError::Cost { .. }));
+    problems
+        .into_iter()
+        .filter(|p| !(single && matches!(p.error, RuleError::TotalCost { .. })))
+        .collect()
+}
+
 /// The keyword's kubegen attribute.
 fn attribute(keyword: &str) -> &'static str {
     match keyword {
         "maxItems" => "`max_items = …`",
         "maxProperties" => "`max_properties = …`",
+        "items.maxItems" => "`items(max_items = …)` on the list",
+        "items.maxProperties" => "`items(max_properties = …)` on the list",
+        "items.maxLength" => "`items(max_length = …)` on the list",
         _ => "`max_length = …`",
     }
 }
@@ -205,7 +231,11 @@ impl Walk {
         };
         // How many children each occurrence of this node has at most
         // (`extractMaxElements`).
-        let count = |key: &str| obj.get(key).and_then(Value::as_i64).map(|n| n.max(0) as u64);
+        let count = |key: &str| {
+            obj.get(key)
+                .and_then(Value::as_i64)
+                .map(|n| n.max(0) as u64)
+        };
         let factor = match obj.get("type").and_then(Value::as_str) {
             Some("object") if obj.contains_key("additionalProperties") => count("maxProperties"),
             Some("array") => count("maxItems"),
@@ -285,7 +315,7 @@ impl Walk {
                         rule_cost,
                         PER_EXPRESSION_LIMIT,
                     ),
-                    unbounded: estimate.unbounded.clone(),
+                    unbounded: below(path, &estimate.unbounded),
                 },
             ));
         }
@@ -310,7 +340,7 @@ impl Walk {
                                 message_cost,
                                 PER_EXPRESSION_LIMIT,
                             ),
-                            unbounded: estimate.unbounded,
+                            unbounded: below(path, &estimate.unbounded),
                         },
                     ));
                 }
@@ -333,7 +363,7 @@ impl Walk {
         }
         let place = (path.to_string(), rule.to_string(), expression.to_string());
         self.most_expensive.push((cost, place));
-        self.most_expensive.sort_by(|a, b| b.0.cmp(&a.0));
+        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.0));
         self.most_expensive.truncate(4);
     }
 }
@@ -376,18 +406,66 @@ mod tests {
         assert_eq!(
             found,
             [
-                (".spec", "undefined field 'replica'"),
-                (".spec", "messageExpression must evaluate to a string"),
                 (
                     ".spec.items[*]",
                     "found no matching overload for '_<_' applied to '(string, int)'"
                 ),
+                (".spec", "undefined field 'replica'"),
+                (".spec", "messageExpression must evaluate to a string"),
+            ],
+            "as the apiserver: a node's rules after those below it"
+        );
+        assert!(
+            problems[1].describe().ends_with("did you mean `replicas`?"),
+            "{}",
+            problems[1].describe()
+        );
+    }
+
+    #[test]
+    fn expensive_rules_name_what_to_bound_and_the_total_waits_for_them() {
+        let pairs = json!([{"rule": "self.all(x, self.exists_one(y, y == x))"}]);
+        let schema = json!({"type": "object", "properties": {
+            "unbounded": {"type": "array", "items": {"type": "string"}, "x-kubernetes-validations": pairs},
+            "bounded": {"type": "array", "maxItems": 20, "items": {"type": "string", "maxLength": 10},
+                "x-kubernetes-validations": pairs},
+        }});
+        let problems = check_schema(&schema, true, |_| true);
+        let kinds: Vec<(&str, bool)> = problems
+            .iter()
+            .map(|p| {
+                (
+                    p.path.as_str(),
+                    matches!(p.error, RuleError::TotalCost { .. }),
+                )
+            })
+            .collect();
+        assert_eq!(kinds, [(".unbounded", false), ("", true)]);
+        let RuleError::Cost { unbounded, .. } = &problems[0].error else {
+            panic!("{problems:?}")
+        };
+        assert_eq!(
+            unbounded,
+            &[
+                (".unbounded".to_string(), "maxItems"),
+                (".unbounded[*]".to_string(), "items.maxLength")
             ]
         );
         assert!(
-            problems[0].describe().ends_with("did you mean `replicas`?"),
+            problems[0]
+                .describe()
+                .contains("`.unbounded[*]` (`items(max_length = …)` on the list)"),
             "{}",
             problems[0].describe()
         );
+        let first = first_fixes(problems);
+        assert_eq!(
+            first.len(),
+            1,
+            "the total waits for the rule over its own budget"
+        );
+        let costs = costs(&schema, true, |_| true);
+        let bounded = costs.iter().find(|c| c.path == ".bounded").unwrap();
+        assert!(bounded.cost < PER_EXPRESSION_LIMIT, "{bounded:?}");
     }
 }

@@ -69,8 +69,8 @@ impl Sizes {
             "array" => {
                 let items = s.get("items")?;
                 let elem = Sizes::of_schema(items, embedded(items))?;
-                let max = int("maxItems")
-                    .unwrap_or_else(|| request / (elem.min_serialized_size + 1));
+                let max =
+                    int("maxItems").unwrap_or_else(|| request / (elem.min_serialized_size + 1));
                 Some(Sizes {
                     max_elements: max,
                     min_serialized_size: 2,
@@ -124,7 +124,8 @@ impl Sizes {
                         continue;
                     };
                     if required.contains(&name) && prop.get("default").is_none() {
-                        out.min_serialized_size += name.len() as i64 + field.min_serialized_size + 4;
+                        out.min_serialized_size +=
+                            name.len() as i64 + field.min_serialized_size + 4;
                     }
                     out.unknown |= field.unknown;
                     if let Some(escaped) = crate::schema::cel::escape(name) {
@@ -153,16 +154,18 @@ impl Sizes {
                     Some("date") => fixed(12, 12),
                     Some("date-time") => fixed(32, 21),
                     _ => {
-                        let enum_max = s.get("enum").and_then(Value::as_array).filter(|e| !e.is_empty()).map(
-                            |values| {
+                        let enum_max = s
+                            .get("enum")
+                            .and_then(Value::as_array)
+                            .filter(|e| !e.is_empty())
+                            .map(|values| {
                                 values
                                     .iter()
                                     .filter_map(Value::as_str)
                                     .map(|v| v.len() as i64)
                                     .max()
                                     .unwrap_or(0)
-                            },
-                        );
+                            });
                         let (max, by) = match (int("maxLength"), enum_max) {
                             (Some(m), _) => (m.saturating_mul(4), Some("maxLength")),
                             (None, Some(e)) => (e, Some("enum")),

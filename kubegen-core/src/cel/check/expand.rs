@@ -359,13 +359,7 @@ impl Checker {
     /// `target.optMap(v, f)`: `target.hasValue() ? optional.of(bind(v,
     /// target.value(), f)) : optional.none()`; `optFlatMap` without the
     /// `optional.of`.
-    fn expand_opt_map(
-        &mut self,
-        ty: Type,
-        function: &str,
-        target: &Expr,
-        args: &[Expr],
-    ) -> Node {
+    fn expand_opt_map(&mut self, ty: Type, function: &str, target: &Expr, args: &[Expr]) -> Node {
         let ExprKind::Ident(var) = &args[0].kind else {
             return self.literal(Literal::Null);
         };
@@ -374,7 +368,13 @@ impl Checker {
             Type::Optional(t) => (**t).clone(),
             _ => Type::Dyn,
         };
-        let has = self.synth(Type::Bool, "hasValue", Some(has), Vec::new(), &["optional_hasValue"]);
+        let has = self.synth(
+            Type::Bool,
+            "hasValue",
+            Some(has),
+            Vec::new(),
+            &["optional_hasValue"],
+        );
         let value = self.expand(target);
         let value = self.synth(inner, "value", Some(value), Vec::new(), &["optional_value"]);
         let f = self.expand(&args[1]);

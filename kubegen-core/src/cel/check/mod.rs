@@ -150,7 +150,11 @@ pub struct Checked {
 
 /// `expr` checked with `vars` declared; or its first type error by
 /// position.
-pub fn check(expr: &Expr, vars: &[(String, Type)], regex: RegexCheck) -> Result<Checked, TypeError> {
+pub fn check(
+    expr: &Expr,
+    vars: &[(String, Type)],
+    regex: RegexCheck,
+) -> Result<Checked, TypeError> {
     let mut c = Checker {
         regex,
         types: HashMap::new(),

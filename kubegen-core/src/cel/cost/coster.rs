@@ -111,6 +111,13 @@ impl<'s> Coster<'s> {
                 "map" => "maxProperties",
                 _ => "maxLength",
             };
+            // A list's items are bounded by the list's `items(...)`.
+            let keyword = match (steps.last().map(String::as_str), keyword) {
+                (Some("@items"), "maxItems") => "items.maxItems",
+                (Some("@items"), "maxProperties") => "items.maxProperties",
+                (Some("@items"), _) => "items.maxLength",
+                _ => keyword,
+            };
             self.unbounded.push((schema_path(&steps[1..]), keyword));
         }
         Some(Estimate {
@@ -141,7 +148,7 @@ impl<'s> Coster<'s> {
                 }
                 let mut sum = self.cost(operand);
                 if matches!(operand.ty, Type::Map(..) | Type::Param(_)) || is_struct(&operand.ty) {
-                    sum = sum.add(SELECT_AND_IDENT);
+                    sum = sum.plus(SELECT_AND_IDENT);
                 }
                 let path = self.path(operand).append(field);
                 self.paths.insert(e.id, path);
@@ -155,7 +162,7 @@ impl<'s> Coster<'s> {
                     max: 0,
                 };
                 for i in items {
-                    sum = sum.add(self.cost(i));
+                    sum = sum.plus(self.cost(i));
                     item = item.union(self.size_or_unknown(i));
                 }
                 self.entries.insert(
@@ -166,7 +173,7 @@ impl<'s> Coster<'s> {
                         val: item,
                     },
                 );
-                sum.add(LIST_CREATE)
+                sum.plus(LIST_CREATE)
             }
             NodeKind::Map(entries) => {
                 let mut sum = Estimate::default();
@@ -174,8 +181,8 @@ impl<'s> Coster<'s> {
                 let mut key = Estimate { min: empty, max: 0 };
                 let mut val = Estimate { min: empty, max: 0 };
                 for (k, v) in entries {
-                    sum = sum.add(self.cost(k));
-                    sum = sum.add(self.cost(v));
+                    sum = sum.plus(self.cost(k));
+                    sum = sum.plus(self.cost(v));
                     key = key.union(self.size_or_unknown(k));
                     val = val.union(self.size_or_unknown(v));
                 }
@@ -187,7 +194,7 @@ impl<'s> Coster<'s> {
                         val,
                     },
                 );
-                sum.add(MAP_CREATE)
+                sum.plus(MAP_CREATE)
             }
             NodeKind::Comprehension(c) => {
                 if is_bind(c) {
@@ -201,7 +208,7 @@ impl<'s> Coster<'s> {
 
     fn cost_comprehension(&mut self, e: &Node, c: &Comprehension) -> Estimate {
         let mut sum = self.cost(&c.iter_range);
-        sum = sum.add(self.cost(&c.accu_init));
+        sum = sum.plus(self.cost(&c.accu_init));
         self.push_local(&c.accu_var, &c.accu_init);
         match &c.iter_var2 {
             Some(v2) => {
@@ -216,10 +223,10 @@ impl<'s> Coster<'s> {
         if let Some(v2) = &c.iter_var2 {
             self.pop(v2);
         }
-        sum = sum.add(self.cost(&c.result));
+        sum = sum.plus(self.cost(&c.result));
         self.pop(&c.accu_var);
         let range = self.size_or_unknown(&c.iter_range);
-        sum = sum.add(range.multiply(step_cost.add(loop_cost)));
+        sum = sum.plus(range.times(step_cost.plus(loop_cost)));
         match &c.accu_init.kind {
             NodeKind::Literal(_) => {
                 if let Some(s) = self.compute_size(&c.accu_init) {
@@ -239,9 +246,9 @@ impl<'s> Coster<'s> {
 
     fn cost_bind(&mut self, e: &Node, c: &Comprehension) -> Estimate {
         let mut sum = self.cost(&c.iter_range);
-        sum = sum.add(self.cost(&c.accu_init));
+        sum = sum.plus(self.cost(&c.accu_init));
         self.push_local(&c.accu_var, &c.accu_init);
-        sum = sum.add(self.cost(&c.result));
+        sum = sum.plus(self.cost(&c.result));
         self.pop(&c.accu_var);
         if let Some(s) = self.compute_size(&c.result) {
             self.computed.insert(e.id, s);
@@ -270,7 +277,7 @@ impl<'s> Coster<'s> {
             if let Some(entry) = self.entry_size(&args[0]) {
                 self.entries.insert(e.id, entry);
             }
-            return Estimate::fixed(1).add(arg);
+            return Estimate::fixed(1).plus(arg);
         }
         let mut arg_costs = Vec::with_capacity(args.len());
         let mut arg_nodes = Vec::with_capacity(args.len());
@@ -284,7 +291,7 @@ impl<'s> Coster<'s> {
         let mut sum = Estimate::default();
         let target_node = match target {
             Some(t) => {
-                sum = sum.add(self.cost(t));
+                sum = sum.plus(self.cost(t));
                 Some(self.ast_node(t))
             }
             None => None,
@@ -330,7 +337,7 @@ impl<'s> Coster<'s> {
         if let Some(s) = result_size {
             self.computed.insert(e.id, s);
         }
-        sum.add(fn_cost)
+        sum.plus(fn_cost)
     }
 
     /// cel-go's `functionCost`: an extension's estimator for the overload,
@@ -344,19 +351,23 @@ impl<'s> Coster<'s> {
         args: &[AstNode<'_>],
         arg_costs: &[Estimate],
     ) -> (Estimate, Option<Estimate>) {
-        let arg_sum = || arg_costs.iter().fold(Estimate::default(), |s, c| s.add(*c));
+        let arg_sum = || {
+            arg_costs
+                .iter()
+                .fold(Estimate::default(), |s, c| s.plus(*c))
+        };
         if let Some((cost, size)) = library::extension(self, overload, target, args) {
-            return (cost.add(arg_sum()), size);
+            return (cost.plus(arg_sum()), size);
         }
         if let Some((cost, size)) = library::kubernetes(self, function, overload, target, args) {
-            return (cost.add(arg_sum()), size);
+            return (cost.plus(arg_sum()), size);
         }
         let size_of = |c: &Self, n: &AstNode<'_>| c.node_size_or_unknown(n);
         let traversal = |s: Estimate| s.factor(STRING_TRAVERSAL);
         match overload {
             "string_format" => {
                 if let Some(t) = target {
-                    return (traversal(size_of(self, t)).add(arg_sum()), None);
+                    return (traversal(size_of(self, t)).plus(arg_sum()), None);
                 }
             }
             "string_to_bytes" if args.len() == 1 => {
@@ -365,7 +376,7 @@ impl<'s> Coster<'s> {
                     min: sz.min,
                     max: sz.max.wrapping_mul(4),
                 };
-                return (traversal(sz).add(arg_sum()), Some(result));
+                return (traversal(sz).plus(arg_sum()), Some(result));
             }
             "bytes_to_string" if args.len() == 1 => {
                 let sz = size_of(self, &args[0]);
@@ -373,7 +384,7 @@ impl<'s> Coster<'s> {
                     min: sz.min / 4,
                     max: sz.max,
                 };
-                return (traversal(sz).add(arg_sum()), Some(result));
+                return (traversal(sz).plus(arg_sum()), Some(result));
             }
             "strings_quote" if args.len() == 1 => {
                 let sz = size_of(self, &args[0]);
@@ -381,26 +392,26 @@ impl<'s> Coster<'s> {
                     min: sz.min.wrapping_add(2),
                     max: sz.max.wrapping_mul(2).wrapping_add(2),
                 };
-                return (traversal(sz).add(arg_sum()), Some(result));
+                return (traversal(sz).plus(arg_sum()), Some(result));
             }
             "starts_with_string" | "ends_with_string" if args.len() == 1 => {
-                return (traversal(size_of(self, &args[0])).add(arg_sum()), None);
+                return (traversal(size_of(self, &args[0])).plus(arg_sum()), None);
             }
             "in_list" if args.len() == 2 => {
-                return (size_of(self, &args[1]).factor(1.0).add(arg_sum()), None);
+                return (size_of(self, &args[1]).factor(1.0).plus(arg_sum()), None);
             }
             "matches_string" if args.len() == 1 => {
                 if let Some(t) = target {
-                    let s = traversal(size_of(self, t).add(Estimate::fixed(1)));
+                    let s = traversal(size_of(self, t).plus(Estimate::fixed(1)));
                     let r = size_of(self, &args[0]).factor(REGEX_STRING_LENGTH);
-                    return (s.multiply(r).add(arg_sum()), None);
+                    return (s.times(r).plus(arg_sum()), None);
                 }
             }
             "contains_string" if args.len() == 1 => {
                 if let Some(t) = target {
                     let s = traversal(size_of(self, t));
                     let sub = traversal(size_of(self, &args[0]));
-                    return (s.multiply(sub).add(arg_sum()), None);
+                    return (s.times(sub).plus(arg_sum()), None);
                 }
             }
             "logical_or" | "logical_and" => {
@@ -408,7 +419,7 @@ impl<'s> Coster<'s> {
                 return (
                     Estimate {
                         min: l.min,
-                        max: l.add(r).max,
+                        max: l.plus(r).max,
                     },
                     None,
                 );
@@ -422,11 +433,11 @@ impl<'s> Coster<'s> {
                 if let Some(entry) = entry {
                     self.entries.insert(e.id, entry);
                 }
-                let cost = arg_costs[0].add(arg_costs[1].union(arg_costs[2]));
+                let cost = arg_costs[0].plus(arg_costs[1].union(arg_costs[2]));
                 return (cost, Some(size));
             }
             "add_string" | "add_bytes" | "add_list" if args.len() == 2 => {
-                let result = size_of(self, &args[0]).add(size_of(self, &args[1]));
+                let result = size_of(self, &args[0]).plus(size_of(self, &args[1]));
                 let entry = EntrySize::union(
                     args[0].expr.and_then(|n| self.entry_size(n)),
                     args[1].expr.and_then(|n| self.entry_size(n)),
@@ -435,23 +446,30 @@ impl<'s> Coster<'s> {
                     self.entries.insert(e.id, entry);
                 }
                 if overload == "add_list" {
-                    return (Estimate::fixed(1).add(arg_sum()), Some(result));
+                    return (Estimate::fixed(1).plus(arg_sum()), Some(result));
                 }
-                return (traversal(result).add(arg_sum()), Some(result));
+                return (traversal(result).plus(arg_sum()), Some(result));
             }
-            "less_string" | "greater_string" | "less_equals_string" | "greater_equals_string"
-            | "less_bytes" | "greater_bytes" | "less_equals_bytes" | "greater_equals_bytes"
-            | "equals" | "not_equals" => {
+            "less_string"
+            | "greater_string"
+            | "less_equals_string"
+            | "greater_equals_string"
+            | "less_bytes"
+            | "greater_bytes"
+            | "less_equals_bytes"
+            | "greater_equals_bytes"
+            | "equals"
+            | "not_equals" => {
                 let l = size_of(self, &args[0]);
                 let r = size_of(self, &args[1]);
                 let smallest = l.max.min(r.max);
                 let min = u64::from(smallest > 0);
                 let cost = traversal(Estimate { min, max: smallest });
-                return (cost.add(arg_sum()), None);
+                return (cost.plus(arg_sum()), None);
             }
             _ => {}
         }
-        (Estimate::fixed(1).add(arg_sum()), None)
+        (Estimate::fixed(1).plus(arg_sum()), None)
     }
 
     fn path(&self, e: &Node) -> Path {
@@ -586,7 +604,10 @@ enum Iter {
 /// and lists libraries write it.
 fn is_bind(c: &Comprehension) -> bool {
     matches!(&c.iter_range.kind, NodeKind::List(items) if items.is_empty())
-        && matches!(c.loop_condition.kind, NodeKind::Literal(Literal::Bool(false)))
+        && matches!(
+            c.loop_condition.kind,
+            NodeKind::Literal(Literal::Bool(false))
+        )
         && c.accu_var != "__result__"
 }
 

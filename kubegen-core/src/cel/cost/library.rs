@@ -45,8 +45,8 @@ fn fixed(n: u64) -> Option<Call> {
 fn allocating(factor: f64, size: Estimate) -> Option<Call> {
     let cost = size
         .factor(factor)
-        .add(Estimate::fixed(1))
-        .add(Estimate::fixed(LIST_CREATE));
+        .plus(Estimate::fixed(1))
+        .plus(Estimate::fixed(LIST_CREATE));
     Some((cost, Some(size)))
 }
 
@@ -68,7 +68,7 @@ pub(super) fn extension(
                 1.0
             };
             let (a, b) = (size(c, &args[0]), size(c, &args[1]));
-            Some((a.multiply(b).factor(factor).add(Estimate::fixed(1)), None))
+            Some((a.times(b).factor(factor).plus(Estimate::fixed(1)), None))
         }
         "list_slice" => {
             let t = target?;
@@ -109,7 +109,7 @@ pub(super) fn extension(
                 return None;
             }
             let sz = size(c, t);
-            allocating(2.0, sz.multiply(sz))
+            allocating(2.0, sz.times(sz))
         }
         _ => {
             let elem = overload.strip_prefix("list_")?;
@@ -147,7 +147,7 @@ pub(super) fn extension(
             if matches!(elem, "string" | "bytes") {
                 factor += STRING_TRAVERSAL;
             }
-            allocating(factor, sz.multiply(sz))
+            allocating(factor, sz.times(sz))
         }
     }
 }
@@ -183,8 +183,8 @@ pub(super) fn kubernetes(
     let traversal = |s: Estimate| s.factor(STRING_TRAVERSAL);
     match function {
         "check" => fixed(350_000),
-        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace"
-        | "name" | "allowed" | "reason" | "error" | "errored" => fixed(1),
+        "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace" | "name"
+        | "allowed" | "reason" | "error" | "errored" => fixed(1),
         "fieldSelector" | "labelSelector" => {
             if args.len() != 1 {
                 return None;
@@ -192,7 +192,7 @@ pub(super) fn kubernetes(
             let len = size(c, &args[0]);
             let parse = traversal(len);
             let requirements = len.factor(0.5).factor(50.0);
-            Some((Estimate::fixed(10).add(parse).add(requirements), None))
+            Some((Estimate::fixed(10).plus(parse).plus(requirements), None))
         }
         "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
             let t = target?;
@@ -200,9 +200,9 @@ pub(super) fn kubernetes(
                 Some(el) => {
                     let mut el_cost = Estimate::fixed(1);
                     if matches!(el.ty, Type::String | Type::Bytes) {
-                        el_cost = el_cost.add(traversal(size(c, &el)));
+                        el_cost = el_cost.plus(traversal(size(c, &el)));
                     }
-                    Some((size(c, t).multiply(el_cost), None))
+                    Some((size(c, t).times(el_cost), None))
                 }
                 None => Some((traversal(size(c, t)), None)),
             }
@@ -228,7 +228,11 @@ pub(super) fn kubernetes(
             let with = size(c, &args[1]);
             let (mut count, mut retained) = (Estimate::default(), Estimate::default());
             if from.min == 0 {
-                count.max = if sz.max < u64::MAX { sz.max + 1 } else { sz.max };
+                count.max = if sz.max < u64::MAX {
+                    sz.max + 1
+                } else {
+                    sz.max
+                };
                 retained.max = sz.max;
             } else if with.max <= from.min {
                 count.max = 0;
@@ -237,7 +241,11 @@ pub(super) fn kubernetes(
                 count.max = go_ceil_div(sz.max, from.min);
             }
             if from.max == 0 {
-                count.min = if sz.min < u64::MAX { sz.min + 1 } else { sz.min };
+                count.min = if sz.min < u64::MAX {
+                    sz.min + 1
+                } else {
+                    sz.min
+                };
                 retained.min = sz.min;
             } else if from.max <= with.min {
                 count.min = 0;
@@ -245,7 +253,7 @@ pub(super) fn kubernetes(
             } else {
                 count.min = go_ceil_div(sz.min, from.max);
             }
-            let result = count.multiply(with).add(retained);
+            let result = count.times(with).plus(retained);
             Some((sz.factor(2.0 * STRING_TRAVERSAL), Some(result)))
         }
         "split" => {
@@ -265,7 +273,7 @@ pub(super) fn kubernetes(
             let list = size(c, t);
             let mut sz = Estimate::default();
             if let Some(el) = element(t) {
-                sz = list.multiply(size(c, &el));
+                sz = list.times(size(c, &el));
             }
             if let Some(sep) = args.first() {
                 let sep = size(c, sep);
@@ -273,7 +281,7 @@ pub(super) fn kubernetes(
                     min: list.min.saturating_sub(1),
                     max: list.max.saturating_sub(1),
                 };
-                sz = sz.add(sep.multiply(separators));
+                sz = sz.plus(sep.times(separators));
             }
             Some((traversal(sz), Some(sz)))
         }
@@ -281,9 +289,15 @@ pub(super) fn kubernetes(
             let t = target?;
             let pattern = args.first()?;
             let sz = size(c, t);
-            let s = traversal(sz.add(Estimate::fixed(1)));
+            let s = traversal(sz.plus(Estimate::fixed(1)));
             let r = size(c, pattern).factor(REGEX_STRING_LENGTH);
-            Some((s.multiply(r), Some(Estimate { min: 0, max: sz.max })))
+            Some((
+                s.times(r),
+                Some(Estimate {
+                    min: 0,
+                    max: sz.max,
+                }),
+            ))
         }
         "cidr" | "isIP" | "isCIDR" => {
             let sz = size(c, args.first()?);
@@ -300,17 +314,23 @@ pub(super) fn kubernetes(
             let sz = size(c, args.first()?);
             Some((sz.factor(2.0 * STRING_TRAVERSAL), None))
         }
-        "masked" | "prefixLength" | "family" | "isUnspecified" | "isLoopback"
-        | "isLinkLocalMulticast" | "isLinkLocalUnicast" | "isGlobalUnicast" => fixed(1),
+        "masked"
+        | "prefixLength"
+        | "family"
+        | "isUnspecified"
+        | "isLoopback"
+        | "isLinkLocalMulticast"
+        | "isLinkLocalUnicast"
+        | "isGlobalUnicast" => fixed(1),
         "containsIP" | "containsCIDR" => {
             let first = args.first()?;
             let ip = Estimate { min: 4, max: 16 };
-            let mut cost = traversal(ip.add(ip));
+            let mut cost = traversal(ip.plus(ip));
             if function == "containsCIDR" {
-                cost = cost.add(traversal(ip)).add(Estimate::fixed(1));
+                cost = cost.plus(traversal(ip)).plus(Estimate::fixed(1));
             }
             if overload == "cidr_contains_ip_string" || overload == "cidr_contains_cidr_string" {
-                cost = cost.add(traversal(size(c, first)));
+                cost = cost.plus(traversal(size(c, first)));
             }
             Some((cost, None))
         }

@@ -46,7 +46,7 @@ impl Estimate {
     }
 
     /// The sum.
-    pub fn add(self, o: Estimate) -> Estimate {
+    pub fn plus(self, o: Estimate) -> Estimate {
         Estimate {
             min: self.min.saturating_add(o.min),
             max: self.max.saturating_add(o.max),
@@ -54,7 +54,7 @@ impl Estimate {
     }
 
     /// The product.
-    pub fn multiply(self, o: Estimate) -> Estimate {
+    pub fn times(self, o: Estimate) -> Estimate {
         Estimate {
             min: self.min.saturating_mul(o.min),
             max: self.max.saturating_mul(o.max),
@@ -99,7 +99,8 @@ pub struct Cost {
     pub estimate: Estimate,
     /// The schema nodes (paths below the rule's node, `.a[*].b`) whose
     /// size was estimated from the request size because the schema does
-    /// not bound them, and the keyword that would.
+    /// not bound them, and the keyword that would (`items.maxLength` for
+    /// a list's items: the list's `items` schema bounds them).
     pub unbounded: Vec<(String, &'static str)>,
     /// The estimate read the size of a node whose type the code generator
     /// could not see: the figure is not the apiserver's.
@@ -135,25 +136,33 @@ mod tests {
     #[test]
     fn estimates_saturate_and_round_up_as_cel_go_does() {
         assert_eq!(
-            Estimate::fixed(u64::MAX).add(Estimate::fixed(1)),
+            Estimate::fixed(u64::MAX).plus(Estimate::fixed(1)),
             Estimate::fixed(u64::MAX)
         );
         assert_eq!(
-            Estimate::fixed(1 << 40).multiply(Estimate::fixed(1 << 40)),
+            Estimate::fixed(1 << 40).times(Estimate::fixed(1 << 40)),
             Estimate::fixed(u64::MAX)
         );
         assert_eq!(Estimate::fixed(11).factor(0.1), Estimate::fixed(2));
-        assert_eq!(Estimate::unknown().factor(0.1).max, 1_844_674_407_370_955_264);
+        assert_eq!(
+            Estimate::unknown().factor(0.1).max,
+            1_844_674_407_370_955_264
+        );
         assert_eq!(Estimate::unknown().factor(1.0).max, u64::MAX);
     }
 
     #[test]
     fn over_budget_messages_word_the_factor_as_the_apiserver() {
-        assert!(over_budget_message("estimated rule cost", 12_000_000, PER_EXPRESSION_LIMIT)
-            .starts_with("estimated rule cost exceeds budget by factor of 1.200000x (try"));
-        assert!(over_budget_message("x", 25_000_000, PER_EXPRESSION_LIMIT)
-            .contains("factor of 2.5x"));
-        assert!(over_budget_message("x", u64::MAX, PER_EXPRESSION_LIMIT)
-            .contains("factor of more than 100x"));
+        assert!(
+            over_budget_message("estimated rule cost", 12_000_000, PER_EXPRESSION_LIMIT)
+                .starts_with("estimated rule cost exceeds budget by factor of 1.200000x (try")
+        );
+        assert!(
+            over_budget_message("x", 25_000_000, PER_EXPRESSION_LIMIT).contains("factor of 2.5x")
+        );
+        assert!(
+            over_budget_message("x", u64::MAX, PER_EXPRESSION_LIMIT)
+                .contains("factor of more than 100x")
+        );
     }
 }

@@ -95,7 +95,11 @@ mod tests {
         let p = Path::one("self").append("a").append("b"); // len 3, cap 4
         let x = p.append("x");
         let y = p.append("y");
-        assert_eq!(x.elements(), ["self", "a", "b", "y"], "overwritten, as in Go");
+        assert_eq!(
+            x.elements(),
+            ["self", "a", "b", "y"],
+            "overwritten, as in Go"
+        );
         assert_eq!(y.elements(), ["self", "a", "b", "y"]);
         let q = Path::one("self").append("a"); // len 2, cap 2: no sharing
         let (c, d) = (q.append("c"), q.append("d"));
