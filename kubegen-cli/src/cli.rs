@@ -35,6 +35,10 @@ pub struct Cli {
 enum Command {
     /// Generate CRD YAML, RBAC YAML and Rust client modules for a crate.
     Generate(GenerateArgs),
+    /// Compare the crate's CRDs with an earlier release and classify every
+    /// change as breaking or safe; exit 1 on a breaking change no
+    /// `allow_breaking` attribute accepts.
+    Check(CheckArgs),
     /// Print one kind's CRD (all versions) as YAML, for `kubectl apply -f -`.
     Crd {
         /// The kind, e.g. `MyApplication`.
@@ -127,6 +131,24 @@ struct GenerateArgs {
 }
 
 #[derive(Debug, Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The earlier release: a git ref (tag, branch, commit) whose CRD files
+    /// (the crate's `crd-dir`, or the `--crd` paths) are compared, or a
+    /// directory or file of CRDs.
+    #[arg(long, value_name = "REF|DIR")]
+    against: String,
+    /// Compare these CRD files (files or directories, relative to the
+    /// current directory) instead of the crate's generated CRDs.
+    #[arg(long, value_name = "FILE|DIR")]
+    crd: Vec<PathBuf>,
+    /// Print the changes as JSON.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    output: String,
+}
+
+#[derive(Debug, Args)]
 struct ImportArgs {
     /// CRD YAML/JSON files, directories of them, or `-` for standard input.
     #[arg(required = true, value_name = "FILE|DIR|-")]
@@ -202,6 +224,7 @@ pub fn run(
     // Commands that read a crate report its files relative to it.
     let crate_dir = match &cli.command {
         Command::Generate(GenerateArgs { input, .. })
+        | Command::Check(CheckArgs { input, .. })
         | Command::Crd { input, .. }
         | Command::Explain { input, .. } => Some(crate_dir(&input.manifest_path)),
         Command::New(_) | Command::Import(_) | Command::Completions { .. } => None,
@@ -300,6 +323,7 @@ impl From<files::FileError> for Failure {
 fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     match command {
         Command::Generate(args) => generate_command(args, out, err),
+        Command::Check(args) => check_command(args, out),
         Command::Crd { kind, input } => {
             let api = load(&input, |_| {})?;
             let yaml = crd_for_kind(&api, &kind)?;
@@ -352,6 +376,88 @@ fn load(input: &InputArgs, adjust: impl FnOnce(&mut Settings)) -> Result<Api, Ve
     let mut settings = source.manifest.settings.clone();
     adjust(&mut settings);
     Api::load(&source, settings)
+}
+
+fn check_command(args: CheckArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let (current, allowances, crd_dir) = if args.crd.is_empty() {
+        let api = load(&args.input, |_| {})?;
+        let current: std::collections::BTreeMap<String, serde_json::Value> =
+            crate::check::by_name(api.crds()?.into_values());
+        let mut allowances: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for (_, model) in api.resources() {
+            allowances
+                .entry(format!("{}.{}", model.plural, model.group))
+                .or_default()
+                .extend(model.allow_breaking.iter().cloned());
+        }
+        (
+            current,
+            allowances,
+            vec![api.root.join(&api.settings.crd_dir)],
+        )
+    } else {
+        let input = import::read::read(&args.crd)?;
+        let current = crate::check::by_name(input.crds.into_iter().map(|c| c.crd));
+        (current, Default::default(), args.crd.clone())
+    };
+    let against = if Path::new(&args.against).exists() {
+        crate::check::Against::Files(PathBuf::from(&args.against))
+    } else {
+        let repo = crate_dir(&args.input.manifest_path);
+        let repo = if repo.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            repo
+        };
+        let toplevel = git_toplevel(&repo)?;
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let paths = crd_dir
+            .iter()
+            .map(|p| {
+                let full = std::path::absolute(cwd.join(p)).unwrap_or_else(|_| p.clone());
+                let full = full.canonicalize().unwrap_or(full);
+                full.strip_prefix(&toplevel)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(full)
+            })
+            .collect();
+        crate::check::Against::Git {
+            repo: toplevel,
+            reference: args.against.clone(),
+            paths,
+        }
+    };
+    let earlier = crate::check::earlier(&against)?;
+    let report = crate::check::check(&current, &earlier, &allowances, &args.input.manifest_path)?;
+    let text = if args.output == "json" {
+        format!("{:#}\n", report.json())
+    } else {
+        report.text(&args.against)
+    };
+    write_out(out, &text)?;
+    Ok(if report.refused() > 0 {
+        EXIT_DRIFT
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The top directory of the git repository `dir` is in.
+fn git_toplevel(dir: &Path) -> Result<PathBuf, Failure> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .map_err(|e| Failure::from(vec![Diagnostic::file(dir, format!("cannot run git: {e}"))]))?;
+    if !out.status.success() {
+        return Err(Failure::from(vec![Diagnostic::file(
+            dir,
+            "--against names no directory, and this is not a git repository to read a ref from",
+        )]));
+    }
+    let top = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    Ok(top.canonicalize().unwrap_or(top))
 }
 
 fn generate_command(

@@ -9,10 +9,13 @@
 //! - [`import`] writes Rust types for existing CRDs (`kubegen import`),
 //!   proven to regenerate them;
 //! - [`scaffold`] creates new operator crates (`kubegen new`);
+//! - [`check`] classifies every change of the CRDs since an earlier
+//!   release as breaking or safe (`kubegen check`);
 //! - [`explain`] prints a kind's fields (`kubegen explain`) and the key
 //!   reference (`--keys`);
 //! - [`cli`] is the clap front end and the one place errors become exit codes.
 
+pub mod check;
 pub mod cli;
 pub mod explain;
 pub mod files;

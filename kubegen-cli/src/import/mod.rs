@@ -15,7 +15,7 @@ mod diff;
 mod layout;
 mod names;
 mod plan;
-mod read;
+pub(crate) mod read;
 mod resource;
 mod verify;
 

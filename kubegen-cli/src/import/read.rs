@@ -112,7 +112,7 @@ pub fn read(inputs: &[PathBuf]) -> Result<Input, Vec<Diagnostic>> {
 
 /// Why `doc` is not imported (naming it), or `None` for an
 /// `apiextensions.k8s.io/v1` CustomResourceDefinition.
-fn not_imported(doc: &Value) -> Option<String> {
+pub(crate) fn not_imported(doc: &Value) -> Option<String> {
     let field = |k: &str| doc.get(k).and_then(Value::as_str).unwrap_or("");
     let (api_version, kind) = (field("apiVersion"), field("kind"));
     let name = doc
@@ -162,7 +162,7 @@ fn files_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// The documents of a YAML (or JSON) stream, as JSON values.
-fn documents(text: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn documents(text: &str) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(text) {
         let value: serde_yaml::Value =

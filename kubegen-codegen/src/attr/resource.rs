@@ -31,6 +31,8 @@ pub struct ResourceAttrs {
     pub short_names: Vec<String>,
     /// `category` (repeatable).
     pub categories: Vec<String>,
+    /// `allow_breaking` (repeatable), with spans.
+    pub allow_breaking: Vec<(String, Span)>,
     /// `status = "Type"`.
     pub status: Option<syn::Type>,
     /// `scale(...)`.
@@ -156,7 +158,8 @@ impl ResourceAttrs {
             | keys::SINGULAR
             | keys::LIST_KIND
             | keys::SHORTNAME
-            | keys::CATEGORY => self.parse_name_key(cx, key, meta),
+            | keys::CATEGORY
+            | keys::ALLOW_BREAKING => self.parse_name_key(cx, key, meta),
             keys::VERSION
             | keys::STORAGE
             | keys::SERVED
@@ -206,6 +209,7 @@ impl ResourceAttrs {
             keys::LIST_KIND => self.list_kind = Some(value::string(meta, key)?.0),
             keys::SHORTNAME => self.short_names.push(value::string(meta, key)?.0),
             keys::CATEGORY => self.categories.push(value::string(meta, key)?.0),
+            keys::ALLOW_BREAKING => self.allow_breaking.push(value::string(meta, key)?),
             other => return not_a_resource_key(cx, other, meta),
         }
         Ok(())

@@ -28,6 +28,7 @@ pub(super) fn check_resource(
     kind_is_a_dns_label_not_the_spec(cx, res, ident);
     list_kind_is_a_dns_label_not_the_kind(cx, res, ident);
     names_are_dns_labels(cx, res, ident);
+    allowed_breaking_changes_say_why(cx, res);
     if res.flatten_spec {
         flattened_spec_declares_status(cx, res);
         return;
@@ -127,6 +128,22 @@ fn names_are_dns_labels(cx: &Ctxt, res: &ResourceAttrs, ident: &syn::Ident) {
             cx.error_spanned_by(
                 ident,
                 format!("short names and categories must be lower-case DNS labels, not \"{s}\""),
+            );
+        }
+    }
+}
+
+/// Rule: an `allow_breaking` names the change as `kubegen check` prints
+/// it and says why: `<rule> [<version>] [<path>]: <reason>`.
+fn allowed_breaking_changes_say_why(cx: &Ctxt, res: &ResourceAttrs) {
+    for (text, span) in &res.allow_breaking {
+        let ok = text
+            .split_once(": ")
+            .is_some_and(|(id, why)| !id.trim().is_empty() && !why.trim().is_empty());
+        if !ok {
+            cx.error_at(
+                *span,
+                format!("allow_breaking \"{text}\" must name the change and say why: \"<change id as `kubegen check` prints it>: <reason>\", e.g. \"field-removed v1 .spec.legacy: replaced by .spec.modern, announced in v0.4\""),
             );
         }
     }

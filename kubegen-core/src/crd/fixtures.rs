@@ -15,6 +15,7 @@ pub(super) fn res(version: &str, storage: bool) -> ResourceModel {
         singular: "foo".into(),
         short_names: vec![],
         categories: vec![],
+        allow_breaking: vec![],
         namespaced: true,
         has_status: false,
         scale: None,

@@ -27,6 +27,9 @@ pub struct ResourceModel {
     /// Categories (`all`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<String>,
+    /// Breaking changes `kubegen check` accepts: `<change id>: <why>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_breaking: Vec<String>,
     /// Namespaced (true) or cluster-scoped.
     pub namespaced: bool,
     /// Whether the status subresource exists.

@@ -452,6 +452,7 @@ keys! {
     LIST_KIND: resource("list_kind", Syntax::Text, "The list kind (default: the kind with `List` appended).", "list_kind = \"MyAppList\"");
     SHORTNAME: resource("shortname", Syntax::Text, "A short name for kubectl.", "shortname = \"ma\"").repeatable();
     CATEGORY: resource("category", Syntax::Text, "A category (`kubectl get all`).", "category = \"all\"").repeatable();
+    ALLOW_BREAKING: resource("allow_breaking", Syntax::Text, "A breaking change `kubegen check` accepts: the change's id as it prints it, a colon, and why.", "allow_breaking = \"field-removed v1 .spec.legacy: replaced by .spec.modern, announced in v0.4\"").repeatable();
     STATUS: resource("status", Syntax::Text, "The status type; enables the status subresource.", "status = \"MyAppStatus\"");
     SCALE: resource("scale", Syntax::Nested, "The scale subresource's paths.", "scale(spec_replicas_path = \".spec.replicas\", status_replicas_path = \".status.replicas\")");
     PRINTCOLUMN: resource("printcolumn", Syntax::Nested, "An additional printer column.", "printcolumn(name = \"Ready\", json_path = \".status.ready\")").repeatable();
