@@ -112,13 +112,24 @@ fn node(old: &Value, new: &Value, path: &str, out: &mut Vec<SchemaChange>) {
         (o, n) if o == n => {}
         (o, n) => {
             let show = |v: &Option<Value>| v.as_ref().map_or("none".to_string(), Value::to_string);
+            let duration = |v: &Option<Value>| {
+                v.as_ref()
+                    .and_then(Value::as_str)
+                    .and_then(kubegen_core::cel::literals::duration)
+            };
+            let note = match (duration(&o), duration(&n)) {
+                (Some(a), Some(b)) if a == b => {
+                    " (the same Go duration, written differently: stored objects and clients comparing the text see the change)"
+                }
+                _ => "",
+            };
             push(
                 out,
                 "default-changed",
                 path,
                 true,
                 format!(
-                    "{at}'s default changed from {} to {}: objects without the field now read differently",
+                    "{at}'s default changed from {} to {}: objects without the field now read differently{note}",
                     show(&o),
                     show(&n)
                 ),
