@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use support::{kubegen_in, text};
@@ -30,7 +30,7 @@ fn module(path: &str) -> PathBuf {
 }
 
 /// `kubegen check --against <old> --crd <new>`: exit code and report.
-fn check(old: &PathBuf, new: &PathBuf) -> (i32, String) {
+fn check(old: &Path, new: &Path) -> (i32, String) {
     let here = std::env::current_dir().unwrap();
     let out = kubegen_in(
         &here,
