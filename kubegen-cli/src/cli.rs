@@ -39,6 +39,9 @@ enum Command {
     /// change as breaking or safe; exit 1 on a breaking change no
     /// `allow_breaking` attribute accepts.
     Check(CheckArgs),
+    /// Write the API reference (a Markdown page per group/version) and a
+    /// JSON Schema per kind and version for editors, from the crate's CRDs.
+    Docs(DocsArgs),
     /// Print one kind's CRD (all versions) as YAML, for `kubectl apply -f -`.
     Crd {
         /// The kind, e.g. `MyApplication`.
@@ -125,6 +128,22 @@ struct GenerateArgs {
     /// files generated for this crate are ever removed there.
     #[arg(long)]
     allow_outside_crate: bool,
+    /// Print nothing on success.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct DocsArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// The directory to write into (default: `docs-dir`, else `docs/api`),
+    /// relative to the crate.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// Write nothing; exit 1 listing every stale, missing or extra file.
+    #[arg(long)]
+    check: bool,
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
@@ -225,6 +244,7 @@ pub fn run(
     let crate_dir = match &cli.command {
         Command::Generate(GenerateArgs { input, .. })
         | Command::Check(CheckArgs { input, .. })
+        | Command::Docs(DocsArgs { input, .. })
         | Command::Crd { input, .. }
         | Command::Explain { input, .. } => Some(crate_dir(&input.manifest_path)),
         Command::New(_) | Command::Import(_) | Command::Completions { .. } => None,
@@ -324,6 +344,7 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
     match command {
         Command::Generate(args) => generate_command(args, out, err),
         Command::Check(args) => check_command(args, out),
+        Command::Docs(args) => docs_command(args, out, err),
         Command::Crd { kind, input } => {
             let api = load(&input, |_| {})?;
             let yaml = crd_for_kind(&api, &kind)?;
@@ -502,10 +523,38 @@ fn generate_command(
         }
     }
     let root = args.out_dir.clone().unwrap_or_else(|| api.root.clone());
-    if args.check {
-        let drift = files::check(&root, &set)?;
+    let outcome = write_or_check(&root, &set, args.check, args.quiet, out, err)?;
+    if outcome == EXIT_DRIFT {
+        let _ = writeln!(
+            err,
+            "run `kubegen generate --manifest-path {}`",
+            args.input.manifest_path.display()
+        );
+    }
+    if outcome == EXIT_OK
+        && !args.check
+        && !args.quiet
+        && let Some(hint) = generate::module_hint(&api)
+    {
+        let _ = writeln!(out, "\n{hint}");
+    }
+    Ok(outcome)
+}
+
+/// Writes `set` under `root` (only what changed), or with `check` compares
+/// it and lists every stale, missing or extra file (exit 1).
+fn write_or_check(
+    root: &Path,
+    set: &files::FileSet,
+    check: bool,
+    quiet: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Failure> {
+    if check {
+        let drift = files::check(root, set)?;
         if drift.is_empty() {
-            if !args.quiet {
+            if !quiet {
                 let _ = writeln!(out, "kubegen: {} generated files are up to date", set.len());
             }
             return Ok(EXIT_OK);
@@ -523,17 +572,16 @@ fn generate_command(
                 }
             }
         }
-        let _ = writeln!(
+        let _ = write!(
             err,
-            "kubegen: {} generated file{} out of date; run `kubegen generate --manifest-path {}`",
+            "kubegen: {} generated file{} out of date; ",
             drift.len(),
             if drift.len() == 1 { " is" } else { "s are" },
-            args.input.manifest_path.display()
         );
         return Ok(EXIT_DRIFT);
     }
-    let report = files::write(&root, &set)?;
-    if !args.quiet {
+    let report = files::write(root, set)?;
+    if !quiet {
         let _ = writeln!(
             out,
             "kubegen: {} written, {} unchanged, {} removed",
@@ -541,11 +589,31 @@ fn generate_command(
             report.unchanged.len(),
             report.removed.len()
         );
-        if let Some(hint) = generate::module_hint(&api) {
-            let _ = writeln!(out, "\n{hint}");
-        }
     }
     Ok(EXIT_OK)
+}
+
+fn docs_command(args: DocsArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
+    let api = load(&args.input, |_| {})?;
+    let dir = args
+        .out_dir
+        .clone()
+        .or_else(|| api.settings.docs_dir.clone())
+        .unwrap_or_else(|| PathBuf::from("docs/api"));
+    let mut set = files::FileSet::new(&api.package);
+    set.own_dir(&dir);
+    for (path, contents) in crate::docs::files(api.crds()?.values()) {
+        set.insert(dir.join(path), contents);
+    }
+    let outcome = write_or_check(&api.root, &set, args.check, args.quiet, out, err)?;
+    if outcome == EXIT_DRIFT {
+        let _ = writeln!(
+            err,
+            "run `kubegen docs --manifest-path {}`",
+            args.input.manifest_path.display()
+        );
+    }
+    Ok(outcome)
 }
 
 fn import_command(

@@ -11,12 +11,15 @@
 //! - [`scaffold`] creates new operator crates (`kubegen new`);
 //! - [`check`] classifies every change of the CRDs since an earlier
 //!   release as breaking or safe (`kubegen check`);
+//! - [`docs`] writes the API reference and editor JSON Schemas
+//!   (`kubegen docs`, and `generate` with `docs-dir`);
 //! - [`explain`] prints a kind's fields (`kubegen explain`) and the key
 //!   reference (`--keys`);
 //! - [`cli`] is the clap front end and the one place errors become exit codes.
 
 pub mod check;
 pub mod cli;
+pub mod docs;
 pub mod explain;
 pub mod files;
 pub mod generate;

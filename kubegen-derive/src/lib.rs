@@ -94,6 +94,17 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// the default list kind is the kind with `List` appended.
 /// ## `#[kubegen(shortname = "ma")]`, `#[kubegen(category = "all")]`
 /// Repeatable.
+/// ## `#[kubegen(allow_breaking = "field-removed v1 .spec.legacy: why")]`
+/// A breaking change `kubegen check --against <release>` accepts (the CRD
+/// build is unaffected): the change's id exactly as `kubegen check` prints
+/// it (`<rule> [<version>] [<path>]`), `: `, and the reason, which the
+/// report shows. Repeatable; an allowance that names no change found is
+/// reported, one without a reason or naming no rule is an error.
+///
+/// ```ignore
+/// #[kubegen(allow_breaking = "field-removed v1 .spec.legacy: replaced by .spec.modern, announced in v0.4")]
+/// ```
+///
 /// ## `#[kubegen(status = "MyApplicationStatus")]`
 /// The status type (must implement `KubeSchema`); enables the status subresource.
 /// ## `#[kubegen(scale(spec_replicas_path = ".spec.replicas", status_replicas_path = ".status.replicas", label_selector_path = ".status.selector"))]`

@@ -315,7 +315,14 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
     files.own_dir(&settings.rbac_dir);
     files.own_dir(&settings.webhook_dir);
     files.own_dir(&settings.rust_out);
-    for (name, crd) in api.crds()? {
+    let crds = api.crds()?;
+    if let Some(docs) = &settings.docs_dir {
+        files.own_dir(docs);
+        for (path, contents) in crate::docs::files(crds.values()) {
+            files.insert(docs.join(path), contents);
+        }
+    }
+    for (name, crd) in crds {
         files.insert(settings.crd_dir.join(name), crd_yaml(&crd));
     }
     if !api.rbac.is_empty() {

@@ -18,6 +18,7 @@ use super::Diagnostic;
 /// rbac-dir = "config/rbac"
 /// webhook-dir = "config/webhook"   # admission webhook configurations
 /// rust-out = "src/generated"
+/// docs-dir = "docs/api"             # API reference and editor schemas
 /// header-file = "hack/header.txt"   # text put under the @generated line
 /// max-description-len = 200         # cap on schema descriptions
 /// role-name = "my-operator"         # name of the generated (Cluster)Role
@@ -38,6 +39,9 @@ pub struct Settings {
     pub webhook_dir: PathBuf,
     /// Directory of the generated Rust modules.
     pub rust_out: PathBuf,
+    /// Directory of the API reference (Markdown) and editor JSON Schemas;
+    /// unset, `generate` writes none (`kubegen docs` still can).
+    pub docs_dir: Option<PathBuf>,
     /// A file whose text is put, as comments, under the `@generated` line
     /// of every generated file (e.g. a licence header).
     pub header_file: Option<PathBuf>,
@@ -63,6 +67,7 @@ impl Default for Settings {
             rbac_dir: PathBuf::from("config/rbac"),
             webhook_dir: PathBuf::from("config/webhook"),
             rust_out: PathBuf::from("src/generated"),
+            docs_dir: None,
             header_file: None,
             max_description_len: None,
             role_name: None,

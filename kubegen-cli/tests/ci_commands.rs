@@ -1,6 +1,8 @@
-//! `kubegen check` on a crate in a git repository: the CRDs generated now
-//! against those of a tagged release (and of a directory), breaking
-//! changes refused until an `allow_breaking` attribute says why.
+//! The commands a CI job runs on a crate's CRDs. `kubegen check` in a git
+//! repository: the CRDs generated now against those of a tagged release
+//! (and of a directory), breaking changes refused until an
+//! `allow_breaking` attribute says why. `kubegen docs`: the reference and
+//! editor schemas, kept current.
 
 mod support;
 
@@ -149,4 +151,63 @@ fn breaking_changes_since_a_release_are_refused_until_allowed() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// `kubegen docs` writes the reference and the editor schemas, `--check`
+/// finds them stale after an API change, and with `docs-dir` set
+/// `generate --check` guards them too.
+#[test]
+fn docs_are_written_from_the_crds_and_kept_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let manifest = "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\n";
+    std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
+    let fields =
+        "    /// How many.\n    #[kubegen(minimum = 1, default = 1)]\n    pub replicas: i32,\n";
+    std::fs::write(root.join("src/api.rs"), api(fields, "")).unwrap();
+    let out = kubegen_in(root, &["docs"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(root.join("docs/api/example.com/v1.md")).unwrap();
+    assert!(
+        page.contains("#### `.spec.replicas`\n\ninteger (int32) · optional · default `1` · at least 1\n\nHow many.\n"),
+        "{page}"
+    );
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/api/schemas/example.com/widget_v1.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        schema["properties"]["spec"]["properties"]["replicas"]["minimum"],
+        1
+    );
+    assert_eq!(schema["x-kubegen-crate"], "widgets");
+    let out = kubegen_in(root, &["docs", "--check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+
+    let changed = "    #[kubegen(minimum = 2, default = 2)]\n    pub replicas: i32,\n";
+    std::fs::write(root.join("src/api.rs"), api(changed, "")).unwrap();
+    let out = kubegen_in(root, &["docs", "--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("stale: docs/api/example.com/v1.md"), "{err}");
+    assert!(
+        err.contains("run `kubegen docs --manifest-path Cargo.toml`"),
+        "{err}"
+    );
+
+    // With docs-dir, generate writes and guards them.
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!("{manifest}\n[package.metadata.kubegen]\ndocs-dir = \"docs/api\"\n"),
+    )
+    .unwrap();
+    let out = kubegen_in(root, &["generate", "--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("stale: docs/api/schemas/example.com/widget_v1.json"));
+    let out = kubegen_in(root, &["generate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = kubegen_in(root, &["generate", "--check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
