@@ -26,7 +26,7 @@ pub fn page(group: &str, version: &str, kinds: &[KindPage<'_>]) -> String {
         out.push_str(&format!(" [{kind}](#{}),", kind.to_ascii_lowercase()));
     }
     out.pop();
-    out.push_str("\n");
+    out.push('\n');
     for k in kinds {
         kind_section(&mut out, group, version, k);
     }
