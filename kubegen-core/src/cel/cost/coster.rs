@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::library;
 use super::slice::Path;
-use super::{Cost, Estimate};
+use super::{AstNode, Cost, Estimate, SizeEstimator};
 use crate::cel::ast::Literal;
 use crate::cel::checked::{Comprehension, Node, NodeKind};
 use crate::cel::sizes::Sizes;
@@ -19,19 +19,6 @@ const REGEX_STRING_LENGTH: f64 = 0.25;
 const SELECT_AND_IDENT: Estimate = Estimate::fixed(1);
 const LIST_CREATE: Estimate = Estimate::fixed(10);
 const MAP_CREATE: Estimate = Estimate::fixed(30);
-
-/// A node as the estimators see it (cel-go's `AstNode`).
-#[derive(Clone, Debug)]
-pub(super) struct AstNode<'a> {
-    /// The field path from a variable to the node's value, if it is one.
-    pub path: Path,
-    /// Its type.
-    pub ty: Type,
-    /// The node, if it is one of the expression.
-    pub expr: Option<&'a Node>,
-    /// The size the expression itself shows (a literal's, a concatenation's).
-    pub computed: Option<Estimate>,
-}
 
 /// The container kind and the key and value sizes of a list or map.
 #[derive(Clone, Copy, Debug)]
@@ -92,11 +79,13 @@ impl<'s> Coster<'s> {
             undecidable: self.undecidable,
         }
     }
+}
 
+impl SizeEstimator for Coster<'_> {
     /// The schema's size for the value at `node.path` (the apiserver's
     /// `sizeEstimator`): the variable's own node, then fields, `@items`,
     /// `@values`, `@keys`.
-    pub fn estimate_size(&mut self, node: &AstNode<'_>) -> Option<Estimate> {
+    fn estimate_size(&mut self, node: &AstNode<'_>) -> Option<Estimate> {
         if node.path.len() == 0 {
             return None;
         }
@@ -125,7 +114,9 @@ impl<'s> Coster<'s> {
             max: found.max_elements as u64,
         })
     }
+}
 
+impl Coster<'_> {
     fn cost(&mut self, e: &Node) -> Estimate {
         match &e.kind {
             NodeKind::Literal(_) => Estimate::fixed(0),

@@ -3,9 +3,8 @@
 //! `ext/sets.go`) and the Kubernetes libraries' (`EstimateCallCost` of
 //! k8s.io/apiserver `library.CostEstimator`), function for function.
 
-use super::Estimate;
-use super::coster::{AstNode, Coster};
 use super::slice::Path;
+use super::{AstNode, Estimate, SizeEstimator};
 use crate::cel::ast::Literal;
 use crate::cel::checked::NodeKind;
 use crate::cel::types::Type;
@@ -22,7 +21,7 @@ const MAX_FORMAT: u64 = 64;
 type Call = (Estimate, Option<Estimate>);
 
 /// A size: what the node shows, else the schema's, else unknown.
-fn size(c: &mut Coster<'_>, n: &AstNode<'_>) -> Estimate {
+fn size(c: &mut dyn SizeEstimator, n: &AstNode<'_>) -> Estimate {
     if let Some(s) = n.computed {
         return s;
     }
@@ -52,7 +51,7 @@ fn allocating(factor: f64, size: Estimate) -> Option<Call> {
 
 /// The estimators the lists and sets extensions register per overload.
 pub(super) fn extension(
-    c: &mut Coster<'_>,
+    c: &mut dyn SizeEstimator,
     overload: &str,
     target: Option<&AstNode<'_>>,
     args: &[AstNode<'_>],
@@ -174,7 +173,7 @@ fn element<'a>(list: &AstNode<'a>) -> Option<AstNode<'a>> {
 
 /// The Kubernetes libraries' estimator (`EstimateCallCost`), by function.
 pub(super) fn kubernetes(
-    c: &mut Coster<'_>,
+    c: &mut dyn SizeEstimator,
     function: &str,
     overload: &str,
     target: Option<&AstNode<'_>>,

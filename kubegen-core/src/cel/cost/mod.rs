@@ -12,6 +12,8 @@ mod slice;
 
 use super::checked::Node;
 use super::sizes::Sizes;
+use super::types::Type;
+use slice::Path;
 
 /// The most a single expression may cost, times the number of times it
 /// can run in one object (`StaticEstimatedCostLimit`).
@@ -90,6 +92,26 @@ fn by_factor(x: u64, y: f64) -> u64 {
         return u64::MAX;
     }
     ceil as u64
+}
+
+/// A node as the estimators see it (cel-go's `AstNode`).
+#[derive(Clone, Debug)]
+struct AstNode<'a> {
+    /// The field path from a variable to the node's value, if it is one.
+    path: Path,
+    /// Its type.
+    ty: Type,
+    /// The node, if it is one of the expression.
+    expr: Option<&'a Node>,
+    /// The size the expression itself shows (a literal's, a concatenation's).
+    computed: Option<Estimate>,
+}
+
+/// Where a value's size comes from when the expression does not show it:
+/// the schema (cel-go's `CostEstimator.EstimateSize`).
+trait SizeEstimator {
+    /// The size of the value at `node`'s path, if the schema bounds it.
+    fn estimate_size(&mut self, node: &AstNode<'_>) -> Option<Estimate>;
 }
 
 /// What estimating a rule found.
