@@ -19,6 +19,8 @@
 //! - [`vocabulary`]: every `#[kubegen]` key and every schema keyword, once;
 //! - [`cel`] (feature `cel`, for the code generator): CEL rules parsed as
 //!   the apiserver parses them;
+//! - `validate` (feature `validate`): custom resources validated offline
+//!   as the apiserver validates them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
@@ -37,6 +39,8 @@ pub mod rt;
 pub mod schema;
 pub mod suggest;
 pub mod truncate;
+#[cfg(feature = "validate")]
+pub mod validate;
 pub mod vocabulary;
 
 pub use crd::{CrdError, crd_json, merge_crds};
