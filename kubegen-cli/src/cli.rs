@@ -1,6 +1,6 @@
 //! The `kubegen` command line: argument parsing, the subcommands, and the
-//! one place errors become exit codes (0 ok, 1 `--check` found drift,
-//! 2 bad input or failure).
+//! one place errors become exit codes (0 ok, 1 a check failed: drift, a
+//! breaking change, an invalid object; 2 bad input or failure).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -17,7 +17,9 @@ use crate::source::{CrateSource, Diagnostic, FeatureSelection, Settings};
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
-/// Exit code: `generate --check` found stale, missing or extra files.
+/// Exit code: a check failed — `generate --check` or `docs --check` found
+/// stale, missing or extra files, `check` a breaking change, `validate` an
+/// invalid object.
 pub const EXIT_DRIFT: i32 = 1;
 /// Exit code: invalid input (any diagnostic) or an I/O failure.
 pub const EXIT_ERROR: i32 = 2;
@@ -39,6 +41,9 @@ enum Command {
     /// change as breaking or safe; exit 1 on a breaking change no
     /// `allow_breaking` attribute accepts.
     Check(CheckArgs),
+    /// Validate custom resources offline as the apiserver validates them on
+    /// create: exit 1 when any is invalid.
+    Validate(ValidateArgs),
     /// Write the API reference (a Markdown page per group/version) and a
     /// JSON Schema per kind and version for editors, from the crate's CRDs.
     Docs(DocsArgs),
@@ -131,6 +136,22 @@ struct GenerateArgs {
     /// Print nothing on success.
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(Debug, Args)]
+struct ValidateArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Custom resources: YAML/JSON files, directories of them, or `-`.
+    #[arg(required = true, value_name = "FILE|DIR|-")]
+    objects: Vec<PathBuf>,
+    /// Validate against these CRD files (files or directories) instead of
+    /// the crate's CRDs.
+    #[arg(long, value_name = "FILE|DIR")]
+    crd: Vec<PathBuf>,
+    /// Print the verdicts, and each object as it would be stored, as JSON.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    output: String,
 }
 
 #[derive(Debug, Args)]
@@ -245,6 +266,7 @@ pub fn run(
         Command::Generate(GenerateArgs { input, .. })
         | Command::Check(CheckArgs { input, .. })
         | Command::Docs(DocsArgs { input, .. })
+        | Command::Validate(ValidateArgs { input, .. })
         | Command::Crd { input, .. }
         | Command::Explain { input, .. } => Some(crate_dir(&input.manifest_path)),
         Command::New(_) | Command::Import(_) | Command::Completions { .. } => None,
@@ -345,6 +367,7 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
         Command::Generate(args) => generate_command(args, out, err),
         Command::Check(args) => check_command(args, out),
         Command::Docs(args) => docs_command(args, out, err),
+        Command::Validate(args) => validate_command(args, out),
         Command::Crd { kind, input } => {
             let api = load(&input, |_| {})?;
             let yaml = crd_for_kind(&api, &kind)?;
@@ -591,6 +614,25 @@ fn write_or_check(
         );
     }
     Ok(EXIT_OK)
+}
+
+fn validate_command(args: ValidateArgs, out: &mut dyn Write) -> Result<i32, Failure> {
+    let crds = if args.crd.is_empty() {
+        let api = load(&args.input, |_| {})?;
+        crate::check::by_name(api.crds()?.into_values())
+    } else {
+        let input = import::read::read(&args.crd)?;
+        crate::check::by_name(input.crds.into_iter().map(|c| c.crd))
+    };
+    let verdicts = crate::validate::validate(&crds, &args.objects)?;
+    let text = if args.output == "json" {
+        format!("{:#}\n", crate::validate::json(&verdicts))
+    } else {
+        crate::validate::text(&verdicts)
+    };
+    write_out(out, &text)?;
+    let invalid = verdicts.iter().any(|v| !v.errors.is_empty());
+    Ok(if invalid { EXIT_DRIFT } else { EXIT_OK })
 }
 
 fn docs_command(args: DocsArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {

@@ -15,6 +15,8 @@
 //!   (`kubegen docs`, and `generate` with `docs-dir`);
 //! - [`explain`] prints a kind's fields (`kubegen explain`) and the key
 //!   reference (`--keys`);
+//! - [`validate`] checks custom resources offline as the apiserver does
+//!   (`kubegen validate`);
 //! - [`cli`] is the clap front end and the one place errors become exit codes.
 
 pub mod check;
@@ -26,3 +28,4 @@ pub mod generate;
 pub mod import;
 pub mod scaffold;
 pub mod source;
+pub mod validate;

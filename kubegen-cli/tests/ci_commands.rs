@@ -211,3 +211,78 @@ fn docs_are_written_from_the_crds_and_kept_current() {
     let out = kubegen_in(root, &["generate", "--check"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// `kubegen validate` checks manifests against the crate's CRDs as the
+/// apiserver checks them on create: errors worded as its own, unknown
+/// fields refused as `kubectl --validate=strict` refuses them, the stored
+/// form (defaults applied) with `--output json`, exit 1 on an invalid
+/// object, 2 on a manifest of no CRD of the crate.
+#[test]
+fn manifests_are_validated_against_the_crates_crds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("samples")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
+    let fields = "    #[kubegen(minimum = 1, default = 1)]\n    pub replicas: i32,\n    #[kubegen(max_length = 5)]\n    pub name: String,\n";
+    std::fs::write(root.join("src/api.rs"), api(fields, "")).unwrap();
+    let write =
+        |name: &str, yaml: &str| std::fs::write(root.join("samples").join(name), yaml).unwrap();
+    write(
+        "good.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: good\nspec:\n  name: abc\n",
+    );
+    let out = kubegen_in(root, &["validate", "samples"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("samples/good.yaml: Widget/good: valid"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = kubegen_in(root, &["validate", "samples", "--output", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["objects"][0]["stored"]["spec"]["replicas"], 1,
+        "defaulted"
+    );
+
+    write(
+        "bad.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: Bad\nspec:\n  replicas: 0\n  name: toolong\n  colour: red\n",
+    );
+    let out = kubegen_in(root, &["validate", "samples/bad.yaml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    for line in [
+        "samples/bad.yaml: Widget/Bad: invalid",
+        "  metadata.name: Invalid value: \"Bad\": a lowercase RFC 1123 subdomain",
+        "  spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1",
+        "  spec.name: Too long: may not be more than 5 bytes",
+        "  unknown field \"spec.colour\"",
+        "kubegen validate: 1 object, 1 invalid",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in\n{stdout}");
+    }
+    write(
+        "other.yaml",
+        "apiVersion: other.io/v1\nkind: Gadget\nmetadata:\n  name: g\n",
+    );
+    let out = kubegen_in(root, &["validate", "samples/other.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no CRD for other.io/v1 Gadget"),
+        "{}",
+        text(&out.stderr)
+    );
+}

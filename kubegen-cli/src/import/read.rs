@@ -52,6 +52,20 @@ pub struct Input {
 /// be read or parsed are errors; other kinds of documents are skipped and
 /// named in [`Input::skipped`].
 pub fn read(inputs: &[PathBuf]) -> Result<Input, Vec<Diagnostic>> {
+    let mut crds = Vec::new();
+    let mut skipped = Vec::new();
+    for (file, doc) in read_documents(inputs)? {
+        match not_imported(&doc) {
+            None => crds.push(SourceCrd { file, crd: doc }),
+            Some(message) => skipped.push(Skipped { file, message }),
+        }
+    }
+    Ok(Input { crds, skipped })
+}
+
+/// Every document in `inputs` (`-` is standard input), with its file, in
+/// input order. Files that cannot be read or parsed are errors.
+pub fn read_documents(inputs: &[PathBuf]) -> Result<Vec<(PathBuf, Value)>, Vec<Diagnostic>> {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for input in inputs {
@@ -82,29 +96,15 @@ pub fn read(inputs: &[PathBuf]) -> Result<Input, Vec<Diagnostic>> {
             }
         }
     }
-    let mut crds = Vec::new();
-    let mut skipped = Vec::new();
+    let mut docs = Vec::new();
     for (file, text) in files {
         match documents(&text) {
-            Ok(docs) => {
-                for doc in docs {
-                    match not_imported(&doc) {
-                        None => crds.push(SourceCrd {
-                            file: file.clone(),
-                            crd: doc,
-                        }),
-                        Some(message) => skipped.push(Skipped {
-                            file: file.clone(),
-                            message,
-                        }),
-                    }
-                }
-            }
+            Ok(parsed) => docs.extend(parsed.into_iter().map(|d| (file.clone(), d))),
             Err(message) => errors.push(Diagnostic::file(&file, message)),
         }
     }
     if errors.is_empty() {
-        Ok(Input { crds, skipped })
+        Ok(docs)
     } else {
         Err(errors)
     }

@@ -187,13 +187,14 @@ pub fn go_float(f: f64) -> String {
         };
     }
     // Shortest round-trip digits, then Go's %g layout: exponent form when
-    // the exponent is < -4 or >= the digit count (at least 21 for 'g' -1).
+    // the exponent is < -4 or >= 6 (the precision %g takes for the
+    // shortest form).
     let sci = format!("{f:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let eprec = digits.len().max(21) as i32;
+    let eprec = 6;
     let sign = if negative { "-" } else { "" };
     if exp < -4 || exp >= eprec {
         let mut m = digits[..1].to_string();
@@ -241,9 +242,11 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-/// Go's `strconv.IsPrint`, close enough for field values: letters, marks,
-/// numbers, punctuation, symbols and the ASCII space; not other spaces,
-/// controls or format characters.
+/// Go's `strconv.IsPrint` for the characters field values hold: letters,
+/// marks, numbers, punctuation, symbols and the ASCII space; not other
+/// spaces, controls, format characters or private use. Without Unicode's
+/// category tables it cannot tell unassigned code points (Go escapes
+/// them; this prints them).
 fn is_go_printable(c: char) -> bool {
     if c == ' ' {
         return true;
@@ -276,6 +279,8 @@ pub fn go_json(v: &Value) -> String {
                     '\n' => out.push_str("\\n"),
                     '\r' => out.push_str("\\r"),
                     '\t' => out.push_str("\\t"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
                     '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
                         out.push_str(&format!("\\u{:04x}", c as u32))
                     }
@@ -375,14 +380,19 @@ mod tests {
             (1.5, "1.5"),
             (100000.0, "100000"),
             (1e21, "1e+21"),
-            (1e20, "100000000000000000000"),
+            (1e20, "1e+20"),
+            (100000.0, "100000"),
+            (1e6, "1e+06"),
             (0.0001, "0.0001"),
             (0.00001, "1e-05"),
             (-2.5e-7, "-2.5e-07"),
-            (123456789.125, "123456789.125"),
+            (123456789.125, "1.23456789125e+08"),
         ] {
             assert_eq!(go_float(f), go, "{f}");
         }
         assert_eq!(go_quote("a\"b\n\u{1}é"), "\"a\\\"b\\n\\x01é\"");
+        assert_eq!(go_json(&serde_json::json!(1e20)), "100000000000000000000");
+        assert_eq!(go_json(&serde_json::json!(1e-7)), "1e-7");
+        assert_eq!(go_json(&serde_json::json!("\u{8}\u{c}")), "\"\\b\\f\"");
     }
 }

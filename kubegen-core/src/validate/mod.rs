@@ -1,9 +1,220 @@
 //! Custom resources validated offline exactly as the apiserver validates
-//! them on create (and update): unknown fields pruned (and reported, as
-//! `kubectl --validate=strict` reports them), defaults applied, then the
-//! OpenAPI schema's keywords and formats ([`openapi`]), list sets and maps,
-//! and metadata; every error a [`field::FieldError`] worded as the
-//! apiserver words it. Serves `kubegen validate` and, later, the in-process
-//! API server.
+//! them on create: unknown fields pruned (and reported, as `kubectl
+//! --validate=strict` reports them), nulls dropped and defaults applied
+//! ([`structural`]), then the type meta, the metadata ([`meta`]), the
+//! OpenAPI schema's keywords and formats ([`openapi`]), the scale
+//! subresource's replicas, list sets and maps ([`lists`]); every error a
+//! [`field::FieldError`] worded as the apiserver words it. Serves
+//! `kubegen validate` and, later, the in-process API server.
+//!
+//! Not yet: `x-kubernetes-validations` rules are not evaluated (they are
+//! listed in [`Outcome::rules_not_evaluated`], never passed silently), nor
+//! the metadata of embedded resources.
 
 pub mod field;
+pub mod formats;
+pub mod lists;
+pub mod meta;
+pub mod openapi;
+pub mod structural;
+
+use serde_json::{Value, json};
+
+use field::{ErrorType, FieldError};
+
+/// What the apiserver would do with an object on create.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The object as it would be stored: pruned and defaulted.
+    pub object: Value,
+    /// The unknown fields pruned (`spec.foo`), which `kubectl
+    /// --validate=strict` refuses and the apiserver otherwise drops with a
+    /// warning.
+    pub unknown_fields: Vec<String>,
+    /// The errors that refuse it.
+    pub errors: Vec<FieldError>,
+    /// The CEL rules (schema path, rule) that apply to it but were not
+    /// evaluated.
+    pub rules_not_evaluated: Vec<(String, String)>,
+}
+
+/// Why an object is not one of the CRD's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mismatch {
+    /// Another group or kind.
+    OtherKind,
+    /// The CRD has no served version of that name.
+    NoVersion(String),
+}
+
+/// Validates `object` as the apiserver does when it is created through
+/// `crd` (an `apiextensions.k8s.io/v1` CustomResourceDefinition as JSON).
+pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch> {
+    let text = |v: &Value, p: &str| {
+        v.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let group = text(crd, "/spec/group");
+    let kind = text(crd, "/spec/names/kind");
+    let api_version = text(object, "/apiVersion");
+    let (obj_group, obj_version) = match api_version.rsplit_once('/') {
+        Some((g, v)) => (g.to_string(), v.to_string()),
+        None => (String::new(), api_version.clone()),
+    };
+    if obj_group != group || text(object, "/kind") != kind {
+        return Err(Mismatch::OtherKind);
+    }
+    let version = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .and_then(|vs| {
+            vs.iter().find(|v| {
+                v["name"] == obj_version.as_str()
+                    && v.get("served").and_then(Value::as_bool).unwrap_or(false)
+            })
+        })
+        .ok_or_else(|| Mismatch::NoVersion(obj_version.clone()))?;
+    let schema = version
+        .pointer("/schema/openAPIV3Schema")
+        .cloned()
+        .unwrap_or_else(|| json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+    let namespaced = text(crd, "/spec/scope") == "Namespaced";
+
+    let mut object = object.clone();
+    if !namespaced && let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        // `rest.BeforeCreate` clears a cluster-scoped object's namespace.
+        meta.remove("namespace");
+    }
+    let unknown_fields = structural::prune(&mut object, &schema, true);
+    structural::prune_nulls(&mut object, Some(&schema));
+    structural::default(&mut object, &schema);
+
+    let mut errors = Vec::new();
+    meta::validate(&object, namespaced, &mut errors);
+    errors.extend(openapi::validate(&schema, &object, ""));
+    if let Some(scale) = version.pointer("/subresources/scale") {
+        for key in ["specReplicasPath", "statusReplicasPath"] {
+            if let Some(path) = scale.get(key).and_then(Value::as_str) {
+                replicas(&object, path, &mut errors);
+            }
+        }
+    }
+    lists::validate("", &schema, &object, &mut errors);
+    let mut rules_not_evaluated = Vec::new();
+    rules_in(&schema, &object, "", &mut rules_not_evaluated);
+    Ok(Outcome {
+        object,
+        unknown_fields,
+        errors,
+        rules_not_evaluated,
+    })
+}
+
+/// The scale subresource's check of a replicas path: an integer between 0
+/// and 2^31-1 when present.
+fn replicas(object: &Value, path: &str, errors: &mut Vec<FieldError>) {
+    let pointer: String = path
+        .trim_start_matches('.')
+        .split('.')
+        .map(|p| format!("/{p}"))
+        .collect();
+    let Some(v) = object.pointer(&pointer) else {
+        return;
+    };
+    match v.as_i64() {
+        Some(n) if n < 0 => errors.push(FieldError::invalid(
+            path,
+            json!(n),
+            "should be a non-negative integer",
+        )),
+        Some(n) if n > i64::from(i32::MAX) => errors.push(FieldError::invalid(
+            path,
+            json!(n),
+            format!("should be less than or equal to {}", i32::MAX),
+        )),
+        Some(_) => {}
+        None => errors.push(FieldError::invalid(
+            path,
+            json!(0),
+            format!(
+                ".{} accessor error: {} is of the type {}, expected int64",
+                path.trim_start_matches('.'),
+                go_print(v),
+                go_type(v)
+            ),
+        )),
+    }
+}
+
+/// A decoded value as Go's `%v` prints it (strings unquoted).
+fn go_print(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "<nil>".into(),
+        other => field::go_value(other),
+    }
+}
+
+/// The Go type a decoded JSON value has.
+fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// Every `x-kubernetes-validations` rule whose node is present in `object`.
+fn rules_in(schema: &Value, object: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    if let Some(rules) = schema
+        .get("x-kubernetes-validations")
+        .and_then(Value::as_array)
+    {
+        for r in rules {
+            out.push((
+                path.to_string(),
+                r["rule"].as_str().unwrap_or("").to_string(),
+            ));
+        }
+    }
+    match object {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let sub = schema
+                    .get("properties")
+                    .and_then(|p| p.get(k))
+                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+                if let Some(sub) = sub {
+                    rules_in(sub, v, &format!("{path}.{k}"), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    rules_in(sub, v, &format!("{path}[{i}]"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an error stops the apiserver from evaluating CEL rules
+/// (`hasBlockingErr`).
+pub fn blocks_rules(e: &FieldError) -> bool {
+    matches!(
+        e.kind,
+        ErrorType::NotSupported
+            | ErrorType::Required
+            | ErrorType::TooLong
+            | ErrorType::TooMany
+            | ErrorType::TypeInvalid
+    )
+}

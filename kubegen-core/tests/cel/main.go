@@ -37,6 +37,15 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
@@ -189,6 +198,99 @@ func crd() {
 	}
 }
 
+// validateObjects reads lines {"schema": openAPIV3Schema, "namespaced":
+// bool, "object": ...} and prints what the apiserver's create path does
+// with the object, step by step as the CRD handler and the custom
+// resource strategy run them (decoded as unstructured JSON; pruned with
+// the unknown fields tracked; non-nullable nulls dropped; defaulted; the
+// name generated from generateName, with a fixed suffix instead of a random
+// one; the namespace "default" filled in for a namespaced kind; metadata,
+// OpenAPI schema and list-type validation):
+// {"unknown": [...], "errors": [<field.Error texts>], "stored": <object>}.
+func validateObjects() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for in.Scan() {
+		var line struct {
+			Schema     json.RawMessage `json:"schema"`
+			Namespaced bool            `json:"namespaced"`
+			Object     json.RawMessage `json:"object"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &line); err != nil {
+			panic(err)
+		}
+		var v1 apiextensionsv1.JSONSchemaProps
+		if err := json.Unmarshal(line.Schema, &v1); err != nil {
+			panic(err)
+		}
+		var internal apiextensions.JSONSchemaProps
+		if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(&v1, &internal, nil); err != nil {
+			panic(err)
+		}
+		ss, err := schema.NewStructural(&internal)
+		if err != nil {
+			enc.Encode(map[string]any{"schemaError": err.Error()})
+			continue
+		}
+		var obj map[string]interface{}
+		if err := utiljson.Unmarshal(line.Object, &obj); err != nil {
+			panic(err)
+		}
+		meta, foundMeta, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+		if err != nil {
+			enc.Encode(map[string]any{"decodeError": err.Error()})
+			continue
+		}
+		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, ss, true, schema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, ss)
+		if foundMeta {
+			if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
+				panic(err)
+			}
+		}
+		structuraldefaulting.Default(obj, ss)
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetName() == "" && u.GetGenerateName() != "" {
+			base := u.GetGenerateName()
+			if len(base) > 58 {
+				base = base[:58]
+			}
+			u.SetName(base + "x2b4z")
+		}
+		if line.Namespaced && u.GetNamespace() == "" {
+			u.SetNamespace("default")
+		}
+		if !line.Namespaced {
+			// rest.BeforeCreate clears a cluster-scoped object's namespace.
+			u.SetNamespace("")
+		}
+		var errs field.ErrorList
+		errs = append(errs, apimachineryvalidation.ValidateObjectMetaAccessor(u, line.Namespaced, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
+		validator, _, err := apiservervalidation.NewSchemaValidator(&internal)
+		if err != nil {
+			panic(err)
+		}
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), validator)...)
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ss, u.Object)...)
+		texts := []string{}
+		for _, e := range errs {
+			texts = append(texts, e.Error())
+		}
+		if unknown == nil {
+			unknown = []string{}
+		}
+		sort.Strings(unknown)
+		enc.Encode(map[string]any{"unknown": unknown, "errors": texts, "stored": u.Object})
+	}
+	if err := in.Err(); err != nil {
+		panic(err)
+	}
+}
+
 type printer struct {
 	macros map[int64]ast.Expr
 	out    strings.Builder
@@ -310,6 +412,8 @@ func main() {
 			compile()
 		case "crd":
 			crd()
+		case "validate":
+			validateObjects()
 		default:
 			panic("unknown mode " + os.Args[1])
 		}

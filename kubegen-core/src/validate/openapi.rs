@@ -1,0 +1,2033 @@
+//! The OpenAPI schema validation the apiserver applies to custom resources:
+//! a port of k8s.io/kube-openapi `pkg/validation/validate` (the
+//! `SchemaValidator` and its type, schema-props (`allOf`, `anyOf`, `oneOf`,
+//! `not`, `dependencies`), string, format, number, slice, common (`enum`)
+//! and object validators, with the messages of `pkg/validation/errors`), fed
+//! the schema as k8s.io/apiextensions-apiserver converts a CRD version's
+//! `openAPIV3Schema` (`ConvertJSONSchemaPropsWithPostProcess`: the
+//! `x-kubernetes-int-or-string` type is `["integer","string"]`, formats
+//! the default compatibility version does not support are dropped; see
+//! [`super::formats`]), and its result turned into field errors as
+//! `kubeOpenAPIResultToFieldErrors` turns it.
+//!
+//! The port keeps kube-openapi's quirks, because the apiserver has them:
+//! error messages de-duplicated by text within a result, `anyOf` and
+//! `oneOf` reporting the errors of the alternative with the most passing
+//! checks, integer bounds and factors truncated to int64 (as Go on amd64
+//! converts, out-of-range values to the smallest int64), a value of a
+//! string schema with a format reported as "must be of type <format>",
+//! patterns searched (not anchored) with Go's RE2 syntax (ASCII `\d`,
+//! `\w`, `\s`, `\b`). Data is JSON as the apiserver decodes it: a number
+//! that fits int64 is an int64, any other a float64.
+//!
+//! Go iterates maps in random order, so the apiserver's error order is not
+//! defined; here properties and keys are visited in sorted order.
+//!
+//! Not ported: `$ref` (kube-openapi panics on it; it is ignored here), the
+//! Go regexp compiler's error text for an invalid pattern (CRD validation
+//! rejects those; the text here is the Rust compiler's), and the index
+//! panic of `additionalItems` without tuple items (the loop stops at the
+//! end of the array here).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
+
+use regex::Regex;
+use serde_json::{Map, Number, Value};
+
+use super::field::{ErrorType, FieldError, go_quote};
+use super::formats;
+
+/// kube-openapi's SchemaValidator on `value` (a whole custom resource, or a
+/// subtree) against `schema` (a CRD version's openAPIV3Schema as JSON, or a
+/// subschema), its result converted as the apiserver converts it.
+/// `path` is the field path prefix ("" for the object root).
+pub fn validate(schema: &Value, value: &Value, path: &str) -> Vec<FieldError> {
+    Schema::from_json(schema).validate(value, path)
+}
+
+/// A schema as kube-openapi's `spec.Schema` holds it after the apiserver's
+/// conversion of a CRD's `JSONSchemaProps`: convert once, validate many
+/// objects.
+#[derive(Clone, Debug, Default)]
+pub struct Schema {
+    types: Vec<String>,
+    nullable: bool,
+    format: String,
+    maximum: Option<f64>,
+    exclusive_maximum: bool,
+    minimum: Option<f64>,
+    exclusive_minimum: bool,
+    max_length: Option<i64>,
+    min_length: Option<i64>,
+    pattern: String,
+    max_items: Option<i64>,
+    min_items: Option<i64>,
+    unique_items: bool,
+    multiple_of: Option<f64>,
+    max_properties: Option<i64>,
+    min_properties: Option<i64>,
+    required: Vec<String>,
+    enum_values: Vec<Value>,
+    all_of: Vec<Schema>,
+    one_of: Vec<Schema>,
+    any_of: Vec<Schema>,
+    not: Option<Box<Schema>>,
+    properties: BTreeMap<String, Schema>,
+    pattern_properties: BTreeMap<String, Schema>,
+    additional_properties: Option<SchemaOrBool>,
+    additional_items: Option<SchemaOrBool>,
+    items: Option<SchemaOrArray>,
+    dependencies: BTreeMap<String, Dependency>,
+}
+
+/// `spec.SchemaOrBool`.
+#[derive(Clone, Debug)]
+struct SchemaOrBool {
+    allows: bool,
+    schema: Option<Box<Schema>>,
+}
+
+/// `spec.SchemaOrArray`.
+#[derive(Clone, Debug)]
+enum SchemaOrArray {
+    One(Box<Schema>),
+    Tuple(Vec<Schema>),
+}
+
+/// `spec.SchemaOrStringArray`.
+#[derive(Clone, Debug)]
+enum Dependency {
+    Schema(Box<Schema>),
+    Properties(Vec<String>),
+}
+
+impl Schema {
+    /// Converts a CRD `JSONSchemaProps` (JSON, as in the CRD) as
+    /// `ConvertJSONSchemaPropsWithPostProcess` does with the apiserver's
+    /// format post-processor. Keywords of the wrong JSON type are ignored
+    /// (the apiserver would not have admitted the CRD).
+    pub fn from_json(v: &Value) -> Schema {
+        let str_of = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let bool_of = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let f64_of = |k: &str| v.get(k).and_then(Value::as_f64);
+        let i64_of = |k: &str| v.get(k).and_then(Value::as_i64);
+        let list = |k: &str| -> Vec<Schema> {
+            v.get(k)
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(Schema::from_json).collect())
+                .unwrap_or_default()
+        };
+        let map = |k: &str| -> BTreeMap<String, Schema> {
+            v.get(k)
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, s)| (k.clone(), Schema::from_json(s)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let or_bool = |k: &str| match v.get(k) {
+            Some(Value::Bool(b)) => Some(SchemaOrBool {
+                allows: *b,
+                schema: None,
+            }),
+            Some(s @ Value::Object(_)) => Some(SchemaOrBool {
+                allows: true,
+                schema: Some(Box::new(Schema::from_json(s))),
+            }),
+            _ => None,
+        };
+        let mut s = Schema {
+            nullable: bool_of("nullable"),
+            format: str_of("format"),
+            maximum: f64_of("maximum"),
+            exclusive_maximum: bool_of("exclusiveMaximum"),
+            minimum: f64_of("minimum"),
+            exclusive_minimum: bool_of("exclusiveMinimum"),
+            max_length: i64_of("maxLength"),
+            min_length: i64_of("minLength"),
+            pattern: str_of("pattern"),
+            max_items: i64_of("maxItems"),
+            min_items: i64_of("minItems"),
+            unique_items: bool_of("uniqueItems"),
+            multiple_of: f64_of("multipleOf"),
+            max_properties: i64_of("maxProperties"),
+            min_properties: i64_of("minProperties"),
+            required: v
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            enum_values: v
+                .get("enum")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            all_of: list("allOf"),
+            one_of: list("oneOf"),
+            any_of: list("anyOf"),
+            not: v
+                .get("not")
+                .filter(|n| n.is_object())
+                .map(|n| Box::new(Schema::from_json(n))),
+            properties: map("properties"),
+            pattern_properties: map("patternProperties"),
+            additional_properties: or_bool("additionalProperties"),
+            additional_items: or_bool("additionalItems"),
+            items: match v.get("items") {
+                Some(s @ Value::Object(_)) => {
+                    Some(SchemaOrArray::One(Box::new(Schema::from_json(s))))
+                }
+                Some(Value::Array(a)) => Some(SchemaOrArray::Tuple(
+                    a.iter().map(Schema::from_json).collect(),
+                )),
+                _ => None,
+            },
+            dependencies: v
+                .get("dependencies")
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .filter_map(|(k, d)| {
+                            let dep = match d {
+                                Value::Object(_) => {
+                                    Dependency::Schema(Box::new(Schema::from_json(d)))
+                                }
+                                Value::Array(a) => Dependency::Properties(
+                                    a.iter()
+                                        .filter_map(Value::as_str)
+                                        .map(str::to_string)
+                                        .collect(),
+                                ),
+                                _ => return None,
+                            };
+                            Some((k.clone(), dep))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            ..Schema::default()
+        };
+        let t = str_of("type");
+        if !t.is_empty() {
+            s.types = vec![t];
+        }
+        if bool_of("x-kubernetes-int-or-string") {
+            s.types = vec!["integer".into(), "string".into()];
+        }
+        // StripUnsupportedFormatsPostProcessorForVersion.
+        if !s.format.is_empty() {
+            let keep = match s.types.as_slice() {
+                [t] if t == "integer" => s.format == "int32" || s.format == "int64",
+                [t] if t == "number" => s.format == "float" || s.format == "double",
+                [t] if t != "string" => false,
+                _ => formats::is_supported(&s.format),
+            };
+            if !keep {
+                s.format.clear();
+            }
+        }
+        s
+    }
+
+    /// kube-openapi's `SchemaValidator.Validate(value)` from the root path
+    /// `""`, converted to field errors under the prefix `path` ("" for none:
+    /// the apiserver's nil path, which prints as `<nil>` where an error has
+    /// no field of its own).
+    pub fn validate(&self, value: &Value, path: &str) -> Vec<FieldError> {
+        to_field_errors(validate_schema(self, "", value).errors, path)
+    }
+
+    fn has_type(&self, t: &str) -> bool {
+        self.types.iter().any(|x| x == t)
+    }
+}
+
+/// A decoded JSON number as Go holds it.
+#[derive(Clone, Copy, Debug)]
+enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    fn of(n: &Number) -> Num {
+        match n.as_i64() {
+            Some(i) => Num::Int(i),
+            None => Num::Float(n.as_f64().unwrap_or(f64::NAN)),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    fn value(self) -> Value {
+        match self {
+            Num::Int(i) => Value::from(i),
+            Num::Float(f) => Number::from_f64(f).map_or(Value::Null, Value::Number),
+        }
+    }
+}
+
+/// `errors` codes of `*errors.Validation`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Code {
+    InvalidType,
+    Required,
+    TooLong,
+    TooShort,
+    Pattern,
+    Enum,
+    MultipleOf,
+    Max,
+    Min,
+    Unique,
+    MaxItems,
+    MinItems,
+    TooFewProperties,
+    TooManyProperties,
+    UnallowedProperty,
+    MultipleOfMustBePositive,
+}
+
+/// An `*errors.Validation`.
+#[derive(Clone, Debug)]
+struct Validation {
+    code: Code,
+    name: String,
+    /// `Value`; `None` is Go's nil.
+    value: Option<Value>,
+    /// `Valid`, where it is an int64.
+    valid: Option<i64>,
+    /// `Values` (the enum).
+    values: Vec<Value>,
+    message: String,
+}
+
+/// An error of a `validate.Result`: a `*errors.Validation`, or any other
+/// error (composite messages, `fmt.Errorf`), which the apiserver reports
+/// on the root path.
+#[derive(Clone, Debug)]
+enum Error {
+    Validation(Box<Validation>),
+    Plain(String),
+}
+
+impl Error {
+    fn message(&self) -> &str {
+        match self {
+            Error::Validation(v) => &v.message,
+            Error::Plain(m) => m,
+        }
+    }
+}
+
+/// `validate.Result`: errors (unique by text) and the match count that
+/// picks the best failing `anyOf`/`oneOf` alternative.
+#[derive(Clone, Debug, Default)]
+struct Res {
+    errors: Vec<Error>,
+    match_count: usize,
+}
+
+impl Res {
+    fn err(e: Error) -> Res {
+        Res {
+            errors: vec![e],
+            match_count: 0,
+        }
+    }
+
+    fn add(&mut self, e: Error) {
+        if !self.errors.iter().any(|x| x.message() == e.message()) {
+            self.errors.push(e);
+        }
+    }
+
+    fn merge(&mut self, other: Res) {
+        for e in other.errors {
+            self.add(e);
+        }
+        self.match_count += other.match_count;
+    }
+
+    fn inc(&mut self) {
+        self.match_count += 1;
+    }
+
+    fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// `keepRelevantErrors`: the errors tagged `IMPORTANT!`, untagged (as
+    /// `fmt.Errorf` formats the rest with no arguments).
+    fn keep_relevant(&self) -> Res {
+        Res {
+            errors: self
+                .errors
+                .iter()
+                .filter_map(|e| e.message().strip_prefix("IMPORTANT!"))
+                .map(|m| Error::Plain(go_sprintf_no_args(m)))
+                .collect(),
+            match_count: 0,
+        }
+    }
+}
+
+fn validation(code: Code, name: &str, value: Option<Value>, message: String) -> Error {
+    Error::Validation(Box::new(Validation {
+        code,
+        name: name.to_string(),
+        value,
+        valid: None,
+        values: Vec::new(),
+        message,
+    }))
+}
+
+fn with_valid(e: Error, valid: i64) -> Error {
+    match e {
+        Error::Validation(mut v) => {
+            v.valid = Some(valid);
+            Error::Validation(v)
+        }
+        plain => plain,
+    }
+}
+
+/// `errors.InvalidType(name, "body", typeName, value)` for a string value.
+fn invalid_type(name: &str, type_name: &str, value: &str) -> Error {
+    validation(
+        Code::InvalidType,
+        name,
+        Some(Value::String(value.to_string())),
+        format!(
+            "{name} in body must be of type {type_name}: {}",
+            go_quote(value)
+        ),
+    )
+}
+
+/// `SchemaValidator.Validate`.
+fn validate_schema(s: &Schema, path: &str, data: &Value) -> Res {
+    let mut result = Res::default();
+    if data.is_null() {
+        result.merge(validate_type(s, path, data));
+        result.merge(validate_common(s, path, data));
+        return result;
+    }
+    if !s.types.is_empty() || !s.format.is_empty() {
+        result.merge(validate_type(s, path, data));
+        result.inc();
+    }
+    result.merge(validate_props(s, path, data));
+    result.inc();
+    if let Value::String(text) = data {
+        result.merge(validate_string(s, path, text));
+        result.inc();
+        if formats::is_known(&s.format) {
+            if !formats::validates(&s.format, text) {
+                result.merge(Res::err(invalid_type(path, &s.format, text)));
+            }
+            result.inc();
+        }
+    }
+    if let Value::Number(n) = data {
+        result.merge(validate_number(s, path, Num::of(n)));
+        result.inc();
+    }
+    if let Value::Array(items) = data {
+        result.merge(validate_slice(s, path, items));
+        result.inc();
+    }
+    result.merge(validate_common(s, path, data));
+    result.inc();
+    if let Value::Object(obj) = data {
+        result.merge(validate_object(s, path, obj));
+        result.inc();
+    }
+    result.inc();
+    result
+}
+
+/// `typeValidator`.
+fn validate_type(s: &Schema, path: &str, data: &Value) -> Res {
+    let mut ok = Res::default();
+    ok.inc();
+    let (sch_type, format, float) = match data {
+        Value::Null => {
+            if !s.types.is_empty() && !s.has_type("null") && !s.nullable {
+                return Res::err(invalid_type(path, &s.types.join(","), "null"));
+            }
+            return ok;
+        }
+        Value::Bool(_) => ("boolean", "", 0.0),
+        Value::String(_) => ("string", "", 0.0),
+        Value::Number(n) => match Num::of(n) {
+            Num::Int(_) => ("integer", "int64", 0.0),
+            Num::Float(f) => ("number", "float64", f),
+        },
+        Value::Array(_) => ("array", "", 0.0),
+        Value::Object(_) => ("object", "", 0.0),
+    };
+    let string_or_slice = matches!(data, Value::String(_) | Value::Array(_));
+    let float_int = sch_type == "number" && is_float64_json_integer(float) && s.has_type("integer");
+    let int_float = sch_type == "integer" && s.has_type("number");
+    let lower_int = s.format == "int64" && format == "int32";
+    let lower_float = s.format == "float64" && format == "float32";
+    if !string_or_slice
+        && !s.format.is_empty()
+        && !(s.has_type(sch_type)
+            || format == s.format
+            || float_int
+            || int_float
+            || lower_int
+            || lower_float)
+    {
+        return Res::err(invalid_type(path, &s.format, format));
+    }
+    if !s.has_type("number") && !s.has_type("integer") && !s.format.is_empty() && string_or_slice {
+        return ok;
+    }
+    if !(s.has_type(sch_type) || float_int || int_float) {
+        return Res::err(invalid_type(path, &s.types.join(","), sch_type));
+    }
+    ok
+}
+
+/// `schemaPropsValidator`: `anyOf`, `oneOf`, `allOf`, `not`,
+/// `dependencies`.
+fn validate_props(s: &Schema, path: &str, data: &Value) -> Res {
+    let mut main = Res::default();
+    let mut keep_any = Res::default();
+    let mut keep_one = Res::default();
+    let mut keep_all = Res::default();
+    let quoted = go_quote(path);
+
+    if !s.any_of.is_empty() {
+        let mut best: Option<Res> = None;
+        let mut first_success: Option<Res> = None;
+        let mut succeeded = false;
+        for sub in &s.any_of {
+            let r = validate_schema(sub, path, data);
+            keep_any.merge(r.keep_relevant());
+            if r.is_valid() {
+                best = None;
+                succeeded = true;
+                first_success.get_or_insert(r);
+                keep_any = Res::default();
+                break;
+            }
+            if best.as_ref().is_none_or(|b| r.match_count > b.match_count) {
+                best = Some(r);
+            }
+        }
+        if !succeeded {
+            main.add(Error::Plain(format!(
+                "{quoted} must validate at least one schema (anyOf)"
+            )));
+        }
+        if let Some(b) = best {
+            main.merge(b);
+        } else if let Some(f) = first_success {
+            main.merge(f);
+        }
+    }
+
+    if !s.one_of.is_empty() {
+        let mut best: Option<Res> = None;
+        let mut first_success: Option<Res> = None;
+        let mut validated = 0;
+        for sub in &s.one_of {
+            let r = validate_schema(sub, path, data);
+            keep_one.merge(r.keep_relevant());
+            if r.is_valid() {
+                validated += 1;
+                best = None;
+                first_success.get_or_insert(r);
+                keep_one = Res::default();
+                continue;
+            }
+            if validated == 0 && best.as_ref().is_none_or(|b| r.match_count > b.match_count) {
+                best = Some(r);
+            }
+        }
+        if validated != 1 {
+            let more = if validated == 0 {
+                "Found none valid".to_string()
+            } else {
+                format!("Found {validated} valid alternatives")
+            };
+            main.add(Error::Plain(format!(
+                "{quoted} must validate one and only one schema (oneOf). {more}"
+            )));
+            if let Some(b) = best {
+                main.merge(b);
+            }
+        } else if let Some(f) = first_success {
+            main.merge(f);
+        }
+    }
+
+    if !s.all_of.is_empty() {
+        let mut validated = 0;
+        for sub in &s.all_of {
+            let r = validate_schema(sub, path, data);
+            keep_all.merge(r.keep_relevant());
+            if r.is_valid() {
+                validated += 1;
+            }
+            main.merge(r);
+        }
+        if validated != s.all_of.len() {
+            let more = if validated == 0 {
+                ". None validated"
+            } else {
+                ""
+            };
+            main.add(Error::Plain(format!(
+                "{quoted} must validate all the schemas (allOf){more}"
+            )));
+        }
+    }
+
+    if let Some(not) = &s.not
+        && validate_schema(not, path, data).is_valid()
+    {
+        main.add(Error::Plain(format!(
+            "{quoted} must not validate the schema (not)"
+        )));
+    }
+
+    if !s.dependencies.is_empty()
+        && let Value::Object(obj) = data
+    {
+        for key in sorted_keys(obj) {
+            match s.dependencies.get(key) {
+                Some(Dependency::Schema(dep)) => {
+                    main.merge(validate_schema(dep, &format!("{path}.{key}"), data));
+                }
+                Some(Dependency::Properties(props)) => {
+                    for dep_key in props {
+                        if !obj.contains_key(dep_key) {
+                            main.add(Error::Plain(format!(
+                                "{quoted} has a dependency on {dep_key}"
+                            )));
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    main.inc();
+    main.merge(keep_all);
+    main.merge(keep_one);
+    main.merge(keep_any);
+    main
+}
+
+/// `stringValidator`: the first failing of `maxLength`, `minLength`,
+/// `pattern`.
+fn validate_string(s: &Schema, path: &str, data: &str) -> Res {
+    let len = data.chars().count() as i64;
+    let value = || Some(Value::String(data.to_string()));
+    if let Some(max) = s.max_length
+        && len > max
+    {
+        let msg = format!("{path} in body should be at most {max} chars long");
+        return Res::err(with_valid(
+            validation(Code::TooLong, path, value(), msg),
+            max,
+        ));
+    }
+    if let Some(min) = s.min_length
+        && len < min
+    {
+        let msg = format!("{path} in body should be at least {min} chars long");
+        return Res::err(with_valid(
+            validation(Code::TooShort, path, value(), msg),
+            min,
+        ));
+    }
+    if !s.pattern.is_empty() {
+        let failed = match go_regex(&s.pattern) {
+            Ok(re) => (!re.is_match(data)).then(|| s.pattern.clone()),
+            Err(e) => Some(format!("{}, but pattern is invalid: {e}", s.pattern)),
+        };
+        if let Some(p) = failed {
+            let msg = format!("{path} in body should match '{p}'");
+            return Res::err(validation(Code::Pattern, path, value(), msg));
+        }
+    }
+    Res::default()
+}
+
+/// `numberValidator`: the type's range, then `multipleOf`, `minimum`,
+/// `maximum`, each bound checked natively (int64) when it is itself in the
+/// type's range, else as float64.
+fn validate_number(s: &Schema, path: &str, val: Num) -> Res {
+    let (type_name, format) = match s.types.as_slice() {
+        [t] if t == "integer" => (
+            "integer",
+            if matches!(s.format.as_str(), "int32" | "int64") {
+                s.format.as_str()
+            } else {
+                ""
+            },
+        ),
+        [t] if t == "number" => (
+            "number",
+            if matches!(s.format.as_str(), "float" | "double") {
+                s.format.as_str()
+            } else {
+                ""
+            },
+        ),
+        _ => ("", ""),
+    };
+    let mut res = Res::default();
+    let data = val.as_f64();
+    if let Some(e) = range_error(val, type_name, format, "Checked", path) {
+        res.add(Error::Plain(e));
+    }
+    let mut parts = Vec::new();
+    if let Some(factor) = s.multiple_of {
+        let mut r = Res::default();
+        match range_error(Num::Float(factor), type_name, format, "MultipleOf", path) {
+            None => r.errors.extend(multiple_of_native(path, val, factor)),
+            Some(e) => {
+                r.add(Error::Plain(e));
+                r.errors.extend(multiple_of_float(path, data, factor));
+            }
+        }
+        parts.push(r);
+    }
+    let mut resmin = Res::default();
+    let mut resmax = Res::default();
+    if let Some(max) = s.maximum {
+        match range_error(Num::Float(max), type_name, format, "Maximum boundary", path) {
+            None => resmax
+                .errors
+                .extend(maximum_native(path, val, max, s.exclusive_maximum)),
+            Some(e) => {
+                resmax.add(Error::Plain(e));
+                resmax
+                    .errors
+                    .extend(maximum_float(path, data, max, s.exclusive_maximum));
+            }
+        }
+    }
+    if let Some(min) = s.minimum {
+        match range_error(Num::Float(min), type_name, format, "Minimum boundary", path) {
+            None => resmin
+                .errors
+                .extend(minimum_native(path, val, min, s.exclusive_minimum)),
+            Some(e) => {
+                resmin.add(Error::Plain(e));
+                resmin
+                    .errors
+                    .extend(minimum_float(path, data, min, s.exclusive_minimum));
+            }
+        }
+    }
+    parts.push(resmin);
+    parts.push(resmax);
+    for p in parts {
+        res.merge(p);
+    }
+    res.inc();
+    res
+}
+
+/// `IsValueValidAgainstRange`: whether `val` (written as Go's `FormatInt`
+/// or `FormatFloat(f, 'f', -1, 64)` writes it) parses as the type and
+/// format's Go type.
+fn range_error(
+    val: Num,
+    type_name: &str,
+    format: &str,
+    prefix: &str,
+    path: &str,
+) -> Option<String> {
+    let rep = match val {
+        Num::Int(i) => i.to_string(),
+        Num::Float(f) => format!("{f}"),
+    };
+    let bad = match (type_name, format) {
+        ("integer", "int32") => rep.parse::<i32>().is_err(),
+        ("integer", _) => rep.parse::<i64>().is_err(),
+        (_, "float") => rep.parse::<f32>().map_or(true, f32::is_infinite),
+        _ => false,
+    };
+    bad.then(|| {
+        if format.is_empty() {
+            format!("{prefix} value must be of type {type_name} (default format) in {path}")
+        } else {
+            format!("{prefix} value must be of type {type_name} with format {format} in {path}")
+        }
+    })
+}
+
+fn maximum_native(path: &str, val: Num, max: f64, exclusive: bool) -> Option<Error> {
+    match val {
+        Num::Int(i) => {
+            let max = go_f64_to_i64(max);
+            ((!exclusive && i > max) || (exclusive && i >= max))
+                .then(|| bound_error(Code::Max, path, max.to_string(), exclusive, val.value()))
+        }
+        Num::Float(f) => maximum_float(path, f, max, exclusive),
+    }
+}
+
+fn maximum_float(path: &str, data: f64, max: f64, exclusive: bool) -> Option<Error> {
+    ((!exclusive && data > max) || (exclusive && data >= max)).then(|| {
+        bound_error(
+            Code::Max,
+            path,
+            go_v_float(max),
+            exclusive,
+            Num::Float(data).value(),
+        )
+    })
+}
+
+fn minimum_native(path: &str, val: Num, min: f64, exclusive: bool) -> Option<Error> {
+    match val {
+        Num::Int(i) => {
+            let min = go_f64_to_i64(min);
+            ((!exclusive && i < min) || (exclusive && i <= min))
+                .then(|| bound_error(Code::Min, path, min.to_string(), exclusive, val.value()))
+        }
+        Num::Float(f) => minimum_float(path, f, min, exclusive),
+    }
+}
+
+fn minimum_float(path: &str, data: f64, min: f64, exclusive: bool) -> Option<Error> {
+    ((!exclusive && data < min) || (exclusive && data <= min)).then(|| {
+        bound_error(
+            Code::Min,
+            path,
+            go_v_float(min),
+            exclusive,
+            Num::Float(data).value(),
+        )
+    })
+}
+
+/// `ExceedsMaximum…`/`ExceedsMinimum…`.
+fn bound_error(code: Code, path: &str, bound: String, exclusive: bool, value: Value) -> Error {
+    let relation = match (code, exclusive) {
+        (Code::Max, false) => "less than or equal to",
+        (Code::Max, true) => "less than",
+        (_, false) => "greater than or equal to",
+        (_, true) => "greater than",
+    };
+    validation(
+        code,
+        path,
+        Some(value),
+        format!("{path} in body should be {relation} {bound}"),
+    )
+}
+
+fn multiple_of_native(path: &str, val: Num, factor: f64) -> Option<Error> {
+    match val {
+        Num::Int(i) => {
+            let factor = go_f64_to_i64(factor);
+            if factor <= 0 {
+                return Some(must_be_positive(
+                    path,
+                    factor.to_string(),
+                    Value::from(factor),
+                ));
+            }
+            (i.wrapping_div(factor).wrapping_mul(factor) != i).then(|| {
+                let msg = format!("{path} in body should be a multiple of {factor}");
+                validation(Code::MultipleOf, path, Some(val.value()), msg)
+            })
+        }
+        Num::Float(f) => multiple_of_float(path, f, factor),
+    }
+}
+
+fn multiple_of_float(path: &str, data: f64, factor: f64) -> Option<Error> {
+    if factor <= 0.0 {
+        return Some(must_be_positive(
+            path,
+            go_v_float(factor),
+            Num::Float(factor).value(),
+        ));
+    }
+    let mult = if factor < 1.0 {
+        1.0 / factor * data
+    } else {
+        data / factor
+    };
+    (!is_float64_json_integer(mult)).then(|| {
+        let msg = format!(
+            "{path} in body should be a multiple of {}",
+            go_v_float(factor)
+        );
+        validation(Code::MultipleOf, path, Some(Num::Float(data).value()), msg)
+    })
+}
+
+fn must_be_positive(path: &str, factor: String, value: Value) -> Error {
+    let msg = format!("factor MultipleOf declared for {path} must be positive: {factor}");
+    validation(Code::MultipleOfMustBePositive, path, Some(value), msg)
+}
+
+/// `schemaSliceValidator`.
+fn validate_slice(s: &Schema, path: &str, items: &[Value]) -> Res {
+    let mut res = Res::default();
+    let size = items.len();
+    let mut tuple_len = 0;
+    match &s.items {
+        Some(SchemaOrArray::One(item)) => {
+            for (i, v) in items.iter().enumerate() {
+                res.merge(validate_schema(item, &format!("{path}[{i}]"), v));
+            }
+        }
+        Some(SchemaOrArray::Tuple(tuple)) if !tuple.is_empty() => {
+            tuple_len = tuple.len();
+            for (i, (sub, v)) in tuple.iter().zip(items).enumerate() {
+                res.merge(validate_schema(sub, &format!("{path}[{i}]"), v));
+            }
+        }
+        _ => {}
+    }
+    if let Some(additional) = &s.additional_items
+        && tuple_len < size
+    {
+        if tuple_len > 0 && !additional.allows {
+            res.add(Error::Plain(
+                "array doesn't allow for additional items".into(),
+            ));
+        }
+        if let Some(sub) = &additional.schema {
+            // kube-openapi's bound is size-tuple_len+1, which indexes past
+            // the end (a panic) without tuple items.
+            let bound = size - tuple_len + 1;
+            for (i, item) in items.iter().enumerate().take(bound).skip(tuple_len) {
+                res.merge(validate_schema(sub, &format!("{path}[{i}]"), item));
+            }
+        }
+    }
+    let size = size as i64;
+    if let Some(min) = s.min_items
+        && size < min
+    {
+        let msg = format!("{path} in body should have at least {min} items");
+        res.add(with_valid(
+            validation(Code::MinItems, path, Some(Value::from(size)), msg),
+            min,
+        ));
+    }
+    if let Some(max) = s.max_items
+        && size > max
+    {
+        let msg = format!("{path} in body should have at most {max} items");
+        res.add(with_valid(
+            validation(Code::MaxItems, path, Some(Value::from(size)), msg),
+            max,
+        ));
+    }
+    if s.unique_items
+        && items
+            .iter()
+            .enumerate()
+            .any(|(i, v)| items[..i].iter().any(|u| go_deep_equal(v, u)))
+    {
+        let msg = format!("{path} in body shouldn't contain duplicates");
+        res.add(validation(Code::Unique, path, None, msg));
+    }
+    res.inc();
+    res
+}
+
+/// `basicCommonValidator`: `enum`.
+fn validate_common(s: &Schema, path: &str, data: &Value) -> Res {
+    if s.enum_values.is_empty() || s.enum_values.iter().any(|e| enum_matches(data, e)) {
+        return Res::default();
+    }
+    let msg = format!(
+        "{path} in body should be one of {}",
+        go_sprint(&Value::Array(s.enum_values.clone()))
+    );
+    let value = (!data.is_null()).then(|| data.clone());
+    Res::err(Error::Validation(Box::new(Validation {
+        code: Code::Enum,
+        name: path.to_string(),
+        value,
+        valid: None,
+        values: s.enum_values.clone(),
+        message: msg,
+    })))
+}
+
+/// Whether `data`, converted to the enum value's Go type where reflect can
+/// convert it, is deeply equal to it: int64 and float64 convert both ways
+/// (float64 to int64 truncating), an int64 converts to the one-rune string
+/// of its code point; null matches nothing.
+fn enum_matches(data: &Value, e: &Value) -> bool {
+    match (data, e) {
+        (Value::Null, _) | (_, Value::Null) => false,
+        (Value::Number(d), Value::Number(e)) => match (Num::of(d), Num::of(e)) {
+            (Num::Int(a), Num::Int(b)) => a == b,
+            (Num::Int(a), Num::Float(b)) => a as f64 == b,
+            (Num::Float(a), Num::Int(b)) => go_f64_to_i64(a) == b,
+            (Num::Float(a), Num::Float(b)) => a == b,
+        },
+        (Value::Number(d), Value::String(e)) => match Num::of(d) {
+            Num::Int(i) => {
+                let r = i32::try_from(i)
+                    .ok()
+                    .and_then(|r| char::from_u32(r as u32))
+                    .unwrap_or('\u{fffd}');
+                e.chars().eq(std::iter::once(r))
+            }
+            Num::Float(_) => false,
+        },
+        _ => go_deep_equal(data, e),
+    }
+}
+
+/// `reflect.DeepEqual` of two decoded JSON values (int64 and float64 never
+/// equal).
+fn go_deep_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => match (Num::of(x), Num::of(y)) {
+            (Num::Int(x), Num::Int(y)) => x == y,
+            (Num::Float(x), Num::Float(y)) => x == y,
+            _ => false,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| go_deep_equal(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| go_deep_equal(v, w)))
+        }
+        _ => false,
+    }
+}
+
+fn sorted_keys(obj: &Map<String, Value>) -> Vec<&String> {
+    let mut keys: Vec<&String> = obj.keys().collect();
+    keys.sort();
+    keys
+}
+
+/// `objectValidator`.
+fn validate_object(s: &Schema, path: &str, obj: &Map<String, Value>) -> Res {
+    let mut res = Res::default();
+    let n = obj.len() as i64;
+    if let Some(min) = s.min_properties
+        && n < min
+    {
+        let msg = format!("{path} in body should have at least {min} properties");
+        res.add(with_valid(
+            validation(Code::TooFewProperties, path, Some(Value::from(n)), msg),
+            min,
+        ));
+    }
+    if let Some(max) = s.max_properties
+        && n > max
+    {
+        let msg = format!("{path} in body should have at most {max} properties");
+        res.add(with_valid(
+            validation(Code::TooManyProperties, path, Some(Value::from(n)), msg),
+            max,
+        ));
+    }
+    let keys = sorted_keys(obj);
+    let forbid_others = s.additional_properties.as_ref().is_some_and(|a| !a.allows);
+    if forbid_others {
+        for k in &keys {
+            let matched = s
+                .pattern_properties
+                .keys()
+                .any(|p| go_regex(p).is_ok_and(|re| re.is_match(k)));
+            if !s.properties.contains_key(*k) && !matched {
+                let msg = format!("{path}.{k} in body is a forbidden property");
+                res.add(validation(
+                    Code::UnallowedProperty,
+                    path,
+                    Some(Value::String((*k).clone())),
+                    msg,
+                ));
+            }
+        }
+    } else {
+        for k in &keys {
+            let regular = s.properties.contains_key(*k);
+            let (matched, _) = validate_pattern_properties(s, path, k, &obj[*k], &mut res);
+            if !(regular || matched)
+                && let Some(sub) = s
+                    .additional_properties
+                    .as_ref()
+                    .and_then(|a| a.schema.as_ref())
+            {
+                res.merge(validate_schema(sub, &format!("{path}.{k}"), &obj[*k]));
+            }
+        }
+    }
+    for (name, sub) in &s.properties {
+        if let Some(v) = obj.get(name) {
+            let child = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
+            res.merge(validate_schema(sub, &child, v));
+        }
+    }
+    for k in &s.required {
+        if !obj.contains_key(k) {
+            let name = format!("{path}.{k}");
+            let msg = format!("{name} in body is required");
+            res.add(validation(Code::Required, &name, None, msg));
+        }
+    }
+    for k in &keys {
+        let regular = s.properties.contains_key(*k);
+        let (matched, patterns) = validate_pattern_properties(s, path, k, &obj[*k], &mut res);
+        if !regular && matched {
+            for p in patterns {
+                res.merge(validate_schema(
+                    &s.pattern_properties[p],
+                    &format!("{path}.{k}"),
+                    &obj[*k],
+                ));
+            }
+        }
+    }
+    res
+}
+
+/// `validatePatternProperty`: validates `value` against every pattern
+/// property matching `key` into `res`; whether one matched, and which.
+fn validate_pattern_properties<'s>(
+    s: &'s Schema,
+    path: &str,
+    key: &str,
+    value: &Value,
+    res: &mut Res,
+) -> (bool, Vec<&'s String>) {
+    let mut patterns = Vec::new();
+    for (p, sub) in &s.pattern_properties {
+        if go_regex(p).is_ok_and(|re| re.is_match(key)) {
+            patterns.push(p);
+            res.merge(validate_schema(sub, &format!("{path}.{key}"), value));
+        }
+    }
+    (!patterns.is_empty(), patterns)
+}
+
+/// `kubeOpenAPIResultToFieldErrors` with the field path `prefix` (`""`
+/// for the apiserver's nil path).
+fn to_field_errors(errors: Vec<Error>, prefix: &str) -> Vec<FieldError> {
+    let root = if prefix.is_empty() {
+        "<nil>".to_string()
+    } else {
+        prefix.to_string()
+    };
+    let child = |name: &str| -> String {
+        if name.is_empty() || name == "." {
+            return root.clone();
+        }
+        let name = name.strip_prefix('.').unwrap_or(name);
+        if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}.{name}")
+        }
+    };
+    let or_empty = |v: Option<Value>| Some(v.unwrap_or_else(|| Value::String(String::new())));
+    errors
+        .into_iter()
+        .map(|e| match e {
+            Error::Plain(msg) => {
+                FieldError::invalid(root.clone(), Value::String(String::new()), msg)
+            }
+            Error::Validation(v) => {
+                let path = child(&v.name);
+                match v.code {
+                    Code::Required => FieldError::required(path, ""),
+                    Code::Enum => {
+                        let values: Vec<String> = v
+                            .values
+                            .iter()
+                            .map(|x| match x {
+                                Value::String(s) => go_quote(s),
+                                other => go_quote(&go_json(other)),
+                            })
+                            .collect();
+                        let detail = if values.is_empty() {
+                            String::new()
+                        } else {
+                            format!("supported values: {}", values.join(", "))
+                        };
+                        let value = Some(v.value.unwrap_or(Value::Null));
+                        FieldError::new(ErrorType::NotSupported, path, value, detail)
+                    }
+                    Code::TooLong => {
+                        let max = v.valid.unwrap_or(-1);
+                        let detail = match max {
+                            1 => "may not be more than 1 byte".to_string(),
+                            m if m >= 0 => format!("may not be more than {m} bytes"),
+                            _ => "value is too long".to_string(),
+                        };
+                        FieldError::new(ErrorType::TooLong, path, None, detail)
+                    }
+                    Code::MaxItems | Code::TooManyProperties => {
+                        let actual = v.value.as_ref().and_then(Value::as_i64).unwrap_or(-1);
+                        let max = v.valid.unwrap_or(-1);
+                        let detail = match max {
+                            1 => "must have at most 1 item".to_string(),
+                            m if m >= 0 => format!("must have at most {m} items"),
+                            _ => "has too many items".to_string(),
+                        };
+                        let value = (actual >= 0).then(|| Value::from(actual));
+                        FieldError::new(ErrorType::TooMany, path, value, detail)
+                    }
+                    Code::InvalidType => {
+                        FieldError::new(ErrorType::TypeInvalid, path, or_empty(v.value), v.message)
+                    }
+                    _ => FieldError::new(ErrorType::Invalid, path, or_empty(v.value), v.message),
+                }
+            }
+        })
+        .collect()
+}
+
+/// swag's `IsFloat64AJSONInteger`: an integer within ±(2^53-1), or a
+/// float within a relative 1e-9 of its truncation.
+fn is_float64_json_integer(f: f64) -> bool {
+    const MAX: f64 = 9_007_199_254_740_991.0;
+    if f.is_nan() || f.is_infinite() || !(-MAX..=MAX).contains(&f) {
+        return false;
+    }
+    let fa = f.abs();
+    let g = go_f64_to_u64(f) as f64;
+    let ga = g.abs();
+    let diff = (f - g).abs();
+    if f == g || f == go_f64_to_i64(f) as f64 || f == go_f64_to_u64(f) as f64 {
+        return true;
+    }
+    let smallest = f64::from_bits(1);
+    if f == 0.0 || g == 0.0 || diff < smallest {
+        return diff < 1e-9 * smallest;
+    }
+    diff / (fa + ga).min(f64::MAX) < 1e-9
+}
+
+/// Go's `int64(f)` on amd64: truncation, and the smallest int64 for NaN
+/// and values out of range.
+fn go_f64_to_i64(f: f64) -> i64 {
+    if f.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// Go's `uint64(f)` on amd64 (negative values wrap through int64).
+fn go_f64_to_u64(f: f64) -> u64 {
+    const CUTOFF: f64 = 9_223_372_036_854_775_808.0;
+    if f < CUTOFF {
+        go_f64_to_i64(f) as u64
+    } else {
+        go_f64_to_i64(f - CUTOFF) as u64 | (1 << 63)
+    }
+}
+
+/// A float64 as Go's `%v` prints it (`strconv.FormatFloat(f, 'g', -1,
+/// 64)`): the shortest digits, in exponent form below 1e-4 and from 1e6
+/// on (shortest 'g' decides with precision 6).
+fn go_v_float(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    if f == 0.0 {
+        return format!("{sign}0");
+    }
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    if !(-4..6).contains(&exp) {
+        let mut m = digits[..1].to_string();
+        if digits.len() > 1 {
+            m.push('.');
+            m.push_str(&digits[1..]);
+        }
+        let es = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{m}e{es}{:02}", exp.abs());
+    }
+    let point = exp + 1;
+    if point <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+    } else if digits.len() <= point as usize {
+        format!(
+            "{sign}{digits}{}",
+            "0".repeat(point as usize - digits.len())
+        )
+    } else {
+        let p = point as usize;
+        format!("{sign}{}.{}", &digits[..p], &digits[p..])
+    }
+}
+
+/// A decoded JSON value as Go's `%v` prints it: strings bare, `<nil>`,
+/// `[a b]`, `map[k:v]` with sorted keys.
+fn go_sprint(v: &Value) -> String {
+    match v {
+        Value::Null => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match Num::of(n) {
+            Num::Int(i) => i.to_string(),
+            Num::Float(f) => go_v_float(f),
+        },
+        Value::String(s) => s.clone(),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(go_sprint).collect::<Vec<_>>().join(" ")
+        ),
+        Value::Object(o) => {
+            let members: Vec<String> = sorted_keys(o)
+                .into_iter()
+                .map(|k| format!("{k}:{}", go_sprint(&o[k])))
+                .collect();
+            format!("map[{}]", members.join(" "))
+        }
+    }
+}
+
+/// Go's `json.Marshal` of a decoded value (keys sorted, HTML characters
+/// escaped, `\b` and `\f` short, floats as `encoding/json` writes them).
+fn go_json(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match Num::of(n) {
+            Num::Int(i) => i.to_string(),
+            Num::Float(f) => go_json_float(f),
+        },
+        Value::String(s) => {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                        out.push_str(&format!("\\u{:04x}", c as u32))
+                    }
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(go_json).collect::<Vec<_>>().join(",")),
+        Value::Object(o) => {
+            let members: Vec<String> = sorted_keys(o)
+                .into_iter()
+                .map(|k| format!("{}:{}", go_json(&Value::String(k.clone())), go_json(&o[k])))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+    }
+}
+
+/// A float64 as `encoding/json` writes it: `'f'` form from 1e-6 to below
+/// 1e21, else `'e'` with the exponent's leading zero dropped.
+fn go_json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let s = format!("{f:e}");
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let e = if e.starts_with('-') {
+            e.to_string()
+        } else {
+            format!("+{e}")
+        };
+        return format!("{m}e{e}");
+    }
+    format!("{f}")
+}
+
+/// Go's `fmt.Sprintf(format)` with no arguments (`doPrintf`): `%%` is
+/// `%`, a verb `%!v(MISSING)` (`%!v(BADINDEX)` after an argument index),
+/// a `*` width or precision `%!(BADWIDTH)`/`%!(BADPREC)`, a width beyond
+/// 10^6 or a `%` at the end `%!(NOVERB)`, which ends the text.
+fn go_sprintf_no_args(format: &str) -> String {
+    let f = format.as_bytes();
+    let end = f.len();
+    let mut out = String::new();
+    let parsenum = |i: usize| parsenum_in(f, i, end);
+    // `argNumber` with no arguments: (index after it, found, good).
+    let arg_number = |i: usize| -> (usize, bool, bool) {
+        if i >= end || f[i] != b'[' {
+            return (i, false, true);
+        }
+        let rest = &f[i..];
+        if rest.len() < 3 {
+            return (i + 1, false, false);
+        }
+        for j in 1..rest.len() {
+            if rest[j] == b']' {
+                let (ok, newi) = parsenum_in(rest, 1, j);
+                return (i + j + 1, ok && newi == j, false);
+            }
+        }
+        (i + 1, false, false)
+    };
+    let mut i = 0;
+    while i < end {
+        let mut good = true;
+        let last = i;
+        while i < end && f[i] != b'%' {
+            i += 1;
+        }
+        out.push_str(&format[last..i]);
+        if i >= end {
+            break;
+        }
+        i += 1;
+        while i < end && matches!(f[i], b'#' | b'0' | b'+' | b'-' | b' ') {
+            i += 1;
+        }
+        let (ni, mut after_index, g) = arg_number(i);
+        i = ni;
+        good &= g;
+        if i < end && f[i] == b'*' {
+            i += 1;
+            out.push_str("%!(BADWIDTH)");
+            after_index = false;
+        } else {
+            let (present, ni) = parsenum(i);
+            i = ni;
+            if after_index && present {
+                good = false;
+            }
+        }
+        if i + 1 < end && f[i] == b'.' {
+            i += 1;
+            if after_index {
+                good = false;
+            }
+            let (ni, found, g) = arg_number(i);
+            i = ni;
+            after_index = found;
+            good &= g;
+            if i < end && f[i] == b'*' {
+                i += 1;
+                out.push_str("%!(BADPREC)");
+                after_index = false;
+            } else {
+                i = parsenum(i).1;
+            }
+        }
+        if !after_index {
+            let (ni, _, g) = arg_number(i);
+            i = ni;
+            good &= g;
+        }
+        if i >= end {
+            out.push_str("%!(NOVERB)");
+            break;
+        }
+        let verb = format[i..].chars().next().unwrap_or('\u{fffd}');
+        i += verb.len_utf8();
+        if verb == '%' {
+            out.push('%');
+        } else if !good {
+            out.push_str(&format!("%!{verb}(BADINDEX)"));
+        } else {
+            out.push_str(&format!("%!{verb}(MISSING)"));
+        }
+    }
+    out
+}
+
+/// `parsenum(s, start, end)`: whether there was a number, and the index
+/// after it (`end` when it passes 10^6).
+fn parsenum_in(s: &[u8], start: usize, end: usize) -> (bool, usize) {
+    let (mut num, mut isnum, mut i) = (0i64, false, start);
+    while i < end && s[i].is_ascii_digit() {
+        if num > 1_000_000 {
+            return (false, end);
+        }
+        num = num * 10 + i64::from(s[i] - b'0');
+        isnum = true;
+        i += 1;
+    }
+    (isnum, i)
+}
+
+/// A pattern compiled with Go's `regexp` semantics (cached).
+fn go_regex(pattern: &str) -> Result<Regex, String> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Result<Regex, String>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache
+        .entry(pattern.to_string())
+        .or_insert_with(|| {
+            Regex::new(&translate_go_regex(pattern)).map_err(|e| {
+                format!(
+                    "error parsing regexp: {}",
+                    e.to_string().lines().last().unwrap_or("")
+                )
+            })
+        })
+        .clone()
+}
+
+/// Go RE2 syntax rewritten for the `regex` crate: Perl classes and word
+/// boundaries ASCII as in Go, `\Q…\E` quoted, `\<` and `\>` literal, a
+/// brace that is not a repetition literal, and inside classes a `[` that
+/// opens no POSIX class, `&`, `~` and a second `-` literal (the crate reads
+/// nested classes and set operations there).
+fn translate_go_regex(p: &str) -> String {
+    let c: Vec<char> = p.chars().collect();
+    let mut out = String::with_capacity(p.len() + 16);
+    let mut i = 0;
+    let mut class = false;
+    let mut class_start = false;
+    let mut last_dash = false;
+    let push_literal = |out: &mut String, ch: char| {
+        if ch.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(ch);
+    };
+    while i < c.len() {
+        let ch = c[i];
+        let was_start = class_start;
+        class_start = false;
+        let dash = last_dash;
+        last_dash = false;
+        if ch == '\\' && i + 1 < c.len() {
+            let n = c[i + 1];
+            i += 2;
+            match n {
+                'd' => out.push_str(if class { "0-9" } else { "[0-9]" }),
+                'D' => out.push_str("[^0-9]"),
+                'w' => out.push_str(if class { "0-9A-Za-z_" } else { "[0-9A-Za-z_]" }),
+                'W' => out.push_str("[^0-9A-Za-z_]"),
+                's' => out.push_str(if class {
+                    r"\t\n\x0C\r "
+                } else {
+                    r"[\t\n\x0C\r ]"
+                }),
+                'S' => out.push_str(r"[^\t\n\x0C\r ]"),
+                'b' if !class => out.push_str(r"(?-u:\b)"),
+                'B' if !class => out.push_str(r"(?-u:\B)"),
+                'Q' => {
+                    while i < c.len() {
+                        if c[i] == '\\' && c.get(i + 1) == Some(&'E') {
+                            i += 2;
+                            break;
+                        }
+                        push_literal(&mut out, c[i]);
+                        i += 1;
+                    }
+                }
+                'p' | 'P' => {
+                    out.push('\\');
+                    out.push(n);
+                    if c.get(i) == Some(&'{') {
+                        while i < c.len() {
+                            out.push(c[i]);
+                            i += 1;
+                            if c[i - 1] == '}' {
+                                break;
+                            }
+                        }
+                    } else if i < c.len() {
+                        out.push(c[i]);
+                        i += 1;
+                    }
+                }
+                '<' | '>' => out.push(n),
+                _ => {
+                    out.push('\\');
+                    out.push(n);
+                }
+            }
+            continue;
+        }
+        i += 1;
+        if class {
+            match ch {
+                ']' if !was_start => {
+                    class = false;
+                    out.push(']');
+                }
+                '[' if c.get(i) == Some(&':') => {
+                    let rest: String = c[i..].iter().collect();
+                    match rest.find(":]") {
+                        Some(end) => {
+                            out.push('[');
+                            out.push_str(&rest[..end + 2]);
+                            i += rest[..end + 2].chars().count();
+                        }
+                        None => out.push_str("\\["),
+                    }
+                }
+                '[' | '&' | '~' => {
+                    out.push('\\');
+                    out.push(ch);
+                }
+                '-' if dash => out.push_str("\\-"),
+                '-' => {
+                    out.push('-');
+                    last_dash = true;
+                }
+                _ => out.push(ch),
+            }
+        } else {
+            match ch {
+                '[' => {
+                    class = true;
+                    class_start = true;
+                    out.push('[');
+                    if c.get(i) == Some(&'^') {
+                        out.push('^');
+                        i += 1;
+                    }
+                }
+                '{' if !is_go_repeat(&c[i..]) => out.push_str("\\{"),
+                _ => out.push(ch),
+            }
+        }
+    }
+    out
+}
+
+/// Whether the text after a `{` makes it a Go repetition: `n}`, `n,}` or
+/// `n,m}`.
+fn is_go_repeat(rest: &[char]) -> bool {
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while rest.get(*i).is_some_and(char::is_ascii_digit) {
+            *i += 1;
+        }
+        *i > start
+    };
+    if !digits(&mut i) {
+        return false;
+    }
+    if rest.get(i) == Some(&',') {
+        i += 1;
+        digits(&mut i);
+    }
+    rest.get(i) == Some(&'}')
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The error texts, sorted.
+    fn texts(schema: Value, value: Value) -> Vec<String> {
+        let mut t: Vec<String> = validate(&schema, &value, "")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        t.sort();
+        t
+    }
+
+    fn obj(props: Value) -> Value {
+        json!({"type": "object", "properties": props})
+    }
+
+    #[test]
+    fn type_validator() {
+        let s = obj(json!({
+            "i": {"type": "integer"}, "n": {"type": "number"}, "s": {"type": "string"},
+            "b": {"type": "boolean"}, "a": {"type": "array"}, "o": {"type": "object"},
+            "ios": {"x-kubernetes-int-or-string": true}, "z": {"type": "string", "nullable": true}
+        }));
+        assert_eq!(
+            texts(
+                s.clone(),
+                json!({"i": "1", "n": true, "s": 1, "b": [], "a": {}, "o": 1.5, "ios": 1.5, "z": null})
+            ),
+            [
+                "a: Invalid value: \"object\": a in body must be of type array: \"object\"",
+                "b: Invalid value: \"array\": b in body must be of type boolean: \"array\"",
+                "i: Invalid value: \"string\": i in body must be of type integer: \"string\"",
+                "ios: Invalid value: \"number\": ios in body must be of type integer,string: \"number\"",
+                "n: Invalid value: \"boolean\": n in body must be of type number: \"boolean\"",
+                "o: Invalid value: \"number\": o in body must be of type object: \"number\"",
+                "s: Invalid value: \"integer\": s in body must be of type string: \"integer\"",
+            ]
+        );
+        // Integral floats are integers, integers numbers; null needs nullable.
+        assert!(texts(s.clone(), json!({"i": 2.0, "n": 3, "ios": "x"})).is_empty());
+        assert_eq!(
+            texts(s, json!({"i": null})),
+            ["i: Invalid value: \"null\": i in body must be of type integer: \"null\""]
+        );
+        // A value of a schema with a format is reported against the format.
+        assert_eq!(
+            texts(
+                obj(json!({"d": {"type": "string", "format": "date"}})),
+                json!({"d": 5})
+            ),
+            ["d: Invalid value: \"int64\": d in body must be of type date: \"int64\""]
+        );
+        assert_eq!(
+            texts(
+                obj(json!({"d": {"format": "date"}})),
+                json!({"d": {"x": 1}})
+            ),
+            ["d: Invalid value: \"\": d in body must be of type date: \"\""]
+        );
+        assert_eq!(
+            texts(
+                obj(json!({"i": {"type": "integer", "format": "int32"}})),
+                json!({"i": 1.5})
+            ),
+            [
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in i",
+                "i: Invalid value: \"float64\": i in body must be of type int32: \"float64\"",
+            ]
+        );
+        // The root has no field: the apiserver's nil path.
+        assert_eq!(
+            texts(json!({"type": "object"}), json!([])),
+            ["<nil>: Invalid value: \"array\":  in body must be of type object: \"array\""]
+        );
+    }
+
+    #[test]
+    fn formats_are_stripped_and_checked() {
+        let s = obj(json!({
+            "d": {"type": "string", "format": "date-time"}, "u": {"type": "string", "format": "int32"},
+            "i": {"type": "integer", "format": "uint32", "maximum": 1e10}, "n": {"type": "number", "format": "float"}
+        }));
+        assert_eq!(
+            texts(
+                s.clone(),
+                json!({"d": "nope", "u": "x", "i": 5_000_000_000i64, "n": 1e39})
+            ),
+            [
+                "<nil>: Invalid value: \"\": Checked value must be of type number with format float in n",
+                "d: Invalid value: \"nope\": d in body must be of type date-time: \"nope\"",
+            ]
+        );
+        assert!(texts(s, json!({"d": "2024-01-02T03:04:05Z"})).is_empty());
+    }
+
+    #[test]
+    fn string_validator() {
+        let s = obj(json!({
+            "a": {"type": "string", "maxLength": 3, "minLength": 2, "pattern": "^[a-z]+$"},
+            "b": {"type": "string", "maxLength": 1},
+            "c": {"type": "string", "pattern": "\\d"}
+        }));
+        assert_eq!(
+            texts(s.clone(), json!({"a": "abcd", "b": "éé", "c": "٣"})),
+            [
+                "a: Too long: may not be more than 3 bytes",
+                "b: Too long: may not be more than 1 byte",
+                "c: Invalid value: \"٣\": c in body should match '\\d'",
+            ]
+        );
+        assert_eq!(
+            texts(s.clone(), json!({"a": "A", "c": "x1"})),
+            ["a: Invalid value: \"A\": a in body should be at least 2 chars long"]
+        );
+        assert_eq!(
+            texts(s, json!({"a": "AB", "b": "é"})),
+            ["a: Invalid value: \"AB\": a in body should match '^[a-z]+$'"]
+        );
+    }
+
+    #[test]
+    fn number_validator() {
+        let s = obj(json!({
+            "i": {"type": "integer", "minimum": 1, "maximum": 10, "multipleOf": 3},
+            "x": {"type": "integer", "maximum": 10, "exclusiveMaximum": true, "minimum": 2.5},
+            "n": {"type": "number", "multipleOf": 0.5, "maximum": 1e20},
+            "m": {"type": "number", "minimum": 0, "exclusiveMinimum": true},
+            "f": {"type": "integer", "format": "int32"}
+        }));
+        assert_eq!(
+            texts(
+                s.clone(),
+                json!({"i": 11, "x": 10, "n": 3, "m": 0, "f": 3_000_000_000i64})
+            ),
+            [
+                "<nil>: Invalid value: \"\": Checked value must be of type integer with format int32 in f",
+                "<nil>: Invalid value: \"\": Minimum boundary value must be of type integer (default format) in x",
+                "i: Invalid value: 11: i in body should be a multiple of 3",
+                "i: Invalid value: 11: i in body should be less than or equal to 10",
+                "m: Invalid value: 0: m in body should be greater than 0",
+                "n: Invalid value: 0: factor MultipleOf declared for n must be positive: 0",
+                // Go on amd64 converts 1e20 to int64 as the smallest int64.
+                "n: Invalid value: 3: n in body should be less than or equal to -9223372036854775808",
+                "x: Invalid value: 10: x in body should be less than 10",
+            ]
+        );
+        assert_eq!(
+            texts(s, json!({"i": 0, "x": 2, "n": 1.25, "m": 0.5})),
+            [
+                "<nil>: Invalid value: \"\": Minimum boundary value must be of type integer (default format) in x",
+                "i: Invalid value: 0: i in body should be greater than or equal to 1",
+                "n: Invalid value: 1.25: n in body should be a multiple of 0.5",
+                "x: Invalid value: 2: x in body should be greater than or equal to 2.5",
+            ]
+        );
+    }
+
+    #[test]
+    fn slice_validator() {
+        let s = obj(json!({
+            "l": {"type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "integer"}},
+            "u": {"type": "array", "uniqueItems": true, "maxItems": 1}
+        }));
+        assert_eq!(
+            texts(s.clone(), json!({"l": ["a"], "u": [1, 1.0, 1]})),
+            [
+                "l: Invalid value: 1: l in body should have at least 2 items",
+                "l[0]: Invalid value: \"string\": l[0] in body must be of type integer: \"string\"",
+                "u: Invalid value: \"\": u in body shouldn't contain duplicates",
+                "u: Too many: 3: must have at most 1 item",
+            ]
+        );
+        assert_eq!(
+            texts(s, json!({"l": [1, 2, 3, 4]})),
+            ["l: Too many: 4: must have at most 3 items"]
+        );
+    }
+
+    #[test]
+    fn common_validator() {
+        let s = obj(json!({
+            "e": {"type": "string", "enum": ["a", "b"]},
+            "n": {"type": "integer", "enum": [1, 2.5, "x", null, {"k": [1]}]},
+            "z": {"type": "string", "nullable": true, "enum": ["a"]}
+        }));
+        assert_eq!(
+            texts(s.clone(), json!({"e": "c", "n": 3, "z": null})),
+            [
+                "e: Unsupported value: \"c\": supported values: \"a\", \"b\"",
+                "n: Unsupported value: 3: supported values: \"1\", \"2.5\", \"x\", \"null\", \"{\\\"k\\\":[1]}\"",
+                "z: Unsupported value: null: supported values: \"a\"",
+            ]
+        );
+        // Go converts the value to the enum value's type: 1.7 truncates to
+        // 1, 120 is the string "x".
+        assert_eq!(texts(s.clone(), json!({"n": 120})), Vec::<String>::new());
+        assert_eq!(
+            texts(s, json!({"n": 1.7})),
+            [
+                "<nil>: Invalid value: \"\": Checked value must be of type integer (default format) in n",
+                "n: Invalid value: \"number\": n in body must be of type integer: \"number\"",
+            ]
+        );
+        assert_eq!(
+            validate_common(
+                &Schema::from_json(&json!({"enum": [1, "a", 2.5, {"b": null}]})),
+                "p",
+                &json!(true)
+            )
+            .errors[0]
+                .message(),
+            "p in body should be one of [1 a 2.5 map[b:<nil>]]"
+        );
+    }
+
+    #[test]
+    fn object_validator() {
+        let s = json!({
+            "type": "object", "required": ["a", "b"], "maxProperties": 2,
+            "properties": {"a": {"type": "object", "minProperties": 1, "required": ["x"]}, "m": {
+                "type": "object", "additionalProperties": {"type": "integer"}}}
+        });
+        assert_eq!(
+            texts(s.clone(), json!({"a": {}, "m": {"k": "v"}, "c": 1})),
+            [
+                "<nil>: Too many: 3: must have at most 2 items",
+                "a.x: Required value",
+                "a: Invalid value: 0: a in body should have at least 1 properties",
+                "b: Required value",
+                "m.k: Invalid value: \"string\": m.k in body must be of type integer: \"string\"",
+            ]
+        );
+        // A map at the root: kube-openapi's ".key" names, trimmed; a prefix.
+        let m = json!({"type": "object", "additionalProperties": {"type": "string"}});
+        let errs: Vec<String> = validate(&m, &json!({"k": 1}), "spec")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            errs,
+            ["spec.k: Invalid value: \"integer\": .k in body must be of type string: \"integer\""]
+        );
+        let f = json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false,
+            "patternProperties": {"^x-": {"type": "integer"}}});
+        assert_eq!(
+            texts(f, json!({"a": 1, "x-1": "s", "b": 2})),
+            [
+                "<nil>: Invalid value: \"b\": .b in body is a forbidden property",
+                "x-1: Invalid value: \"string\": .x-1 in body must be of type integer: \"string\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn schema_props_validator() {
+        let s = obj(json!({
+            "any": {"type": "string", "anyOf": [{"maxLength": 1}, {"pattern": "^a"}]},
+            "one": {"type": "integer", "oneOf": [{"minimum": 0}, {"maximum": 10}]},
+            "all": {"type": "string", "allOf": [{"minLength": 2}, {"maxLength": 3}]},
+            "not": {"type": "string", "not": {"enum": ["x"]}}
+        }));
+        assert!(
+            texts(
+                s.clone(),
+                json!({"any": "abc", "one": 20, "all": "ab", "not": "y"})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            texts(
+                s.clone(),
+                json!({"any": "bcd", "one": 5, "all": "a", "not": "x"})
+            ),
+            [
+                "<nil>: Invalid value: \"\": \"all\" must validate all the schemas (allOf)",
+                "<nil>: Invalid value: \"\": \"any\" must validate at least one schema (anyOf)",
+                "<nil>: Invalid value: \"\": \"not\" must not validate the schema (not)",
+                "<nil>: Invalid value: \"\": \"one\" must validate one and only one schema (oneOf). Found 2 valid alternatives",
+                "all: Invalid value: \"a\": all in body should be at least 2 chars long",
+                "any: Too long: may not be more than 1 byte",
+            ]
+        );
+        assert_eq!(
+            texts(
+                obj(json!({"all": {"allOf": [{"minLength": 5}, {"maxLength": 0}]}})),
+                json!({"all": "ab"})
+            ),
+            [
+                "<nil>: Invalid value: \"\": \"all\" must validate all the schemas (allOf). None validated",
+                "all: Invalid value: \"ab\": all in body should be at least 5 chars long",
+                "all: Too long: may not be more than 0 bytes",
+            ]
+        );
+        let deps =
+            json!({"type": "object", "dependencies": {"a": ["b"], "c": {"required": ["d"]}}});
+        assert_eq!(
+            texts(deps, json!({"a": 1, "c": 2})),
+            [
+                "<nil>: Invalid value: \"\": \"\" has a dependency on b",
+                "c.d: Required value"
+            ]
+        );
+    }
+
+    #[test]
+    fn go_formatting() {
+        for (f, go) in [
+            (1e20, "1e+20"),
+            (123456789.125, "1.23456789125e+08"),
+            (100000.0, "100000"),
+            (1e6, "1e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-2.5, "-2.5"),
+        ] {
+            assert_eq!(go_v_float(f), go);
+        }
+        assert_eq!(
+            go_json(&json!([1.5, 1e21, 1e-7, "<\u{8}>"])),
+            "[1.5,1e+21,1e-7,\"\\u003c\\b\\u003e\"]"
+        );
+        // Go's own answers.
+        for (format, go) in [
+            (
+                "a %d %% %5.2f %",
+                "a %!d(MISSING) % %!f(MISSING) %!(NOVERB)",
+            ),
+            ("x % 3836221195] y", "x %!(NOVERB)"),
+            (
+                "%[1]d %*d %.*d %[x]d %é",
+                "%!d(BADINDEX) %!(BADWIDTH)%!d(MISSING) %!(BADPREC)%!d(MISSING) %!d(BADINDEX) %!é(MISSING)",
+            ),
+            ("%[", "%!(NOVERB)"),
+            ("%[1", "%!(NOVERB)"),
+            ("%[99999999]d", "%!d(BADINDEX)"),
+            ("%.", "%!.(MISSING)"),
+            ("%.5", "%!(NOVERB)"),
+            ("%-+# 0v", "%!v(MISSING)"),
+            ("%[1]2d", "%!d(BADINDEX)"),
+            ("%3[1]d %[1].2d", "%!d(BADINDEX) %!d(BADINDEX)"),
+            ("%.[1]d", "%!d(BADINDEX)"),
+            ("100%", "100%!(NOVERB)"),
+            ("%!", "%!!(MISSING)"),
+            ("%[]d", "%!d(BADINDEX)"),
+        ] {
+            assert_eq!(go_sprintf_no_args(format), go, "{format}");
+        }
+        assert!(
+            is_float64_json_integer(3.0)
+                && !is_float64_json_integer(-1.5)
+                && is_float64_json_integer(1e9 + 0.5)
+        );
+        assert_eq!(go_f64_to_i64(1e300), i64::MIN);
+    }
+
+    #[test]
+    fn go_regular_expressions() {
+        let m = |p: &str, s: &str| go_regex(p).unwrap().is_match(s);
+        assert!(m(r"\d", "a1") && !m(r"\d", "٣") && !m(r"^\w+$", "é") && m(r"\bx\b", "a x b"));
+        assert!(
+            m(r"a{,3}", "a{,3}") && m(r"\Q.*\E", "a.*") && !m(r"\Q.*\E", "ab") && m(r"[[a]", "[")
+        );
+        assert!(m(r"[a&&b]", "&") && m(r"[[:alpha:]]", "q") && m(r"\<", "<") && m(r"x{2}", "xx"));
+        assert!(
+            m(r"[\d-]", "-") && m(r"[^\s]", "x") && !m(r"^[\S]$", " ") && m("(?i)K", "\u{212a}")
+        );
+        assert!(go_regex("(").is_err());
+    }
+}
