@@ -34,14 +34,19 @@ test: control-plane lint verify
 
 ## The differential suites at full size (each runs a bounded, seeded slice
 ## in `make test`): controller-gen's CRDs over 2,000 generated types, Go's
-## RE2 over 30,000 patterns, the apiserver's CEL parser and checker over
-## 50,000 expressions and 30,000 rules, the apiserver's verdicts on every corpus CRD,
+## RE2 over 30,000 patterns, the apiserver's CEL parser, checker and cost
+## estimator over 50,000 expressions and 30,000 rules, kube-openapi's
+## validators over 50,000 objects, the apiserver's create path over 20,000
+## objects and its dry runs over 3,000, the apiserver's verdicts on every corpus CRD,
 ## flect's plurals and the YAML readers on more seeds, the servers' wire
 ## fuzzing on 15,000 hostile requests.
 differential: control-plane
 	KUBEGEN_CGDIFF_CASES=2000 $(CARGO) test -p kubegen-cli --test controller_gen_diff -- --nocapture
 	KUBEGEN_RE2_CASES=30000 $(CARGO) test -p kubegen-codegen --test re2_differential -- --nocapture
 	KUBEGEN_CEL_CASES=30000 $(CARGO) test -p kubegen-core --features cel --test cel_differential -- --nocapture
+	KUBEGEN_OPENAPI_CASES=10000 $(CARGO) test -p kubegen-core --features validate --test openapi_differential -- --nocapture
+	KUBEGEN_VALIDATE_CASES=20000 $(CARGO) test -p kubegen-core --features validate --test validate_differential -- --nocapture
+	KUBEGEN_VALIDATE_E2E_CRDS=20 KUBEGEN_VALIDATE_E2E_OBJECTS=150 $(CARGO) test -p kubegen-core --features validate --test validate_apiserver_e2e -- --nocapture
 	KUBEGEN_IMPORT_VERDICTS=all $(CARGO) test -p kubegen-cli --test import_verdicts_e2e -- --nocapture
 	for seed in 1 2 3; do KUBEGEN_PLURAL_SEED=$$seed $(CARGO) test -p kubegen-core --test plural_flect || exit 1; done
 	KUBEGEN_YAML_CASES=20000 $(CARGO) test -p kubegen-core --test yaml_differential
