@@ -2,7 +2,7 @@
 //! existing objects or clients, classified as OLM v1's preflight and
 //! crdify classify them: the CRD-wide rules (scope, names, served and
 //! stored versions, subresources) and, for each version in both, the
-//! schema rules of [`schema`](super::schema).
+//! schema rules of [`schema`].
 
 use serde_json::Value;
 

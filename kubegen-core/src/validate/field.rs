@@ -116,11 +116,6 @@ impl FieldError {
         FieldError::new(ErrorType::Invalid, field, Some(value), detail)
     }
 
-    /// `field.Forbidden(path, detail)`.
-    pub fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> FieldError {
-        FieldError::new(ErrorType::Forbidden, field, None, detail)
-    }
-
     /// `ErrorBody()`: the text after the path.
     pub fn body(&self) -> String {
         let words = self.kind.words();

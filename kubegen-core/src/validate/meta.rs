@@ -180,22 +180,17 @@ pub fn validate(object: &Value, namespaced: bool, out: &mut Vec<FieldError>) {
             out.push(FieldError::invalid("metadata.name", json!(name), m));
         }
     }
+    // A cluster-scoped object's namespace is cleared before validation
+    // (`rest.BeforeCreate`); a namespaced one's is the request's.
     let namespace = text("namespace");
-    if namespaced {
-        if !namespace.is_empty() {
-            for m in is_dns1123_label(&namespace) {
-                out.push(FieldError::invalid(
-                    "metadata.namespace",
-                    json!(namespace),
-                    m,
-                ));
-            }
+    if namespaced && !namespace.is_empty() {
+        for m in is_dns1123_label(&namespace) {
+            out.push(FieldError::invalid(
+                "metadata.namespace",
+                json!(namespace),
+                m,
+            ));
         }
-    } else if !namespace.is_empty() {
-        out.push(FieldError::forbidden(
-            "metadata.namespace",
-            "not allowed on this type",
-        ));
     }
     if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
         for (k, v) in labels {

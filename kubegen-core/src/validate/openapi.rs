@@ -15,7 +15,7 @@
 //! `oneOf` reporting the errors of the alternative with the most passing
 //! checks, integer bounds and factors truncated to int64 (as Go on amd64
 //! converts, out-of-range values to the smallest int64), a value of a
-//! string schema with a format reported as "must be of type <format>",
+//! string schema with a format reported as "must be of type `<format>`",
 //! patterns searched (not anchored) with Go's RE2 syntax (ASCII `\d`,
 //! `\w`, `\s`, `\b`). Data is JSON as the apiserver decodes it: a number
 //! that fits int64 is an int64, any other a float64.
