@@ -2,8 +2,10 @@
 //! input) checked offline against the crate's CRDs (or `--crd` files) as
 //! the apiserver checks them on create (`kubegen_core::validate`): every
 //! error worded as the apiserver words it, unknown fields refused as
-//! `kubectl --validate=strict` refuses them, the object as it would be
-//! stored (pruned and defaulted) with `--output json`.
+//! `kubectl --validate=strict` refuses them, CEL rules evaluated (those
+//! using what kubegen does not evaluate yet named, never passed), the
+//! object as it would be stored (pruned and defaulted) with `--output
+//! json`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -22,8 +24,8 @@ pub struct Verdict {
     pub object: String,
     /// The apiserver's errors, then the unknown fields.
     pub errors: Vec<String>,
-    /// CEL rules that apply but were not evaluated.
-    pub rules_not_evaluated: usize,
+    /// CEL rules that apply but use what kubegen does not evaluate yet.
+    pub rules_not_evaluated: Vec<String>,
     /// The object as it would be stored.
     pub stored: Value,
 }
@@ -90,11 +92,11 @@ pub fn validate(
             file,
             object: format!("{kind}/{name}"),
             errors: lines,
-            rules_not_evaluated: if outcome.errors.iter().any(validate::blocks_rules) {
-                0
-            } else {
-                outcome.rules_not_evaluated.len()
-            },
+            rules_not_evaluated: outcome
+                .rules_not_evaluated
+                .iter()
+                .map(|(path, rule)| format!("{path}: {rule}"))
+                .collect(),
             stored: outcome.object,
         });
     }
@@ -108,7 +110,7 @@ pub fn validate(
 /// The verdicts as text, and a summary.
 pub fn text(verdicts: &[Verdict]) -> String {
     let mut out = String::new();
-    let mut unevaluated = 0;
+    let mut unevaluated: Vec<&String> = Vec::new();
     for v in verdicts {
         let state = if v.errors.is_empty() {
             "valid"
@@ -119,14 +121,21 @@ pub fn text(verdicts: &[Verdict]) -> String {
         for e in &v.errors {
             out.push_str(&format!("  {e}\n"));
         }
-        unevaluated += v.rules_not_evaluated;
+        unevaluated.extend(&v.rules_not_evaluated);
     }
     let invalid = verdicts.iter().filter(|v| !v.errors.is_empty()).count();
-    if unevaluated > 0 {
+    if !unevaluated.is_empty() {
+        unevaluated.sort();
+        unevaluated.dedup();
         out.push_str(&format!(
-            "note: {unevaluated} x-kubernetes-validations rule evaluation{} skipped: kubegen validate does not evaluate CEL rules yet\n",
-            if unevaluated == 1 { "" } else { "s" }
+            "note: {} x-kubernetes-validations rule{} not evaluated: {} what kubegen validate does not evaluate yet (the apiserver will):\n",
+            unevaluated.len(),
+            if unevaluated.len() == 1 { "" } else { "s" },
+            if unevaluated.len() == 1 { "it uses" } else { "they use" },
         ));
+        for r in unevaluated {
+            out.push_str(&format!("  {r}\n"));
+        }
     }
     out.push_str(&format!(
         "kubegen validate: {} object{}, {invalid} invalid\n",

@@ -230,7 +230,8 @@ fn manifests_are_validated_against_the_crates_crds() {
     .unwrap();
     std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
     let fields = "    #[kubegen(minimum = 1, default = 1)]\n    pub replicas: i32,\n    #[kubegen(max_length = 5)]\n    pub name: String,\n";
-    std::fs::write(root.join("src/api.rs"), api(fields, "")).unwrap();
+    let rule = "#[kubegen(validation(rule = \"self.replicas <= 3\", message = \"at most three\"))]";
+    std::fs::write(root.join("src/api.rs"), api(fields, rule)).unwrap();
     let write =
         |name: &str, yaml: &str| std::fs::write(root.join("samples").join(name), yaml).unwrap();
     write(

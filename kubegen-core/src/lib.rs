@@ -19,6 +19,8 @@
 //! - [`vocabulary`]: every `#[kubegen]` key and every schema keyword, once;
 //! - [`cel`] (feature `cel`, for the code generator): CEL rules parsed as
 //!   the apiserver parses them;
+//! - `go` (feature `validate`): Go's value printing and IP parsing, as the
+//!   apiserver's messages and validators use them;
 //! - `validate` (feature `validate`): custom resources validated offline
 //!   as the apiserver validates them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
@@ -31,6 +33,8 @@ pub mod builtin;
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod crd;
+#[cfg(feature = "validate")]
+pub mod go;
 pub mod model;
 pub mod output;
 pub mod plural;

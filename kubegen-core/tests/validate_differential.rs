@@ -6,8 +6,13 @@
 //! objects built from them — valid ones and ones broken the ways users
 //! break them (unknown fields, nulls, wrong types, bounds, patterns,
 //! formats, missing required fields, repeated set items and map keys, bad
-//! names and labels) — the same unknown fields, the same errors word for
-//! word, and the same stored object.
+//! names and labels), with seeded `x-kubernetes-validations` rules (with
+//! `message`, `messageExpression`, `reason` and `fieldPath`) that the
+//! apiserver's CEL validator runs after the other checks unless an error
+//! blocks them — the same unknown fields, the same errors word for word
+//! (rule failures and evaluation errors included), and the same stored
+//! object. Rules kubegen leaves unevaluated are counted; they are in the
+//! comparison too, so one the apiserver fails shows as a difference.
 //!
 //! Needs `go` (1.26) on `PATH`. `KUBEGEN_VALIDATE_CASES` sets the number
 //! of objects (default 2,000), `KUBEGEN_VALIDATE_SEED` the seed.
@@ -80,6 +85,7 @@ fn the_create_path_agrees_with_the_apiservers() {
     }
     let answers = go(&lines);
     let (mut agreed, mut invalid, mut unknown_total, mut error_total) = (0, 0, 0, 0);
+    let (mut rules_evaluated, mut rules_not_evaluated, mut rule_errors) = (0, 0, 0);
     let mut differences = Vec::new();
     for ((schema, namespaced, object), theirs) in inputs.iter().zip(&answers) {
         if theirs.get("schemaError").is_some() {
@@ -87,6 +93,17 @@ fn the_create_path_agrees_with_the_apiservers() {
         }
         let crd = widget_crd(schema, "example.com", *namespaced);
         let ours = kubegen_core::validate::validate_create(&crd, object).expect("the CRD's kind");
+        rules_evaluated += ours.rules_evaluated;
+        rules_not_evaluated += ours.rules_not_evaluated.len();
+        if !ours
+            .errors
+            .iter()
+            .any(|e| e.field == "<nil>" || kubegen_core::validate::blocks_rules(e))
+        {
+            rule_errors += kubegen_core::validate::rules::validate(schema, &ours.object)
+                .errors
+                .len();
+        }
         let mut our_errors: Vec<String> = ours.errors.iter().map(ToString::to_string).collect();
         let mut their_errors: Vec<String> = theirs["errors"]
             .as_array()
@@ -123,7 +140,7 @@ fn the_create_path_agrees_with_the_apiservers() {
         }
     }
     eprintln!(
-        "{cases} objects: {agreed} with the same verdict ({invalid} invalid, {error_total} errors and {unknown_total} unknown fields word for word), {} differences",
+        "{cases} objects: {agreed} with the same verdict ({invalid} invalid, {error_total} errors and {unknown_total} unknown fields word for word), {} differences; CEL rules: {rules_evaluated} evaluated ({rule_errors} errors from them), {rules_not_evaluated} left unevaluated",
         differences.len()
     );
     assert!(

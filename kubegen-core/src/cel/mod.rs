@@ -9,6 +9,8 @@ pub mod ast;
 pub mod check;
 pub mod checked;
 pub mod cost;
+#[cfg(feature = "validate")]
+pub mod eval;
 pub mod functions;
 pub mod lex;
 pub mod literals;

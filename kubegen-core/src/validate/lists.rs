@@ -90,7 +90,7 @@ fn canonical(x: &Value) -> String {
     match x {
         Value::Number(n) if n.as_i64().is_some() => format!("i:{n}"),
         Value::Number(n) => format!("f:{}", n.as_f64().unwrap_or_default()),
-        other => format!("v:{}", super::field::go_json(other)),
+        other => format!("v:{}", crate::go::fmt::go_json(other)),
     }
 }
 

@@ -7,15 +7,21 @@
 //! [`field::FieldError`] worded as the apiserver words it. Serves
 //! `kubegen validate` and, later, the in-process API server.
 //!
-//! Not yet: `x-kubernetes-validations` rules are not evaluated (they are
-//! listed in [`Outcome::rules_not_evaluated`], never passed silently), nor
-//! the metadata of embedded resources.
+//! Then the `x-kubernetes-validations` rules ([`rules`]), as the custom
+//! resource strategy runs them: only when no error so far blocks them
+//! (`hasBlockingErr`), one extra error saying so otherwise. A rule using
+//! what kubegen does not evaluate yet is listed in
+//! [`Outcome::rules_not_evaluated`], never passed silently.
+//!
+//! Not yet: the metadata of embedded resources, and the name the
+//! apiserver generates from `generateName` as rules on the root see it.
 
 pub mod field;
 pub mod formats;
 pub mod lists;
 pub mod meta;
 pub mod openapi;
+pub mod rules;
 pub mod structural;
 
 use serde_json::{Value, json};
@@ -33,9 +39,12 @@ pub struct Outcome {
     pub unknown_fields: Vec<String>,
     /// The errors that refuse it.
     pub errors: Vec<FieldError>,
-    /// The CEL rules (schema path, rule) that apply to it but were not
-    /// evaluated.
+    /// The CEL rules (schema path, rule) that apply to it but kubegen
+    /// could not evaluate exactly (empty when an earlier error keeps the
+    /// apiserver from evaluating any).
     pub rules_not_evaluated: Vec<(String, String)>,
+    /// How many rules were evaluated.
+    pub rules_evaluated: usize,
 }
 
 /// Why an object is not one of the CRD's.
@@ -103,12 +112,27 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
     }
     lists::validate("", &schema, &object, &mut errors);
     let mut rules_not_evaluated = Vec::new();
-    rules_in(&schema, &object, "", &mut rules_not_evaluated);
+    let mut rules_evaluated = 0;
+    if rules::has_rules(&schema) {
+        if errors.iter().any(blocks_rules) {
+            errors.push(FieldError::invalid(
+                "<nil>",
+                Value::Null,
+                "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ));
+        } else {
+            let outcome = rules::validate(&schema, &object);
+            errors.extend(outcome.errors);
+            rules_not_evaluated = outcome.not_evaluated;
+            rules_evaluated = outcome.evaluated;
+        }
+    }
     Ok(Outcome {
         object,
         unknown_fields,
         errors,
         rules_not_evaluated,
+        rules_evaluated,
     })
 }
 
@@ -142,7 +166,7 @@ fn replicas(object: &Value, path: &str, errors: &mut Vec<FieldError>) {
                 ".{} accessor error: {} is of the type {}, expected int64",
                 path.trim_start_matches('.'),
                 go_print(v),
-                go_type(v)
+                crate::go::fmt::go_type(v)
             ),
         )),
     }
@@ -153,56 +177,7 @@ fn go_print(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "<nil>".into(),
-        other => field::go_value(other),
-    }
-}
-
-/// The Go type a decoded JSON value has.
-fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_i64() => "int64",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
-}
-
-/// Every `x-kubernetes-validations` rule whose node is present in `object`.
-fn rules_in(schema: &Value, object: &Value, path: &str, out: &mut Vec<(String, String)>) {
-    if let Some(rules) = schema
-        .get("x-kubernetes-validations")
-        .and_then(Value::as_array)
-    {
-        for r in rules {
-            out.push((
-                path.to_string(),
-                r["rule"].as_str().unwrap_or("").to_string(),
-            ));
-        }
-    }
-    match object {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let sub = schema
-                    .get("properties")
-                    .and_then(|p| p.get(k))
-                    .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
-                if let Some(sub) = sub {
-                    rules_in(sub, v, &format!("{path}.{k}"), out);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(sub) = schema.get("items") {
-                for (i, v) in items.iter().enumerate() {
-                    rules_in(sub, v, &format!("{path}[{i}]"), out);
-                }
-            }
-        }
-        _ => {}
+        other => crate::go::fmt::go_value(other),
     }
 }
 

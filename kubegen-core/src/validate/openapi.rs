@@ -35,8 +35,9 @@ use std::sync::{Mutex, OnceLock};
 use regex::Regex;
 use serde_json::{Map, Number, Value};
 
-use super::field::{ErrorType, FieldError, go_quote};
+use super::field::{ErrorType, FieldError};
 use super::formats;
+use crate::go::fmt::{go_float, go_json, go_quote};
 
 /// kube-openapi's SchemaValidator on `value` (a whole custom resource, or a
 /// subtree) against `schema` (a CRD version's openAPIV3Schema as JSON, or a
@@ -797,7 +798,7 @@ fn maximum_float(path: &str, data: f64, max: f64, exclusive: bool) -> Option<Err
         bound_error(
             Code::Max,
             path,
-            go_v_float(max),
+            go_float(max),
             exclusive,
             Num::Float(data).value(),
         )
@@ -820,7 +821,7 @@ fn minimum_float(path: &str, data: f64, min: f64, exclusive: bool) -> Option<Err
         bound_error(
             Code::Min,
             path,
-            go_v_float(min),
+            go_float(min),
             exclusive,
             Num::Float(data).value(),
         )
@@ -867,7 +868,7 @@ fn multiple_of_float(path: &str, data: f64, factor: f64) -> Option<Error> {
     if factor <= 0.0 {
         return Some(must_be_positive(
             path,
-            go_v_float(factor),
+            go_float(factor),
             Num::Float(factor).value(),
         ));
     }
@@ -879,7 +880,7 @@ fn multiple_of_float(path: &str, data: f64, factor: f64) -> Option<Error> {
     (!is_float64_json_integer(mult)).then(|| {
         let msg = format!(
             "{path} in body should be a multiple of {}",
-            go_v_float(factor)
+            go_float(factor)
         );
         validation(Code::MultipleOf, path, Some(Num::Float(data).value()), msg)
     })
@@ -1259,51 +1260,6 @@ fn go_f64_to_u64(f: f64) -> u64 {
     }
 }
 
-/// A float64 as Go's `%v` prints it (`strconv.FormatFloat(f, 'g', -1,
-/// 64)`): the shortest digits, in exponent form below 1e-4 and from 1e6
-/// on (shortest 'g' decides with precision 6).
-fn go_v_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
-    }
-    let sign = if f.is_sign_negative() { "-" } else { "" };
-    if f == 0.0 {
-        return format!("{sign}0");
-    }
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    if !(-4..6).contains(&exp) {
-        let mut m = digits[..1].to_string();
-        if digits.len() > 1 {
-            m.push('.');
-            m.push_str(&digits[1..]);
-        }
-        let es = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{m}e{es}{:02}", exp.abs());
-    }
-    let point = exp + 1;
-    if point <= 0 {
-        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
-    } else if digits.len() <= point as usize {
-        format!(
-            "{sign}{digits}{}",
-            "0".repeat(point as usize - digits.len())
-        )
-    } else {
-        let p = point as usize;
-        format!("{sign}{}.{}", &digits[..p], &digits[p..])
-    }
-}
-
 /// A decoded JSON value as Go's `%v` prints it: strings bare, `<nil>`,
 /// `[a b]`, `map[k:v]` with sorted keys.
 fn go_sprint(v: &Value) -> String {
@@ -1312,7 +1268,7 @@ fn go_sprint(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => match Num::of(n) {
             Num::Int(i) => i.to_string(),
-            Num::Float(f) => go_v_float(f),
+            Num::Float(f) => go_float(f),
         },
         Value::String(s) => s.clone(),
         Value::Array(a) => format!(
@@ -1327,65 +1283,6 @@ fn go_sprint(v: &Value) -> String {
             format!("map[{}]", members.join(" "))
         }
     }
-}
-
-/// Go's `json.Marshal` of a decoded value (keys sorted, HTML characters
-/// escaped, `\b` and `\f` short, floats as `encoding/json` writes them).
-fn go_json(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => match Num::of(n) {
-            Num::Int(i) => i.to_string(),
-            Num::Float(f) => go_json_float(f),
-        },
-        Value::String(s) => {
-            let mut out = String::from("\"");
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\u{8}' => out.push_str("\\b"),
-                    '\u{c}' => out.push_str("\\f"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                        out.push_str(&format!("\\u{:04x}", c as u32))
-                    }
-                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-            out
-        }
-        Value::Array(a) => format!("[{}]", a.iter().map(go_json).collect::<Vec<_>>().join(",")),
-        Value::Object(o) => {
-            let members: Vec<String> = sorted_keys(o)
-                .into_iter()
-                .map(|k| format!("{}:{}", go_json(&Value::String(k.clone())), go_json(&o[k])))
-                .collect();
-            format!("{{{}}}", members.join(","))
-        }
-    }
-}
-
-/// A float64 as `encoding/json` writes it: `'f'` form from 1e-6 to below
-/// 1e21, else `'e'` with the exponent's leading zero dropped.
-fn go_json_float(f: f64) -> String {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let s = format!("{f:e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e = if e.starts_with('-') {
-            e.to_string()
-        } else {
-            format!("+{e}")
-        };
-        return format!("{m}e{e}");
-    }
-    format!("{f}")
 }
 
 /// Go's `fmt.Sprintf(format)` with no arguments (`doPrintf`): `%%` is

@@ -205,7 +205,8 @@ func crd() {
 // the unknown fields tracked; non-nullable nulls dropped; defaulted; the
 // name generated from generateName, with a fixed suffix instead of a random
 // one; the namespace "default" filled in for a namespaced kind; metadata,
-// OpenAPI schema and list-type validation):
+// OpenAPI schema and list-type validation, then the x-kubernetes-validations
+// rules unless an earlier error blocks them):
 // {"unknown": [...], "errors": [<field.Error texts>], "stored": <object>}.
 func validateObjects() {
 	in := bufio.NewScanner(os.Stdin)
@@ -276,6 +277,17 @@ func validateObjects() {
 		}
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), validator)...)
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ss, u.Object)...)
+		// The x-kubernetes-validations rules, as the custom resource
+		// strategy runs them: none when an earlier error blocks them
+		// (hasBlockingErr), with one error saying so.
+		if celValidator := celschema.NewValidator(ss, true, celconfig.PerCallLimit); celValidator != nil {
+			if blocked := blockingErr(errs); blocked != nil {
+				errs = append(errs, blocked)
+			} else {
+				ruleErrs, _ := celValidator.Validate(context.Background(), nil, ss, u.Object, nil, celconfig.RuntimeCELCostBudget)
+				errs = append(errs, ruleErrs...)
+			}
+		}
 		texts := []string{}
 		for _, e := range errs {
 			texts = append(texts, e.Error())
@@ -289,6 +301,17 @@ func validateObjects() {
 	if err := in.Err(); err != nil {
 		panic(err)
 	}
+}
+
+// blockingErr is the custom resource strategy's hasBlockingErr: the error
+// it adds instead of evaluating rules when an earlier error blocks them.
+func blockingErr(errs field.ErrorList) *field.Error {
+	for _, err := range errs {
+		if err.Type == field.ErrorTypeNotSupported || err.Type == field.ErrorTypeRequired || err.Type == field.ErrorTypeTooLong || err.Type == field.ErrorTypeTooMany || err.Type == field.ErrorTypeTypeInvalid {
+			return field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+		}
+	}
+	return nil
 }
 
 type printer struct {

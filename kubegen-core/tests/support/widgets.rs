@@ -1,7 +1,9 @@
 //! Seeded custom resource definitions and objects for the validation
 //! tests: structural schemas with bounds, patterns, enums, defaults,
-//! nullable fields, list sets and maps, maps and preserved fields, and
-//! objects built from them — valid, then broken as users break them.
+//! nullable fields, list sets and maps, maps and preserved fields,
+//! `x-kubernetes-validations` rules (with `message`, `messageExpression`,
+//! `reason` and `fieldPath`), and objects built from them — valid, then
+//! broken as users break them.
 
 use kubegen_core::rng::Rng;
 use serde_json::{Map, Value, json};
@@ -12,7 +14,7 @@ const NAMES: &[&str] = &[
 
 /// A seeded structural schema node of `depth` levels.
 pub fn gen_node(rng: &mut Rng, depth: usize) -> Value {
-    let mut s = match rng.below(if depth == 0 { 6 } else { 10 }) {
+    let mut s = match rng.below(if depth == 0 { 6 } else { 12 }) {
         0 => json!({"type": "integer", "minimum": 0, "maximum": 10}),
         1 => json!({"type": "string", "maxLength": 5}),
         2 => json!({"type": "string", "enum": ["a", "b"]}),
@@ -27,16 +29,22 @@ pub fn gen_node(rng: &mut Rng, depth: usize) -> Value {
                 "name": {"type": "string"}, "port": {"type": "integer", "default": 80}}}})
         }
         8 => json!({"type": "object", "additionalProperties": gen_node(rng, depth - 1)}),
+        10 => json!({"type": "string", "format": "date-time"}),
+        11 => json!({"type": "string", "format": "duration"}),
         _ => gen_object(rng, depth - 1),
     };
     if rng.chance(1, 6) {
         s["nullable"] = json!(true);
+    }
+    if rng.chance(1, 3) {
+        add_rules(rng, &mut s);
     }
     if rng.chance(1, 5) && s.get("default").is_none() {
         let d = match s["type"].as_str() {
             Some("integer") => Some(json!(3)),
             Some("string") if s.get("enum").is_some() => Some(json!("a")),
             Some("string") if s.get("pattern").is_some() => Some(json!("abc")),
+            Some("string") if s.get("format").is_some() => None,
             Some("string") => Some(json!("d")),
             Some("boolean") => Some(json!(true)),
             _ => None,
@@ -64,7 +72,250 @@ pub fn gen_object(rng: &mut Rng, depth: usize) -> Value {
     if rng.chance(1, 8) {
         s["x-kubernetes-preserve-unknown-fields"] = json!(true);
     }
+    if rng.chance(1, 3) {
+        add_rules(rng, &mut s);
+    }
     s
+}
+
+/// Rules for a node of `s`'s kind, each of what kubegen evaluates: some
+/// fail on the values generated, some fail to evaluate (absent fields,
+/// overflow, division by zero, bad indexes and conversions).
+fn rules_for(rng: &mut Rng, s: &Value) -> Vec<(String, Option<String>, Option<String>)> {
+    // (rule, messageExpression, fieldPath)
+    let plain = |r: &str| (r.to_string(), None, None);
+    let with_message = |r: &str, m: &str| (r.to_string(), Some(m.to_string()), None);
+    let is_map_list = s.get("x-kubernetes-list-type") == Some(&json!("map"));
+    let kind = s["type"].as_str().unwrap_or("");
+    let mut out = Vec::new();
+    match kind {
+        "integer" => out.extend([
+            plain("self < 8"),
+            plain("self % 3 != 1"),
+            with_message("10 / self >= 2", "'got ' + string(self)"),
+            plain("self * 1000000000000000000 < 5000000000000000000"),
+            plain("int(string(self)) == self && double(self) <= 9.5"),
+            plain("self in [1, 2, 3, 4, 5, 6, 7]"),
+            with_message("uint(self) < 8u", "'uint ' + string(uint(self))"),
+            plain("-self <= 0 || self == -5"),
+            plain("type(self) == int && self != 9"),
+            plain("[self, 1].sum() < 9 && [self, 3].min() == 3"),
+            plain("optional.ofNonZeroValue(self).hasValue()"),
+            plain("isIP('10.0.0.' + string(self)) && ip('10.0.0.' + string(self)).isGlobalUnicast()"),
+            with_message(
+                "!isIP('::' + string(self)) || string(ip('::' + string(self))) != '::1'",
+                "string(ip('::' + string(self)))",
+            ),
+            plain("!isIP('127.0.0.' + string(self)) || !ip('127.0.0.' + string(self)).isLoopback() || self > 3"),
+            plain("{'a': self}['a'] < 9 && {'k': self}[string(self)] == 1"),
+            plain("!isSemver(string(self) + '.1.0') || semver(string(self) + '.1.0').isLessThan(semver('5.0.0-rc.1'))"),
+            with_message(
+                "!isSemver('v' + string(self), true) || semver('v' + string(self), true).compareTo(semver('3.0.0')) <= 0",
+                "'major ' + string(semver('v' + string(self), true).major())",
+            ),
+            plain("!isCIDR('10.0.0.0/' + string(self)) || cidr('10.0.0.0/' + string(self)).containsIP('10.128.0.0')"),
+            with_message(
+                "!isCIDR('10.1.2.3/' + string(self)) || string(cidr('10.1.2.3/' + string(self)).masked()) != '10.0.0.0/8'",
+                "string(cidr('10.1.2.3/' + string(self)).masked().ip())",
+            ),
+            plain("!isCIDR('fd00::/' + string(self * 10)) || cidr('fd00::/' + string(self * 10)).prefixLength() < 90"),
+            plain("duration(string(self) + 's') < duration('8s')"),
+            plain("timestamp(self).getFullYear() == 1970 && timestamp(self).getSeconds() < 8"),
+            with_message(
+                "(timestamp(0) + duration(string(self) + 'h')).getHours() < 8",
+                "string(timestamp(0) + duration(string(self) + 'h'))",
+            ),
+            plain("string(duration(string(self) + 'ms')) != '0.005s'"),
+            plain("timestamp(253402300790 + self) > timestamp(0)"),
+            plain("duration('2562047h') + duration(string(self) + 'h') > duration('0s')"),
+            plain("duration(string(self) + 'm').getSeconds() < 400"),
+        ]),
+        "string" if s["format"] == "date-time" => out.extend([
+            plain("self.getFullYear() >= 2000"),
+            plain("self + duration('1h') > timestamp('2024-01-02T04:00:00Z')"),
+            with_message("self.getHours() < 3", "'at ' + string(self)"),
+            plain("string(self) != '2024-01-02T03:04:05Z' && self.getMilliseconds() == 0"),
+            plain("self - timestamp('2024-01-01T00:00:00Z') < duration('24h')"),
+        ]),
+        "string" if s["format"] == "duration" => out.extend([
+            plain("self < duration('2h')"),
+            with_message("self.getMinutes() < 90", "string(self)"),
+            plain("string(self) != '3600s'"),
+            plain("timestamp(0) + self > timestamp(3600)"),
+        ]),
+        "string" => out.extend([
+            with_message("self.size() <= 2", "'too long: ' + self"),
+            plain("self.startsWith('a') || self.endsWith('z')"),
+            plain("self.matches('^[a-x]+$')"),
+            plain("self.contains('y') == false"),
+            with_message("self != 'q'", "' '"),
+            plain("self + '!' != 'ab!'"),
+            plain("int(self) > 0"),
+            plain("bool(self) || self != 'b'"),
+            plain("[self, 'x'][2] == 'x'"),
+            plain("self.lowerAscii() == self && self.upperAscii().charAt(0) != 'Q'"),
+            plain("self.charAt(3) != 'x'"),
+            plain("timestamp(self) > timestamp(0)"),
+            plain("duration(self) > duration('0s')"),
+            plain("self.indexOf('b') < 1 && self.lastIndexOf('y') != 1"),
+            with_message(
+                "self.replace('a', 'z') != 'zb'",
+                "self.replace('a', 'A', 1)",
+            ),
+            plain("self.split('').size() < 3"),
+            plain("self.substring(1) != 'b'"),
+            plain("self.substring(2, 4) != 'z'"),
+            plain("self.trim() == self && [self, 'x'].join('-') != 'ab-x'"),
+            plain("self.find('[a-c]+') != 'ab' && self.matches('b')"),
+            with_message(
+                "self.findAll('[xyz]').size() < 2",
+                "self.findAll('.', 2).join('')",
+            ),
+        ]),
+        "boolean" => out.extend([plain("self"), plain("!self || 1 < 1.5")]),
+        "number" => out.extend([
+            with_message("self < 10.0", "'got ' + string(self)"),
+            plain("self >= 1"),
+            plain("int(self) < 20"),
+            plain("self * 2.0 != 5.0"),
+            plain("[self, 1.5].max() < 10.0"),
+        ]),
+        "array" if is_map_list => out.extend([
+            plain("self.size() < 3"),
+            plain("self.all(x, x.port > 0)"),
+            plain("self.exists(x, x.name == 'n0')"),
+            with_message(
+                "self.all(x, has(x.port))",
+                "'ports: ' + string(self.size())",
+            ),
+            plain("self[1].name == 'n1'"),
+            plain("self.map(x, x.name).isSorted()"),
+            plain("self[?1].hasValue()"),
+            plain("self.map(x, x.port).sum() < 200"),
+        ]),
+        "array" => out.extend([
+            plain("self.size() <= 2"),
+            plain("self.all(x, x.startsWith('s'))"),
+            plain("self.exists(x, x == 's0')"),
+            plain("self.exists_one(x, x == 's1')"),
+            with_message(
+                "self.map(x, x + '!').size() == 3",
+                "'size ' + string(self.size())",
+            ),
+            plain("self.filter(x, x != 's0').size() < 2"),
+            plain("'s2' in self"),
+            plain("self[0] == 's0'"),
+            plain("(self + ['t'])[self.size()] == 't'"),
+            plain("self.isSorted() && self.max() != 's3'"),
+            plain("self.min() == 's0'"),
+            plain("self.indexOf('s1') != 1 && self.lastIndexOf('s0') < 1"),
+            plain("sets.contains(self, ['s0'])"),
+            plain("sets.intersects(self, ['s1', 's9'])"),
+            with_message("sets.equivalent(self, ['s0', 's1'])", "self.join(', ')"),
+            plain("self.exists(i, x, i == 1 && x == 's1')"),
+            plain("self.all(i, x, x != 's2' || i > 1)"),
+            plain("self.reverse().size() == self.size() && self.sort()[0] <= 's0'"),
+            plain("self.slice(1, 3).size() == 2"),
+            with_message("self.distinct().size() == self.size()", "self.distinct().join(',')"),
+            plain("self.first().orValue('') == 's0' && self.last().hasValue()"),
+            plain("lists.range(self.size()).all(i, self[i] == 's' + string(i))"),
+            plain("[self, ['z']].flatten().size() < 4"),
+            plain("self == ['s0', 's1'] || ['s1', 's0'] != self"),
+            plain("(self + ['t']).size() > 0 && self != ['t']"),
+        ]),
+        "object" if s.get("additionalProperties").is_some() => out.extend([
+            plain("self.size() < 2"),
+            plain("has(self.a)"),
+            plain("'b' in self"),
+            plain("self.all(k, k != 'b')"),
+            plain("self[?'a'].hasValue()"),
+            plain("self.?b.hasValue() || self.size() == 0"),
+        ]),
+        "object" => {
+            let props: Vec<(String, String)> = s["properties"]
+                .as_object()
+                .map(|p| {
+                    p.iter()
+                        .map(|(k, v)| {
+                            let t = v["type"].as_str().unwrap_or("");
+                            // Formatted strings are timestamps and durations.
+                            let t = if v.get("format").is_some() && t == "string" { "" } else { t };
+                            (k.clone(), t.to_string())
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            for (c, t) in props {
+                let at = Some(format!(".{c}"));
+                out.push((format!("has(self.{c})"), None, at.clone()));
+                match t.as_str() {
+                    "integer" => out.extend([
+                        (
+                            format!("self.{c} > 2"),
+                            Some(format!("'{c} is ' + string(self.{c})")),
+                            at.clone(),
+                        ),
+                        plain(&format!("!has(self.{c}) || self.{c} < 7")),
+                        plain(&format!("has(self.{c}) ? self.{c} != 5 : true")),
+                        plain(&format!("self.?{c}.orValue(0) < 5")),
+                    ]),
+                    "string" => out.extend([
+                        (format!("self.{c}.size() > 1"), None, at.clone()),
+                        plain(&format!("has(self.{c}) && self.{c} != 'xyz'")),
+                        plain(&format!("self.?{c}.orValue('') != 'ab'")),
+                    ]),
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    let n = out.len();
+    let mut picked = Vec::new();
+    if n > 0 {
+        for _ in 0..1 + rng.below(3) {
+            picked.push(out[rng.below(n)].clone());
+        }
+    }
+    picked
+}
+
+/// Adds rules to `s`, decorated with a message, a message expression, a
+/// reason or a field path at random.
+fn add_rules(rng: &mut Rng, s: &mut Value) {
+    let mut rules = Vec::new();
+    for (rule, message_expression, field_path) in rules_for(rng, s) {
+        let mut r = json!({"rule": rule});
+        match rng.below(4) {
+            0 => r["message"] = json!(*rng.pick(&["must hold", "  padded message  "])),
+            1 => {
+                if let Some(m) = message_expression {
+                    r["messageExpression"] = json!(m);
+                }
+                if rng.chance(1, 2) {
+                    r["message"] = json!("fallback message");
+                }
+            }
+            _ => {}
+        }
+        if rng.chance(1, 3) {
+            r["reason"] = json!(*rng.pick(&[
+                "FieldValueInvalid",
+                "FieldValueForbidden",
+                "FieldValueRequired",
+                "FieldValueDuplicate",
+            ]));
+        }
+        if let Some(f) = field_path
+            && rng.chance(1, 2)
+        {
+            r["fieldPath"] = json!(f);
+        }
+        rules.push(r);
+    }
+    if !rules.is_empty() {
+        s["x-kubernetes-validations"] = json!(rules);
+    }
 }
 
 fn props_names(s: &Value) -> Vec<String> {
@@ -83,9 +334,21 @@ pub fn gen_value(rng: &mut Rng, s: &Value) -> Value {
         "integer" => json!(rng.below(11) as i64),
         "number" => json!(rng.below(100) as f64 / 4.0),
         "boolean" => json!(rng.chance(1, 2)),
-        "string" => match s.get("enum").and_then(Value::as_array) {
-            Some(e) => rng.pick(e).clone(),
-            None => json!(["ab", "xyz", "q"][rng.below(3)]),
+        "string" => match (
+            s.get("enum").and_then(Value::as_array),
+            s["format"].as_str(),
+        ) {
+            (Some(e), _) => rng.pick(e).clone(),
+            (None, Some("date-time")) => json!(
+                [
+                    "2024-01-02T03:04:05Z",
+                    "2024-01-02T03:04:05.5Z",
+                    "1999-12-31T23:59:59",
+                    ""
+                ][rng.below(4)]
+            ),
+            (None, Some("duration")) => json!(["1h", "90m", "1h30m15.5s", "-2s"][rng.below(4)]),
+            (None, _) => json!(["ab", "xyz", "q"][rng.below(3)]),
         },
         "array" => {
             let n = rng.below(4);
@@ -228,10 +491,28 @@ pub fn metadata(rng: &mut Rng) -> Value {
 
 /// A CRD version's root schema with a generated `spec`.
 pub fn root_schema(rng: &mut Rng) -> Value {
-    json!({"type": "object", "properties": {
+    let mut root = json!({"type": "object", "properties": {
         "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
         "spec": gen_object(rng, 2),
-    }})
+    }});
+    if rng.chance(1, 3) {
+        // Rules on the resource itself: `kind`, `apiVersion` and
+        // `metadata` as the apiserver shows them. A name it generates
+        // from `generateName` is random, so kubegen leaves the rules
+        // reading the metadata of such an object unevaluated: these hold
+        // whatever the name, so the apiserver reports nothing either.
+        let rules = [
+            json!({"rule": "self.kind == 'Widget' && self.apiVersion.startsWith('example.com/')"}),
+            json!({"rule": "has(self.spec) && self.metadata == self.metadata", "message": "spec required"}),
+            json!({"rule": "!has(self.metadata.generateName) || self.metadata.generateName.endsWith('-')"}),
+            json!({"rule": "self.metadata.name.size() > 0", "fieldPath": ".metadata", "reason": "FieldValueForbidden"}),
+        ];
+        let picked: Vec<Value> = (0..1 + rng.below(2))
+            .map(|_| rng.pick(&rules).clone())
+            .collect();
+        root["x-kubernetes-validations"] = json!(picked);
+    }
+    root
 }
 
 /// A `Widget` (group `example.com`, version `v1`) of `schema`, valid or

@@ -316,7 +316,7 @@ fn go_formatting() {
         (0.00001, "1e-05"),
         (-2.5, "-2.5"),
     ] {
-        assert_eq!(go_v_float(f), go);
+        assert_eq!(go_float(f), go);
     }
     assert_eq!(
         go_json(&json!([1.5, 1e21, 1e-7, "<\u{8}>"])),

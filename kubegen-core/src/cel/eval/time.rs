@@ -1,0 +1,282 @@
+//! Durations and timestamps as cel-go computes them: `duration()` and
+//! `timestamp()` conversions, their arithmetic with cel-go's overflow
+//! checks (`integer overflow`, `timestamp overflow`), `string()` and
+//! `int()` of them, and the accessors (`getHours()`, `getFullYear()`, …)
+//! in UTC. A timestamp kubegen cannot place exactly — a text with a
+//! fraction or an offset, an accessor with a time zone — is unsupported.
+
+use super::value::Val;
+use super::{EvalError, Res};
+
+const SECOND: i128 = 1_000_000_000;
+/// Seconds from the Unix epoch to `0001-01-01T00:00:00Z`.
+const MIN_UNIX: i128 = -62_135_596_800;
+/// Seconds from the Unix epoch to `9999-12-31T23:59:59Z`.
+const MAX_UNIX: i128 = 253_402_300_799;
+
+fn overflow() -> EvalError {
+    EvalError::Error("integer overflow".into())
+}
+
+fn ts_overflow() -> EvalError {
+    EvalError::Error("timestamp overflow".into())
+}
+
+/// A timestamp `nanos` from the epoch, within CEL's range.
+fn timestamp(nanos: i128) -> Res {
+    let sec = nanos.div_euclid(SECOND);
+    if !(MIN_UNIX..=MAX_UNIX).contains(&sec) {
+        return Err(ts_overflow());
+    }
+    Ok(Val::Timestamp(nanos))
+}
+
+fn duration_i64(d: i128) -> Result<i64, EvalError> {
+    i64::try_from(d).map_err(|_| overflow())
+}
+
+/// The time functions and operators, `None` for other calls.
+pub fn apply(function: &str, v: &[Val]) -> Option<Res> {
+    use Val::{Duration, Int, String, Timestamp};
+    Some(match (function, v) {
+        ("_+_", [Duration(a), Duration(b)]) => (|| {
+            let s = duration_i64(*a)?
+                .checked_add(duration_i64(*b)?)
+                .ok_or_else(overflow)?;
+            Ok(Duration(i128::from(s)))
+        })(),
+        ("_-_", [Duration(a), Duration(b)]) => (|| {
+            let s = duration_i64(*a)?
+                .checked_sub(duration_i64(*b)?)
+                .ok_or_else(overflow)?;
+            Ok(Duration(i128::from(s)))
+        })(),
+        ("-_", [Duration(a)]) => duration_i64(*a)
+            .and_then(|a| a.checked_neg().ok_or_else(overflow))
+            .map(|n| Duration(i128::from(n))),
+        ("_+_", [Timestamp(t), Duration(d)]) | ("_+_", [Duration(d), Timestamp(t)]) => {
+            timestamp(t + d)
+        }
+        ("_-_", [Timestamp(t), Duration(d)]) => duration_i64(*d)
+            .and_then(|d| d.checked_neg().ok_or_else(overflow))
+            .and_then(|d| timestamp(t + i128::from(d))),
+        ("_-_", [Timestamp(a), Timestamp(b)]) => (|| {
+            let sec = i64::try_from(a.div_euclid(SECOND) - b.div_euclid(SECOND))
+                .map_err(|_| overflow())?;
+            let nsec = (a.rem_euclid(SECOND) - b.rem_euclid(SECOND)) as i64;
+            let total = sec
+                .checked_mul(1_000_000_000)
+                .and_then(|t| t.checked_add(nsec))
+                .ok_or_else(overflow)?;
+            Ok(Duration(i128::from(total)))
+        })(),
+        ("duration", [Duration(d)]) => Ok(Duration(*d)),
+        ("duration", [Int(n)]) => Ok(Duration(i128::from(*n))),
+        ("duration", [String(s)]) => match crate::cel::literals::duration(s) {
+            Some(n) => Ok(Duration(i128::from(n))),
+            None => Err(EvalError::Error(
+                "type conversion error from 'string' to 'google.protobuf.Duration'".into(),
+            )),
+        },
+        ("timestamp", [Timestamp(t)]) => Ok(Timestamp(*t)),
+        ("timestamp", [Int(n)]) => timestamp(i128::from(*n) * SECOND),
+        ("timestamp", [String(s)]) => {
+            if !rfc3339_shaped(s) {
+                return Some(Err(EvalError::Error(
+                    "type conversion error from 'string' to 'google.protobuf.Timestamp'".into(),
+                )));
+            }
+            if s.contains('.') || !s.ends_with('Z') {
+                return Some(Err(EvalError::unsupported(
+                    "a timestamp text with a fraction or an offset",
+                )));
+            }
+            match crate::cel::literals::timestamp(s) {
+                Some(sec) => Ok(Timestamp(i128::from(sec) * SECOND)),
+                None => Err(EvalError::unsupported("a timestamp text Go may refuse")),
+            }
+        }
+        ("string", [Duration(d)]) => Ok(Val::str(&format!("{}s", seconds(*d)))),
+        ("string", [Timestamp(t)]) => Ok(Val::str(&rfc3339_nano(*t))),
+        ("int", [Timestamp(t)]) => Ok(Int(t.div_euclid(SECOND) as i64)),
+        ("getHours", [Duration(d)]) => Ok(Int(go_float_unit(*d, 3_600))),
+        ("getMinutes", [Duration(d)]) => Ok(Int(go_float_unit(*d, 60))),
+        ("getSeconds", [Duration(d)]) => Ok(Int(go_float_unit(*d, 1))),
+        ("getMilliseconds", [Duration(d)]) => Ok(Int((*d / 1_000_000) as i64)),
+        (
+            "getFullYear" | "getMonth" | "getDate" | "getDayOfMonth" | "getDayOfWeek"
+            | "getDayOfYear" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
+            [Timestamp(t)],
+        ) => Ok(Int(accessor(function, *t))),
+        _ => return None,
+    })
+}
+
+/// Whether `s` starts as every text Go's `time.Parse(time.RFC3339, …)`
+/// accepts does (`dddd-dd-ddTdd:dd:dd`, then at least a zone letter).
+fn rfc3339_shaped(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 20
+        && b[..19].iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b'T',
+            13 | 16 => *c == b':',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+/// Go's `Duration.Seconds()` (`Hours()`, `Minutes()` for a unit of 3600
+/// or 60 seconds) truncated to an integer as Go's conversion does.
+fn go_float_unit(d: i128, unit_seconds: i64) -> i64 {
+    let d = d as i64;
+    let unit = unit_seconds * 1_000_000_000;
+    let whole = d / unit;
+    let rest = d % unit;
+    (whole as f64 + rest as f64 / unit as f64) as i64
+}
+
+/// `strconv.FormatFloat(d.Seconds(), 'f', -1, 64)`.
+fn seconds(d: i128) -> String {
+    let d = d as i64;
+    let f = (d / 1_000_000_000) as f64 + (d % 1_000_000_000) as f64 / 1e9;
+    format!("{f}")
+}
+
+/// Year, month (1-12), day (1-31) of `days` from the epoch (Howard
+/// Hinnant's `civil_from_days`).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn is_leap(y: i64) -> bool {
+    y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
+}
+
+/// A timestamp's field in UTC, as cel-go's accessors give it.
+fn accessor(function: &str, t: i128) -> i64 {
+    let sec = t.div_euclid(SECOND) as i64;
+    let nanos = t.rem_euclid(SECOND) as i64;
+    let days = sec.div_euclid(86_400);
+    let of_day = sec.rem_euclid(86_400);
+    let (y, m, d) = civil(days);
+    match function {
+        "getFullYear" => y,
+        "getMonth" => m - 1,
+        "getDate" => d,
+        "getDayOfMonth" => d - 1,
+        "getDayOfWeek" => (days + 4).rem_euclid(7),
+        "getDayOfYear" => {
+            const BEFORE: [i64; 12] = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
+            BEFORE[(m - 1) as usize] + d - 1 + i64::from(m > 2 && is_leap(y))
+        }
+        "getHours" => of_day / 3_600,
+        "getMinutes" => of_day % 3_600 / 60,
+        "getSeconds" => of_day % 60,
+        _ => nanos / 1_000_000,
+    }
+}
+
+/// Go's `Format(time.RFC3339Nano)` of a UTC time.
+fn rfc3339_nano(t: i128) -> String {
+    let sec = t.div_euclid(SECOND) as i64;
+    let nanos = t.rem_euclid(SECOND) as i64;
+    let (y, m, d) = civil(sec.div_euclid(86_400));
+    let of_day = sec.rem_euclid(86_400);
+    let mut out = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        of_day / 3_600,
+        of_day % 3_600 / 60,
+        of_day % 60
+    );
+    if nanos != 0 {
+        let frac = format!("{nanos:09}");
+        out.push('.');
+        out.push_str(frac.trim_end_matches('0'));
+    }
+    out.push('Z');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Val {
+        apply("timestamp", &[Val::str(s)]).unwrap().unwrap()
+    }
+
+    fn int(function: &str, v: Val) -> i64 {
+        match apply(function, &[v]) {
+            Some(Ok(Val::Int(i))) => i,
+            other => panic!("{function}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn texts_that_are_no_timestamps_fail_to_convert() {
+        assert_eq!(
+            apply("timestamp", &[Val::str("ab")]).unwrap().unwrap_err(),
+            EvalError::Error(
+                "type conversion error from 'string' to 'google.protobuf.Timestamp'".into()
+            )
+        );
+        assert!(matches!(
+            apply("timestamp", &[Val::str("2024-01-01T00:00:00+01:00")]),
+            Some(Err(EvalError::Unsupported(_)))
+        ));
+    }
+
+    #[test]
+    fn accessors_in_utc() {
+        let t = ts("2024-03-01T13:45:30Z");
+        assert_eq!(int("getFullYear", t.clone()), 2024);
+        assert_eq!(int("getMonth", t.clone()), 2);
+        assert_eq!(int("getDate", t.clone()), 1);
+        assert_eq!(int("getDayOfMonth", t.clone()), 0);
+        assert_eq!(int("getDayOfWeek", t.clone()), 5, "a Friday");
+        assert_eq!(int("getDayOfYear", t.clone()), 60);
+        assert_eq!(int("getHours", t.clone()), 13);
+        assert_eq!(int("getMinutes", t.clone()), 45);
+        assert_eq!(int("getSeconds", t), 30);
+    }
+
+    #[test]
+    fn arithmetic_and_text_as_cel_go() {
+        let d = Val::Duration(5_400 * SECOND + 500_000_000);
+        assert!(
+            matches!(apply("string", std::slice::from_ref(&d)), Some(Ok(Val::String(s))) if &*s == "5400.5s")
+        );
+        assert_eq!(int("getHours", d.clone()), 1);
+        assert_eq!(int("getMinutes", d.clone()), 90);
+        let t = ts("1970-01-01T00:00:00Z");
+        let later = apply("_+_", &[t, d]).unwrap().unwrap();
+        assert!(
+            matches!(apply("string", &[later]), Some(Ok(Val::String(s))) if &*s == "1970-01-01T01:30:00.5Z")
+        );
+        let max = ts("9999-12-31T23:59:59Z");
+        assert_eq!(
+            apply("_+_", &[max, Val::Duration(SECOND)])
+                .unwrap()
+                .unwrap_err(),
+            ts_overflow()
+        );
+        assert_eq!(
+            apply(
+                "_+_",
+                &[Val::Duration(i128::from(i64::MAX)), Val::Duration(1)]
+            )
+            .unwrap()
+            .unwrap_err(),
+            overflow()
+        );
+    }
+}
