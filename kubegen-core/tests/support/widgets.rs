@@ -311,7 +311,10 @@ fn add_rules(rng: &mut Rng, s: &mut Value) {
         {
             r["fieldPath"] = json!(f);
         }
-        rules.push(r);
+        // The apiserver keys a node's rules by their text.
+        if !rules.iter().any(|x: &Value| x["rule"] == r["rule"]) {
+            rules.push(r);
+        }
     }
     if !rules.is_empty() {
         s["x-kubernetes-validations"] = json!(rules);
@@ -507,9 +510,14 @@ pub fn root_schema(rng: &mut Rng) -> Value {
             json!({"rule": "!has(self.metadata.generateName) || self.metadata.generateName.endsWith('-')"}),
             json!({"rule": "self.metadata.name.size() > 0", "fieldPath": ".metadata", "reason": "FieldValueForbidden"}),
         ];
-        let picked: Vec<Value> = (0..1 + rng.below(2))
-            .map(|_| rng.pick(&rules).clone())
-            .collect();
+        let mut picked: Vec<Value> = Vec::new();
+        for _ in 0..1 + rng.below(2) {
+            let r = rng.pick(&rules).clone();
+            // The apiserver keys a node's rules by their text.
+            if !picked.contains(&r) {
+                picked.push(r);
+            }
+        }
         root["x-kubernetes-validations"] = json!(picked);
     }
     root
