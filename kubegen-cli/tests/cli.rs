@@ -735,3 +735,43 @@ pub struct Inner {
     let out = kubegen_in(root, &["generate", "--manifest-path", "Cargo.toml"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// The apiserver runs a field's rules on its default when the CRD is
+/// created and refuses the CRD when one fails; `kubegen generate` does
+/// too.
+#[test]
+fn a_default_that_fails_its_fields_rules_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"defaults\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
+    let api = |default: i32| {
+        format!(
+            r#"use kubegen::CustomResource;
+/// A.
+#[derive(CustomResource)]
+#[kubegen(group = "a.example.com", version = "v1", kind = "A")]
+pub struct ASpec {{
+    #[kubegen(default = {default}, validation(rule = "self % 2 == 0", message = "must be even"))]
+    pub size: i32,
+}}
+"#
+        )
+    };
+    std::fs::write(root.join("src/api.rs"), api(3)).unwrap();
+    let out = kubegen_in(root, &["generate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("src/api.rs:6:46: error: the apiserver refuses the default of `.spec.size`: Invalid value: 3: must be even; change the default or the rule"),
+        "{err}"
+    );
+    std::fs::write(root.join("src/api.rs"), api(4)).unwrap();
+    let out = kubegen_in(root, &["generate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}

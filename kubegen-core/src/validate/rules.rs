@@ -77,6 +77,36 @@ pub fn validate(schema: &Value, object: &Value) -> RulesOutcome {
     walk.out
 }
 
+/// The defaults that fail their own field's rules, as the apiserver finds
+/// them when the CRD is created (`ValidateDefaults` runs each field's rules
+/// on its default): the field's schema path (`.spec.size`), the field's
+/// schema, and each error.
+pub fn failing_defaults(schema: &Value) -> Vec<(String, Value, FieldError)> {
+    let mut out = Vec::new();
+    defaults_below(schema, "", &mut out);
+    out
+}
+
+fn defaults_below(node: &Value, path: &str, out: &mut Vec<(String, Value, FieldError)>) {
+    if let Some(default) = node.get("default")
+        && has_rules(node)
+    {
+        for e in validate(node, default).errors {
+            out.push((path.to_string(), node.clone(), e));
+        }
+    }
+    if let Some(props) = node.get("properties").and_then(Value::as_object) {
+        for (k, sub) in props {
+            defaults_below(sub, &format!("{path}.{k}"), out);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(sub) = node.get(key).filter(|v| v.is_object()) {
+            defaults_below(sub, &format!("{path}[*]"), out);
+        }
+    }
+}
+
 struct Walk {
     out: RulesOutcome,
     /// The static cost estimates of the rules evaluated so far: an upper
