@@ -11,6 +11,7 @@
 //! - [`scaffold`] creates new operator crates (`kubegen new`);
 //! - [`check`] classifies every change of the CRDs since an earlier
 //!   release as breaking or safe (`kubegen check`);
+//! - [`json`] holds the small CRD JSON readers `check` and `docs` share;
 //! - [`docs`] writes the API reference and editor JSON Schemas
 //!   (`kubegen docs`, and `generate` with `docs-dir`);
 //! - [`explain`] prints a kind's fields (`kubegen explain`) and the key
@@ -26,6 +27,7 @@ pub mod explain;
 pub mod files;
 pub mod generate;
 pub mod import;
+pub mod json;
 pub mod scaffold;
 pub mod source;
 pub mod validate;

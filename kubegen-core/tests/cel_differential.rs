@@ -19,15 +19,17 @@
 //! generated expressions (default 3,000), `KUBEGEN_CEL_SEED` the seed.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use kubegen_core::cel::sizes::Sizes;
 use kubegen_core::cel::{
     Checked, Expr, ExprKind, Literal, Purpose, RuleError, Type, check_rule, cost, parse,
 };
 use kubegen_core::rng::Rng;
+#[path = "support/go_helper.rs"]
+mod go_helper;
+
 use serde_json::{Value, json};
 
 /// Hand-picked expressions: each rule of the grammar, the lexer's
@@ -605,38 +607,7 @@ fn apiserver(exprs: &[String]) -> Vec<Value> {
         .iter()
         .map(|e| serde_json::to_string(e).unwrap())
         .collect();
-    go(&[], &lines)
-}
-
-/// `go run ./tests/cel ARGS` with `lines` on stdin: one JSON answer per line.
-fn go(args: &[&str], lines: &[String]) -> Vec<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cel");
-    let mut child = Command::new("go")
-        .arg("run")
-        .arg(".")
-        .args(args)
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("`go` (1.26) on PATH runs the apiserver's CEL parser");
-    let mut input = String::new();
-    for l in lines {
-        input.push_str(l);
-        input.push('\n');
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "go run ./tests/cel failed");
-    let answers: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), lines.len());
-    answers
+    go_helper::run("cel", &[], &lines)
 }
 
 #[test]
@@ -1112,7 +1083,7 @@ fn checker_agrees_with_the_apiserver() {
         schemas.push(schema);
     }
     let lines: Vec<String> = schemas.iter().map(|s| s.to_string()).collect();
-    let answers = go(&["compile"], &lines);
+    let answers = go_helper::run("cel", &["compile"], &lines);
     let normalize = |m: &str| -> String {
         let first = m.lines().next().unwrap_or("");
         let first = first
@@ -1304,7 +1275,7 @@ fn crd_verdicts_agree_with_the_apiserver() {
         })
         .collect();
     let lines: Vec<String> = schemas.iter().map(|s| s.to_string()).collect();
-    let answers = go(&["crd"], &lines);
+    let answers = go_helper::run("cel", &["crd"], &lines);
     let (mut agreed, mut refused_for_cost, mut over_total, mut rules) = (0, 0, 0, 0);
     let mut differences = Vec::new();
     for (schema, answer) in schemas.iter().zip(&answers) {

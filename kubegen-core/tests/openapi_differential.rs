@@ -22,13 +22,12 @@
 //! `KUBEGEN_OPENAPI_SEED` the seed; `KUBEGEN_OPENAPI_DUMP` names a file to
 //! write each case and the apiserver's answer to.
 
-use std::io::Write as _;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
 use kubegen_core::rng::Rng;
 use kubegen_core::validate::field::FieldError;
 use kubegen_core::validate::openapi::validate;
+#[path = "support/go_helper.rs"]
+mod go_helper;
+
 use serde_json::{Map, Value, json};
 
 /// Formats the apiserver keeps (in several spellings), and some it drops.
@@ -962,36 +961,6 @@ fn picked() -> Vec<(Value, Value)> {
 /// One error as both sides report it.
 type Row = (String, String, String, String);
 
-/// `go run ./tests/openapi` with one `{"schema", "object"}` line per case.
-fn apiserver(cases: &[String]) -> Vec<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/openapi");
-    let mut child = Command::new("go")
-        .arg("run")
-        .arg(".")
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("`go` (1.26) on PATH runs the apiserver's schema validation");
-    let mut input = String::new();
-    for l in cases {
-        input.push_str(l);
-        input.push('\n');
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "go run ./tests/openapi failed");
-    let answers: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), cases.len());
-    answers
-}
-
 fn rows(errors: &[FieldError]) -> Vec<Row> {
     let mut r: Vec<Row> = errors
         .iter()
@@ -1048,7 +1017,7 @@ fn schema_validation_agrees_with_the_apiserver() {
         .iter()
         .map(|(s, o)| serde_json::to_string(&json!({"schema": s, "object": o})).unwrap())
         .collect();
-    let answers = apiserver(&lines);
+    let answers = go_helper::run("openapi", &[], &lines);
     if let Ok(path) = std::env::var("KUBEGEN_OPENAPI_DUMP") {
         let dump: Vec<String> = lines
             .iter()

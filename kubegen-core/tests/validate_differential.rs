@@ -17,40 +17,14 @@
 //! Needs `go` (1.26) on `PATH`. `KUBEGEN_VALIDATE_CASES` sets the number
 //! of objects (default 2,000), `KUBEGEN_VALIDATE_SEED` the seed.
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
 use kubegen_core::rng::Rng;
 use serde_json::{Value, json};
 
+#[path = "support/go_helper.rs"]
+mod go_helper;
 #[path = "support/widgets.rs"]
 mod widgets;
 use widgets::{root_schema, widget, widget_crd};
-
-fn go(lines: &[String]) -> Vec<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cel");
-    let mut child = Command::new("go")
-        .args(["run", ".", "validate"])
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("`go` (1.26) on PATH runs the apiserver's validation");
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(out.status.success(), "go run ./tests/cel validate failed");
-    let answers: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), lines.len());
-    answers
-}
 
 /// Values equal as the apiserver stores them: numbers by value (`12.0`
 /// decodes to a float64 12 and is written back as `12`).
@@ -83,7 +57,7 @@ fn the_create_path_agrees_with_the_apiservers() {
         );
         inputs.push((schema, namespaced, object));
     }
-    let answers = go(&lines);
+    let answers = go_helper::run("cel", &["validate"], &lines);
     let (mut agreed, mut invalid, mut unknown_total, mut error_total) = (0, 0, 0, 0);
     let (mut rules_evaluated, mut rules_not_evaluated, mut rule_errors) = (0, 0, 0);
     let mut differences = Vec::new();

@@ -86,15 +86,7 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Change> {
     }
     for list in ["shortNames", "categories"] {
         let names = |v: &Value| -> Vec<String> {
-            v.pointer(&format!("/spec/names/{list}"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default()
+            crate::json::strings(v.pointer(&format!("/spec/names/{list}")))
         };
         let now = names(new);
         for gone in names(old).into_iter().filter(|n| !now.contains(n)) {
@@ -117,16 +109,7 @@ pub fn compare(old: &Value, new: &Value) -> Vec<Change> {
     let flag = |v: &Value, key: &str| v.get(key).and_then(Value::as_bool).unwrap_or(false);
     // Versions with objects stored in them: the status's record when the
     // earlier CRD comes from a cluster, else its storage version.
-    let mut stored: Vec<String> = old
-        .pointer("/status/storedVersions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut stored: Vec<String> = crate::json::strings(old.pointer("/status/storedVersions"));
     if stored.is_empty() {
         stored.extend(
             old_versions

@@ -391,17 +391,7 @@ fn mentions(e: &kubegen_core::cel::Expr, name: &str) -> bool {
 }
 
 fn required(old: &Value, new: &Value, path: &str, out: &mut Vec<SchemaChange>) {
-    let list = |s: &Value| -> Vec<String> {
-        s.get("required")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |s: &Value| -> Vec<String> { crate::json::strings(s.get("required")) };
     let (o, n) = (list(old), list(new));
     for added in n.iter().filter(|r| !o.contains(r)) {
         push(

@@ -150,15 +150,7 @@ fn kind_section(out: &mut String, group: &str, version: &str, k: &KindPage<'_>) 
 }
 
 fn required_of(s: &Value) -> Vec<String> {
-    s.get("required")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::json::strings(s.get("required"))
 }
 
 /// A table cell's text: one line, pipes escaped.

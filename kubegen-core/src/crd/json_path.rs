@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::CrdError;
 
 /// `metadata` fields a JSON path may name.
-const OBJECT_META_FIELDS: &[&str] = &[
+pub(crate) const OBJECT_META_FIELDS: &[&str] = &[
     "name",
     "generateName",
     "namespace",

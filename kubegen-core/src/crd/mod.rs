@@ -15,7 +15,7 @@ use crate::schema::{self, SchemaError, structural};
 mod budget;
 #[cfg(test)]
 mod fixtures;
-mod json_path;
+pub(crate) mod json_path;
 mod lossy;
 mod merge;
 mod root;

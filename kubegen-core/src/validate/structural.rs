@@ -8,29 +8,13 @@
 
 use serde_json::Value;
 
+// The fields of `ObjectMeta`: the apiserver decodes `metadata` into it,
+// dropping (and, strictly, reporting) any other.
+use crate::crd::json_path::OBJECT_META_FIELDS;
+
 /// Fields the apiserver never prunes at a resource's root or in an
 /// embedded resource.
 const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
-
-/// The fields of `ObjectMeta`: the apiserver decodes `metadata` into it,
-/// dropping (and, strictly, reporting) any other.
-const OBJECT_META: [&str; 15] = [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
 
 fn flag(s: &Value, key: &str) -> bool {
     s.get(key).and_then(Value::as_bool).unwrap_or(false)
@@ -77,7 +61,7 @@ fn prune_object_meta(x: &mut Value, path: &str, unknown: &mut Vec<String>) {
     if let Some(meta) = x.get_mut("metadata").and_then(Value::as_object_mut) {
         let extra: Vec<String> = meta
             .keys()
-            .filter(|k| !OBJECT_META.contains(&k.as_str()))
+            .filter(|k| !OBJECT_META_FIELDS.contains(&k.as_str()))
             .cloned()
             .collect();
         for k in extra {
