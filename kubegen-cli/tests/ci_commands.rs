@@ -39,15 +39,8 @@ pub struct WidgetSpec {{
 
 #[test]
 fn breaking_changes_since_a_release_are_refused_until_allowed() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::scratch_crate("widgets", "");
     let root = dir.path();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
     let v1 = "    pub replicas: i32,\n    pub legacy: Option<String>,\n";
     std::fs::write(root.join("src/api.rs"), api(v1, "")).unwrap();
     let generate = |root: &Path| {
@@ -158,12 +151,9 @@ fn breaking_changes_since_a_release_are_refused_until_allowed() {
 /// `generate --check` guards them too.
 #[test]
 fn docs_are_written_from_the_crds_and_kept_current() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::scratch_crate("widgets", "");
     let root = dir.path();
-    std::fs::create_dir_all(root.join("src")).unwrap();
     let manifest = "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\n";
-    std::fs::write(root.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
     let fields =
         "    /// How many.\n    #[kubegen(minimum = 1, default = 1)]\n    pub replicas: i32,\n";
     std::fs::write(root.join("src/api.rs"), api(fields, "")).unwrap();
@@ -219,16 +209,9 @@ fn docs_are_written_from_the_crds_and_kept_current() {
 /// object, 2 on a manifest of no CRD of the crate.
 #[test]
 fn manifests_are_validated_against_the_crates_crds() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::scratch_crate("widgets", "");
     let root = dir.path();
-    std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::create_dir_all(root.join("samples")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"widgets\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
     let fields = "    #[kubegen(minimum = 1, default = 1)]\n    pub replicas: i32,\n    #[kubegen(max_length = 5)]\n    pub name: String,\n";
     let rule = "#[kubegen(validation(rule = \"self.replicas <= 3\", message = \"at most three\"))]";
     std::fs::write(root.join("src/api.rs"), api(fields, rule)).unwrap();

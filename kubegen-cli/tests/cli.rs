@@ -687,14 +687,8 @@ pub struct Inner {
 /// derive cannot see that; `kubegen generate` costs the assembled CRD.
 #[test]
 fn cel_rule_costs_are_multiplied_by_the_assembled_crds_cardinality() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::scratch_crate("costs", "");
     let root = dir.path();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"costs\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
     std::fs::write(root.join("src/lib.rs"), "mod api;\nmod inner;\n").unwrap();
     let api = |bound: &str| {
         format!(
@@ -741,15 +735,8 @@ pub struct Inner {
 /// too.
 #[test]
 fn a_default_that_fails_its_fields_rules_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = support::scratch_crate("defaults", "");
     let root = dir.path();
-    std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(
-        root.join("Cargo.toml"),
-        "[package]\nname = \"defaults\"\nversion = \"0.1.0\"\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
     let api = |default: i32| {
         format!(
             r#"use kubegen::CustomResource;

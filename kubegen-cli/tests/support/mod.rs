@@ -45,3 +45,20 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A scratch crate named `name` in a new temporary directory: a
+/// `Cargo.toml`, `src/lib.rs` declaring `mod api;`, and `src/api.rs` with
+/// `api`.
+pub fn scratch_crate(name: &str, api: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n"),
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod api;\n").unwrap();
+    std::fs::write(root.join("src/api.rs"), api).unwrap();
+    dir
+}
