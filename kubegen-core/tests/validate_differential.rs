@@ -11,8 +11,13 @@
 //! apiserver's CEL validator runs after the other checks unless an error
 //! blocks them — the same unknown fields, the same errors word for word
 //! (rule failures and evaluation errors included), and the same stored
-//! object. Rules kubegen leaves unevaluated are counted; they are in the
-//! comparison too, so one the apiserver fails shows as a difference.
+//! object, and the same runtime cost charged to the object's budget
+//! (cel-go's cost tracker, wherever it does not depend on the random
+//! order Go visits a map's entries in). Rules kubegen leaves unevaluated
+//! are counted; they are in the comparison too, so one the apiserver
+//! fails shows as a difference. A second test drives rules over their
+//! per-call limit and objects over their budget, in rules and in
+//! `messageExpression`s.
 //!
 //! Needs `go` (1.26) on `PATH`. `KUBEGEN_VALIDATE_CASES` sets the number
 //! of objects (default 2,000), `KUBEGEN_VALIDATE_SEED` the seed.
@@ -60,6 +65,7 @@ fn the_create_path_agrees_with_the_apiservers() {
     let answers = go_helper::run("cel", &["validate"], &lines);
     let (mut agreed, mut invalid, mut unknown_total, mut error_total) = (0, 0, 0, 0);
     let (mut rules_evaluated, mut rules_not_evaluated, mut rule_errors) = (0, 0, 0);
+    let mut costed = 0;
     let mut differences = Vec::new();
     for ((schema, namespaced, object), theirs) in inputs.iter().zip(&answers) {
         if theirs.get("schemaError").is_some() {
@@ -101,20 +107,30 @@ fn the_create_path_agrees_with_the_apiservers() {
             v
         };
         let same_stored = same(&strip(&ours.object), &strip(&theirs["stored"]));
-        if our_errors == their_errors && ours.unknown_fields == their_unknown && same_stored {
+        // The rules' runtime cost, where kubegen knows it.
+        let their_cost = theirs["celCost"].as_u64();
+        let same_cost = ours.rules_cost.is_none() || ours.rules_cost == their_cost;
+        if ours.rules_cost.is_some() && their_cost.is_some_and(|c| c > 0) {
+            costed += 1;
+        }
+        if our_errors == their_errors
+            && ours.unknown_fields == their_unknown
+            && same_stored
+            && same_cost
+        {
             agreed += 1;
             invalid += usize::from(!our_errors.is_empty());
             unknown_total += their_unknown.len();
             error_total += our_errors.len();
         } else {
             differences.push(format!(
-                "schema {schema}\nobject {object}\n  kubegen:   {our_errors:?} unknown {:?} stored {}\n  apiserver: {their_errors:?} unknown {their_unknown:?} stored {}",
-                ours.unknown_fields, ours.object, theirs["stored"]
+                "schema {schema}\nobject {object}\n  kubegen:   {our_errors:?} unknown {:?} cost {:?} stored {}\n  apiserver: {their_errors:?} unknown {their_unknown:?} cost {their_cost:?} stored {}",
+                ours.unknown_fields, ours.rules_cost, ours.object, theirs["stored"]
             ));
         }
     }
     eprintln!(
-        "{cases} objects: {agreed} with the same verdict ({invalid} invalid, {error_total} errors and {unknown_total} unknown fields word for word), {} differences; CEL rules: {rules_evaluated} evaluated ({rule_errors} errors from them), {rules_not_evaluated} left unevaluated",
+        "{cases} objects: {agreed} with the same verdict ({invalid} invalid, {error_total} errors and {unknown_total} unknown fields word for word), {} differences; CEL rules: {rules_evaluated} evaluated ({rule_errors} errors from them), {rules_not_evaluated} left unevaluated; the same runtime cost on {costed} objects whose rules cost anything",
         differences.len()
     );
     assert!(
@@ -128,4 +144,111 @@ fn the_create_path_agrees_with_the_apiservers() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// A widget schema whose `spec` is `spec`.
+fn with_spec(spec: Value) -> Value {
+    json!({"type": "object", "properties": {
+        "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+        "metadata": {"type": "object"}, "spec": spec}})
+}
+
+/// A widget whose `spec` is `spec`.
+fn widget_with(spec: Value) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "web", "namespace": "default"}, "spec": spec})
+}
+
+/// The runtime cost limits: a rule over its per-call limit, objects whose
+/// rules spend the object's budget (in a rule or in a `messageExpression`),
+/// and heavy rules within both, whose exact cost is compared.
+#[test]
+fn cost_limits_and_the_budget_agree_with_the_apiservers() {
+    let pairs = "self.all(x, self.all(y, x == y || x.startsWith(y)))";
+    let list = |rule: &str, extra: Value| {
+        let mut rule = json!({"rule": rule});
+        if let (Some(r), Some(e)) = (rule.as_object_mut(), extra.as_object()) {
+            r.extend(e.clone());
+        }
+        json!({"type": "object", "properties": {"l": {"type": "array",
+            "items": {"type": "string"}, "x-kubernetes-validations": [rule]}}})
+    };
+    // A list of lists (the apiserver visits a map's entries in Go's random
+    // order, so where the budget runs out in one varies), each sorted: n²
+    // × 2.1 for n strings, the lists extension's price.
+    let lists = json!({"type": "object", "properties": {"m": {"type": "array",
+        "items": {"type": "array", "items": {"type": "string"},
+            "x-kubernetes-validations": [{"rule": "self.sort().size() > 0"}]}}}});
+    let strings = |n: usize, s: &str| Value::from(vec![s; n]);
+    let many = |lists: usize, n: usize| json!({"m": vec![strings(n, "ab"); lists]});
+    let cases = [
+        // Within the per-call limit; the exact cost compared.
+        (list(pairs, json!({})), json!({"l": strings(150, "ab")})),
+        // Over it.
+        (list(pairs, json!({})), json!({"l": strings(450, "ab")})),
+        (
+            list(pairs, json!({"message": "all pairs"})),
+            json!({"l": strings(450, "ab")}),
+        ),
+        // A failing rule whose message expression is over the limit.
+        (
+            list(
+                "self.size() < 2",
+                json!({"messageExpression": "self.all(x, self.all(y, x == y)) ? 'same' : 'differ'"}),
+            ),
+            json!({"l": strings(450, "ab")}),
+        ),
+        // The object's budget spent over many nodes.
+        (lists.clone(), many(11, 650)),
+        (lists.clone(), many(12, 650)),
+        (lists.clone(), many(2, 700)),
+        // Failing rules whose messages spend the budget.
+        (
+            json!({"type": "object", "properties": {"m": {"type": "array",
+                "items": {"type": "array", "items": {"type": "string"},
+                    "x-kubernetes-validations": [{"rule": "self.sort().size() < 0",
+                        "messageExpression": "string(self.sort().size())"}]}}}}),
+            many(6, 650),
+        ),
+    ];
+    let mut lines = Vec::new();
+    for (spec, object) in &cases {
+        lines.push(
+            json!({"schema": with_spec(spec.clone()), "namespaced": true,
+                "object": widget_with(object.clone())})
+            .to_string(),
+        );
+    }
+    let answers = go_helper::run("cel", &["validate"], &lines);
+    let mut differences = Vec::new();
+    let (mut limits, mut costs) = (0, 0);
+    for ((spec, object), theirs) in cases.iter().zip(&answers) {
+        let schema = with_spec(spec.clone());
+        let crd = widget_crd(&schema, "example.com", true);
+        let ours = kubegen_core::validate::validate_create(&crd, &widget_with(object.clone()))
+            .expect("the CRD's kind");
+        let ours_errors: Vec<String> = ours.errors.iter().map(ToString::to_string).collect();
+        let their_errors: Vec<String> = theirs["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap().to_string())
+            .collect();
+        let their_cost = theirs["celCost"].as_u64();
+        limits += usize::from(their_cost.is_none());
+        costs += usize::from(their_cost.is_some());
+        if ours_errors != their_errors || ours.rules_cost != their_cost {
+            differences.push(format!(
+                "spec {spec}\n  kubegen:   {ours_errors:?} cost {:?}\n  apiserver: {their_errors:?} cost {their_cost:?}",
+                ours.rules_cost
+            ));
+        }
+    }
+    eprintln!(
+        "{} heavy objects: {limits} over a limit or the budget, {costs} with their cost compared, {} differences",
+        cases.len(),
+        differences.len()
+    );
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(limits >= 4 && costs >= 2, "the cases reach the limits");
 }

@@ -45,6 +45,12 @@ pub struct Outcome {
     pub rules_not_evaluated: Vec<(String, String)>,
     /// How many rules were evaluated.
     pub rules_evaluated: usize,
+    /// The runtime cost the rules charged to the object's budget of
+    /// 10,000,000, as the apiserver counts it (`None` when the budget ran
+    /// out, a rule's cost went over the per-call limit, a rule was not
+    /// evaluated, or the cost depends on the order of a map's entries,
+    /// which the apiserver visits in Go's random order).
+    pub rules_cost: Option<u64>,
 }
 
 /// Why an object is not one of the CRD's.
@@ -113,6 +119,7 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
     lists::validate("", &schema, &object, &mut errors);
     let mut rules_not_evaluated = Vec::new();
     let mut rules_evaluated = 0;
+    let mut rules_cost = Some(0);
     if rules::has_rules(&schema) {
         if errors.iter().any(blocks_rules) {
             errors.push(FieldError::invalid(
@@ -125,6 +132,7 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
             errors.extend(outcome.errors);
             rules_not_evaluated = outcome.not_evaluated;
             rules_evaluated = outcome.evaluated;
+            rules_cost = outcome.cost;
         }
     }
     Ok(Outcome {
@@ -133,6 +141,7 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
         errors,
         rules_not_evaluated,
         rules_evaluated,
+        rules_cost,
     })
 }
 

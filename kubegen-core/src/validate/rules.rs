@@ -6,24 +6,24 @@
 //! reported at its node (or its `fieldPath`) with the evaluated
 //! `messageExpression`, its `message` or `failed rule: <rule>`, and the
 //! `reason` it names; an evaluation error as `<error> evaluating rule:
-//! <rule or message>`.
+//! <rule or message>`. Every evaluation's runtime cost is cel-go's
+//! ([`evaluate_with_cost`]): one over the per-call limit, or over what is
+//! left of the object's budget, ends validation with the apiserver's
+//! error, word for word.
 //!
 //! A rule kubegen cannot evaluate exactly — one using what
-//! [`cel::eval`](crate::cel::eval) does not implement yet, one whose
-//! cost may be over the per-call limit or the object's budget (neither
-//! its static estimate nor the bound [`evaluate_with_cost`] gives show it
-//! within; cel-go's exact runtime cost is not tracked yet, so the
-//! apiserver's budget errors are not reproduced), or whose `fieldPath` is
-//! not a plain `.a.b` — is listed as not evaluated, never guessed.
+//! [`cel::eval`](crate::cel::eval) does not implement yet, or whose
+//! `fieldPath` is not a plain `.a.b` — is listed as not evaluated, never
+//! guessed. Later rules are still evaluated, as if the unevaluated one
+//! had cost anything up to the per-call limit; where that leaves it open
+//! whether the object's budget runs out, they are listed too.
 
 use serde_json::{Value, json};
 
 use super::field::{ErrorType, FieldError};
 use crate::cel::check::{Purpose, check_rule};
-use crate::cel::cost;
 use crate::cel::eval::value::{Val, with_type_and_object_meta};
 use crate::cel::eval::{EvalError, Sets, evaluate_with_cost};
-use crate::cel::sizes::Sizes;
 use crate::cel::types::Type;
 
 /// The apiserver's runtime cost limit of one expression (`PerCallLimit`).
@@ -48,6 +48,11 @@ pub struct RulesOutcome {
     /// How many rules were evaluated (transition rules, which do not run
     /// on create, counted as the apiserver skips them).
     pub evaluated: usize,
+    /// The runtime cost the rules charged to the object's budget, when
+    /// kubegen finished every evaluation, the budget did not run out, and
+    /// no macro stopped early over a map (whose entries the apiserver
+    /// visits in Go's random order).
+    pub cost: Option<u64>,
 }
 
 /// Whether `schema` has any rule, anywhere (the apiserver builds no rule
@@ -71,9 +76,15 @@ pub fn has_rules(schema: &Value) -> bool {
 pub fn validate(schema: &Value, object: &Value) -> RulesOutcome {
     let mut walk = Walk {
         out: RulesOutcome::default(),
-        spent: 0,
+        remaining: PER_OBJECT_BUDGET as i64,
+        unsure: 0,
+        state: Budget::Left,
+        map_order: false,
     };
     walk.node(schema, object, "", &[], true);
+    if walk.unsure == 0 && walk.state == Budget::Left && !walk.map_order {
+        walk.out.cost = u64::try_from(PER_OBJECT_BUDGET as i64 - walk.remaining).ok();
+    }
     walk.out
 }
 
@@ -109,10 +120,32 @@ fn defaults_below(node: &Value, path: &str, out: &mut Vec<(String, Value, FieldE
 
 struct Walk {
     out: RulesOutcome,
-    /// The static cost estimates of the rules evaluated so far: an upper
-    /// bound of what the apiserver charged to the object's budget.
-    spent: u64,
+    /// The object's budget left (`remainingBudget`), less the runtime
+    /// cost of every evaluation so far…
+    remaining: i64,
+    /// …and less at most this much more, which the evaluations kubegen
+    /// could not finish may have cost.
+    unsure: i64,
+    state: Budget,
+    /// An evaluation's cost depended on the order of a map's entries.
+    map_order: bool,
 }
+
+/// Whether rules still run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Budget {
+    /// Within the budget.
+    Left,
+    /// Out of budget, or over a per-call limit: no further rule runs.
+    Spent,
+    /// Unknown (an unevaluated rule's cost decides it): later rules are
+    /// listed as not evaluated.
+    Undecided,
+}
+
+/// The apiserver's words when an object's budget runs out.
+const OUT_OF_BUDGET: &str =
+    "validation failed due to running out of cost budget, no further validation rules will be run";
 
 /// A Go `field.Path` as it prints: `<nil>` for the root.
 fn render(path: &[String]) -> String {
@@ -135,7 +168,7 @@ impl Walk {
     /// `node` at the schema path `at` (`.spec.items[*]`) and field path
     /// `path`.
     fn node(&mut self, schema: &Value, object: &Value, at: &str, path: &[String], root: bool) {
-        if object.is_null() {
+        if object.is_null() || self.state == Budget::Spent {
             return;
         }
         self.rules(schema, object, at, path, root);
@@ -194,7 +227,6 @@ impl Walk {
             return;
         };
         let self_type = Type::of_schema(schema, "selfType", root);
-        let sizes = Sizes::of_schema(schema, root);
         let value = if root {
             let resource = with_type_and_object_meta(schema, path.is_empty());
             let mut resource = resource;
@@ -205,6 +237,25 @@ impl Walk {
         } else {
             Val::from_json(object, schema)
         };
+        if rules.is_empty() {
+            return;
+        }
+        match self.over(0) {
+            // The node's rules do not run once the budget is gone.
+            _ if self.state == Budget::Spent => return,
+            Some(true) if self.state == Budget::Left => {
+                let sts_type = schema.get("type").and_then(Value::as_str).unwrap_or("");
+                self.out.errors.push(FieldError::invalid(
+                    render(path),
+                    json!(sts_type),
+                    OUT_OF_BUDGET,
+                ));
+                self.state = Budget::Spent;
+                return;
+            }
+            Some(false) => {}
+            _ => self.state = Budget::Undecided,
+        }
         // One `self` for all the node's rules, as the apiserver's.
         let mut sets = Sets::default();
         for r in rules {
@@ -212,13 +263,18 @@ impl Walk {
             if rule.trim().is_empty() {
                 continue;
             }
-            let (Some(self_type), Some(sizes)) = (&self_type, &sizes) else {
+            if self.state == Budget::Spent {
+                return;
+            }
+            if self.state == Budget::Undecided {
+                self.skip(at, rule);
+                continue;
+            }
+            let Some(self_type) = &self_type else {
                 self.skip(at, rule);
                 continue;
             };
-            match self.rule(
-                r, rule, self_type, sizes, &value, &mut sets, schema, object, path,
-            ) {
+            match self.rule(r, rule, self_type, &value, &mut sets, schema, object, path) {
                 Some(errors) => {
                     self.out.evaluated += 1;
                     self.out.errors.extend(errors);
@@ -228,17 +284,47 @@ impl Walk {
         }
     }
 
-    /// Charges one evaluation to the object's budget: the least of its
-    /// static estimate and its evaluation's bound, which must be within
-    /// the per-call limit and leave the object within its budget (`None`
-    /// otherwise: the apiserver's cost errors are not reproduced yet).
-    fn charge(&mut self, estimate: Option<u64>, bound: u64) -> Option<()> {
-        let cost = estimate.map_or(bound, |e| e.min(bound));
-        if cost > PER_CALL_LIMIT {
-            return None;
+    /// Whether `cost` is more than the budget left (`cost == 0`: whether
+    /// none is left), when the unfinished evaluations leave it decided.
+    fn over(&self, cost: u64) -> Option<bool> {
+        let cost = i64::try_from(cost).unwrap_or(i64::MAX);
+        let least = self.remaining.saturating_sub(self.unsure);
+        let over = |left: i64| if cost == 0 { left <= 0 } else { cost > left };
+        match (over(self.remaining), over(least)) {
+            (true, _) => Some(true),
+            (false, false) => Some(false),
+            (false, true) => None,
         }
-        self.spent = self.spent.saturating_add(cost);
-        (self.spent <= PER_OBJECT_BUDGET).then_some(())
+    }
+
+    /// Charges an evaluation that ended with `cost` to the budget: `Err`
+    /// with the error ending validation when the budget is out (or when
+    /// that is undecided, `Err(None)`).
+    fn charge(&mut self, cost: u64, error: FieldError) -> Result<(), Option<FieldError>> {
+        match self.over(cost) {
+            Some(false) => {
+                self.remaining -= i64::try_from(cost).unwrap_or(i64::MAX);
+                Ok(())
+            }
+            Some(true) => {
+                self.state = Budget::Spent;
+                Err(Some(error))
+            }
+            None => {
+                self.state = Budget::Undecided;
+                Err(None)
+            }
+        }
+    }
+
+    /// An evaluation kubegen could not finish after charging `cost`: it
+    /// may have cost up to the per-call limit.
+    fn unfinished(&mut self, cost: u64) {
+        let cost = i64::try_from(cost).unwrap_or(i64::MAX);
+        self.remaining = self.remaining.saturating_sub(cost);
+        self.unsure = self
+            .unsure
+            .saturating_add((PER_CALL_LIMIT as i64).saturating_sub(cost).max(0));
     }
 
     fn skip(&mut self, at: &str, rule: &str) {
@@ -255,7 +341,6 @@ impl Walk {
         r: &Value,
         rule: &str,
         self_type: &Type,
-        sizes: &Sizes,
         value: &Val,
         sets: &mut Sets,
         schema: &Value,
@@ -285,13 +370,6 @@ impl Walk {
             }
             None => None,
         };
-        // The static estimates, where within the per-call limit, bound
-        // the runtime cost; otherwise the evaluation's own bound must.
-        let mut estimates = Vec::new();
-        for tree in std::iter::once(&checked).chain(message_expression.as_ref()) {
-            let c = cost::estimate(&tree.tree, sizes);
-            estimates.push((!c.undecidable).then_some(c.estimate.max));
-        }
         let field_path = match text("fieldPath") {
             None | Some("") => None,
             Some(f) => Some(plain_field_path(f)?),
@@ -306,16 +384,34 @@ impl Walk {
         let rule_text = message.unwrap_or(rule.trim()).to_string();
         let sts_type = schema.get("type").and_then(Value::as_str).unwrap_or("");
         let here = render(path);
-        let (result, bound) = evaluate_with_cost(&checked.tree, &rule_vars, sets);
-        self.charge(estimates[0], bound)?;
+        let invalid = |at: &str, detail: String| FieldError::invalid(at, json!(sts_type), detail);
+        let run = evaluate_with_cost(&checked.tree, &rule_vars, sets, PER_CALL_LIMIT);
+        self.map_order |= run.cost_depends_on_map_order;
+        let (result, cost) = (run.result, run.cost);
+        if matches!(result, Err(EvalError::Unsupported(_))) {
+            self.unfinished(cost);
+            return None;
+        }
+        if let Err(e) = self.charge(cost, invalid(&here, OUT_OF_BUDGET.into())) {
+            return e.map(|e| vec![e]);
+        }
         match result {
             Ok(Val::Bool(true)) => return Some(Vec::new()),
             Ok(Val::Bool(false)) => {}
+            // A non-boolean result of a `dyn` rule.
             Ok(_) | Err(EvalError::Unsupported(_)) => return None,
+            Err(EvalError::CostLimit) => {
+                self.state = Budget::Spent;
+                return Some(vec![invalid(
+                    &here,
+                    format!(
+                        "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"
+                    ),
+                )]);
+            }
             Err(EvalError::Error(e)) => {
-                return Some(vec![FieldError::invalid(
-                    here,
-                    json!(sts_type),
+                return Some(vec![invalid(
+                    &here,
                     format!("{e} evaluating rule: {rule_text}"),
                 )]);
             }
@@ -328,8 +424,31 @@ impl Walk {
         let mut detail = None;
         if let Some(m) = &message_expression {
             let vars = [("self", value.clone())];
-            let (result, bound) = evaluate_with_cost(&m.tree, &vars, sets);
-            self.charge(estimates[1], bound)?;
+            let run = evaluate_with_cost(&m.tree, &vars, sets, PER_CALL_LIMIT);
+            self.map_order |= run.cost_depends_on_map_order;
+            let (result, cost) = (run.result, run.cost);
+            if matches!(result, Err(EvalError::Unsupported(_))) {
+                self.unfinished(cost);
+                return None;
+            }
+            let out_of_budget = invalid(
+                &at,
+                "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
+            );
+            if let Err(e) = self.charge(cost, out_of_budget) {
+                return e.map(|e| vec![e]);
+            }
+            if matches!(result, Err(EvalError::CostLimit)) {
+                self.state = Budget::Spent;
+                let source = text("messageExpression").unwrap_or_default();
+                return Some(vec![invalid(
+                    &at,
+                    format!(
+                        "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                        crate::go::fmt::go_quote(source)
+                    ),
+                )]);
+            }
             match result {
                 Ok(Val::String(s)) => {
                     let s = s.trim();

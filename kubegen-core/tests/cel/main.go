@@ -270,6 +270,10 @@ func validateObjects() {
 			u.SetNamespace("")
 		}
 		var errs field.ErrorList
+		// The runtime cost the rules charged to the object's budget
+		// (absent when the budget ran out or a rule's call cost went
+		// over its limit).
+		var celCost any = int64(0)
 		errs = append(errs, apimachineryvalidation.ValidateObjectMetaAccessor(u, line.Namespaced, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
 		validator, _, err := apiservervalidation.NewSchemaValidator(&internal)
 		if err != nil {
@@ -284,8 +288,13 @@ func validateObjects() {
 			if blocked := blockingErr(errs); blocked != nil {
 				errs = append(errs, blocked)
 			} else {
-				ruleErrs, _ := celValidator.Validate(context.Background(), nil, ss, u.Object, nil, celconfig.RuntimeCELCostBudget)
+				ruleErrs, remaining := celValidator.Validate(context.Background(), nil, ss, u.Object, nil, celconfig.RuntimeCELCostBudget)
 				errs = append(errs, ruleErrs...)
+				if remaining >= 0 {
+					celCost = celconfig.RuntimeCELCostBudget - remaining
+				} else {
+					celCost = nil
+				}
 			}
 		}
 		texts := []string{}
@@ -296,7 +305,7 @@ func validateObjects() {
 			unknown = []string{}
 		}
 		sort.Strings(unknown)
-		enc.Encode(map[string]any{"unknown": unknown, "errors": texts, "stored": u.Object})
+		enc.Encode(map[string]any{"unknown": unknown, "errors": texts, "stored": u.Object, "celCost": celCost})
 	}
 	if err := in.Err(); err != nil {
 		panic(err)

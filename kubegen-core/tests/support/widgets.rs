@@ -222,6 +222,14 @@ fn rules_for(rng: &mut Rng, s: &Value) -> Vec<(String, Option<String>, Option<St
             plain("[self, ['z']].flatten().size() < 4"),
             plain("self == ['s0', 's1'] || ['s1', 's0'] != self"),
             plain("(self + ['t']).size() > 0 && self != ['t']"),
+            // Shapes cel-go plans (and charges) apart: conditional
+            // attributes, indexes by a variable, constant and built
+            // lists and maps, `in` a constant list.
+            plain("(self.size() > 1 ? self[1] : self[0]) != 's9'"),
+            plain("self.all(i, x, self[i] == x && (i > 0 ? self[i - 1] : x) <= x)"),
+            plain("{'k': self}.k.size() == self.size() && [self, ['z']][1] == ['z']"),
+            plain("self.exists(x, x in ['s1', 's3']) || self.map(x, [x]).size() > 9"),
+            plain("self.all(x, x < 'zz' && 'a' + x > x && x in [x, 'q'])"),
         ]),
         "object" if s.get("additionalProperties").is_some() => out.extend([
             plain("self.size() < 2"),
@@ -230,6 +238,8 @@ fn rules_for(rng: &mut Rng, s: &Value) -> Vec<(String, Option<String>, Option<St
             plain("self.all(k, k != 'b')"),
             plain("self[?'a'].hasValue()"),
             plain("self.?b.hasValue() || self.size() == 0"),
+            plain("self.all(k, self[k] == self[k] && has(self.a) == ('a' in self))"),
+            plain("(has(self.a) ? self.a : self['b']) == self[?'a'].orValue(self['b'])"),
         ]),
         "object" => {
             let props: Vec<(String, String)> = s["properties"]

@@ -10,6 +10,7 @@
 //! [`EvalError::Unsupported`], so a caller can leave the rule unevaluated
 //! instead of guessing.
 
+pub mod cost;
 pub mod library;
 pub mod net;
 pub mod semver;
@@ -31,6 +32,9 @@ pub enum EvalError {
     Error(String),
     /// Something kubegen does not evaluate yet: the outcome is unknown.
     Unsupported(String),
+    /// The runtime cost went over the limit (cel-go's
+    /// `operation cancelled: actual cost limit exceeded`).
+    CostLimit,
 }
 
 impl EvalError {
@@ -47,9 +51,10 @@ impl EvalError {
 /// A value or an error, as cel-go carries errors as values.
 pub type Res = Result<Val, EvalError>;
 
-/// Evaluates `tree` with the variables `vars` (`self`, `oldSelf`).
+/// Evaluates `tree` with the variables `vars` (`self`, `oldSelf`), with
+/// no cost limit.
 pub fn evaluate(tree: &Node, vars: &[(&str, Val)]) -> Res {
-    evaluate_with_cost(tree, vars, &mut Sets::default()).0
+    evaluate_with_cost(tree, vars, &mut Sets::default(), u64::MAX).result
 }
 
 /// The elements `X + Y` put into the set cached by a set list `X` of the
@@ -83,29 +88,87 @@ impl Sets {
 }
 
 /// [`evaluate`], with `sets` kept across the evaluations of one node's
-/// rules, and with an upper bound of the runtime cost cel-go charges for
-/// it: every node evaluated costs at most 1, every call at most (1 + the
-/// sizes of its arguments)², a size counting every element, entry,
-/// field, byte and character below a value. Not cel-go's figure; a bound
-/// that tells when cel-go's stays within a limit.
-pub fn evaluate_with_cost(tree: &Node, vars: &[(&str, Val)], sets: &mut Sets) -> (Res, u64) {
+/// rules, and the runtime cost cel-go's tracker charges for it (with the
+/// apiserver's options: a presence test is free; constant lists, maps,
+/// conversions and `in` a constant list planned as cel-go's optimizer
+/// plans them). Evaluation stops with [`EvalError::CostLimit`] as soon
+/// as the cost is over `limit`, and the cost returned is the cost then.
+pub fn evaluate_with_cost(
+    tree: &Node,
+    vars: &[(&str, Val)],
+    sets: &mut Sets,
+    limit: u64,
+) -> Evaluation {
     let mut env = Env {
         scope: vars
             .iter()
             .map(|(n, v)| (n.to_string(), Ok(v.clone())))
             .collect(),
         cost: 0,
+        limit,
+        cancelled: false,
+        free: 0,
+        map_order: false,
         sets,
     };
     let out = eval(tree, &mut env);
-    (out, env.cost)
+    Evaluation {
+        result: if env.cancelled {
+            Err(EvalError::CostLimit)
+        } else {
+            out
+        },
+        cost: env.cost,
+        cost_depends_on_map_order: env.map_order,
+    }
 }
 
-/// The variables in scope, the cost bound so far, and the sets' state.
+/// What [`evaluate_with_cost`] found.
+#[derive(Debug)]
+pub struct Evaluation {
+    /// The value or error.
+    pub result: Res,
+    /// The runtime cost charged.
+    pub cost: u64,
+    /// A macro over a map of two or more entries stopped, or would have
+    /// stopped at its last entry: the apiserver visits a map's entries in
+    /// Go's random order, so its cost differs from run to run.
+    pub cost_depends_on_map_order: bool,
+}
+
+/// The variables in scope, the cost so far, and the sets' state.
 struct Env<'s> {
     scope: Vec<(String, Res)>,
     cost: u64,
+    limit: u64,
+    /// The cost went over the limit: cel-go panics out of the evaluation.
+    cancelled: bool,
+    /// Inside a constant cel-go folds when it plans: nothing is charged.
+    free: u32,
+    /// A fold over a map stopped, or would have by its last entry.
+    map_order: bool,
     sets: &'s mut Sets,
+}
+
+impl Env<'_> {
+    /// Charges `n` (a negative `n` as cel-go's unsigned arithmetic does),
+    /// and cancels the evaluation when the cost is over the limit.
+    fn charge(&mut self, n: i64) {
+        if self.cancelled || self.free > 0 {
+            return;
+        }
+        self.cost = self.cost.wrapping_add_signed(n);
+        if self.cost > self.limit {
+            self.cancelled = true;
+        }
+    }
+
+    /// Charges a call's cost, or passes on why it cannot be priced.
+    fn charge_call(&mut self, cost: Result<u64, EvalError>) -> Result<(), EvalError> {
+        let c = cost?;
+        self.charge(i64::try_from(c).unwrap_or(i64::MAX));
+        Ok(())
+    }
 }
 
 /// A value read out of the object: as `UnstructuredToVal` makes a new
@@ -117,25 +180,6 @@ fn fresh(v: &Val) -> Val {
     }
 }
 
-/// A value's size for the cost bound.
-fn deep_size(v: &Val) -> u64 {
-    match v {
-        Val::String(s) => s.len() as u64,
-        Val::Bytes(b) => b.len() as u64,
-        Val::List(items, _) => items.iter().map(|i| 1 + deep_size(i)).sum(),
-        Val::Map(entries) => entries
-            .iter()
-            .map(|(k, v)| 1 + deep_size(k) + deep_size(v))
-            .sum(),
-        Val::Object(fields, _) => fields
-            .iter()
-            .map(|(k, v)| 1 + k.len() as u64 + deep_size(v))
-            .sum(),
-        Val::Optional(Some(v)) => deep_size(v),
-        _ => 1,
-    }
-}
-
 fn lookup(scope: &[(String, Res)], name: &str) -> Option<Res> {
     scope
         .iter()
@@ -144,14 +188,187 @@ fn lookup(scope: &[(String, Res)], name: &str) -> Option<Res> {
         .map(|(_, v)| v.clone())
 }
 
+/// The type conversions cel-go folds when their argument is a constant
+/// (`overloads.IsTypeConversionFunction`).
+const CONVERSIONS: [&str; 10] = [
+    "bool",
+    "bytes",
+    "double",
+    "duration",
+    "dyn",
+    "int",
+    "string",
+    "timestamp",
+    "type",
+    "uint",
+];
+
+/// Whether cel-go plans `node` as a constant: a literal, a type name,
+/// a list or map of constants, a conversion of a constant, `x in []`.
+fn is_const(node: &Node) -> bool {
+    match &node.kind {
+        NodeKind::Literal(_) => true,
+        NodeKind::Ident(name) => super::functions::type_ident(name).is_some(),
+        NodeKind::List(items) => items.iter().all(is_const),
+        NodeKind::Map(entries) => entries.iter().all(|(k, v)| is_const(k) && is_const(v)),
+        NodeKind::Call {
+            function,
+            target: None,
+            args,
+            overloads,
+        } => {
+            (CONVERSIONS.contains(&function.as_str()) && args.len() == 1 && is_const(&args[0]))
+                || (in_list(function, overloads)
+                    && matches!(&args[1].kind, NodeKind::List(items) if items.is_empty()))
+        }
+        _ => false,
+    }
+}
+
+/// `x in list` dispatched to `in_list` alone.
+fn in_list(function: &str, overloads: &[String]) -> bool {
+    matches!(function, "@in" | "_in_" | "in") && overloads.len() == 1 && overloads[0] == "in_list"
+}
+
+/// Whether cel-go plans `node` as an attribute: a variable, a field
+/// selection, an index, an optional selection or index, a conditional.
+fn is_attribute(node: &Node, env: &Env<'_>) -> bool {
+    match &node.kind {
+        NodeKind::Ident(name) => {
+            lookup(&env.scope, name).is_some() || super::functions::type_ident(name).is_none()
+        }
+        NodeKind::Select { .. } => true,
+        NodeKind::Call {
+            function,
+            target: None,
+            ..
+        } => matches!(function.as_str(), "_[_]" | "_[?_]" | "_?._" | "_?_:_"),
+        _ => false,
+    }
+}
+
+/// Whether the attribute `node` qualifies starts at a conditional (the
+/// tracker charges nothing for evaluating such an attribute).
+fn conditional_root(node: &Node, env: &Env<'_>) -> bool {
+    match &node.kind {
+        NodeKind::Select { operand, .. } => {
+            is_attribute(operand, env) && conditional_root(operand, env)
+        }
+        NodeKind::Call { function, .. } if function == "_?_:_" => true,
+        NodeKind::Call { args, .. } => {
+            is_attribute(&args[0], env) && conditional_root(&args[0], env)
+        }
+        _ => false,
+    }
+}
+
 fn eval(node: &Node, env: &mut Env<'_>) -> Res {
+    if env.cancelled {
+        return Err(EvalError::CostLimit);
+    }
     // A value that is an error (or not representable) is one wherever it
     // is read.
-    eval_node(node, env).and_then(Val::usable)
+    let out = if is_const(node) {
+        env.free += 1;
+        let v = eval_node(node, env);
+        env.free -= 1;
+        v
+    } else if is_attribute(node, env) {
+        let v = resolve(node, env);
+        // The attribute's own evaluation: 1, none for a conditional, and
+        // a presence test's 1 taken back.
+        let (operand, test_only) = match &node.kind {
+            NodeKind::Select {
+                operand, test_only, ..
+            } => (Some(&**operand), *test_only),
+            _ => (None, false),
+        };
+        let root = match (operand, test_only) {
+            (Some(o), true) => is_attribute(o, env) && conditional_root(o, env),
+            _ => conditional_root(node, env),
+        };
+        env.charge(i64::from(!root) - i64::from(test_only));
+        v
+    } else {
+        eval_node(node, env)
+    };
+    if env.cancelled {
+        return Err(EvalError::CostLimit);
+    }
+    out.and_then(Val::usable)
+}
+
+/// The value of the attribute `node` as cel-go resolves it: the value it
+/// starts from, then each qualifier applied, each charged 1 when the
+/// tracker observes it.
+fn resolve(node: &Node, env: &mut Env<'_>) -> Res {
+    match &node.kind {
+        NodeKind::Ident(name) => match lookup(&env.scope, name) {
+            Some(v) => v,
+            None => Err(EvalError::Unsupported(format!("the identifier {name}"))),
+        },
+        NodeKind::Select {
+            operand,
+            field,
+            test_only,
+        } => {
+            let v = base(operand, env)?.usable()?;
+            let optional = matches!(v, Val::Optional(_));
+            let out = select(&v, field, *test_only);
+            if *test_only || !optional || present(&out) {
+                env.charge(1);
+            }
+            out
+        }
+        NodeKind::Call { function, args, .. } if function == "_?_:_" => {
+            match eval(&args[0], env)?.usable()? {
+                Val::Bool(true) => base(&args[1], env),
+                Val::Bool(false) => base(&args[2], env),
+                _ => Err(no_overload()),
+            }
+        }
+        NodeKind::Call { function, args, .. } => {
+            let v = base(&args[0], env)?.usable()?;
+            let key = if is_const(&args[1]) {
+                env.free += 1;
+                let k = eval(&args[1], env);
+                env.free -= 1;
+                k
+            } else {
+                base(&args[1], env)
+            };
+            if env.cancelled {
+                return Err(EvalError::CostLimit);
+            }
+            let optional = function != "_[_]" || matches!(v, Val::Optional(_));
+            let out = key
+                .and_then(Val::usable)
+                .and_then(|k| apply(function, &[], &[v, k]));
+            if !optional || present(&out) {
+                env.charge(1);
+            }
+            out
+        }
+        _ => eval_node(node, env),
+    }
+}
+
+/// Whether an optional qualification found its field or element.
+fn present(v: &Res) -> bool {
+    matches!(v, Ok(Val::Optional(Some(_))))
+}
+
+/// What an attribute starts from: the attribute `node` resolved, or any
+/// other expression evaluated (cel-go's relative attribute).
+fn base(node: &Node, env: &mut Env<'_>) -> Res {
+    if is_attribute(node, env) {
+        resolve(node, env)
+    } else {
+        eval(node, env)
+    }
 }
 
 fn eval_node(node: &Node, env: &mut Env<'_>) -> Res {
-    env.cost = env.cost.saturating_add(1);
     match &node.kind {
         NodeKind::Literal(l) => Ok(match l {
             Literal::Int(i) => Val::Int(*i),
@@ -171,39 +388,29 @@ fn eval_node(node: &Node, env: &mut Env<'_>) -> Res {
             }
             Err(EvalError::Unsupported(format!("the identifier {name}")))
         }
-        NodeKind::Select {
-            operand,
-            field,
-            test_only,
-        } => {
-            let v = eval(operand, env)?.usable()?;
-            select(&v, field, *test_only)
-        }
+        NodeKind::Select { .. } => resolve(node, env),
         NodeKind::List(items) => {
             let mut out = Vec::with_capacity(items.len());
+            let mut failed = None;
             for i in items {
-                out.push(eval(i, env)?);
-            }
-            Ok(Val::list(out))
-        }
-        NodeKind::Map(entries) => {
-            let mut out: Vec<(Val, Val)> = Vec::with_capacity(entries.len());
-            for (k, v) in entries {
-                let k = eval(k, env)?.usable()?;
-                if !matches!(
-                    k,
-                    Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::String(_)
-                ) {
-                    return Err(EvalError::unsupported("a map key of this type"));
-                }
-                for (seen, _) in &out {
-                    if equal(seen, &k)? {
-                        return Err(EvalError::unsupported("a repeated map key"));
+                match eval(i, env) {
+                    Ok(v) => out.push(v),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
                     }
                 }
-                out.push((k, eval(v, env)?));
             }
-            Ok(Val::Map(Rc::new(out)))
+            env.charge(cost::LIST_CREATE as i64);
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(Val::list(out)),
+            }
+        }
+        NodeKind::Map(entries) => {
+            let out = map_literal(entries, env);
+            env.charge(cost::MAP_CREATE as i64);
+            out
         }
         NodeKind::Comprehension(c) => fold(c, env),
         NodeKind::Call {
@@ -215,13 +422,31 @@ fn eval_node(node: &Node, env: &mut Env<'_>) -> Res {
     }
 }
 
+fn map_literal(entries: &[(Node, Node)], env: &mut Env<'_>) -> Res {
+    let mut out: Vec<(Val, Val)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        let k = eval(k, env)?.usable()?;
+        let v = eval(v, env)?;
+        if !matches!(
+            k,
+            Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::String(_)
+        ) {
+            return Err(EvalError::unsupported("a map key of this type"));
+        }
+        for (seen, _) in &out {
+            if equal(seen, &k)? {
+                return Err(EvalError::unsupported("a repeated map key"));
+            }
+        }
+        out.push((k, v));
+    }
+    Ok(Val::Map(Rc::new(out)))
+}
+
 fn select(v: &Val, field: &str, test_only: bool) -> Res {
     match v {
-        Val::Object(fields, _) => match fields.get(field) {
-            Some(f) if test_only => {
-                let _ = f;
-                Ok(Val::Bool(true))
-            }
+        Val::Object(fields, ..) => match fields.get(field) {
+            Some(_) if test_only => Ok(Val::Bool(true)),
             Some(f) => Ok(fresh(f)),
             None if test_only => Ok(Val::Bool(false)),
             None => Err(EvalError::err(format!("no such key: {field}"))),
@@ -274,12 +499,24 @@ fn fold(c: &Comprehension, env: &mut Env<'_>) -> Res {
         if matches!(cond, Ok(Val::Bool(false))) {
             break;
         }
-        if let Err(EvalError::Unsupported(w)) = cond {
+        if let Err(e @ (EvalError::Unsupported(_) | EvalError::CostLimit)) = cond {
             env.scope.truncate(base);
-            return Err(EvalError::Unsupported(w));
+            return Err(e);
         }
         let next = eval(&c.loop_step, env);
+        if env.cancelled {
+            env.scope.truncate(base);
+            return Err(EvalError::CostLimit);
+        }
         env.scope[base].1 = next;
+    }
+    if matches!(&range, Val::Map(entries) if entries.len() > 1) {
+        // Stopped, or would have been by the last entry: in another order
+        // it stops at another step.
+        env.free += 1;
+        let cond = eval(&c.loop_condition, env);
+        env.free -= 1;
+        env.map_order |= matches!(cond, Ok(Val::Bool(false)));
     }
     env.scope.truncate(base + 1);
     let out = eval(&c.result, env);
@@ -293,6 +530,9 @@ fn logic(and: bool, lhs: &Node, rhs: &Node, env: &mut Env<'_>) -> Res {
     let l = eval(lhs, env);
     if matches!(l, Ok(Val::Bool(b)) if b == decisive) {
         return Ok(Val::Bool(decisive));
+    }
+    if env.cancelled {
+        return Err(EvalError::CostLimit);
     }
     let r = eval(rhs, env);
     if matches!(r, Ok(Val::Bool(b)) if b == decisive) {
@@ -312,6 +552,20 @@ fn logic(and: bool, lhs: &Node, rhs: &Node, env: &mut Env<'_>) -> Res {
     }
 }
 
+/// Whether cel-go calls `function` with its arguments evaluated one by
+/// one, stopping at the first error (`evalVarArgs`: three or more
+/// arguments, or a regular expression it compiled when planning), rather
+/// than all of them (`evalUnary`, `evalBinary`, `evalEq`).
+fn one_by_one(function: &str, target: Option<&Node>, args: &[Node]) -> bool {
+    let all: Vec<&Node> = target.into_iter().chain(args).collect();
+    let pattern = match function {
+        "matches" | "find" | "findAll" => all.get(1),
+        _ => None,
+    };
+    all.len() >= 3
+        || pattern.is_some_and(|p| matches!(&p.kind, NodeKind::Literal(Literal::String(_))))
+}
+
 fn call(
     function: &str,
     target: Option<&Node>,
@@ -322,44 +576,98 @@ fn call(
     match function {
         "_&&_" if args.len() == 2 => return logic(true, &args[0], &args[1], env),
         "_||_" if args.len() == 2 => return logic(false, &args[0], &args[1], env),
-        "_?_:_" if args.len() == 3 => {
-            return match eval(&args[0], env)?.usable()? {
-                Val::Bool(true) => eval(&args[1], env),
-                Val::Bool(false) => eval(&args[2], env),
-                _ => Err(EvalError::unsupported("no such overload")),
-            };
-        }
-        "or" | "orValue" if target.is_some() && args.len() == 1 => {
-            return match eval(target.unwrap_or(&args[0]), env)?.usable()? {
+        "or" | "orValue"
+            if target.is_some()
+                && args.len() == 1
+                && (overloads.len() != 1
+                    || ["optional_or_optional", "optional_orValue_value"]
+                        .contains(&overloads[0].as_str())) =>
+        {
+            // cel-go's evalOptionalOr(Value): not a call the tracker prices.
+            return match eval(target.unwrap_or(&args[0]), env)? {
                 Val::Optional(Some(v)) if function == "or" => Ok(Val::Optional(Some(v))),
                 Val::Optional(Some(v)) => Ok((*v).clone()),
                 Val::Optional(None) => eval(&args[0], env),
-                _ => Err(no_overload()),
-            };
-        }
-        "@not_strictly_false" | "__not_strictly_false__" if args.len() == 1 => {
-            return match eval(&args[0], env) {
-                Ok(Val::Bool(b)) => Ok(Val::Bool(b)),
-                _ => Ok(Val::Bool(true)),
+                other => Ok(other),
             };
         }
         _ => {}
     }
-    let mut vals = Vec::with_capacity(args.len() + 1);
-    if let Some(t) = target {
-        vals.push(eval(t, env)?.usable()?);
+    if in_list(function, overloads)
+        && let [x, list] = args
+        && is_const(list)
+    {
+        env.free += 1;
+        let items = eval(list, env);
+        env.free -= 1;
+        if let Ok(Val::List(items, _)) = &items
+            && items.iter().all(|i| {
+                matches!(
+                    i,
+                    Val::Bool(_) | Val::Int(_) | Val::Uint(_) | Val::Double(_) | Val::String(_)
+                )
+            })
+        {
+            // Planned as a set membership test: no call to price.
+            let x = eval(x, env)?;
+            return apply(
+                function,
+                overloads,
+                &[x, Val::List(items.clone(), ListKind::Plain)],
+            );
+        }
     }
-    for a in args {
-        vals.push(eval(a, env)?.usable()?);
+    let one_by_one = one_by_one(function, target, args);
+    let count = args.len() + usize::from(target.is_some());
+    let mut vals: Vec<Res> = Vec::with_capacity(count);
+    for a in target.into_iter().chain(args) {
+        let v = eval(a, env);
+        if env.cancelled {
+            return Err(EvalError::CostLimit);
+        }
+        let failed = v.is_err();
+        vals.push(v);
+        if failed && one_by_one {
+            break;
+        }
     }
-    let size: u64 = vals.iter().map(deep_size).sum();
-    let bound = size.saturating_add(1);
-    env.cost = env.cost.saturating_add(bound.saturating_mul(bound));
-    if let ("_+_", [Val::List(x, ListKind::Set), Val::List(y, _)]) = (function, &vals[..]) {
+    let result = if function == "@not_strictly_false" || function == "__not_strictly_false__" {
+        match &vals[0] {
+            Ok(Val::Bool(b)) => Ok(Val::Bool(*b)),
+            Err(EvalError::Unsupported(w)) => Err(EvalError::Unsupported(w.clone())),
+            _ => Ok(Val::Bool(true)),
+        }
+    } else {
+        match vals.iter().find_map(|v| v.as_ref().err()) {
+            Some(e) => Err(e.clone()),
+            None => {
+                let vals: Vec<Val> = vals
+                    .iter()
+                    .filter_map(|v| v.as_ref().ok().cloned())
+                    .collect();
+                strict_call(function, overloads, &vals, env)
+            }
+        }
+    };
+    if vals.len() == count {
+        let overload = match function {
+            "_==_" => "equals",
+            "_!=_" => "not_equals",
+            _ if overloads.len() == 1 => overloads[0].as_str(),
+            _ => "",
+        };
+        env.charge_call(cost::call(function, overload, &vals, &result))?;
+    }
+    result
+}
+
+/// A call on its evaluated arguments, with the object's set lists'
+/// unions.
+fn strict_call(function: &str, overloads: &[String], vals: &[Val], env: &mut Env<'_>) -> Res {
+    if let ("_+_", [Val::List(x, ListKind::Set), Val::List(y, _)]) = (function, vals) {
         return set_union(x, y, env.sets);
     }
-    if let ("_==_" | "_!=_", [Val::List(x, ListKind::Set), Val::List(y, kind)]) =
-        (function, &vals[..])
+    if let ("_==_" | "_!=_", [Val::List(x, ListKind::Set), Val::List(y, kind)]) = (function, vals)
         && *kind != ListKind::Map
         && env.sets.touched(x)
     {
@@ -378,7 +686,7 @@ fn call(
         }
         return Ok(Val::Bool(all == (function == "_==_")));
     }
-    apply(function, overloads, &vals)
+    apply(function, overloads, vals)
 }
 
 /// `x.?f`: the field or key if present, else `optional.none()`.

@@ -54,9 +54,10 @@ pub enum Val {
     /// `map(K, V)`, entries in key order for string keys.
     Map(Rc<Vec<(Val, Val)>>),
     /// An object a schema declares: its present non-null fields by
-    /// escaped name, and whether it holds null or preserved unknown
-    /// fields too (which the apiserver's equality reads otherwise).
-    Object(Rc<BTreeMap<String, Val>>, bool),
+    /// escaped name, whether it holds null or preserved unknown fields
+    /// too (which the apiserver's equality reads otherwise), and how many
+    /// entries its JSON object has (its size for the runtime cost).
+    Object(Rc<BTreeMap<String, Val>>, bool, usize),
     /// `google.protobuf.Duration`, in nanoseconds.
     Duration(i128),
     /// `google.protobuf.Timestamp`, in nanoseconds since the Unix epoch.
@@ -174,7 +175,7 @@ impl Val {
                             fields.insert(name, Val::from_json(v, sub));
                         }
                     }
-                    Val::Object(Rc::new(fields), irregular)
+                    Val::Object(Rc::new(fields), irregular, m.len())
                 } else if let Some(values) =
                     schema.get("additionalProperties").filter(|v| v.is_object())
                 {
@@ -529,12 +530,12 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
             }
             true
         }
-        (Val::Object(_, true), Val::Object(..)) | (Val::Object(..), Val::Object(_, true)) => {
+        (Val::Object(_, true, _), Val::Object(..)) | (Val::Object(..), Val::Object(_, true, _)) => {
             return Err(EvalError::unsupported(
                 "equality of objects with null or unknown fields",
             ));
         }
-        (Val::Object(x, _), Val::Object(y, _)) => {
+        (Val::Object(x, _, _), Val::Object(y, _, _)) => {
             if x.len() != y.len() {
                 return Ok(false);
             }
@@ -624,7 +625,7 @@ mod tests {
             &json!({"n": 2, "i": 3, "m": {"a": "b"}, "s": ["x"]}),
             &schema,
         );
-        let Val::Object(fields, _) = v else { panic!() };
+        let Val::Object(fields, ..) = v else { panic!() };
         assert!(matches!(fields["n"], Val::Double(d) if d == 2.0));
         assert!(matches!(fields["i"], Val::Int(3)));
         assert!(matches!(fields["m"], Val::Map(_)));
@@ -639,18 +640,18 @@ mod tests {
         let root = with_type_and_object_meta(&schema, true);
         let object = json!({"kind": "Widget", "metadata": {"name": "w", "labels": {"a": "b"}},
             "spec": {"inner": {"kind": "Pod", "x": 1, "metadata": {"generateName": "p-"}}}});
-        let Val::Object(fields, _) = Val::from_json(&object, &root) else {
+        let Val::Object(fields, ..) = Val::from_json(&object, &root) else {
             panic!()
         };
         assert!(matches!(&fields["kind"], Val::String(k) if &**k == "Widget"));
-        let Val::Object(meta, irregular) = &fields["metadata"] else {
+        let Val::Object(meta, irregular, _) = &fields["metadata"] else {
             panic!()
         };
         assert!(matches!(&meta["name"], Val::String(n) if &**n == "w") && *irregular);
-        let Val::Object(spec, _) = &fields["spec"] else {
+        let Val::Object(spec, ..) = &fields["spec"] else {
             panic!()
         };
-        let Val::Object(inner, _) = &spec["inner"] else {
+        let Val::Object(inner, ..) = &spec["inner"] else {
             panic!()
         };
         assert!(matches!(&inner["kind"], Val::String(k) if &**k == "Pod"));
@@ -659,7 +660,7 @@ mod tests {
             "no name to generate below the root"
         );
         let generated = json!({"metadata": {"generateName": "w-"}});
-        let Val::Object(fields, _) = Val::from_json(&generated, &root) else {
+        let Val::Object(fields, ..) = Val::from_json(&generated, &root) else {
             panic!()
         };
         assert!(matches!(fields["metadata"], Val::Unsupported(_)));
