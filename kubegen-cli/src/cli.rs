@@ -42,7 +42,7 @@ enum Command {
     /// `allow_breaking` attribute accepts.
     Check(CheckArgs),
     /// Validate custom resources offline as the apiserver validates them on
-    /// create: exit 1 when any is invalid.
+    /// create (or, with `--old`, on update): exit 1 when any is invalid.
     Validate(ValidateArgs),
     /// Write the API reference (a Markdown page per group/version) and a
     /// JSON Schema per kind and version for editors, from the crate's CRDs.
@@ -149,6 +149,11 @@ struct ValidateArgs {
     /// the crate's CRDs.
     #[arg(long, value_name = "FILE|DIR")]
     crd: Vec<PathBuf>,
+    /// The objects as stored now (`kubectl get -o yaml`): an object with
+    /// one of the same kind, namespace and name is validated as an update
+    /// of it (ratcheting, transition rules); any other as a create.
+    #[arg(long, value_name = "FILE|DIR")]
+    old: Vec<PathBuf>,
     /// Print the verdicts, and each object as it would be stored, as JSON.
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
     output: String,
@@ -624,7 +629,7 @@ fn validate_command(args: ValidateArgs, out: &mut dyn Write) -> Result<i32, Fail
         let input = import::read::read(&args.crd)?;
         crate::check::by_name(input.crds.into_iter().map(|c| c.crd))
     };
-    let verdicts = crate::validate::validate(&crds, &args.objects)?;
+    let verdicts = crate::validate::validate(&crds, &args.objects, &args.old)?;
     let text = if args.output == "json" {
         format!("{:#}\n", crate::validate::json(&verdicts))
     } else {

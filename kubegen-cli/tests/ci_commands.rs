@@ -270,3 +270,65 @@ fn manifests_are_validated_against_the_crates_crds() {
         text(&out.stderr)
     );
 }
+
+/// `kubegen validate --old` validates a manifest as an update of the
+/// object as stored: a value the update leaves as it was passes a bound
+/// tightened since (ratcheting), a transition rule compares with the old
+/// value, and an object with no old version is a create.
+#[test]
+fn manifests_are_validated_as_updates_of_the_stored_objects() {
+    let dir = support::scratch_crate("widgets", "");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("live")).unwrap();
+    std::fs::create_dir_all(root.join("samples")).unwrap();
+    let fields = "    #[kubegen(maximum = 3)]\n    pub replicas: i32,\n    #[kubegen(validation(rule = \"self == oldSelf\", message = \"is immutable\"))]\n    pub name: String,\n";
+    std::fs::write(root.join("src/api.rs"), api(fields, "")).unwrap();
+    let widget = |name: &str, replicas: i32, spec_name: &str| {
+        format!(
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: {name}\n  namespace: team\nspec:\n  replicas: {replicas}\n  name: {spec_name}\n"
+        )
+    };
+    std::fs::write(root.join("live/w.yaml"), widget("w", 5, "abc")).unwrap();
+    std::fs::write(root.join("samples/w.yaml"), widget("w", 5, "xyz")).unwrap();
+    std::fs::write(root.join("samples/n.yaml"), widget("n", 5, "abc")).unwrap();
+
+    let out = kubegen_in(root, &["validate", "samples", "--old", "live"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let update: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("samples/w.yaml"))
+        .take_while(|l| !l.starts_with("samples/n.yaml") && !l.starts_with("kubegen"))
+        .collect();
+    assert_eq!(
+        update,
+        [
+            "samples/w.yaml: Widget/w (update): invalid",
+            "  spec.name: Invalid value: \"xyz\": is immutable",
+        ],
+        "replicas 5 is ratcheted, the name compared with the old one:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("samples/n.yaml: Widget/n: invalid\n  spec.replicas: Invalid value: 5: spec.replicas in body should be less than or equal to 3"),
+        "no old version: a create\n{stdout}"
+    );
+
+    // Left as it was, the object passes; on create it would not.
+    std::fs::write(root.join("samples/w.yaml"), widget("w", 5, "abc")).unwrap();
+    let out = kubegen_in(
+        root,
+        &[
+            "validate",
+            "samples/w.yaml",
+            "--old",
+            "live",
+            "--output",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["objects"][0]["update"], true);
+    let out = kubegen_in(root, &["validate", "samples/w.yaml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+}

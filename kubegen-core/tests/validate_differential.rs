@@ -252,3 +252,144 @@ fn cost_limits_and_the_budget_agree_with_the_apiservers() {
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(limits >= 4 && costs >= 2, "the cases reach the limits");
 }
+
+/// `old` with parts of `other`: each field kept, replaced (or dropped),
+/// or mixed further down; each list item kept or replaced.
+fn mix(rng: &mut Rng, old: &Value, other: &Value) -> Value {
+    match (old, other) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut out = a.clone();
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                match (rng.below(3), a.get(k), b.get(k)) {
+                    (0, _, Some(v)) => {
+                        out.insert(k.clone(), v.clone());
+                    }
+                    (0, _, None) => {
+                        out.remove(k);
+                    }
+                    (1, Some(x), Some(y)) => {
+                        out.insert(k.clone(), mix(rng, x, y));
+                    }
+                    _ => {}
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(a), Value::Array(b)) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| match b.get(i) {
+                    Some(y) if rng.chance(1, 3) => mix(rng, x, y),
+                    _ => x.clone(),
+                })
+                .collect(),
+        ),
+        _ if rng.chance(1, 2) => other.clone(),
+        _ => old.clone(),
+    }
+}
+
+/// Updates: an old object as stored (often invalid under the schema, as
+/// one stored before its CRD tightened) replaced by a new one that keeps
+/// some of it — the same errors, ratcheted warnings, unknown fields,
+/// stored object and runtime cost as the apiserver's update path.
+#[test]
+fn the_update_path_agrees_with_the_apiservers() {
+    let cases: usize = std::env::var("KUBEGEN_VALIDATE_CASES").map_or(2000, |v| v.parse().unwrap());
+    let seed: u64 = std::env::var("KUBEGEN_VALIDATE_SEED").map_or(42, |v| v.parse().unwrap());
+    let mut rng = Rng::new(seed ^ 0x0bd47e);
+    let mut lines = Vec::new();
+    let mut inputs = Vec::new();
+    for _ in 0..cases {
+        let schema = root_schema(&mut rng);
+        let namespaced = rng.chance(1, 2);
+        let mut old = widget(&mut rng, &schema, "example.com");
+        let other = widget(&mut rng, &schema, "example.com");
+        let mut new = if rng.chance(1, 8) {
+            old.clone()
+        } else {
+            mix(&mut rng, &old, &other)
+        };
+        let meta = if namespaced {
+            json!({"name": "web", "namespace": "default"})
+        } else {
+            json!({"name": "web"})
+        };
+        old["metadata"] = meta.clone();
+        new["metadata"] = meta;
+        for o in [&mut old, &mut new] {
+            o["apiVersion"] = json!("example.com/v1");
+            o["kind"] = json!("Widget");
+        }
+        lines.push(
+            json!({"schema": schema, "namespaced": namespaced, "object": new, "old": old})
+                .to_string(),
+        );
+        inputs.push((schema, namespaced, new, old));
+    }
+    let answers = go_helper::run("cel", &["validate"], &lines);
+    let (mut agreed, mut invalid, mut warned, mut costed) = (0, 0, 0, 0);
+    let mut differences = Vec::new();
+    let texts = |v: &Value| -> Vec<String> {
+        let mut t: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap().to_string())
+            .collect();
+        t.sort();
+        t
+    };
+    for ((schema, namespaced, new, old), theirs) in inputs.iter().zip(&answers) {
+        let crd = widget_crd(schema, "example.com", *namespaced);
+        let ours = kubegen_core::validate::validate_update(&crd, new, old).expect("the CRD's kind");
+        let sorted = |e: &[kubegen_core::validate::field::FieldError]| {
+            let mut t: Vec<String> = e.iter().map(ToString::to_string).collect();
+            t.sort();
+            t
+        };
+        let (our_errors, our_warnings) = (sorted(&ours.errors), sorted(&ours.warnings));
+        let (their_errors, their_warnings) = (texts(&theirs["errors"]), texts(&theirs["warnings"]));
+        let their_unknown = texts(&theirs["unknown"]);
+        let their_cost = theirs["celCost"].as_u64();
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(m) = v.as_object_mut() {
+                m.remove("metadata");
+            }
+            v
+        };
+        if our_errors == their_errors
+            && our_warnings == their_warnings
+            && ours.unknown_fields == their_unknown
+            && same(&strip(&ours.object), &strip(&theirs["stored"]))
+            && (ours.rules_cost.is_none() || ours.rules_cost == their_cost)
+        {
+            agreed += 1;
+            invalid += usize::from(!our_errors.is_empty());
+            warned += usize::from(!our_warnings.is_empty());
+            costed += usize::from(ours.rules_cost.is_some_and(|c| c > 0));
+        } else {
+            differences.push(format!(
+                "schema {schema}\nold {old}\nnew {new}\n  notevaluated {:?}\n  kubegen:   {our_errors:?} warnings {our_warnings:?} unknown {:?} cost {:?}\n  apiserver: {their_errors:?} warnings {their_warnings:?} unknown {their_unknown:?} cost {their_cost:?}",
+                ours.rules_not_evaluated, ours.unknown_fields, ours.rules_cost
+            ));
+        }
+    }
+    eprintln!(
+        "{cases} updates: {agreed} with the same verdict ({invalid} refused, {warned} with ratcheted rules as warnings, {costed} with the same runtime cost), {} differences",
+        differences.len()
+    );
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences
+            .iter()
+            .take(6)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -16,6 +16,7 @@
 //! Not yet: the metadata of embedded resources, and the name the
 //! apiserver generates from `generateName` as rules on the root see it.
 
+pub mod correlate;
 pub mod field;
 pub mod formats;
 pub mod lists;
@@ -39,10 +40,13 @@ pub struct Outcome {
     pub unknown_fields: Vec<String>,
     /// The errors that refuse it.
     pub errors: Vec<FieldError>,
+    /// What an update ratchets: failed rules on values it left unchanged,
+    /// which the apiserver returns as warnings.
+    pub warnings: Vec<FieldError>,
     /// The CEL rules (schema path, rule) that apply to it but kubegen
     /// could not evaluate exactly (empty when an earlier error keeps the
     /// apiserver from evaluating any).
-    pub rules_not_evaluated: Vec<(String, String)>,
+    pub rules_not_evaluated: Vec<rules::Unevaluated>,
     /// How many rules were evaluated.
     pub rules_evaluated: usize,
     /// The runtime cost the rules charged to the object's budget of
@@ -65,6 +69,23 @@ pub enum Mismatch {
 /// Validates `object` as the apiserver does when it is created through
 /// `crd` (an `apiextensions.k8s.io/v1` CustomResourceDefinition as JSON).
 pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch> {
+    validate(crd, object, None)
+}
+
+/// Validates `object` as the apiserver does when it replaces `old` (the
+/// object as stored, which is read as the apiserver reads it from
+/// storage: pruned and defaulted) through `crd`. The update keeps the old
+/// `status` when the CRD has a status subresource; the name and
+/// namespace cannot change; errors of values the update left unchanged
+/// are ratcheted away (the OpenAPI schema's, list types' when the old
+/// object had none, and failed rules', which are
+/// [`Outcome::warnings`]); transition rules (`oldSelf`) run where a value
+/// has an old one.
+pub fn validate_update(crd: &Value, object: &Value, old: &Value) -> Result<Outcome, Mismatch> {
+    validate(crd, object, Some(old))
+}
+
+fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome, Mismatch> {
     let text = |v: &Value, p: &str| {
         v.pointer(p)
             .and_then(Value::as_str)
@@ -105,10 +126,50 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
     let unknown_fields = structural::prune(&mut object, &schema, true);
     structural::prune_nulls(&mut object, Some(&schema));
     structural::default(&mut object, &schema);
+    let old = old.map(|old| {
+        let mut old = old.clone();
+        structural::prune(&mut old, &schema, true);
+        structural::prune_nulls(&mut old, Some(&schema));
+        structural::default(&mut old, &schema);
+        old
+    });
+    if version.pointer("/subresources/status").is_some()
+        && let Some(new) = object.as_object_mut()
+    {
+        // `PrepareForCreate` drops the status, `PrepareForUpdate` keeps
+        // the old one: only the status subresource writes it.
+        match old.as_ref().and_then(|o| o.get("status")) {
+            Some(status) => {
+                new.insert("status".into(), status.clone());
+            }
+            None => {
+                new.remove("status");
+            }
+        }
+    }
 
     let mut errors = Vec::new();
     meta::validate(&object, namespaced, &mut errors);
-    errors.extend(openapi::validate(&schema, &object, ""));
+    if let Some(old) = &old {
+        for key in ["name", "namespace"] {
+            let (new_value, old_value) = (&object["metadata"][key], &old["metadata"][key]);
+            let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+            if text(new_value) != text(old_value) {
+                errors.push(FieldError::invalid(
+                    format!("metadata.{key}"),
+                    json!(text(new_value)),
+                    "field is immutable",
+                ));
+            }
+        }
+    }
+    let openapi_schema = openapi::Schema::from_json(&schema);
+    errors.extend(match &old {
+        Some(old) => {
+            openapi_schema.validate_update(correlate::Correlated::root(&object, old, &schema), "")
+        }
+        None => openapi_schema.validate(&object, ""),
+    });
     if let Some(scale) = version.pointer("/subresources/scale") {
         for key in ["specReplicasPath", "statusReplicasPath"] {
             if let Some(path) = scale.get(key).and_then(Value::as_str) {
@@ -116,10 +177,18 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
             }
         }
     }
-    lists::validate("", &schema, &object, &mut errors);
+    // An update checks list types only when the old object passed them.
+    let mut old_list_errors = Vec::new();
+    if let Some(old) = &old {
+        lists::validate("", &schema, old, &mut old_list_errors);
+    }
+    if old_list_errors.is_empty() {
+        lists::validate("", &schema, &object, &mut errors);
+    }
     let mut rules_not_evaluated = Vec::new();
     let mut rules_evaluated = 0;
     let mut rules_cost = Some(0);
+    let mut warnings = Vec::new();
     if rules::has_rules(&schema) {
         if errors.iter().any(blocks_rules) {
             errors.push(FieldError::invalid(
@@ -128,7 +197,8 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
                 "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
             ));
         } else {
-            let outcome = rules::validate(&schema, &object);
+            let outcome = rules::validate_update(&schema, &object, old.as_ref());
+            warnings = outcome.warnings;
             errors.extend(outcome.errors);
             rules_not_evaluated = outcome.not_evaluated;
             rules_evaluated = outcome.evaluated;
@@ -142,6 +212,7 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
         rules_not_evaluated,
         rules_evaluated,
         rules_cost,
+        warnings,
     })
 }
 

@@ -35,6 +35,7 @@ use std::sync::{Mutex, OnceLock};
 use regex::Regex;
 use serde_json::{Map, Number, Value};
 
+use super::correlate::Correlated;
 use super::field::{ErrorType, FieldError};
 use super::formats;
 use crate::go::fmt::{go_float, go_json, go_quote};
@@ -243,7 +244,14 @@ impl Schema {
     /// the apiserver's nil path, which prints as `<nil>` where an error has
     /// no field of its own).
     pub fn validate(&self, value: &Value, path: &str) -> Vec<FieldError> {
-        to_field_errors(validate_schema(self, "", value).errors, path)
+        to_field_errors(validate_schema(self, "", value, None).errors, path)
+    }
+
+    /// [`Schema::validate`] of an update, ratcheted as the apiserver
+    /// ratchets it: the errors of any value `old` pairs with an equal one
+    /// ([`Correlated::unchanged`]) are dropped.
+    pub fn validate_update(&self, old: Correlated<'_>, path: &str) -> Vec<FieldError> {
+        to_field_errors(validate_schema(self, "", old.new, Some(old)).errors, path)
     }
 
     fn has_type(&self, t: &str) -> bool {
@@ -421,7 +429,18 @@ fn invalid_type(name: &str, type_name: &str, value: &str) -> Error {
 }
 
 /// `SchemaValidator.Validate`.
-fn validate_schema(s: &Schema, path: &str, data: &Value) -> Res {
+fn validate_schema(s: &Schema, path: &str, data: &Value, corr: Corr<'_>) -> Res {
+    let result = validate_value(s, path, data, corr);
+    // Ratcheting: the errors of a value an update left as it was are
+    // warnings (`ratchetingValueValidator.Validate`).
+    if !result.is_valid() && corr.is_some_and(Correlated::unchanged) {
+        return Res::default();
+    }
+    result
+}
+
+/// `SchemaValidator.Validate` itself.
+fn validate_value(s: &Schema, path: &str, data: &Value, corr: Corr<'_>) -> Res {
     let mut result = Res::default();
     if data.is_null() {
         result.merge(validate_type(s, path, data));
@@ -449,17 +468,29 @@ fn validate_schema(s: &Schema, path: &str, data: &Value) -> Res {
         result.inc();
     }
     if let Value::Array(items) = data {
-        result.merge(validate_slice(s, path, items));
+        result.merge(validate_slice(s, path, items, corr));
         result.inc();
     }
     result.merge(validate_common(s, path, data));
     result.inc();
     if let Value::Object(obj) = data {
-        result.merge(validate_object(s, path, obj));
+        result.merge(validate_object(s, path, obj, corr));
         result.inc();
     }
     result.inc();
     result
+}
+
+/// A value's old value in an update, if it has one.
+type Corr<'a> = Option<Correlated<'a>>;
+
+/// The old value of the field `name` of an object at `path`: none at the
+/// root for `apiVersion` and `kind` (`SubPropertyValidator`).
+fn field<'a>(corr: Corr<'a>, path: &str, name: &str) -> Corr<'a> {
+    if path.is_empty() && matches!(name, "apiVersion" | "kind") {
+        return None;
+    }
+    corr?.key(name)
 }
 
 /// `typeValidator`.
@@ -521,7 +552,7 @@ fn validate_props(s: &Schema, path: &str, data: &Value) -> Res {
         let mut first_success: Option<Res> = None;
         let mut succeeded = false;
         for sub in &s.any_of {
-            let r = validate_schema(sub, path, data);
+            let r = validate_schema(sub, path, data, None);
             keep_any.merge(r.keep_relevant());
             if r.is_valid() {
                 best = None;
@@ -551,7 +582,7 @@ fn validate_props(s: &Schema, path: &str, data: &Value) -> Res {
         let mut first_success: Option<Res> = None;
         let mut validated = 0;
         for sub in &s.one_of {
-            let r = validate_schema(sub, path, data);
+            let r = validate_schema(sub, path, data, None);
             keep_one.merge(r.keep_relevant());
             if r.is_valid() {
                 validated += 1;
@@ -584,7 +615,7 @@ fn validate_props(s: &Schema, path: &str, data: &Value) -> Res {
     if !s.all_of.is_empty() {
         let mut validated = 0;
         for sub in &s.all_of {
-            let r = validate_schema(sub, path, data);
+            let r = validate_schema(sub, path, data, None);
             keep_all.merge(r.keep_relevant());
             if r.is_valid() {
                 validated += 1;
@@ -604,7 +635,7 @@ fn validate_props(s: &Schema, path: &str, data: &Value) -> Res {
     }
 
     if let Some(not) = &s.not
-        && validate_schema(not, path, data).is_valid()
+        && validate_schema(not, path, data, None).is_valid()
     {
         main.add(Error::Plain(format!(
             "{quoted} must not validate the schema (not)"
@@ -617,7 +648,7 @@ fn validate_props(s: &Schema, path: &str, data: &Value) -> Res {
         for key in sorted_keys(obj) {
             match s.dependencies.get(key) {
                 Some(Dependency::Schema(dep)) => {
-                    main.merge(validate_schema(dep, &format!("{path}.{key}"), data));
+                    main.merge(validate_schema(dep, &format!("{path}.{key}"), data, None));
                 }
                 Some(Dependency::Properties(props)) => {
                     for dep_key in props {
@@ -892,20 +923,30 @@ fn must_be_positive(path: &str, factor: String, value: Value) -> Error {
 }
 
 /// `schemaSliceValidator`.
-fn validate_slice(s: &Schema, path: &str, items: &[Value]) -> Res {
+fn validate_slice(s: &Schema, path: &str, items: &[Value], corr: Corr<'_>) -> Res {
     let mut res = Res::default();
     let size = items.len();
     let mut tuple_len = 0;
     match &s.items {
         Some(SchemaOrArray::One(item)) => {
             for (i, v) in items.iter().enumerate() {
-                res.merge(validate_schema(item, &format!("{path}[{i}]"), v));
+                res.merge(validate_schema(
+                    item,
+                    &format!("{path}[{i}]"),
+                    v,
+                    corr.and_then(|c| c.index(i)),
+                ));
             }
         }
         Some(SchemaOrArray::Tuple(tuple)) if !tuple.is_empty() => {
             tuple_len = tuple.len();
             for (i, (sub, v)) in tuple.iter().zip(items).enumerate() {
-                res.merge(validate_schema(sub, &format!("{path}[{i}]"), v));
+                res.merge(validate_schema(
+                    sub,
+                    &format!("{path}[{i}]"),
+                    v,
+                    corr.and_then(|c| c.index(i)),
+                ));
             }
         }
         _ => {}
@@ -923,7 +964,12 @@ fn validate_slice(s: &Schema, path: &str, items: &[Value]) -> Res {
             // the end (a panic) without tuple items.
             let bound = size - tuple_len + 1;
             for (i, item) in items.iter().enumerate().take(bound).skip(tuple_len) {
-                res.merge(validate_schema(sub, &format!("{path}[{i}]"), item));
+                res.merge(validate_schema(
+                    sub,
+                    &format!("{path}[{i}]"),
+                    item,
+                    corr.and_then(|c| c.index(i)),
+                ));
             }
         }
     }
@@ -1037,7 +1083,7 @@ fn sorted_keys(obj: &Map<String, Value>) -> Vec<&String> {
 }
 
 /// `objectValidator`.
-fn validate_object(s: &Schema, path: &str, obj: &Map<String, Value>) -> Res {
+fn validate_object(s: &Schema, path: &str, obj: &Map<String, Value>, corr: Corr<'_>) -> Res {
     let mut res = Res::default();
     let n = obj.len() as i64;
     if let Some(min) = s.min_properties
@@ -1079,14 +1125,19 @@ fn validate_object(s: &Schema, path: &str, obj: &Map<String, Value>) -> Res {
     } else {
         for k in &keys {
             let regular = s.properties.contains_key(*k);
-            let (matched, _) = validate_pattern_properties(s, path, k, &obj[*k], &mut res);
+            let (matched, _) = validate_pattern_properties(s, path, k, &obj[*k], &mut res, corr);
             if !(regular || matched)
                 && let Some(sub) = s
                     .additional_properties
                     .as_ref()
                     .and_then(|a| a.schema.as_ref())
             {
-                res.merge(validate_schema(sub, &format!("{path}.{k}"), &obj[*k]));
+                res.merge(validate_schema(
+                    sub,
+                    &format!("{path}.{k}"),
+                    &obj[*k],
+                    field(corr, path, k),
+                ));
             }
         }
     }
@@ -1097,7 +1148,7 @@ fn validate_object(s: &Schema, path: &str, obj: &Map<String, Value>) -> Res {
             } else {
                 format!("{path}.{name}")
             };
-            res.merge(validate_schema(sub, &child, v));
+            res.merge(validate_schema(sub, &child, v, field(corr, path, name)));
         }
     }
     for k in &s.required {
@@ -1109,13 +1160,14 @@ fn validate_object(s: &Schema, path: &str, obj: &Map<String, Value>) -> Res {
     }
     for k in &keys {
         let regular = s.properties.contains_key(*k);
-        let (matched, patterns) = validate_pattern_properties(s, path, k, &obj[*k], &mut res);
+        let (matched, patterns) = validate_pattern_properties(s, path, k, &obj[*k], &mut res, corr);
         if !regular && matched {
             for p in patterns {
                 res.merge(validate_schema(
                     &s.pattern_properties[p],
                     &format!("{path}.{k}"),
                     &obj[*k],
+                    field(corr, path, k),
                 ));
             }
         }
@@ -1131,12 +1183,18 @@ fn validate_pattern_properties<'s>(
     key: &str,
     value: &Value,
     res: &mut Res,
+    corr: Corr<'_>,
 ) -> (bool, Vec<&'s String>) {
     let mut patterns = Vec::new();
     for (p, sub) in &s.pattern_properties {
         if go_regex(p).is_ok_and(|re| re.is_match(key)) {
             patterns.push(p);
-            res.merge(validate_schema(sub, &format!("{path}.{key}"), value));
+            res.merge(validate_schema(
+                sub,
+                &format!("{path}.{key}"),
+                value,
+                field(corr, path, key),
+            ));
         }
     }
     (!patterns.is_empty(), patterns)

@@ -20,6 +20,7 @@
 
 use serde_json::{Value, json};
 
+use super::correlate::{self, Correlated};
 use super::field::{ErrorType, FieldError};
 use crate::cel::check::{Purpose, check_rule};
 use crate::cel::eval::value::{Val, with_type_and_object_meta};
@@ -42,12 +43,14 @@ const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 pub struct RulesOutcome {
     /// The failures and evaluation errors, as the apiserver words them.
     pub errors: Vec<FieldError>,
-    /// Rules (schema path, rule) that apply but kubegen could not
-    /// evaluate exactly.
-    pub not_evaluated: Vec<(String, String)>,
+    /// Rules that apply but kubegen could not evaluate exactly.
+    pub not_evaluated: Vec<Unevaluated>,
     /// How many rules were evaluated (transition rules, which do not run
     /// on create, counted as the apiserver skips them).
     pub evaluated: usize,
+    /// The failed rules an update ratchets: they do not refuse it, the
+    /// apiserver returns them as warnings.
+    pub warnings: Vec<FieldError>,
     /// The runtime cost the rules charged to the object's budget, when
     /// kubegen finished every evaluation, the budget did not run out, and
     /// no macro stopped early over a map (whose entries the apiserver
@@ -72,8 +75,18 @@ pub fn has_rules(schema: &Value) -> bool {
 }
 
 /// Evaluates every rule of `schema` (a CRD version's root schema) on
-/// `object` as stored.
+/// `object` as stored on create.
 pub fn validate(schema: &Value, object: &Value) -> RulesOutcome {
+    validate_update(schema, object, None)
+}
+
+/// Evaluates every rule of `schema` on `object` as stored by an update of
+/// `old` (`None`: a create): transition rules run where a value has an
+/// old one (a field both have, a `map` list's item of the same keys),
+/// `oldSelf` bound to it, and a failed rule that does not read `oldSelf`
+/// is ratcheted to a warning where the update left its value (or the
+/// nearest value with an old one) unchanged.
+pub fn validate_update(schema: &Value, object: &Value, old: Option<&Value>) -> RulesOutcome {
     let mut walk = Walk {
         out: RulesOutcome::default(),
         remaining: PER_OBJECT_BUDGET as i64,
@@ -81,7 +94,11 @@ pub fn validate(schema: &Value, object: &Value) -> RulesOutcome {
         state: Budget::Left,
         map_order: false,
     };
-    walk.node(schema, object, "", &[], true);
+    let ratchet = Ratchet {
+        current: old.map(|old| Correlated::root(object, old, schema)),
+        parent: None,
+    };
+    walk.node(schema, object, old, ratchet, "", &[], true);
     if walk.unsure == 0 && walk.state == Budget::Left && !walk.map_order {
         walk.out.cost = u64::try_from(PER_OBJECT_BUDGET as i64 - walk.remaining).ok();
     }
@@ -131,6 +148,81 @@ struct Walk {
     map_order: bool,
 }
 
+/// A node's values for its rules: `self`, `oldSelf` if it has an old
+/// value, and whether its failures are ratcheted.
+#[derive(Clone, Copy)]
+struct Vals<'v> {
+    value: &'v Val,
+    old: Option<&'v Val>,
+    ratcheted: bool,
+}
+
+/// The apiserver's `ratchetingOptions`: the node's old value pairing (if
+/// it has one) and the nearest ancestor's that has one.
+#[derive(Clone, Copy)]
+struct Ratchet<'a> {
+    current: Option<Correlated<'a>>,
+    parent: Option<Correlated<'a>>,
+}
+
+impl<'a> Ratchet<'a> {
+    /// The field `field`'s (none for `apiVersion` and `kind` of the root).
+    fn key(self, field: &str) -> Ratchet<'a> {
+        let Some(current) = self.current else {
+            return self;
+        };
+        if self.parent.is_none() && matches!(field, "apiVersion" | "kind") {
+            return Ratchet {
+                current: None,
+                parent: None,
+            };
+        }
+        Ratchet {
+            current: current.key(field),
+            parent: Some(current),
+        }
+    }
+
+    /// Item `i`'s.
+    fn index(self, i: usize) -> Ratchet<'a> {
+        let Some(current) = self.current else {
+            return self;
+        };
+        Ratchet {
+            current: current.index(i),
+            parent: Some(current),
+        }
+    }
+
+    /// `shouldRatchetError`: the node's value, or (without an old one)
+    /// the nearest ancestor's, is unchanged.
+    fn ratchets(self) -> bool {
+        self.current
+            .or(self.parent)
+            .is_some_and(Correlated::unchanged)
+    }
+}
+
+/// A rule's errors, or why kubegen cannot evaluate it exactly.
+type Verdict = Result<Vec<FieldError>, String>;
+
+/// Why a rule is left unevaluated when its cost decides whether the
+/// budget lasts.
+fn undecided() -> String {
+    "whether the object's cost budget lasts depends on a rule kubegen did not evaluate".into()
+}
+
+/// A rule kubegen left unevaluated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unevaluated {
+    /// Its schema path (`.spec.items[*]`).
+    pub at: String,
+    /// The rule.
+    pub rule: String,
+    /// Why (`it uses the function isURL`, …).
+    pub why: String,
+}
+
 /// Whether rules still run.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Budget {
@@ -167,18 +259,29 @@ fn render(path: &[String]) -> String {
 impl Walk {
     /// `node` at the schema path `at` (`.spec.items[*]`) and field path
     /// `path`.
-    fn node(&mut self, schema: &Value, object: &Value, at: &str, path: &[String], root: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        schema: &Value,
+        object: &Value,
+        old: Option<&Value>,
+        ratchet: Ratchet<'_>,
+        at: &str,
+        path: &[String],
+        root: bool,
+    ) {
         if object.is_null() || self.state == Budget::Spent {
             return;
         }
-        self.rules(schema, object, at, path, root);
+        let old = old.filter(|o| !o.is_null());
+        self.rules(schema, object, old, ratchet, at, path, root);
         // Rules under `allOf` run too (`AllOfValidators`): not yet here.
         if let Some(all_of) = schema.get("allOf").and_then(Value::as_array) {
             for sub in all_of {
                 let mut found = Vec::new();
                 rules_anywhere(sub, &mut found);
                 for rule in found {
-                    self.skip(at, &rule);
+                    self.skip(at, &rule, "rules under allOf are not evaluated yet");
                 }
             }
         }
@@ -187,13 +290,29 @@ impl Walk {
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
         };
+        // A map's old values by key (`MapIsCorrelatable`: unless an
+        // unknown `x-kubernetes-map-type`), a `map` list's by item keys.
+        let correlatable = matches!(
+            schema.get("x-kubernetes-map-type").and_then(Value::as_str),
+            None | Some("granular" | "atomic")
+        );
+        let old_field = |k: &str| old.filter(|_| correlatable).and_then(|o| o.get(k));
         match object {
             Value::Object(map) => {
                 if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
                     for (k, v) in map {
                         let mut p = path.to_vec();
                         p.push(format!("[{k}]"));
-                        self.node(values, v, &format!("{at}[*]"), &p, embedded(values));
+                        let r = ratchet.key(k);
+                        self.node(
+                            values,
+                            v,
+                            old_field(k),
+                            r,
+                            &format!("{at}[*]"),
+                            &p,
+                            embedded(values),
+                        );
                     }
                 }
                 if let Some(props) = schema.get("properties").and_then(Value::as_object) {
@@ -201,17 +320,30 @@ impl Walk {
                         if let Some(sub) = props.get(k) {
                             let mut p = path.to_vec();
                             p.push(k.clone());
-                            self.node(sub, v, &format!("{at}.{k}"), &p, embedded(sub));
+                            let r = ratchet.key(k);
+                            self.node(
+                                sub,
+                                v,
+                                old_field(k),
+                                r,
+                                &format!("{at}.{k}"),
+                                &p,
+                                embedded(sub),
+                            );
                         }
                     }
                 }
             }
             Value::Array(items) => {
                 if let Some(sub) = schema.get("items") {
+                    let old_items = old.and_then(Value::as_array);
                     for (i, v) in items.iter().enumerate() {
                         let mut p = path.to_vec();
                         p.push(format!("[{i}]"));
-                        self.node(sub, v, &format!("{at}[*]"), &p, embedded(sub));
+                        let old_item =
+                            old_items.and_then(|o| correlate::map_list_item(schema, o, v));
+                        let r = ratchet.index(i);
+                        self.node(sub, v, old_item, r, &format!("{at}[*]"), &p, embedded(sub));
                     }
                 }
             }
@@ -219,7 +351,17 @@ impl Walk {
         }
     }
 
-    fn rules(&mut self, schema: &Value, object: &Value, at: &str, path: &[String], root: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn rules(
+        &mut self,
+        schema: &Value,
+        object: &Value,
+        old: Option<&Value>,
+        ratchet: Ratchet<'_>,
+        at: &str,
+        path: &[String],
+        root: bool,
+    ) {
         let Some(rules) = schema
             .get("x-kubernetes-validations")
             .and_then(Value::as_array)
@@ -227,16 +369,20 @@ impl Walk {
             return;
         };
         let self_type = Type::of_schema(schema, "selfType", root);
-        let value = if root {
-            let resource = with_type_and_object_meta(schema, path.is_empty());
-            let mut resource = resource;
-            if let Some(m) = resource.as_object_mut() {
-                m.remove("x-kubernetes-embedded-resource");
+        let read = |v: &Value| {
+            if root {
+                let mut resource = with_type_and_object_meta(schema, path.is_empty());
+                if let Some(m) = resource.as_object_mut() {
+                    m.remove("x-kubernetes-embedded-resource");
+                }
+                Val::from_json(v, &resource)
+            } else {
+                Val::from_json(v, schema)
             }
-            Val::from_json(object, &resource)
-        } else {
-            Val::from_json(object, schema)
         };
+        let value = read(object);
+        let old_value = old.map(read);
+        let ratcheted = ratchet.ratchets();
         if rules.is_empty() {
             return;
         }
@@ -267,19 +413,28 @@ impl Walk {
                 return;
             }
             if self.state == Budget::Undecided {
-                self.skip(at, rule);
+                self.skip(
+                    at,
+                    rule,
+                    "whether the object's cost budget lasts depends on a rule kubegen did not evaluate",
+                );
                 continue;
             }
             let Some(self_type) = &self_type else {
-                self.skip(at, rule);
+                self.skip(at, rule, "the schema of self is not one kubegen types");
                 continue;
             };
-            match self.rule(r, rule, self_type, &value, &mut sets, schema, object, path) {
-                Some(errors) => {
+            let vals = Vals {
+                value: &value,
+                old: old_value.as_ref(),
+                ratcheted,
+            };
+            match self.rule(r, rule, self_type, vals, &mut sets, schema, object, path) {
+                Ok(errors) => {
                     self.out.evaluated += 1;
                     self.out.errors.extend(errors);
                 }
-                None => self.skip(at, rule),
+                Err(why) => self.skip(at, rule, &why),
             }
         }
     }
@@ -327,10 +482,21 @@ impl Walk {
             .saturating_add((PER_CALL_LIMIT as i64).saturating_sub(cost).max(0));
     }
 
-    fn skip(&mut self, at: &str, rule: &str) {
-        self.out
-            .not_evaluated
-            .push((at.to_string(), rule.to_string()));
+    /// `errors`, or none when `ratchet`: then they are warnings.
+    fn ratcheted(&mut self, ratchet: bool, errors: Vec<FieldError>) -> Verdict {
+        if ratchet {
+            self.out.warnings.extend(errors);
+            return Ok(Vec::new());
+        }
+        Ok(errors)
+    }
+
+    fn skip(&mut self, at: &str, rule: &str, why: &str) {
+        self.out.not_evaluated.push(Unevaluated {
+            at: at.to_string(),
+            rule: rule.to_string(),
+            why: why.to_string(),
+        });
     }
 
     /// One rule: its errors, or `None` when it cannot be evaluated
@@ -341,43 +507,54 @@ impl Walk {
         r: &Value,
         rule: &str,
         self_type: &Type,
-        value: &Val,
+        vals: Vals<'_>,
         sets: &mut Sets,
         schema: &Value,
         object: &Value,
         path: &[String],
-    ) -> Option<Vec<FieldError>> {
+    ) -> Verdict {
         let text = |key: &str| r.get(key).and_then(Value::as_str);
         let optional = r
             .get("optionalOldSelf")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let checked = check_rule(rule, self_type, optional, Purpose::Rule, |_| true).ok()?;
-        if checked.uses_old_self && !optional {
-            // A transition rule: not run on create.
-            return Some(Vec::new());
+        let value = vals.value;
+        let checked = check_rule(rule, self_type, optional, Purpose::Rule, |_| true)
+            .map_err(|_| "it does not compile (the apiserver refuses the CRD)".to_string())?;
+        if checked.uses_old_self && !optional && vals.old.is_none() {
+            // A transition rule: run only where there is an old value.
+            return Ok(Vec::new());
         }
         let message_expression = match text("messageExpression") {
             Some(m) => {
-                let checked =
-                    check_rule(m, self_type, optional, Purpose::Message, |_| true).ok()?;
-                if checked.uses_old_self {
-                    // What the apiserver binds `oldSelf` to for a message
-                    // on create is not reproduced.
-                    return None;
+                let checked = check_rule(m, self_type, optional, Purpose::Message, |_| true)
+                    .map_err(|_| "its messageExpression does not compile".to_string())?;
+                if checked.uses_old_self && vals.old.is_none() {
+                    return Err("its messageExpression reads oldSelf on create".into());
                 }
                 Some(checked)
             }
             None => None,
         };
+        // Failures of a rule not reading `oldSelf` on an unchanged value
+        // are warnings.
+        let ratchet = !checked.uses_old_self && vals.ratcheted;
         let field_path = match text("fieldPath") {
             None | Some("") => None,
-            Some(f) => Some(plain_field_path(f)?),
+            Some(f) => Some(
+                plain_field_path(f)
+                    .ok_or_else(|| format!("its fieldPath {f} is not a plain .a.b path"))?,
+            ),
         };
-        let old_self = if optional {
-            Val::Optional(None)
-        } else {
-            value.clone()
+        let old_self = match (optional, vals.old) {
+            // `types.OptionalOf` of data the schema does not allow holds
+            // Go's conversion error of it.
+            (true, Some(Val::Error(e))) => Val::Optional(Some(std::rc::Rc::new(Val::Error(
+                format!("unsupported conversion to ref.Val: (*errors.errorString){e}").into(),
+            )))),
+            (true, old) => Val::Optional(old.cloned().map(std::rc::Rc::new)),
+            (false, Some(old)) => old.clone(),
+            (false, None) => value.clone(),
         };
         let rule_vars = [("self", value.clone()), ("oldSelf", old_self)];
         let message = text("message").map(str::trim).filter(|m| !m.is_empty());
@@ -388,29 +565,31 @@ impl Walk {
         let run = evaluate_with_cost(&checked.tree, &rule_vars, sets, PER_CALL_LIMIT);
         self.map_order |= run.cost_depends_on_map_order;
         let (result, cost) = (run.result, run.cost);
-        if matches!(result, Err(EvalError::Unsupported(_))) {
+        if let Err(EvalError::Unsupported(why)) = &result {
             self.unfinished(cost);
-            return None;
+            return Err(format!("it uses {why}"));
         }
         if let Err(e) = self.charge(cost, invalid(&here, OUT_OF_BUDGET.into())) {
-            return e.map(|e| vec![e]);
+            return e.map(|e| vec![e]).ok_or_else(undecided);
         }
         match result {
-            Ok(Val::Bool(true)) => return Some(Vec::new()),
+            Ok(Val::Bool(true)) => return Ok(Vec::new()),
             Ok(Val::Bool(false)) => {}
             // A non-boolean result of a `dyn` rule.
-            Ok(_) | Err(EvalError::Unsupported(_)) => return None,
+            Ok(_) | Err(EvalError::Unsupported(_)) => {
+                return Err("it gives a value that is not a bool".into());
+            }
             Err(EvalError::CostLimit) => {
                 self.state = Budget::Spent;
-                return Some(vec![invalid(
+                return Ok(vec![invalid(
                     &here,
                     format!(
                         "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"
                     ),
                 )]);
             }
-            Err(EvalError::Error(e)) => {
-                return Some(vec![invalid(
+            Err(EvalError::Error(e) | EvalError::Internal(e)) => {
+                return Ok(vec![invalid(
                     &here,
                     format!("{e} evaluating rule: {rule_text}"),
                 )]);
@@ -423,25 +602,30 @@ impl Walk {
         let at = render(&at);
         let mut detail = None;
         if let Some(m) = &message_expression {
-            let vars = [("self", value.clone())];
+            let mut vars = vec![("self", value.clone())];
+            if let Some(old) = vals.old {
+                vars.push(("oldSelf", old.clone()));
+            }
             let run = evaluate_with_cost(&m.tree, &vars, sets, PER_CALL_LIMIT);
             self.map_order |= run.cost_depends_on_map_order;
             let (result, cost) = (run.result, run.cost);
-            if matches!(result, Err(EvalError::Unsupported(_))) {
+            if let Err(EvalError::Unsupported(why)) = &result {
                 self.unfinished(cost);
-                return None;
+                return Err(format!("its messageExpression uses {why}"));
             }
             let out_of_budget = invalid(
                 &at,
                 "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".into(),
             );
-            if let Err(e) = self.charge(cost, out_of_budget) {
-                return e.map(|e| vec![e]);
+            match self.charge(cost, out_of_budget) {
+                Ok(()) => {}
+                Err(Some(e)) => return self.ratcheted(ratchet, vec![e]),
+                Err(None) => return Err(undecided()),
             }
             if matches!(result, Err(EvalError::CostLimit)) {
                 self.state = Budget::Spent;
                 let source = text("messageExpression").unwrap_or_default();
-                return Some(vec![invalid(
+                return self.ratcheted(ratchet, vec![invalid(
                     &at,
                     format!(
                         "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
@@ -456,8 +640,8 @@ impl Walk {
                         detail = Some(s.to_string());
                     }
                 }
-                Err(EvalError::Error(_)) => {}
-                _ => return None,
+                Err(EvalError::Error(_) | EvalError::Internal(_)) => {}
+                _ => return Err("its messageExpression gives a value that is not a string".into()),
             }
         }
         let detail = detail.unwrap_or_else(|| match message {
@@ -475,7 +659,7 @@ impl Walk {
             Some("FieldValueDuplicate") => FieldError::new(ErrorType::Duplicate, at, bad, ""),
             _ => FieldError::new(ErrorType::Invalid, at, bad, detail),
         };
-        Some(vec![error])
+        self.ratcheted(ratchet, vec![error])
     }
 }
 
@@ -523,7 +707,7 @@ mod tests {
                 {"rule": "self.s.size() < 2", "messageExpression": "'s is ' + self.s",
                     "reason": "FieldValueForbidden"},
                 {"rule": "self.n / self.z > 0"},
-                {"rule": "isURL(self.s)"},
+                {"rule": "self.n >= 0", "fieldPath": "['n']"},
                 {"rule": "self.n == oldSelf.n"},
             ],
             "properties": {"n": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 0"}]},
@@ -544,7 +728,11 @@ mod tests {
         );
         assert_eq!(
             out.not_evaluated,
-            [(".spec".to_string(), "isURL(self.s)".to_string())]
+            [Unevaluated {
+                at: ".spec".into(),
+                rule: "self.n >= 0".into(),
+                why: "its fieldPath ['n'] is not a plain .a.b path".into()
+            }]
         );
         assert_eq!(
             out.evaluated, 5,
@@ -577,7 +765,11 @@ mod tests {
         assert_eq!(out.evaluated, 1);
         assert_eq!(
             out.not_evaluated,
-            [(String::new(), "self.x > 1".to_string())]
+            [Unevaluated {
+                at: String::new(),
+                rule: "self.x > 1".into(),
+                why: "rules under allOf are not evaluated yet".into()
+            }]
         );
     }
 

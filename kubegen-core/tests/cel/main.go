@@ -51,7 +51,9 @@ import (
 	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/warning"
 )
 
 // The environment a CRD's new or changed rules compile in.
@@ -220,6 +222,8 @@ func validateObjects() {
 			Schema     json.RawMessage `json:"schema"`
 			Namespaced bool            `json:"namespaced"`
 			Object     json.RawMessage `json:"object"`
+			// An update: the object it replaces, as stored.
+			Old json.RawMessage `json:"old"`
 		}
 		if err := json.Unmarshal(in.Bytes(), &line); err != nil {
 			panic(err)
@@ -255,6 +259,10 @@ func validateObjects() {
 		}
 		structuraldefaulting.Default(obj, ss)
 		u := &unstructured.Unstructured{Object: obj}
+		if len(line.Old) > 0 {
+			enc.Encode(validateUpdate(ss, &internal, line.Namespaced, u, line.Old, unknown))
+			continue
+		}
 		if u.GetName() == "" && u.GetGenerateName() != "" {
 			base := u.GetGenerateName()
 			if len(base) > 58 {
@@ -310,6 +318,75 @@ func validateObjects() {
 	if err := in.Err(); err != nil {
 		panic(err)
 	}
+}
+
+// warnings collects what the apiserver returns as warnings.
+type warnings struct{ texts []string }
+
+func (w *warnings) AddWarning(_, text string) { w.texts = append(w.texts, text) }
+
+// validateUpdate is the custom resource strategy's ValidateUpdate of u
+// replacing old (read as from storage: pruned and defaulted), with
+// validation ratcheting on (CRDValidationRatcheting is on by default):
+// {"unknown": [...], "errors": [...], "warnings": [...], "stored": ...,
+// "celCost": ...}. Both objects keep their own metadata: the caller gives
+// them the same name and namespace, as an update of one object has.
+func validateUpdate(ss *schema.Structural, internal *apiextensions.JSONSchemaProps, namespaced bool, u *unstructured.Unstructured, oldJSON json.RawMessage, unknown []string) map[string]any {
+	var oldObj map[string]interface{}
+	if err := utiljson.Unmarshal(oldJSON, &oldObj); err != nil {
+		panic(err)
+	}
+	structuralpruning.PruneWithOptions(oldObj, ss, true, schema.UnknownFieldPathOptions{})
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(oldObj, ss)
+	structuraldefaulting.Default(oldObj, ss)
+	uOld := &unstructured.Unstructured{Object: oldObj}
+	for _, x := range []*unstructured.Unstructured{u, uOld} {
+		// rest.BeforeUpdate fills in the resource version of an
+		// unconditional update.
+		x.SetResourceVersion("1")
+		if !namespaced {
+			x.SetNamespace("")
+		}
+	}
+	correlated := common.NewCorrelatedObject(u.Object, uOld.Object, &model.Structural{Structural: ss})
+	var errs field.ErrorList
+	errs = append(errs, apimachineryvalidation.ValidateObjectMetaAccessorUpdate(u, uOld, field.NewPath("metadata"))...)
+	validator, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		panic(err)
+	}
+	errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), uOld.UnstructuredContent(), validator, apiservervalidation.WithRatcheting(correlated))...)
+	if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, ss, uOld.Object); len(oldErrs) == 0 {
+		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ss, u.Object)...)
+	}
+	var celCost any = int64(0)
+	recorder := &warnings{}
+	if celValidator := celschema.NewValidator(ss, true, celconfig.PerCallLimit); celValidator != nil {
+		if blocked := blockingErr(errs); blocked != nil {
+			errs = append(errs, blocked)
+		} else {
+			ctx := warning.WithWarningRecorder(context.Background(), recorder)
+			ruleErrs, remaining := celValidator.Validate(ctx, nil, ss, u.Object, uOld.Object, celconfig.RuntimeCELCostBudget, celschema.WithRatcheting(correlated))
+			errs = append(errs, ruleErrs...)
+			if remaining >= 0 {
+				celCost = celconfig.RuntimeCELCostBudget - remaining
+			} else {
+				celCost = nil
+			}
+		}
+	}
+	texts := []string{}
+	for _, e := range errs {
+		texts = append(texts, e.Error())
+	}
+	if unknown == nil {
+		unknown = []string{}
+	}
+	sort.Strings(unknown)
+	if recorder.texts == nil {
+		recorder.texts = []string{}
+	}
+	return map[string]any{"unknown": unknown, "errors": texts, "warnings": recorder.texts, "stored": u.Object, "celCost": celCost}
 }
 
 // blockingErr is the custom resource strategy's hasBlockingErr: the error

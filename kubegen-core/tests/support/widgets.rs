@@ -326,6 +326,27 @@ fn add_rules(rng: &mut Rng, s: &mut Value) {
             rules.push(r);
         }
     }
+    // Transition rules, which read the old value on update.
+    if rng.chance(1, 3) {
+        let typed = match (s["type"].as_str(), s.get("x-kubernetes-list-type")) {
+            (Some("integer" | "number"), _) => "self >= oldSelf",
+            (Some("string"), _) if s.get("format").is_none() => {
+                "self.size() >= oldSelf.size() || self == oldSelf"
+            }
+            (Some("array"), Some(t)) if t == "map" => "self.size() >= oldSelf.size()",
+            (Some("array"), _) => "oldSelf.all(x, x in self)",
+            _ => "self == oldSelf",
+        };
+        let rule = match rng.below(3) {
+            0 => json!({"rule": "self == oldSelf", "message": "is immutable"}),
+            1 => json!({"rule": typed, "messageExpression": "'was ' + string(size([oldSelf]))"}),
+            _ => json!({"rule": "!oldSelf.hasValue() || self == oldSelf.value()",
+                "optionalOldSelf": true}),
+        };
+        if !rules.iter().any(|x: &Value| x["rule"] == rule["rule"]) {
+            rules.push(rule);
+        }
+    }
     if !rules.is_empty() {
         s["x-kubernetes-validations"] = json!(rules);
     }

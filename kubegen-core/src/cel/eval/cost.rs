@@ -32,7 +32,7 @@ fn size_of(v: &Res, unwrap: bool) -> u64 {
         Val::Bytes(b) => b.len() as u64,
         Val::List(items, _) => items.len() as u64,
         Val::Map(entries) => entries.len() as u64,
-        Val::Object(_, _, n) => *n as u64,
+        Val::Object(_, shape) => shape.size as u64,
         Val::Ip(_, v4) => {
             if *v4 {
                 4
@@ -70,10 +70,19 @@ fn allocating_list(factor: f64, size: u64) -> u64 {
     (size as f64 * factor) as u64 + 1 + LIST_CREATE
 }
 
+/// The panic of a tracker's type assertion on an error value.
+fn not_a(what: &str) -> EvalError {
+    EvalError::Internal(format!("internal error: interface conversion: {what}"))
+}
+
 /// The lists extension's `trackListSelfCompare`.
 fn self_compare(list: &Res) -> Result<u64, EvalError> {
-    let Ok(Val::List(items, _)) = list else {
-        return Err(EvalError::unsupported("the cost of this call"));
+    let items = match list {
+        Ok(Val::List(items, _)) => items,
+        Err(EvalError::Error(_)) => {
+            return Err(not_a("*types.Err is not traits.Lister: missing method Add"));
+        }
+        _ => return Err(EvalError::unsupported("the cost of this call")),
     };
     let n = items.len() as u64;
     let mut factor = 2.0;
@@ -97,6 +106,9 @@ fn tracked(overload: &str, args: &[Res], result: &Res) -> Option<Result<u64, Eva
         "list_flatten" => allocating_list(1.0, actual(0)),
         "list_flatten_int" => match &args[1] {
             Ok(Val::Int(depth)) => allocating_list(*depth as f64, actual(0)),
+            Err(EvalError::Error(_)) => {
+                return Some(Err(not_a("ref.Val is *types.Err, not types.Int")));
+            }
             _ => return Some(Err(EvalError::unsupported("the cost of this call"))),
         },
         "list_distinct" => return Some(self_compare(&args[0])),

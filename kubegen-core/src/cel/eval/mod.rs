@@ -35,6 +35,9 @@ pub enum EvalError {
     /// The runtime cost went over the limit (cel-go's
     /// `operation cancelled: actual cost limit exceeded`).
     CostLimit,
+    /// cel-go panicked (a cost tracker given an error where it expects a
+    /// list), which its program recovers as `internal error: <panic>`.
+    Internal(String),
 }
 
 impl EvalError {
@@ -62,7 +65,7 @@ pub fn evaluate(tree: &Node, vars: &[(&str, Val)]) -> Res {
 /// of `X` itself, and the apiserver evaluates all the rules of a node
 /// with one `self`, so a later rule sees them: `self + ['t']` appends
 /// `'t'` only the first time). Keep one for the rules of one node.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Sets {
     extra: Vec<(Rc<Vec<Val>>, Vec<Val>)>,
 }
@@ -99,6 +102,31 @@ pub fn evaluate_with_cost(
     sets: &mut Sets,
     limit: u64,
 ) -> Evaluation {
+    let before = sets.clone();
+    let forward = run(tree, vars, sets, limit, false);
+    if forward.maps_visited {
+        // Go visits a map's entries in random order: an outcome another
+        // order changes is not one to report.
+        let backward = run(tree, vars, &mut before.clone(), limit, true);
+        if !same_outcome(&forward.evaluation.result, &backward.evaluation.result) {
+            return Evaluation {
+                result: Err(EvalError::unsupported(
+                    "an outcome that depends on the order Go visits a map's entries in",
+                )),
+                ..forward.evaluation
+            };
+        }
+    }
+    forward.evaluation
+}
+
+/// One evaluation, and whether it iterated a map of two or more entries.
+struct Run {
+    evaluation: Evaluation,
+    maps_visited: bool,
+}
+
+fn run(tree: &Node, vars: &[(&str, Val)], sets: &mut Sets, limit: u64, reverse: bool) -> Run {
     let mut env = Env {
         scope: vars
             .iter()
@@ -106,20 +134,37 @@ pub fn evaluate_with_cost(
             .collect(),
         cost: 0,
         limit,
-        cancelled: false,
+        aborted: None,
         free: 0,
         map_order: false,
+        maps_visited: false,
+        reverse,
         sets,
     };
     let out = eval(tree, &mut env);
-    Evaluation {
-        result: if env.cancelled {
-            Err(EvalError::CostLimit)
-        } else {
-            out
+    Run {
+        evaluation: Evaluation {
+            result: match env.aborted {
+                Some(e) => Err(e),
+                None => out,
+            },
+            cost: env.cost,
+            cost_depends_on_map_order: env.map_order,
         },
-        cost: env.cost,
-        cost_depends_on_map_order: env.map_order,
+        maps_visited: env.maps_visited,
+    }
+}
+
+/// Whether two evaluations of a rule or message came out the same.
+fn same_outcome(a: &Res, b: &Res) -> bool {
+    match (a, b) {
+        (Ok(Val::Bool(x)), Ok(Val::Bool(y))) => x == y,
+        (Ok(Val::String(x)), Ok(Val::String(y))) => x == y,
+        (Err(EvalError::Error(x)), Err(EvalError::Error(y)))
+        | (Err(EvalError::Internal(x)), Err(EvalError::Internal(y))) => x == y,
+        (Err(EvalError::CostLimit), Err(EvalError::CostLimit)) => true,
+        (Err(EvalError::Unsupported(_)), _) | (_, Err(EvalError::Unsupported(_))) => true,
+        _ => false,
     }
 }
 
@@ -141,12 +186,17 @@ struct Env<'s> {
     scope: Vec<(String, Res)>,
     cost: u64,
     limit: u64,
-    /// The cost went over the limit: cel-go panics out of the evaluation.
-    cancelled: bool,
+    /// Why cel-go panicked out of the evaluation: the cost went over the
+    /// limit, or a cost tracker failed.
+    aborted: Option<EvalError>,
     /// Inside a constant cel-go folds when it plans: nothing is charged.
     free: u32,
     /// A fold over a map stopped, or would have by its last entry.
     map_order: bool,
+    /// A fold iterated a map of two or more entries.
+    maps_visited: bool,
+    /// Iterate maps last entry first.
+    reverse: bool,
     sets: &'s mut Sets,
 }
 
@@ -154,20 +204,36 @@ impl Env<'_> {
     /// Charges `n` (a negative `n` as cel-go's unsigned arithmetic does),
     /// and cancels the evaluation when the cost is over the limit.
     fn charge(&mut self, n: i64) {
-        if self.cancelled || self.free > 0 {
+        if self.aborted.is_some() || self.free > 0 {
             return;
         }
         self.cost = self.cost.wrapping_add_signed(n);
         if self.cost > self.limit {
-            self.cancelled = true;
+            self.aborted = Some(EvalError::CostLimit);
         }
     }
 
-    /// Charges a call's cost, or passes on why it cannot be priced.
+    /// Charges a call's cost, or passes on why it cannot be priced (a
+    /// tracker's panic aborts the evaluation).
     fn charge_call(&mut self, cost: Result<u64, EvalError>) -> Result<(), EvalError> {
-        let c = cost?;
-        self.charge(i64::try_from(c).unwrap_or(i64::MAX));
-        Ok(())
+        match cost {
+            Ok(c) => {
+                self.charge(i64::try_from(c).unwrap_or(i64::MAX));
+                Ok(())
+            }
+            Err(e @ EvalError::Internal(_)) => {
+                if self.free == 0 && self.aborted.is_none() {
+                    self.aborted = Some(e.clone());
+                }
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The error that aborted the evaluation, if one did.
+    fn abort(&self) -> Option<EvalError> {
+        self.aborted.clone()
     }
 }
 
@@ -263,8 +329,8 @@ fn conditional_root(node: &Node, env: &Env<'_>) -> bool {
 }
 
 fn eval(node: &Node, env: &mut Env<'_>) -> Res {
-    if env.cancelled {
-        return Err(EvalError::CostLimit);
+    if let Some(e) = env.abort() {
+        return Err(e);
     }
     // A value that is an error (or not representable) is one wherever it
     // is read.
@@ -292,8 +358,8 @@ fn eval(node: &Node, env: &mut Env<'_>) -> Res {
     } else {
         eval_node(node, env)
     };
-    if env.cancelled {
-        return Err(EvalError::CostLimit);
+    if let Some(e) = env.abort() {
+        return Err(e);
     }
     out.and_then(Val::usable)
 }
@@ -337,8 +403,8 @@ fn resolve(node: &Node, env: &mut Env<'_>) -> Res {
             } else {
                 base(&args[1], env)
             };
-            if env.cancelled {
-                return Err(EvalError::CostLimit);
+            if let Some(e) = env.abort() {
+                return Err(e);
             }
             let optional = function != "_[_]" || matches!(v, Val::Optional(_));
             let out = key
@@ -446,7 +512,9 @@ fn map_literal(entries: &[(Node, Node)], env: &mut Env<'_>) -> Res {
 fn select(v: &Val, field: &str, test_only: bool) -> Res {
     match v {
         Val::Object(fields, ..) => match fields.get(field) {
-            Some(_) if test_only => Ok(Val::Bool(true)),
+            // The apiserver reads the field to test it: data its schema
+            // does not allow is an error.
+            Some(f) if test_only => f.clone().usable().map(|_| Val::Bool(true)),
             Some(f) => Ok(fresh(f)),
             None if test_only => Ok(Val::Bool(false)),
             None => Err(EvalError::err(format!("no such key: {field}"))),
@@ -456,7 +524,7 @@ fn select(v: &Val, field: &str, test_only: bool) -> Res {
                 .iter()
                 .find(|(k, _)| matches!(k, Val::String(s) if &**s == field));
             match (found, test_only) {
-                (Some(_), true) => Ok(Val::Bool(true)),
+                (Some((_, f)), true) => f.clone().usable().map(|_| Val::Bool(true)),
                 (None, true) => Ok(Val::Bool(false)),
                 (Some((_, v)), false) => Ok(fresh(v)),
                 (None, false) => Err(EvalError::err(format!("no such key: {field}"))),
@@ -476,7 +544,15 @@ fn fold(c: &Comprehension, env: &mut Env<'_>) -> Res {
             .enumerate()
             .map(|(i, v)| (Val::Int(i as i64), fresh(v)))
             .collect(),
-        Val::Map(entries) => entries.iter().map(|(k, v)| (k.clone(), fresh(v))).collect(),
+        Val::Map(entries) => {
+            env.maps_visited |= entries.len() > 1;
+            let pairs = entries.iter().map(|(k, v)| (k.clone(), fresh(v)));
+            if env.reverse {
+                pairs.rev().collect()
+            } else {
+                pairs.collect()
+            }
+        }
         _ => return Err(EvalError::unsupported("iterating this value")),
     };
     let accu = eval(&c.accu_init, env);
@@ -499,14 +575,17 @@ fn fold(c: &Comprehension, env: &mut Env<'_>) -> Res {
         if matches!(cond, Ok(Val::Bool(false))) {
             break;
         }
-        if let Err(e @ (EvalError::Unsupported(_) | EvalError::CostLimit)) = cond {
+        if let Err(
+            e @ (EvalError::Unsupported(_) | EvalError::CostLimit | EvalError::Internal(_)),
+        ) = cond
+        {
             env.scope.truncate(base);
             return Err(e);
         }
         let next = eval(&c.loop_step, env);
-        if env.cancelled {
+        if let Some(e) = env.abort() {
             env.scope.truncate(base);
-            return Err(EvalError::CostLimit);
+            return Err(e);
         }
         env.scope[base].1 = next;
     }
@@ -531,8 +610,8 @@ fn logic(and: bool, lhs: &Node, rhs: &Node, env: &mut Env<'_>) -> Res {
     if matches!(l, Ok(Val::Bool(b)) if b == decisive) {
         return Ok(Val::Bool(decisive));
     }
-    if env.cancelled {
-        return Err(EvalError::CostLimit);
+    if let Some(e) = env.abort() {
+        return Err(e);
     }
     let r = eval(rhs, env);
     if matches!(r, Ok(Val::Bool(b)) if b == decisive) {
@@ -622,8 +701,8 @@ fn call(
     let mut vals: Vec<Res> = Vec::with_capacity(count);
     for a in target.into_iter().chain(args) {
         let v = eval(a, env);
-        if env.cancelled {
-            return Err(EvalError::CostLimit);
+        if let Some(e) = env.abort() {
+            return Err(e);
         }
         let failed = v.is_err();
         vals.push(v);
@@ -668,7 +747,7 @@ fn strict_call(function: &str, overloads: &[String], vals: &[Val], env: &mut Env
         return set_union(x, y, env.sets);
     }
     if let ("_==_" | "_!=_", [Val::List(x, ListKind::Set), Val::List(y, kind)]) = (function, vals)
-        && *kind != ListKind::Map
+        && !matches!(kind, ListKind::Map(_))
         && env.sets.touched(x)
     {
         // `unstructuredSetList.Equal` reads the set a union added to.
@@ -795,13 +874,13 @@ pub(super) fn apply(function: &str, overloads: &[String], v: &[Val]) -> Res {
         ("_+_", [String(x), String(y)]) => Ok(Val::str(&format!("{x}{y}"))),
         ("_+_", [Bytes(x), Bytes(y)]) => Ok(Bytes(Rc::from([&x[..], &y[..]].concat()))),
         ("_+_", [List(x, k), List(y, l)])
-            if !matches!(k, ListKind::Set | ListKind::Map)
-                && !matches!(l, ListKind::Set | ListKind::Map) =>
+            if !matches!(k, ListKind::Set | ListKind::Map(_))
+                && !matches!(l, ListKind::Set | ListKind::Map(_)) =>
         {
             // A list of the object stays one (`unstructuredList.Add`).
             Ok(List(
                 Rc::new(x.iter().chain(y.iter()).cloned().collect()),
-                *k,
+                k.clone(),
             ))
         }
         ("@in" | "_in_" | "in", [x, List(items, _)]) => {
@@ -813,9 +892,11 @@ pub(super) fn apply(function: &str, overloads: &[String], v: &[Val]) -> Res {
             Ok(b(false))
         }
         ("@in" | "_in_" | "in", [x, Map(entries)]) => {
-            for (k, _) in entries.iter() {
+            for (k, v) in entries.iter() {
                 if equal(x, k)? {
-                    return Ok(b(true));
+                    // `Contains` reads the value: data its schema does
+                    // not allow is an error.
+                    return v.clone().usable().map(|_| b(true));
                 }
             }
             Ok(b(false))

@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::EvalError;
 
 /// How a list compares and concatenates: `x-kubernetes-list-type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ListKind {
     /// A list the expression built (a literal, a macro's result).
     Plain,
@@ -28,8 +28,22 @@ pub enum ListKind {
     Atomic,
     /// `set`: order-insensitive equality, deduplicating concatenation.
     Set,
-    /// `map`: equality and concatenation by key.
-    Map,
+    /// `map`: equality and concatenation by key, with its
+    /// `x-kubernetes-list-map-keys` (escaped as CEL names them).
+    Map(Rc<[String]>),
+}
+
+/// What an object's JSON holds besides its present fields, which the
+/// apiserver's equality and cost read.
+#[derive(Clone, Debug, Default)]
+pub struct Shape {
+    /// Its declared fields that are null (read as absent), escaped.
+    pub nulls: Vec<String>,
+    /// Whether it holds fields its schema does not declare (preserved
+    /// unknown fields).
+    pub unknown: bool,
+    /// How many entries it has (its size for the runtime cost).
+    pub size: usize,
 }
 
 /// A CEL value.
@@ -54,10 +68,8 @@ pub enum Val {
     /// `map(K, V)`, entries in key order for string keys.
     Map(Rc<Vec<(Val, Val)>>),
     /// An object a schema declares: its present non-null fields by
-    /// escaped name, whether it holds null or preserved unknown fields
-    /// too (which the apiserver's equality reads otherwise), and how many
-    /// entries its JSON object has (its size for the runtime cost).
-    Object(Rc<BTreeMap<String, Val>>, bool, usize),
+    /// escaped name, and the rest of its JSON object.
+    Object(Rc<BTreeMap<String, Val>>, Rc<Shape>),
     /// `google.protobuf.Duration`, in nanoseconds.
     Duration(i128),
     /// `google.protobuf.Timestamp`, in nanoseconds since the Unix epoch.
@@ -163,19 +175,24 @@ impl Val {
             (Some("object"), Value::Object(m)) => {
                 if let Some(props) = schema.get("properties").and_then(Value::as_object) {
                     let mut fields = BTreeMap::new();
-                    let irregular = m.iter().any(|(k, v)| v.is_null() || !props.contains_key(k));
+                    let mut shape = Shape {
+                        size: m.len(),
+                        unknown: m.keys().any(|k| !props.contains_key(k)),
+                        ..Shape::default()
+                    };
                     for (k, v) in m {
+                        let (Some(sub), Some(name)) = (props.get(k), crate::schema::cel::escape(k))
+                        else {
+                            continue;
+                        };
                         if v.is_null() {
                             // The apiserver reads a null field as absent.
-                            continue;
-                        }
-                        if let (Some(sub), Some(name)) =
-                            (props.get(k), crate::schema::cel::escape(k))
-                        {
+                            shape.nulls.push(name);
+                        } else {
                             fields.insert(name, Val::from_json(v, sub));
                         }
                     }
-                    Val::Object(Rc::new(fields), irregular, m.len())
+                    Val::Object(Rc::new(fields), Rc::new(shape))
                 } else if let Some(values) =
                     schema.get("additionalProperties").filter(|v| v.is_object())
                 {
@@ -195,7 +212,16 @@ impl Val {
                 let kind = match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
                     None | Some("atomic") => ListKind::Atomic,
                     Some("set") => ListKind::Set,
-                    Some("map") => ListKind::Map,
+                    Some("map") => ListKind::Map(
+                        schema
+                            .get("x-kubernetes-list-map-keys")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str)
+                            .map(|k| crate::schema::cel::escape(k).unwrap_or_else(|| k.to_string()))
+                            .collect(),
+                    ),
                     Some(_) => return unsupported("an unknown list type"),
                 };
                 Val::List(
@@ -210,10 +236,8 @@ impl Val {
             }
             (Some("string"), Value::String(s)) => {
                 match schema.get("format").and_then(Value::as_str) {
-                    // strfmt reads "" as the zero time.
-                    Some("date-time") if s.is_empty() => {
-                        Val::Timestamp(-62_135_596_800 * 1_000_000_000)
-                    }
+                    // strfmt's `ParseDateTime` reads "" as the Unix epoch.
+                    Some("date-time") if s.is_empty() => Val::Timestamp(0),
                     Some("date-time") => date_time(s).map_or_else(
                         || {
                             if year_unparsable(s) {
@@ -453,6 +477,44 @@ pub fn with_type_and_object_meta(schema: &Value, root: bool) -> Value {
     out
 }
 
+/// An element's key in a `map` list, as `toMapKey` makes it: its key
+/// fields' scalar values (a missing one as null); `None` for an element
+/// that is not an object of the object (unkeyable: equal to nothing).
+fn map_key(v: &Val, keys: &[String]) -> Result<Option<Vec<Val>>, EvalError> {
+    let Val::Object(fields, ..) = v else {
+        return match v {
+            Val::Map(_) | Val::Unsupported(_) => {
+                Err(EvalError::unsupported("a map list element of this kind"))
+            }
+            _ => Ok(None),
+        };
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    for k in keys {
+        let part = match fields.get(k) {
+            None => Val::Null,
+            Some(s @ (Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_))) => s.clone(),
+            Some(_) => return Err(EvalError::unsupported("a map list key of this type")),
+        };
+        out.push(part);
+    }
+    Ok(Some(out))
+}
+
+/// Whether two map list keys are the same: Go's `==` on the decoded
+/// scalars (an int64 and a float64 differ).
+fn same_key(a: &[Val], b: &[Val]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Val::Null, Val::Null) => true,
+            (Val::String(p), Val::String(q)) => p == q,
+            (Val::Int(p), Val::Int(q)) => p == q,
+            (Val::Double(p), Val::Double(q)) => p == q,
+            (Val::Bool(p), Val::Bool(q)) => p == q,
+            _ => false,
+        })
+}
+
 /// cel-go's `Equal`: numbers across types by value, aggregates element by
 /// element, values of different types unequal.
 pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
@@ -497,8 +559,34 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
             }
             true
         }
-        (Val::List(_, ListKind::Map), _) | (_, Val::List(_, ListKind::Map)) => {
-            return Err(EvalError::unsupported("equality of map lists"));
+        (Val::List(x, ListKind::Map(keys)), Val::List(y, _)) => {
+            // `unstructuredMapList.Equal`: as many elements, each of the
+            // other's found by its keys (the last of this list's with
+            // them) and equal to it.
+            if x.len() != y.len() {
+                return Ok(false);
+            }
+            for v in y.iter() {
+                let Some(key) = map_key(v, keys)? else {
+                    return Ok(false);
+                };
+                let mut found = None;
+                for e in x.iter() {
+                    if map_key(e, keys)?.is_some_and(|k| same_key(&k, &key)) {
+                        found = Some(e);
+                    }
+                }
+                match found {
+                    Some(e) if equal(e, v)? => {}
+                    _ => return Ok(false),
+                }
+            }
+            true
+        }
+        (Val::List(_, ListKind::Set), Val::List(_, ListKind::Map(_))) => {
+            return Err(EvalError::unsupported(
+                "comparing a set list with a map list",
+            ));
         }
         (Val::List(x, _), Val::List(y, _)) => {
             if x.len() != y.len() {
@@ -515,37 +603,28 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
             if x.len() != y.len() {
                 return Ok(false);
             }
-            for (k, v) in x.iter() {
-                let mut found = None;
-                for (k2, v2) in y.iter() {
-                    if equal(k, k2)? {
-                        found = Some(v2);
-                        break;
-                    }
-                }
-                match found {
-                    Some(v2) if equal(v, v2)? => {}
-                    _ => return Ok(false),
-                }
-            }
-            true
+            let pairs = x.iter().map(|(k, v)| {
+                let other = y.iter().find_map(|(k2, v2)| match equal(k, k2) {
+                    Ok(true) => Some(Ok(v2)),
+                    Ok(false) => None,
+                    Err(e) => Some(Err(e)),
+                });
+                (v, other.transpose())
+            });
+            return unordered_equal(pairs);
         }
-        (Val::Object(_, true, _), Val::Object(..)) | (Val::Object(..), Val::Object(_, true, _)) => {
+        (Val::Object(_, shape), Val::Object(..)) if shape.unknown => {
             return Err(EvalError::unsupported(
-                "equality of objects with null or unknown fields",
+                "equality of objects with preserved unknown fields",
             ));
         }
-        (Val::Object(x, _, _), Val::Object(y, _, _)) => {
-            if x.len() != y.len() {
+        (Val::Object(x, xs), Val::Object(y, ys)) => {
+            // `unstructuredMap.Equal`: as many entries, then each of this
+            // one's: a null one is absent, so equal to an absent or null.
+            if xs.size != ys.size || xs.nulls.iter().any(|k| y.contains_key(k)) {
                 return Ok(false);
             }
-            for (k, v) in x.iter() {
-                match y.get(k) {
-                    Some(v2) if equal(v, v2)? => {}
-                    _ => return Ok(false),
-                }
-            }
-            true
+            return unordered_equal(x.iter().map(|(k, v)| (v, Ok(y.get(k)))));
         }
         (Val::Optional(x), Val::Optional(y)) => match (x, y) {
             (None, None) => true,
@@ -557,6 +636,35 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
             None => false,
         },
     })
+}
+
+/// `unstructuredMap.Equal` over `(value, the other's value for its key)`:
+/// the first entry that is not equal decides, false or an error — in the
+/// order Go visits the map, which is random, so where entries give both
+/// the outcome is not one kubegen can know.
+fn unordered_equal<'v>(
+    pairs: impl Iterator<Item = (&'v Val, Result<Option<&'v Val>, EvalError>)>,
+) -> Result<bool, EvalError> {
+    let (mut unequal, mut error) = (false, None);
+    for (v, other) in pairs {
+        match other? {
+            None => unequal = true,
+            Some(o) => match equal(v, o) {
+                Ok(true) => {}
+                Ok(false) => unequal = true,
+                Err(e @ EvalError::Error(_)) => error = error.or(Some(e)),
+                Err(e) => return Err(e),
+            },
+        }
+    }
+    match (unequal, error) {
+        (false, None) => Ok(true),
+        (true, None) => Ok(false),
+        (false, Some(e)) => Err(e),
+        (true, Some(_)) => Err(EvalError::unsupported(
+            "an equality whose outcome depends on the order Go visits a map in",
+        )),
+    }
 }
 
 /// Numbers of any two numeric types compared by value (`None` for a NaN
@@ -644,10 +752,10 @@ mod tests {
             panic!()
         };
         assert!(matches!(&fields["kind"], Val::String(k) if &**k == "Widget"));
-        let Val::Object(meta, irregular, _) = &fields["metadata"] else {
+        let Val::Object(meta, shape) = &fields["metadata"] else {
             panic!()
         };
-        assert!(matches!(&meta["name"], Val::String(n) if &**n == "w") && *irregular);
+        assert!(matches!(&meta["name"], Val::String(n) if &**n == "w") && shape.unknown);
         let Val::Object(spec, ..) = &fields["spec"] else {
             panic!()
         };
