@@ -404,7 +404,7 @@ mod tests {
                 {"rule": "self.s.size() < 2", "messageExpression": "'s is ' + self.s",
                     "reason": "FieldValueForbidden"},
                 {"rule": "self.n / self.z > 0"},
-                {"rule": "isURL(self.s)"},
+                {"rule": "optional.unwrap([optional.of(self.s)]).size() == 1"},
                 {"rule": "self.n == oldSelf.n"},
             ],
             "properties": {"n": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 0"}]},
@@ -425,7 +425,10 @@ mod tests {
         );
         assert_eq!(
             out.not_evaluated,
-            [(".spec".to_string(), "isURL(self.s)".to_string())]
+            [(
+                ".spec".to_string(),
+                "optional.unwrap([optional.of(self.s)]).size() == 1".to_string()
+            )]
         );
         assert_eq!(
             out.evaluated, 5,

@@ -73,6 +73,13 @@ pub enum Val {
     Cidr([u8; 16], bool, u8),
     /// `kubernetes.Semver`: a version.
     Semver(Rc<super::semver::Version>),
+    /// `kubernetes.Quantity`: a shared quantity, and whether the value is
+    /// a `*Quantity` (what `add` and `sub` return).
+    Quantity(super::quantity::Shared, bool),
+    /// `kubernetes.URL`: a parsed URL.
+    Url(Rc<super::url::Url>),
+    /// `kubernetes.NamedFormat`: one of the format library's formats.
+    Format(&'static super::format::Format),
     /// Data the apiserver cannot read as its schema says (an invalid
     /// formatted string): an error on use, worded as the apiserver's.
     Error(Rc<str>),
@@ -110,6 +117,9 @@ impl Val {
             Val::Ip(..) => "net.IP",
             Val::Cidr(..) => "net.CIDR",
             Val::Semver(_) => "kubernetes.Semver",
+            Val::Quantity(..) => "kubernetes.Quantity",
+            Val::Url(_) => "kubernetes.URL",
+            Val::Format(_) => "kubernetes.NamedFormat",
             Val::Object(..) => return Err(EvalError::unsupported("the type of an object")),
             Val::Unsupported(why) => return Err(EvalError::Unsupported(why.to_string())),
             Val::Error(e) => return Err(EvalError::Error(e.to_string())),
@@ -461,6 +471,9 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
         }
         (Val::Error(e), _) | (_, Val::Error(e)) => return Err(EvalError::Error(e.to_string())),
         (Val::Null, Val::Null) => true,
+        (Val::Quantity(x, _), y) if !matches!(y, Val::Null) => super::quantity::equal(x, y)?,
+        (Val::Url(x), y) if !matches!(y, Val::Null) => super::url::equal(x, y)?,
+        (Val::Format(x), y) if !matches!(y, Val::Null) => super::format::equal(x, y)?,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::String(x), Val::String(y)) => x == y,
         (Val::Bytes(x), Val::Bytes(y)) => x == y,
@@ -504,7 +517,7 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
                 return Ok(false);
             }
             for (a, b) in x.iter().zip(y.iter()) {
-                if !equal(a, b)? {
+                if unequal(a, b)? {
                     return Ok(false);
                 }
             }
@@ -523,7 +536,7 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
                     }
                 }
                 match found {
-                    Some(v2) if equal(v, v2)? => {}
+                    Some(v2) if !unequal(v, v2)? => {}
                     _ => return Ok(false),
                 }
             }
@@ -556,6 +569,17 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
             None => false,
         },
     })
+}
+
+/// Whether two elements of lists or values of maps make them unequal:
+/// cel-go's list and map equality stop at `false` only, an element's
+/// error counting as equal.
+fn unequal(a: &Val, b: &Val) -> Result<bool, EvalError> {
+    match equal(a, b) {
+        Ok(e) => Ok(!e),
+        Err(EvalError::Error(_)) => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// Numbers of any two numeric types compared by value (`None` for a NaN
