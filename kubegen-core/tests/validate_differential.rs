@@ -253,6 +253,20 @@ fn cost_limits_and_the_budget_agree_with_the_apiservers() {
     assert!(limits >= 4 && costs >= 2, "the cases reach the limits");
 }
 
+/// Whether the field error `error` is at the schema node `at`
+/// (`.spec.items[*]`, a field of it for a rule's `fieldPath`).
+fn at_node(error: &str, at: &str) -> bool {
+    let field = error.split(": ").next().unwrap_or_default();
+    let node = if at.is_empty() {
+        "<nil>".to_string()
+    } else {
+        regex::escape(at.trim_start_matches('.')).replace(r"\[\*\]", r"\[[^\]]*\]")
+    };
+    regex::Regex::new(&format!(r"^{node}(\..*)?$"))
+        .unwrap()
+        .is_match(field)
+}
+
 /// `old` with parts of `other`: each field kept, replaced (or dropped),
 /// or mixed further down; each list item kept or replaced.
 fn mix(rng: &mut Rng, old: &Value, other: &Value) -> Value {
@@ -329,7 +343,8 @@ fn the_update_path_agrees_with_the_apiservers() {
         inputs.push((schema, namespaced, new, old));
     }
     let answers = go_helper::run("cel", &["validate"], &lines);
-    let (mut agreed, mut invalid, mut warned, mut costed) = (0, 0, 0, 0);
+    let (mut agreed, mut invalid, mut warned, mut costed, mut random) = (0, 0, 0, 0, 0);
+    let mut listed = Vec::new();
     let mut differences = Vec::new();
     let texts = |v: &Value| -> Vec<String> {
         let mut t: Vec<String> = v
@@ -360,6 +375,17 @@ fn the_update_path_agrees_with_the_apiservers() {
             }
             v
         };
+        // Where the apiserver's own verdict depends on the order Go visits
+        // a map's entries in (kubegen lists such a rule as not
+        // evaluated), there is no one answer to compare with.
+        if ours
+            .rules_not_evaluated
+            .iter()
+            .any(|u| u.why.contains("the order Go visits"))
+        {
+            random += 1;
+            continue;
+        }
         if our_errors == their_errors
             && our_warnings == their_warnings
             && ours.unknown_fields == their_unknown
@@ -370,15 +396,25 @@ fn the_update_path_agrees_with_the_apiservers() {
             invalid += usize::from(!our_errors.is_empty());
             warned += usize::from(!our_warnings.is_empty());
             costed += usize::from(ours.rules_cost.is_some_and(|c| c > 0));
+        } else if !ours.rules_not_evaluated.is_empty()
+            && our_errors
+                .iter()
+                .chain(&their_errors)
+                .filter(|e| !(our_errors.contains(e) && their_errors.contains(e)))
+                .all(|e| ours.rules_not_evaluated.iter().any(|u| at_node(e, &u.at)))
+        {
+            // Only in rules kubegen lists as not evaluated, with why.
+            listed.extend(ours.rules_not_evaluated.iter().map(|u| u.why.clone()));
         } else {
             differences.push(format!(
-                "schema {schema}\nold {old}\nnew {new}\n  notevaluated {:?}\n  kubegen:   {our_errors:?} warnings {our_warnings:?} unknown {:?} cost {:?}\n  apiserver: {their_errors:?} warnings {their_warnings:?} unknown {their_unknown:?} cost {their_cost:?}",
+                "schema {schema}\nold {old}\nnew {new}\n  not evaluated {:?}\n  kubegen:   {our_errors:?} warnings {our_warnings:?} unknown {:?} cost {:?}\n  apiserver: {their_errors:?} warnings {their_warnings:?} unknown {their_unknown:?} cost {their_cost:?}",
                 ours.rules_not_evaluated, ours.unknown_fields, ours.rules_cost
             ));
         }
     }
     eprintln!(
-        "{cases} updates: {agreed} with the same verdict ({invalid} refused, {warned} with ratcheted rules as warnings, {costed} with the same runtime cost), {} differences",
+        "{cases} updates: {agreed} with the same verdict ({invalid} refused, {warned} with ratcheted rules as warnings, {costed} with the same runtime cost), {random} whose verdict depends on Go's map order, {} that differ only in rules kubegen lists as not evaluated ({listed:?}), {} differences",
+        listed.len(),
         differences.len()
     );
     assert!(

@@ -41,7 +41,14 @@ pub fn go_float(f: f64) -> String {
     // Shortest round-trip digits, then Go's %g layout: exponent form when
     // the exponent is < -4 or >= 6 (the precision %g takes for the
     // shortest form).
-    let sci = format!("{f:e}");
+    let shortest = format!("{f:e}");
+    // As many digits, the exact value rounded half to even: where two
+    // shortest forms are as near (`…274.25` as `…274.2` or `…274.3`), Go
+    // picks the even one, Rust's shortest form the other.
+    let digits = shortest
+        .split_once('e')
+        .map_or(1, |(m, _)| m.bytes().filter(u8::is_ascii_digit).count());
+    let sci = format!("{f:.*e}", digits.saturating_sub(1));
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
@@ -210,6 +217,11 @@ mod tests {
             (0.00001, "1e-05"),
             (-2.5e-7, "-2.5e-07"),
             (123456789.125, "1.23456789125e+08"),
+            // Two shortest forms as near: Go's is the even one.
+            (
+                f64::from_bits(0x431f_d70a_3d6b_8a69),
+                "2.2405408145332742e+15",
+            ),
         ] {
             assert_eq!(go_float(f), go, "{f}");
         }

@@ -4,30 +4,32 @@
 //! labels, annotation keys and total size, finalizers.
 //! The messages are apimachinery's, word for word.
 
+use std::borrow::Cow;
+
 use regex::Regex;
 use serde_json::{Value, json};
 
 use super::field::{ErrorType, FieldError};
 
-const DNS1123_LABEL: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+pub(crate) const DNS1123_LABEL: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
-const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+pub(crate) const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
 const LABEL_KEY: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_KEY_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 /// `TotalAnnotationSizeLimitB`.
 const ANNOTATIONS_LIMIT: usize = 256 * 1024;
 
-fn subdomain() -> String {
+pub(crate) fn subdomain() -> String {
     format!("{DNS1123_LABEL}(\\.{DNS1123_LABEL})*")
 }
 
-fn full(re: &str) -> Regex {
+pub(crate) fn full(re: &str) -> Regex {
     Regex::new(&format!("^(?:{re})$")).expect("a fixed pattern")
 }
 
 /// `RegexError(msg, fmt, examples...)`.
-fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
+pub(crate) fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
     let mut out = msg.to_string();
     out.push_str(" (e.g. ");
     for (i, e) in examples.iter().enumerate() {
@@ -41,7 +43,7 @@ fn regex_error(msg: &str, re: &str, examples: &[&str]) -> String {
 }
 
 /// util/validation's `IsDNS1123Subdomain` (lengths in characters).
-fn is_dns1123_subdomain(v: &str, unit: &str) -> Vec<String> {
+pub(crate) fn is_dns1123_subdomain(v: &str, unit: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if v.len() > 253 {
         errs.push(format!("must be no more than 253 {unit}"));
@@ -72,20 +74,30 @@ fn is_dns1123_label(v: &str) -> Vec<String> {
     errs
 }
 
+/// `maskTrailingDash` when `prefix`: a name that is only a prefix may end
+/// with `-`.
+pub(crate) fn mask_trailing_dash(name: &str, prefix: bool) -> Cow<'_, str> {
+    if prefix && name.len() > 1 && name.ends_with('-') {
+        // Go cuts bytes: a character cut in two leaves bytes no pattern
+        // matches, as `!` matches none; the length in bytes is kept.
+        let cut = name.len() - 2;
+        let whole = (0..=cut)
+            .rev()
+            .find(|i| name.is_char_boundary(*i))
+            .unwrap_or(0);
+        Cow::Owned(format!("{}{}a", &name[..whole], "!".repeat(cut - whole)))
+    } else {
+        Cow::Borrowed(name)
+    }
+}
+
 /// `NameIsDNSSubdomain`: a `generateName` may end with `-`.
 fn name_errors(name: &str, prefix: bool) -> Vec<String> {
-    let masked;
-    let name = if prefix && name.len() > 1 && name.ends_with('-') {
-        masked = format!("{}a", &name[..name.len() - 2]);
-        masked.as_str()
-    } else {
-        name
-    };
-    is_dns1123_subdomain(name, "characters")
+    is_dns1123_subdomain(&mask_trailing_dash(name, prefix), "characters")
 }
 
 /// content's `IsLabelKey` (`IsQualifiedName`).
-fn label_key(value: &str) -> Vec<String> {
+pub(crate) fn label_key(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts.as_slice() {
@@ -123,7 +135,7 @@ fn label_key(value: &str) -> Vec<String> {
 }
 
 /// content's `IsLabelValue`.
-fn label_value(value: &str) -> Vec<String> {
+pub(crate) fn label_value(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if value.len() > 63 {
         errs.push("must be no more than 63 bytes".to_string());

@@ -154,6 +154,8 @@ struct Walk {
 struct Vals<'v> {
     value: &'v Val,
     old: Option<&'v Val>,
+    /// The old value's JSON.
+    old_json: Option<&'v Value>,
     ratcheted: bool,
 }
 
@@ -427,6 +429,7 @@ impl Walk {
             let vals = Vals {
                 value: &value,
                 old: old_value.as_ref(),
+                old_json: old,
                 ratcheted,
             };
             match self.rule(r, rule, self_type, vals, &mut sets, schema, object, path) {
@@ -552,6 +555,15 @@ impl Walk {
             (true, Some(Val::Error(e))) => Val::Optional(Some(std::rc::Rc::new(Val::Error(
                 format!("unsupported conversion to ref.Val: (*errors.errorString){e}").into(),
             )))),
+            // The apiserver unwraps it to the Go value (`Value()`): an
+            // object, map or list becomes its raw JSON, read without the
+            // schema; a scalar stays as it was read.
+            (true, Some(old @ (Val::Object(..) | Val::Map(_) | Val::List(..)))) => {
+                let raw = vals
+                    .old_json
+                    .map_or_else(|| old.clone(), Val::from_plain_json);
+                Val::Optional(Some(std::rc::Rc::new(raw)))
+            }
             (true, old) => Val::Optional(old.cloned().map(std::rc::Rc::new)),
             (false, Some(old)) => old.clone(),
             (false, None) => value.clone(),
@@ -585,6 +597,14 @@ impl Walk {
                     &here,
                     format!(
                         "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"
+                    ),
+                )]);
+            }
+            Err(EvalError::Error(e)) if e.starts_with("no such overload") => {
+                return Ok(vec![invalid(
+                    &here,
+                    format!(
+                        "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
                     ),
                 )]);
             }

@@ -29,11 +29,14 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
@@ -400,6 +403,101 @@ func blockingErr(errs field.ErrorList) *field.Error {
 	return nil
 }
 
+// evalExprs reads lines {"expr": "..."}, compiles each in the
+// environment of newExpressions, evaluates it without variables, and
+// prints {"value": <canonical text>}, {"error": <evaluation error>} or
+// {"compileError": <issues>}. The canonical text (see canonical) is the
+// one kubegen's differential test (tests/cel_eval_differential.rs) prints
+// of its own values.
+func evalExprs() {
+	env := newExpressions()
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for in.Scan() {
+		var line struct {
+			Expr string `json:"expr"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &line); err != nil {
+			panic(err)
+		}
+		checked, iss := env.Compile(line.Expr)
+		if iss.Err() != nil {
+			enc.Encode(map[string]any{"compileError": iss.Err().Error()})
+			continue
+		}
+		prg, err := env.Program(checked)
+		if err != nil {
+			enc.Encode(map[string]any{"compileError": err.Error()})
+			continue
+		}
+		v, _, err := prg.Eval(map[string]any{})
+		if err != nil {
+			enc.Encode(map[string]any{"error": err.Error()})
+			continue
+		}
+		enc.Encode(map[string]any{"value": canonical(v)})
+	}
+	if err := in.Err(); err != nil {
+		panic(err)
+	}
+}
+
+// canonical prints a CEL value for comparison: `null`, `true`, `int:5`,
+// `uint:5`, `double:<strconv 'g' -1>`, `string:<Go %q>`, `bytes:<Go %q>`,
+// `duration:<nanoseconds>`, `timestamp:<Unix nanoseconds>`,
+// `type:<name>`, `optional:none`, `optional:<value>`, `[a, b]`, `{k: v}`
+// with entries sorted by their text, and `<type name>` for the opaque
+// types (quantities, URLs, formats, IPs, CIDRs, versions).
+func canonical(v ref.Val) string {
+	switch x := v.(type) {
+	case types.Null:
+		return "null"
+	case types.Bool:
+		return fmt.Sprintf("%t", bool(x))
+	case types.Int:
+		return fmt.Sprintf("int:%d", int64(x))
+	case types.Uint:
+		return fmt.Sprintf("uint:%d", uint64(x))
+	case types.Double:
+		return "double:" + strconv.FormatFloat(float64(x), 'g', -1, 64)
+	case types.String:
+		return fmt.Sprintf("string:%q", string(x))
+	case types.Bytes:
+		return fmt.Sprintf("bytes:%q", []byte(x))
+	case types.Duration:
+		return fmt.Sprintf("duration:%d", x.Duration.Nanoseconds())
+	case types.Timestamp:
+		return fmt.Sprintf("timestamp:%d", x.Time.UnixNano())
+	case *types.Type:
+		return "type:" + x.TypeName()
+	case *types.Optional:
+		if !x.HasValue() {
+			return "optional:none"
+		}
+		return "optional:" + canonical(x.GetValue())
+	case traits.Lister:
+		parts := []string{}
+		for it := x.Iterator(); it.HasNext() == types.True; {
+			parts = append(parts, canonical(it.Next()))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case traits.Mapper:
+		parts := []string{}
+		for it := x.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			parts = append(parts, canonical(k)+": "+canonical(x.Get(k)))
+		}
+		sort.Strings(parts)
+		return "{" + strings.Join(parts, ", ") + "}"
+	default:
+		return "<" + v.Type().TypeName() + ">"
+	}
+}
+
 type printer struct {
 	macros map[int64]ast.Expr
 	out    strings.Builder
@@ -523,6 +621,8 @@ func main() {
 			crd()
 		case "validate":
 			validateObjects()
+		case "eval":
+			evalExprs()
 		default:
 			panic("unknown mode " + os.Args[1])
 		}

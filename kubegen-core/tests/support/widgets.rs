@@ -171,6 +171,16 @@ fn rules_for(rng: &mut Rng, s: &Value) -> Vec<(String, Option<String>, Option<St
                 "self.findAll('[xyz]').size() < 2",
                 "self.findAll('.', 2).join('')",
             ),
+            // The quantity, URL and format libraries, `string.format`.
+            plain("!isQuantity(self) || quantity(self).isLessThan(quantity('1Ki'))"),
+            plain("quantity(self + 'Mi').add(1).isGreaterThan(quantity('1'))"),
+            plain("!isURL('https://' + self + '.example.com:8443/p?q=' + self) || url('https://' + self + '.example.com:8443/p?q=' + self).getPort() == '8443'"),
+            plain("!format.dns1123Label().validate(self).hasValue()"),
+            with_message(
+                "format.named('labelValue').value().validate(self).orValue([]).size() == 0",
+                "'%s is %d long'.format([self, self.size()])",
+            ),
+            plain("strings.quote(self) != '\"q\"'"),
         ]),
         "boolean" => out.extend([plain("self"), plain("!self || 1 < 1.5")]),
         "number" => out.extend([

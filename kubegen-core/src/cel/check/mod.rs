@@ -879,6 +879,10 @@ mod tests {
             message("'%s and %s'.format([1])"),
             Err("index 1 out of range".into())
         );
+        assert_eq!(
+            message("'%.99999999999999999999f'.format([1.5])"),
+            Err("could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"99999999999999999999\": value out of range".into())
+        );
     }
 
     #[test]

@@ -158,6 +158,12 @@ impl Checker {
                         "error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"\": invalid syntax",
                     ));
                 }
+                let digits = std::str::from_utf8(&b[start..j]).unwrap_or_default();
+                if digits.parse::<i64>().is_err() {
+                    return Err(clause_error(&format!(
+                        "error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing \"{digits}\": value out of range"
+                    )));
+                }
             }
             let verb = b[j];
             let (ok, what): (fn(&Type) -> bool, &str) = match verb {

@@ -182,12 +182,26 @@ fn kubernetes(function: &str, overload: &str, args: &[Res], result: &Res) -> Opt
         "quantity" | "isQuantity" | "semver" | "isSemver" if !args.is_empty() => {
             ceil(k8s(0), STRING_TRAVERSAL)
         }
+        "validate" if args.len() >= 2 => match &args[0] {
+            Ok(Val::Format(f)) => {
+                ((1.0 + k8s(1) as f64) * STRING_TRAVERSAL).ceil() as u64
+                    * ceil(f.max_regex_size(), REGEX_STRING_LENGTH)
+            }
+            _ => return None,
+        },
         "format.named" => 1,
         "sign" | "asInteger" | "isInteger" | "asApproximateFloat" | "isGreaterThan"
         | "isLessThan" | "compareTo" | "add" | "sub" | "major" | "minor" | "patch" => 1,
         "getScheme" | "getHostname" | "getHost" | "getPort" | "getEscapedPath" | "getQuery" => 1,
         "_==_" if args.len() == 2 => match &args[0] {
-            Ok(Val::Ip(..) | Val::Cidr(..) | Val::Semver(_)) => 1,
+            Ok(
+                Val::Ip(..)
+                | Val::Cidr(..)
+                | Val::Semver(_)
+                | Val::Quantity(..)
+                | Val::Url(_)
+                | Val::Format(_),
+            ) => 1,
             _ => return None,
         },
         _ => return None,

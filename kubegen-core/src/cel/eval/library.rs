@@ -1,7 +1,8 @@
 //! The extension libraries of the apiserver's environment, as far as
 //! kubegen evaluates them: cel-go's strings extension (version 2:
 //! `charAt`, `indexOf`, `lastIndexOf`, `lowerAscii`, `upperAscii`,
-//! `replace`, `split`, `substring`, `trim`, `join`), Kubernetes' list
+//! `replace`, `split`, `substring`, `trim`, `join`; its `format` and
+//! `strings.quote` are [`super::formatting`]'s), Kubernetes' list
 //! library (`isSorted`, `sum`, `min`, `max`, `indexOf`, `lastIndexOf`),
 //! its regex library (`find`, `findAll`), cel-go's lists extension
 //! (`distinct`, `flatten`, `lists.range`, `reverse`, `slice`, `sort`,

@@ -4,17 +4,23 @@
 //! comprehensions, its overflow and lookup errors worded as cel-go words
 //! them, the standard library's operators, conversions and string
 //! functions, durations and timestamps ([`time`]), IP addresses and
-//! prefixes ([`net`]), versions ([`semver`]), and the extensions of
+//! prefixes ([`net`]), versions ([`semver`]), quantities ([`quantity`]),
+//! URLs ([`url`]), named formats ([`format`]), the strings extension's
+//! `format` and `strings.quote` ([`formatting`]), and the extensions of
 //! [`library`]. Whatever is not implemented yet — and any value kubegen
 //! cannot represent ([`value::Val::Unsupported`]) — ends evaluation with
 //! [`EvalError::Unsupported`], so a caller can leave the rule unevaluated
 //! instead of guessing.
 
 pub mod cost;
+pub mod format;
+pub mod formatting;
 pub mod library;
 pub mod net;
+pub mod quantity;
 pub mod semver;
 pub mod time;
+pub mod url;
 pub mod value;
 
 use std::cmp::Ordering;
@@ -832,6 +838,10 @@ pub(super) fn apply(function: &str, overloads: &[String], v: &[Val]) -> Res {
     if let Some(r) = time::apply(function, v)
         .or_else(|| net::apply(function, v))
         .or_else(|| library::semver(function, v))
+        .or_else(|| quantity::apply(function, v))
+        .or_else(|| formatting::apply(function, v))
+        .or_else(|| url::apply(function, v))
+        .or_else(|| format::apply(function, v))
     {
         return r;
     }
@@ -842,7 +852,11 @@ pub(super) fn apply(function: &str, overloads: &[String], v: &[Val]) -> Res {
         ("-_", [Int(x)]) => x.checked_neg().map(Int).ok_or_else(int_overflow),
         ("-_", [Double(x)]) => Ok(Double(-x)),
         ("_==_", [x, y]) => Ok(b(equal(x, y)?)),
-        ("_!=_", [x, y]) => Ok(b(!equal(x, y)?)),
+        // cel-go: `!=` is true unless the equality is `true`, an error too.
+        ("_!=_", [x, y]) => match equal(x, y) {
+            Err(EvalError::Error(_)) => Ok(b(true)),
+            e => Ok(b(!e?)),
+        },
         ("_<_" | "_<=_" | "_>_" | "_>=_", [x, y]) => {
             let o = compare(x, y)?;
             Ok(b(match (function, o) {
@@ -884,9 +898,13 @@ pub(super) fn apply(function: &str, overloads: &[String], v: &[Val]) -> Res {
             ))
         }
         ("@in" | "_in_" | "in", [x, List(items, _)]) => {
+            // cel-go's `Contains`: an element whose equality is an error
+            // is no match.
             for i in items.iter() {
-                if equal(x, i)? {
-                    return Ok(b(true));
+                match equal(x, i) {
+                    Ok(true) => return Ok(b(true)),
+                    Ok(false) | Err(EvalError::Error(_)) => {}
+                    Err(e) => return Err(e),
                 }
             }
             Ok(b(false))
@@ -972,7 +990,11 @@ fn same_scalar(a: &Val, b: &Val) -> Result<bool, EvalError> {
             Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_),
             Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_),
         ) => false,
-        _ => return Err(EvalError::unsupported("a set element of this type")),
+        _ => {
+            return Err(EvalError::unsupported(
+                "a set element that is not a scalar its schema allows",
+            ));
+        }
     })
 }
 
@@ -1222,7 +1244,11 @@ mod tests {
 
     #[test]
     fn unimplemented_is_unsupported() {
-        let r = run("isURL(self.s)", spec(), json!({"s": "A"}));
+        let r = run(
+            "optional.unwrap([optional.of(self.s)]).size() == 1",
+            spec(),
+            json!({"s": "A"}),
+        );
         assert!(matches!(r, Err(EvalError::Unsupported(_))), "{r:?}");
     }
 }

@@ -136,7 +136,7 @@ fn go_float_unit(d: i128, unit_seconds: i64) -> i64 {
 }
 
 /// `strconv.FormatFloat(d.Seconds(), 'f', -1, 64)`.
-fn seconds(d: i128) -> String {
+pub(super) fn seconds(d: i128) -> String {
     let d = d as i64;
     let f = (d / 1_000_000_000) as f64 + (d % 1_000_000_000) as f64 / 1e9;
     format!("{f}")
@@ -186,7 +186,7 @@ fn accessor(function: &str, t: i128) -> i64 {
 }
 
 /// Go's `Format(time.RFC3339Nano)` of a UTC time.
-fn rfc3339_nano(t: i128) -> String {
+pub(super) fn rfc3339_nano(t: i128) -> String {
     let sec = t.div_euclid(SECOND) as i64;
     let nanos = t.rem_euclid(SECOND) as i64;
     let (y, m, d) = civil(sec.div_euclid(86_400));

@@ -29,7 +29,7 @@ pub enum ListKind {
     /// `set`: order-insensitive equality, deduplicating concatenation.
     Set,
     /// `map`: equality and concatenation by key, with its
-    /// `x-kubernetes-list-map-keys` (escaped as CEL names them).
+    /// `x-kubernetes-list-map-keys`.
     Map(Rc<[String]>),
 }
 
@@ -39,9 +39,9 @@ pub enum ListKind {
 pub struct Shape {
     /// Its declared fields that are null (read as absent), escaped.
     pub nulls: Vec<String>,
-    /// Whether it holds fields its schema does not declare (preserved
-    /// unknown fields).
-    pub unknown: bool,
+    /// The fields its schema does not declare (preserved unknown
+    /// fields), as JSON.
+    pub unknown: Vec<(String, Value)>,
     /// How many entries it has (its size for the runtime cost).
     pub size: usize,
 }
@@ -86,6 +86,13 @@ pub enum Val {
     Cidr([u8; 16], bool, u8),
     /// `kubernetes.Semver`: a version.
     Semver(Rc<super::semver::Version>),
+    /// `kubernetes.Quantity`: a shared quantity, and whether the value is
+    /// a `*Quantity` (what `add` and `sub` return).
+    Quantity(super::quantity::Shared, bool),
+    /// `kubernetes.URL`: a parsed URL.
+    Url(Rc<super::url::Url>),
+    /// `kubernetes.NamedFormat`: one of the format library's formats.
+    Format(&'static super::format::Format),
     /// Data the apiserver cannot read as its schema says (an invalid
     /// formatted string): an error on use, worded as the apiserver's.
     Error(Rc<str>),
@@ -123,6 +130,9 @@ impl Val {
             Val::Ip(..) => "net.IP",
             Val::Cidr(..) => "net.CIDR",
             Val::Semver(_) => "kubernetes.Semver",
+            Val::Quantity(..) => "kubernetes.Quantity",
+            Val::Url(_) => "kubernetes.URL",
+            Val::Format(_) => "kubernetes.NamedFormat",
             Val::Object(..) => return Err(EvalError::unsupported("the type of an object")),
             Val::Unsupported(why) => return Err(EvalError::Unsupported(why.to_string())),
             Val::Error(e) => return Err(EvalError::Error(e.to_string())),
@@ -135,6 +145,28 @@ impl Val {
             Val::Unsupported(why) => Err(EvalError::Unsupported(why.to_string())),
             Val::Error(e) => Err(EvalError::Error(e.to_string())),
             v => Ok(v),
+        }
+    }
+
+    /// `JSON` read without a schema, as cel-go's default adapter reads
+    /// decoded JSON (Go's `NativeToValue`): what `oldSelf.value()` of an
+    /// `optionalOldSelf` rule holds (the apiserver unwraps the optional
+    /// to the raw object).
+    pub fn from_plain_json(json: &Value) -> Val {
+        match json {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => Val::Int(i),
+                None => Val::Double(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => Val::str(s),
+            Value::Array(items) => Val::list(items.iter().map(Val::from_plain_json).collect()),
+            Value::Object(m) => Val::Map(Rc::new(
+                m.iter()
+                    .map(|(k, v)| (Val::str(k), Val::from_plain_json(v)))
+                    .collect(),
+            )),
         }
     }
 
@@ -177,7 +209,11 @@ impl Val {
                     let mut fields = BTreeMap::new();
                     let mut shape = Shape {
                         size: m.len(),
-                        unknown: m.keys().any(|k| !props.contains_key(k)),
+                        unknown: m
+                            .iter()
+                            .filter(|(k, _)| !props.contains_key(*k))
+                            .map(|(k, v)| (k.clone(), v.clone()))
+                            .collect(),
                         ..Shape::default()
                     };
                     for (k, v) in m {
@@ -219,7 +255,7 @@ impl Val {
                             .into_iter()
                             .flatten()
                             .filter_map(Value::as_str)
-                            .map(|k| crate::schema::cel::escape(k).unwrap_or_else(|| k.to_string()))
+                            .map(str::to_string)
                             .collect(),
                     ),
                     Some(_) => return unsupported("an unknown list type"),
@@ -481,20 +517,38 @@ pub fn with_type_and_object_meta(schema: &Value, root: bool) -> Value {
 /// fields' scalar values (a missing one as null); `None` for an element
 /// that is not an object of the object (unkeyable: equal to nothing).
 fn map_key(v: &Val, keys: &[String]) -> Result<Option<Vec<Val>>, EvalError> {
-    let Val::Object(fields, ..) = v else {
-        return match v {
-            Val::Map(_) | Val::Unsupported(_) => {
-                Err(EvalError::unsupported("a map list element of this kind"))
+    let field = |k: &str| -> Option<Val> {
+        match v {
+            Val::Object(fields, _) => {
+                let name = crate::schema::cel::escape(k).unwrap_or_else(|| k.to_string());
+                fields.get(&name).cloned()
             }
-            _ => Ok(None),
-        };
+            // A plain map (`oldSelf` of an `optionalOldSelf` rule): its
+            // raw entries.
+            Val::Map(entries) => entries
+                .iter()
+                .find(|(key, _)| matches!(key, Val::String(s) if &**s == k))
+                .map(|(_, v)| v.clone()),
+            _ => None,
+        }
     };
+    match v {
+        Val::Object(..) | Val::Map(_) => {}
+        Val::Unsupported(_) => {
+            return Err(EvalError::unsupported("a map list element of this kind"));
+        }
+        _ => return Ok(None),
+    }
     let mut out = Vec::with_capacity(keys.len());
     for k in keys {
-        let part = match fields.get(k) {
-            None => Val::Null,
-            Some(s @ (Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_))) => s.clone(),
-            Some(_) => return Err(EvalError::unsupported("a map list key of this type")),
+        let part = match field(k) {
+            None | Some(Val::Null) => Val::Null,
+            Some(s @ (Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_))) => s,
+            Some(_) => {
+                return Err(EvalError::unsupported(
+                    "a map list key that is not a scalar its schema allows",
+                ));
+            }
         };
         out.push(part);
     }
@@ -518,12 +572,49 @@ fn same_key(a: &[Val], b: &[Val]) -> bool {
 /// cel-go's `Equal`: numbers across types by value, aggregates element by
 /// element, values of different types unequal.
 pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
+    match (a, b) {
+        (Val::Unsupported(why), _) | (_, Val::Unsupported(why)) => {
+            Err(EvalError::Unsupported(why.to_string()))
+        }
+        // `types.Equal`: null equals null only, before either's `Equal`.
+        (Val::Null, _) | (_, Val::Null) => Ok(matches!((a, b), (Val::Null, Val::Null))),
+        _ => same_as(a, b),
+    }
+}
+
+/// `a.Equal(b)` as the Go value of `a` compares: what the object's
+/// containers compare their elements with (no null shortcut; a container
+/// of the object given anything but a container is `no such overload`).
+fn same_as(a: &Val, b: &Val) -> Result<bool, EvalError> {
     Ok(match (a, b) {
         (Val::Unsupported(why), _) | (_, Val::Unsupported(why)) => {
             return Err(EvalError::Unsupported(why.to_string()));
         }
-        (Val::Error(e), _) | (_, Val::Error(e)) => return Err(EvalError::Error(e.to_string())),
+        (Val::Error(e), _) => return Err(EvalError::Error(e.to_string())),
+        // Data the schema does not allow on the right: a value of the
+        // object's maps and lists passes the error on (`unstructuredMap`
+        // and `unstructuredList` `Equal`), any other is unequal to it.
+        (Val::Object(..) | Val::Map(_), Val::Error(e)) => {
+            return Err(EvalError::Error(e.to_string()));
+        }
+        (Val::List(_, kind), Val::Error(e)) if *kind != ListKind::Plain => {
+            return Err(EvalError::Error(e.to_string()));
+        }
+        (_, Val::Error(_)) => false,
+        (Val::Object(..) | Val::Map(_), other)
+            if !matches!(other, Val::Object(..) | Val::Map(_)) =>
+        {
+            return Err(EvalError::err("no such overload"));
+        }
+        (Val::List(_, kind), other)
+            if *kind != ListKind::Plain && !matches!(other, Val::List(..)) =>
+        {
+            return Err(EvalError::err("no such overload"));
+        }
         (Val::Null, Val::Null) => true,
+        (Val::Quantity(x, _), y) if !matches!(y, Val::Null) => super::quantity::equal(x, y)?,
+        (Val::Url(x), y) if !matches!(y, Val::Null) => super::url::equal(x, y)?,
+        (Val::Format(x), y) if !matches!(y, Val::Null) => super::format::equal(x, y)?,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::String(x), Val::String(y)) => x == y,
         (Val::Bytes(x), Val::Bytes(y)) => x == y,
@@ -550,7 +641,11 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
                         (Val::Double(a), Val::Double(b)) => a == b,
                         (Val::Bool(a), Val::Bool(b)) => a == b,
                         (Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_), _) => false,
-                        _ => return Err(EvalError::unsupported("a set element of this type")),
+                        _ => {
+                            return Err(EvalError::unsupported(
+                                "a set element that is not a scalar its schema allows",
+                            ));
+                        }
                     };
                 }
                 if !found {
@@ -577,7 +672,7 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
                     }
                 }
                 match found {
-                    Some(e) if equal(e, v)? => {}
+                    Some(e) if same_as(e, v)? => {}
                     _ => return Ok(false),
                 }
             }
@@ -588,12 +683,21 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
                 "comparing a set list with a map list",
             ));
         }
-        (Val::List(x, _), Val::List(y, _)) => {
+        (Val::List(x, kind), Val::List(y, _)) => {
             if x.len() != y.len() {
                 return Ok(false);
             }
             for (a, b) in x.iter().zip(y.iter()) {
-                if !equal(a, b)? {
+                // A list the expression built compares as cel-go's
+                // `baseList` (an element's error counts as equal); one of
+                // the object as `unstructuredList` (the first element not
+                // equal decides, false or an error).
+                let differ = if *kind == ListKind::Plain {
+                    unequal(a, b)?
+                } else {
+                    !same_as(a, b)?
+                };
+                if differ {
                     return Ok(false);
                 }
             }
@@ -611,24 +715,69 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
                 });
                 (v, other.transpose())
             });
-            return unordered_equal(pairs);
+            return unordered_equal(pairs, false);
         }
-        (Val::Object(_, shape), Val::Object(..)) if shape.unknown => {
-            return Err(EvalError::unsupported(
-                "equality of objects with preserved unknown fields",
-            ));
+        (Val::Object(x, xs), Val::Map(y)) => {
+            // `unstructuredMap.Equal` with a plain map: a null field is
+            // absent here, present (null) there.
+            // An unknown field: `no such overload` (the other is no
+            // `unstructuredMap`).
+            let unknown = xs
+                .unknown
+                .iter()
+                .map(|_| (&Val::Null, Err(EvalError::err("no such overload"))));
+            let lookup = |k: &str| {
+                y.iter()
+                    .find(|(key, _)| matches!(key, Val::String(s) if &**s == k))
+                    .map(|(_, v)| v)
+            };
+            if xs.size != y.len() {
+                return Ok(false);
+            }
+            let null_differs = xs.nulls.iter().any(|k| lookup(k).is_some());
+            return unordered_equal(
+                x.iter().map(|(k, v)| (v, Ok(lookup(k)))).chain(unknown),
+                null_differs,
+            );
+        }
+        (Val::Map(x), Val::Object(y, ys)) => {
+            // cel-go's `baseMap.Equal`: every key found and no value
+            // unequal (an error counts as equal).
+            if x.len() != ys.size {
+                return Ok(false);
+            }
+            for (k, v) in x.iter() {
+                let found = match k {
+                    Val::String(k) => y.get(&**k),
+                    _ => None,
+                };
+                match found {
+                    Some(o) if !unequal(v, o)? => {}
+                    _ => return Ok(false),
+                }
+            }
+            true
         }
         (Val::Object(x, xs), Val::Object(y, ys)) => {
             // `unstructuredMap.Equal`: as many entries, then each of this
-            // one's: a null one is absent, so equal to an absent or null.
-            if xs.size != ys.size || xs.nulls.iter().any(|k| y.contains_key(k)) {
+            // one's: a null one is absent, so equal to an absent or null;
+            // an unknown one equal to the other's as JSON, if it has it.
+            if xs.size != ys.size {
                 return Ok(false);
             }
-            return unordered_equal(x.iter().map(|(k, v)| (v, Ok(y.get(k)))));
+            let null_differs = xs.nulls.iter().any(|k| y.contains_key(k));
+            let unknown_differs = xs
+                .unknown
+                .iter()
+                .any(|(k, raw)| ys.unknown.iter().any(|(k2, other)| k2 == k && raw != other));
+            return unordered_equal(
+                x.iter().map(|(k, v)| (v, Ok(y.get(k)))),
+                unknown_differs || null_differs,
+            );
         }
         (Val::Optional(x), Val::Optional(y)) => match (x, y) {
             (None, None) => true,
-            (Some(x), Some(y)) => equal(x, y)?,
+            (Some(x), Some(y)) => same_as(x, y)?,
             _ => false,
         },
         _ => match numeric_cmp(a, b) {
@@ -644,17 +793,25 @@ pub fn equal(a: &Val, b: &Val) -> Result<bool, EvalError> {
 /// the outcome is not one kubegen can know.
 fn unordered_equal<'v>(
     pairs: impl Iterator<Item = (&'v Val, Result<Option<&'v Val>, EvalError>)>,
+    already_unequal: bool,
 ) -> Result<bool, EvalError> {
-    let (mut unequal, mut error) = (false, None);
+    let (mut unequal, mut error) = (already_unequal, None);
     for (v, other) in pairs {
-        match other? {
-            None => unequal = true,
-            Some(o) => match equal(v, o) {
-                Ok(true) => {}
-                Ok(false) => unequal = true,
-                Err(e @ EvalError::Error(_)) => error = error.or(Some(e)),
-                Err(e) => return Err(e),
+        let compared = match other {
+            Err(e) => Err(e),
+            Ok(None) => Ok(false),
+            Ok(Some(o)) => same_as(v, o),
+        };
+        match compared {
+            Ok(true) => {}
+            Ok(false) => unequal = true,
+            Err(e @ EvalError::Error(_)) => match &error {
+                // Two different errors: which comes first is Go's
+                // random order too.
+                Some(first) if *first != e => unequal = true,
+                _ => error = Some(e),
             },
+            Err(e) => return Err(e),
         }
     }
     match (unequal, error) {
@@ -664,6 +821,17 @@ fn unordered_equal<'v>(
         (true, Some(_)) => Err(EvalError::unsupported(
             "an equality whose outcome depends on the order Go visits a map in",
         )),
+    }
+}
+
+/// Whether two elements of lists or values of maps make them unequal:
+/// cel-go's list and map equality stop at `false` only, an element's
+/// error counting as equal.
+fn unequal(a: &Val, b: &Val) -> Result<bool, EvalError> {
+    match equal(a, b) {
+        Ok(e) => Ok(!e),
+        Err(EvalError::Error(_)) => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
@@ -755,7 +923,9 @@ mod tests {
         let Val::Object(meta, shape) = &fields["metadata"] else {
             panic!()
         };
-        assert!(matches!(&meta["name"], Val::String(n) if &**n == "w") && shape.unknown);
+        assert!(
+            matches!(&meta["name"], Val::String(n) if &**n == "w") && !shape.unknown.is_empty()
+        );
         let Val::Object(spec, ..) = &fields["spec"] else {
             panic!()
         };

@@ -1,0 +1,250 @@
+//! Kubernetes' format library (k8s.io/apiserver
+//! `pkg/cel/library/format.go`): `format.named(name)`, the constant
+//! formats (`format.dns1123Label()`, …) and `<format>.validate(s)`, an
+//! optional list of apimachinery's messages — `NameIsDNSLabel`,
+//! `NameIsDNSSubdomain`, `NameIsDNS1035Label` (with `prefix` for the
+//! `…Prefix` formats), `IsQualifiedName`, `IsValidLabelValue`,
+//! `url.ParseRequestURI`'s error, and strfmt's `uuid`, `byte`, `date` and
+//! `datetime` checks. The message of a bracketed URI host Go's
+//! `netip.ParseAddr` refuses is unsupported.
+
+use std::rc::Rc;
+
+use super::value::Val;
+use super::{EvalError, Res};
+use crate::validate::formats::validates;
+use crate::validate::meta::{
+    DNS1123_LABEL, DNS1123_LABEL_MSG, full, is_dns1123_subdomain, label_key, label_value,
+    mask_trailing_dash, regex_error, subdomain,
+};
+
+/// A format: its library name and its Go `Name`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Format {
+    key: &'static str,
+    name: &'static str,
+}
+
+/// `ConstantFormats`, by the names `format.named` takes.
+const FORMATS: &[Format] = &[
+    Format {
+        key: "dns1123Label",
+        name: "DNS1123Label",
+    },
+    Format {
+        key: "dns1123Subdomain",
+        name: "DNS1123Subdomain",
+    },
+    Format {
+        key: "dns1035Label",
+        name: "DNS1035Label",
+    },
+    Format {
+        key: "qualifiedName",
+        name: "QualifiedName",
+    },
+    Format {
+        key: "dns1123LabelPrefix",
+        name: "DNS1123LabelPrefix",
+    },
+    Format {
+        key: "dns1123SubdomainPrefix",
+        name: "DNS1123SubdomainPrefix",
+    },
+    Format {
+        key: "dns1035LabelPrefix",
+        name: "DNS1035LabelPrefix",
+    },
+    Format {
+        key: "labelValue",
+        name: "LabelValue",
+    },
+    Format {
+        key: "uri",
+        name: "URI",
+    },
+    Format {
+        key: "uuid",
+        name: "uuid",
+    },
+    Format {
+        key: "byte",
+        name: "byte",
+    },
+    Format {
+        key: "date",
+        name: "date",
+    },
+    Format {
+        key: "datetime",
+        name: "datetime",
+    },
+];
+
+const DNS1035_LABEL: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+
+/// util/validation's `IsDNS1123Label`.
+fn dns1123_label(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    if !full(DNS1123_LABEL).is_match(v) {
+        if full(&subdomain()).is_match(v) {
+            errs.push("must not contain dots".to_string());
+        } else {
+            errs.push(regex_error(
+                DNS1123_LABEL_MSG,
+                DNS1123_LABEL,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
+/// util/validation's `IsDNS1035Label`.
+fn dns1035_label(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    if !full(DNS1035_LABEL).is_match(v) {
+        errs.push(regex_error(
+            DNS1035_LABEL_MSG,
+            DNS1035_LABEL,
+            &["my-name", "abc-123"],
+        ));
+    }
+    errs
+}
+
+/// A strfmt check's message when `s` fails it.
+fn strfmt(format: &str, s: &str, message: &str) -> Vec<String> {
+    if validates(format, s) {
+        Vec::new()
+    } else {
+        vec![message.to_string()]
+    }
+}
+
+/// The format's `ValidateFunc`.
+fn validate(f: &Format, s: &str) -> Result<Vec<String>, EvalError> {
+    let prefix = f.key.ends_with("Prefix");
+    Ok(match f.key.trim_end_matches("Prefix") {
+        "dns1123Label" => dns1123_label(&mask_trailing_dash(s, prefix)),
+        "dns1123Subdomain" => is_dns1123_subdomain(&mask_trailing_dash(s, prefix), "characters"),
+        "dns1035Label" => dns1035_label(&mask_trailing_dash(s, prefix)),
+        "qualifiedName" => label_key(s),
+        "labelValue" => label_value(s),
+        "uri" => match super::url::parse_request_uri(s) {
+            Ok(_) => Vec::new(),
+            Err(super::url::UrlError::Go(m)) => vec![m],
+            Err(super::url::UrlError::BadIpLiteral) => {
+                return Err(EvalError::unsupported("netip's parse error"));
+            }
+        },
+        "uuid" => strfmt("uuid", s, "does not match the UUID format"),
+        "byte" => strfmt("byte", s, "invalid base64"),
+        "date" => strfmt("date", s, "invalid date"),
+        _ => strfmt("datetime", s, "invalid datetime"),
+    })
+}
+
+impl Format {
+    /// Its `MaxRegexSize`: the length of the regular expression the
+    /// apiserver prices a validation against.
+    pub fn max_regex_size(&self) -> u64 {
+        match self.name {
+            "DNS1123Label" | "DNS1035Label" | "DNS1123LabelPrefix" | "DNS1035LabelPrefix" => 30,
+            "DNS1123Subdomain" | "QualifiedName" | "DNS1123SubdomainPrefix" => 60,
+            "LabelValue" => 40,
+            // govalidator's URL expression.
+            "URI" => 1103,
+            // `len(strfmt.UUIDPattern)`.
+            "uuid" => 70,
+            "byte" => 84,
+            // `len(strfmt.DateTimePattern)`, for both.
+            _ => 71,
+        }
+    }
+}
+
+/// `Format.Equal`: by name.
+pub fn equal(a: &Format, b: &Val) -> Result<bool, EvalError> {
+    match b {
+        Val::Format(b) => Ok(a.name == b.name),
+        _ => Err(EvalError::Error("no such overload".into())),
+    }
+}
+
+/// The format library's calls, `None` for others.
+pub fn apply(function: &str, v: &[Val]) -> Option<Res> {
+    if let Some(key) = function.strip_prefix("format.")
+        && v.is_empty()
+    {
+        return FORMATS
+            .iter()
+            .find(|f| f.key == key)
+            .map(|f| Ok(Val::Format(f)));
+    }
+    Some(match (function, v) {
+        ("format.named", [Val::String(name)]) => Ok(Val::Optional(
+            FORMATS
+                .iter()
+                .find(|f| f.key == &**name)
+                .map(|f| Rc::new(Val::Format(f))),
+        )),
+        ("validate", [Val::Format(f), Val::String(s)]) => validate(f, s).map(|errs| {
+            Val::Optional(
+                (!errs.is_empty())
+                    .then(|| Rc::new(Val::list(errs.iter().map(|e| Val::str(e)).collect()))),
+            )
+        }),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(format: &str, s: &str) -> Vec<String> {
+        let Some(Ok(f)) = apply(&format!("format.{format}"), &[]) else {
+            panic!("{format}")
+        };
+        match apply("validate", &[f, Val::str(s)]) {
+            Some(Ok(Val::Optional(None))) => Vec::new(),
+            Some(Ok(Val::Optional(Some(l)))) => match &*l {
+                Val::List(items, _) => items
+                    .iter()
+                    .map(|i| match i {
+                        Val::String(s) => s.to_string(),
+                        _ => panic!(),
+                    })
+                    .collect(),
+                _ => panic!(),
+            },
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn validates_as_apimachinery() {
+        assert!(check("dns1123Label", "my-name").is_empty());
+        assert_eq!(check("dns1123Label", "a.b"), ["must not contain dots"]);
+        assert!(check("dns1123LabelPrefix", "my-").is_empty());
+        assert_eq!(check("dns1123LabelPrefix", "aü-").len(), 1);
+        assert_eq!(check("dns1123Label", "my-").len(), 1);
+        assert!(check("dns1035Label", "1a")[0].starts_with("a DNS-1035 label"));
+        assert!(check("qualifiedName", "example.com/Name").is_empty());
+        assert_eq!(check("uri", "x"), ["parse \"x\": invalid URI for request"]);
+        assert_eq!(check("byte", "!"), ["invalid base64"]);
+        assert!(check("datetime", "2020-01-01T00:00:00Z").is_empty());
+        assert!(matches!(
+            apply("format.named", &[Val::str("nope")]),
+            Some(Ok(Val::Optional(None)))
+        ));
+    }
+}
