@@ -182,8 +182,12 @@ struct CheckArgs {
     /// The earlier release: a git ref (tag, branch, commit) whose CRD files
     /// (the crate's `crd-dir`, or the `--crd` paths) are compared, or a
     /// directory or file of CRDs.
-    #[arg(long, value_name = "REF|DIR")]
-    against: String,
+    #[arg(long, value_name = "REF|DIR", required_unless_present = "cluster")]
+    against: Option<String>,
+    /// Compare with the CRDs the cluster of the current kubeconfig context
+    /// serves, their stored versions included.
+    #[arg(long, conflicts_with = "against")]
+    cluster: bool,
     /// Compare these CRD files (files or directories, relative to the
     /// current directory) instead of the crate's generated CRDs.
     #[arg(long, value_name = "FILE|DIR")]
@@ -449,8 +453,36 @@ fn check_command(args: CheckArgs, out: &mut dyn Write) -> Result<i32, Failure> {
         let current = crate::check::by_name(input.crds.into_iter().map(|c| c.crd));
         (current, Default::default(), args.crd.clone())
     };
-    let against = if Path::new(&args.against).exists() {
-        crate::check::Against::Files(PathBuf::from(&args.against))
+    let against_name = args.against.clone().unwrap_or_default();
+    let (earlier, label) = if args.cluster {
+        let (crds, server) = crate::check::cluster::crds(current.keys())?;
+        (crds, format!("the cluster at {server}"))
+    } else {
+        let against = against(&args, &against_name, &crd_dir)?;
+        (crate::check::earlier(&against)?, against_name)
+    };
+    let report = crate::check::check(&current, &earlier, &allowances, &args.input.manifest_path)?;
+    let text = if args.output == "json" {
+        format!("{:#}\n", report.json())
+    } else {
+        report.text(&label)
+    };
+    write_out(out, &text)?;
+    Ok(if report.refused() > 0 {
+        EXIT_DRIFT
+    } else {
+        EXIT_OK
+    })
+}
+
+/// The earlier release `--against` names: a path, else a git ref.
+fn against(
+    args: &CheckArgs,
+    name: &str,
+    crd_dir: &[PathBuf],
+) -> Result<crate::check::Against, Failure> {
+    Ok(if Path::new(name).exists() {
+        crate::check::Against::Files(PathBuf::from(name))
     } else {
         let repo = crate_dir(&args.input.manifest_path);
         let repo = if repo.as_os_str().is_empty() {
@@ -472,22 +504,9 @@ fn check_command(args: CheckArgs, out: &mut dyn Write) -> Result<i32, Failure> {
             .collect();
         crate::check::Against::Git {
             repo: toplevel,
-            reference: args.against.clone(),
+            reference: name.to_string(),
             paths,
         }
-    };
-    let earlier = crate::check::earlier(&against)?;
-    let report = crate::check::check(&current, &earlier, &allowances, &args.input.manifest_path)?;
-    let text = if args.output == "json" {
-        format!("{:#}\n", report.json())
-    } else {
-        report.text(&args.against)
-    };
-    write_out(out, &text)?;
-    Ok(if report.refused() > 0 {
-        EXIT_DRIFT
-    } else {
-        EXIT_OK
     })
 }
 

@@ -332,3 +332,112 @@ fn manifests_are_validated_as_updates_of_the_stored_objects() {
     let out = kubegen_in(root, &["validate", "samples/w.yaml"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 }
+
+/// `kubegen check --cluster` compares the crate's CRDs with what a real
+/// apiserver serves, with the versions it still stores: a version the
+/// cluster lists in `status.storedVersions` cannot be dropped, which no
+/// CRD file says.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_against_a_cluster_reads_its_stored_versions() -> anyhow::Result<()> {
+    use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+    use kube::discovery::ApiResource;
+    let env = kubegen_testenv::TestEnv::shared().await?;
+    let crds: Api<DynamicObject> = Api::all_with(
+        env.client().await?,
+        &ApiResource {
+            group: "apiextensions.k8s.io".into(),
+            version: "v1".into(),
+            api_version: "apiextensions.k8s.io/v1".into(),
+            kind: "CustomResourceDefinition".into(),
+            plural: "customresourcedefinitions".into(),
+        },
+    );
+    let schema = serde_json::json!({"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}});
+    let version = |name: &str, storage: bool| serde_json::json!({"name": name, "served": true, "storage": storage, "schema": schema});
+    let crd = |versions: serde_json::Value| {
+        serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "gadgets.check.example.com"},
+            "spec": {"group": "check.example.com", "scope": "Namespaced",
+                "names": {"kind": "Gadget", "plural": "gadgets", "singular": "gadget", "listKind": "GadgetList"},
+                "versions": versions}})
+    };
+    // Stored as v1alpha1 first, then as v1: the cluster keeps both in
+    // status.storedVersions.
+    let first = crd(serde_json::json!([
+        version("v1alpha1", true),
+        version("v1", false)
+    ]));
+    crds.create(&PostParams::default(), &serde_json::from_value(first)?)
+        .await?;
+    let second = crd(serde_json::json!([
+        version("v1alpha1", false),
+        version("v1", true)
+    ]));
+    crds.patch(
+        "gadgets.check.example.com",
+        &PatchParams::apply("kubegen-test").force(),
+        &Patch::Apply(&second),
+    )
+    .await?;
+    for _ in 0..100 {
+        let got = crds.get("gadgets.check.example.com").await?;
+        let stored = got.data.pointer("/status/storedVersions").cloned();
+        if stored == Some(serde_json::json!(["v1alpha1", "v1"])) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    // The crate's next release drops v1alpha1.
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("gadgets.yaml");
+    let next = crd(serde_json::json!([version("v1", true)]));
+    std::fs::write(&file, serde_yaml::to_string(&next)?)?;
+    let kubeconfig = env.kubeconfig().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kubegen"))
+            .args(["check", "--cluster", "--crd"])
+            .arg(&file)
+            .env("KUBECONFIG", &kubeconfig)
+            .output()
+    })
+    .await??;
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("BREAKING stored-version-removed v1alpha1"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("against the cluster at https://"),
+        "{stdout}"
+    );
+
+    // A CRD the cluster does not have is new.
+    let other = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.new.example.com"},
+        "spec": {"group": "new.example.com", "scope": "Namespaced",
+            "names": {"kind": "Widget", "plural": "widgets"}, "versions": [version("v1", true)]}});
+    let dir2 = tempfile::tempdir()?;
+    let file2 = dir2.path().join("widgets.yaml");
+    std::fs::write(&file2, serde_yaml::to_string(&other)?)?;
+    let kubeconfig = env.kubeconfig().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kubegen"))
+            .args(["check", "--cluster", "--crd"])
+            .arg(&file2)
+            .env("KUBECONFIG", &kubeconfig)
+            .output()
+    })
+    .await??;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("safe     crd-added"),
+        "{}",
+        text(&out.stdout)
+    );
+    crds.delete("gadgets.check.example.com", &Default::default())
+        .await?;
+    Ok(())
+}

@@ -1,9 +1,11 @@
 //! `kubegen check`: the crate's CRDs (or CRD files) against an earlier
-//! release — a git ref whose CRD files it reads with `git show`, or a
-//! directory — every difference classified by [`compare`] as breaking or
-//! safe, breaking changes accepted only where an `allow_breaking`
-//! attribute names them and says why.
+//! release — a git ref whose CRD files it reads with `git show`, a
+//! directory, or what a cluster serves ([`cluster`]) — every difference
+//! classified by [`compare`] as breaking or safe, breaking changes
+//! accepted only where an `allow_breaking` attribute names them and says
+//! why.
 
+pub mod cluster;
 pub mod compare;
 pub mod schema;
 
