@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 mod go_helper;
 #[path = "support/widgets.rs"]
 mod widgets;
-use widgets::{root_schema, widget, widget_crd};
+use widgets::{mix, root_schema, widget, widget_crd};
 
 /// Values equal as the apiserver stores them: numbers by value (`12.0`
 /// decodes to a float64 12 and is written back as `12`).
@@ -265,43 +265,6 @@ fn at_node(error: &str, at: &str) -> bool {
     regex::Regex::new(&format!(r"^{node}(\..*)?$"))
         .unwrap()
         .is_match(field)
-}
-
-/// `old` with parts of `other`: each field kept, replaced (or dropped),
-/// or mixed further down; each list item kept or replaced.
-fn mix(rng: &mut Rng, old: &Value, other: &Value) -> Value {
-    match (old, other) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut out = a.clone();
-            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-            for k in keys {
-                match (rng.below(3), a.get(k), b.get(k)) {
-                    (0, _, Some(v)) => {
-                        out.insert(k.clone(), v.clone());
-                    }
-                    (0, _, None) => {
-                        out.remove(k);
-                    }
-                    (1, Some(x), Some(y)) => {
-                        out.insert(k.clone(), mix(rng, x, y));
-                    }
-                    _ => {}
-                }
-            }
-            Value::Object(out)
-        }
-        (Value::Array(a), Value::Array(b)) => Value::Array(
-            a.iter()
-                .enumerate()
-                .map(|(i, x)| match b.get(i) {
-                    Some(y) if rng.chance(1, 3) => mix(rng, x, y),
-                    _ => x.clone(),
-                })
-                .collect(),
-        ),
-        _ if rng.chance(1, 2) => other.clone(),
-        _ => old.clone(),
-    }
 }
 
 /// Updates: an old object as stored (often invalid under the schema, as

@@ -586,3 +586,40 @@ pub fn widget_crd(schema: &Value, group: &str, namespaced: bool) -> Value {
             "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}}]},
     })
 }
+
+/// `old` with parts of `other`: each field kept, replaced (or dropped),
+/// or mixed further down; each list item kept or replaced.
+pub fn mix(rng: &mut Rng, old: &Value, other: &Value) -> Value {
+    match (old, other) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut out = a.clone();
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                match (rng.below(3), a.get(k), b.get(k)) {
+                    (0, _, Some(v)) => {
+                        out.insert(k.clone(), v.clone());
+                    }
+                    (0, _, None) => {
+                        out.remove(k);
+                    }
+                    (1, Some(x), Some(y)) => {
+                        out.insert(k.clone(), mix(rng, x, y));
+                    }
+                    _ => {}
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(a), Value::Array(b)) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| match b.get(i) {
+                    Some(y) if rng.chance(1, 3) => mix(rng, x, y),
+                    _ => x.clone(),
+                })
+                .collect(),
+        ),
+        _ if rng.chance(1, 2) => other.clone(),
+        _ => old.clone(),
+    }
+}
