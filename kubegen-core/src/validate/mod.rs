@@ -1,5 +1,8 @@
 //! Custom resources validated offline exactly as the apiserver validates
-//! them on create: unknown fields pruned (and reported, as `kubectl
+//! them on create ([`validate_create`]) and on update
+//! ([`validate_update`]: the old object read as stored, errors in values
+//! left unchanged ratcheted as [`correlate`] pairs them, transition rules
+//! run): unknown fields pruned (and reported, as `kubectl
 //! --validate=strict` reports them), nulls dropped and defaults applied
 //! ([`structural`]), then the type meta, the metadata ([`meta`]), the
 //! OpenAPI schema's keywords and formats ([`openapi`]), the scale

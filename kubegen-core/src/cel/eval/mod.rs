@@ -5,7 +5,7 @@
 //! them, the standard library's operators, conversions and string
 //! functions, durations and timestamps ([`time`]), IP addresses and
 //! prefixes ([`net`]), versions ([`semver`]), quantities ([`quantity`]),
-//! URLs ([`url`]), named formats ([`format`]), the strings extension's
+//! URLs ([`url`]), named formats ([`format`](mod@format)), the strings extension's
 //! `format` and `strings.quote` ([`formatting`]), and the extensions of
 //! [`library`]. Whatever is not implemented yet — and any value kubegen
 //! cannot represent ([`value::Val::Unsupported`]) — ends evaluation with
