@@ -98,7 +98,15 @@ pub fn validate_update(schema: &Value, object: &Value, old: Option<&Value>) -> R
         current: old.map(|old| Correlated::root(object, old, schema)),
         parent: None,
     };
-    walk.node(schema, object, old, ratchet, "", &[], true);
+    walk.node(Here {
+        schema,
+        object,
+        old,
+        ratchet,
+        at: "",
+        path: &[],
+        root: true,
+    });
     if walk.unsure == 0 && walk.state == Budget::Left && !walk.map_order {
         walk.out.cost = u64::try_from(PER_OBJECT_BUDGET as i64 - walk.remaining).ok();
     }
@@ -146,6 +154,21 @@ struct Walk {
     state: Budget,
     /// An evaluation's cost depended on the order of a map's entries.
     map_order: bool,
+}
+
+/// A node of the object being walked: its schema, value and old value
+/// (on update), its old-value pairing, its schema path (`.spec.items[*]`)
+/// and field path, and whether it is a resource root (the object's, or an
+/// embedded resource's).
+#[derive(Clone, Copy)]
+struct Here<'a> {
+    schema: &'a Value,
+    object: &'a Value,
+    old: Option<&'a Value>,
+    ratchet: Ratchet<'a>,
+    at: &'a str,
+    path: &'a [String],
+    root: bool,
 }
 
 /// A node's values for its rules: `self`, `oldSelf` if it has an old
@@ -259,24 +282,22 @@ fn render(path: &[String]) -> String {
 }
 
 impl Walk {
-    /// `node` at the schema path `at` (`.spec.items[*]`) and field path
-    /// `path`.
-    #[allow(clippy::too_many_arguments)]
-    fn node(
-        &mut self,
-        schema: &Value,
-        object: &Value,
-        old: Option<&Value>,
-        ratchet: Ratchet<'_>,
-        at: &str,
-        path: &[String],
-        root: bool,
-    ) {
+    /// A node's rules, then those of the nodes below it.
+    fn node(&mut self, here: Here<'_>) {
+        let Here {
+            schema,
+            object,
+            old,
+            ratchet,
+            at,
+            path,
+            ..
+        } = here;
         if object.is_null() || self.state == Budget::Spent {
             return;
         }
         let old = old.filter(|o| !o.is_null());
-        self.rules(schema, object, old, ratchet, at, path, root);
+        self.rules(Here { old, ..here });
         // Rules under `allOf` run too (`AllOfValidators`): not yet here.
         if let Some(all_of) = schema.get("allOf").and_then(Value::as_array) {
             for sub in all_of {
@@ -299,39 +320,39 @@ impl Walk {
             None | Some("granular" | "atomic")
         );
         let old_field = |k: &str| old.filter(|_| correlatable).and_then(|o| o.get(k));
+        // A child: its schema, value, old value, pairing, schema path
+        // and field path segment.
+        let mut child = |schema: &Value,
+                         object: &Value,
+                         old: Option<&Value>,
+                         ratchet: Ratchet<'_>,
+                         at: String,
+                         segment: String| {
+            let mut p = path.to_vec();
+            p.push(segment);
+            self.node(Here {
+                schema,
+                object,
+                old,
+                ratchet,
+                at: &at,
+                path: &p,
+                root: embedded(schema),
+            });
+        };
         match object {
             Value::Object(map) => {
                 if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
                     for (k, v) in map {
-                        let mut p = path.to_vec();
-                        p.push(format!("[{k}]"));
-                        let r = ratchet.key(k);
-                        self.node(
-                            values,
-                            v,
-                            old_field(k),
-                            r,
-                            &format!("{at}[*]"),
-                            &p,
-                            embedded(values),
-                        );
+                        let (old, r) = (old_field(k), ratchet.key(k));
+                        child(values, v, old, r, format!("{at}[*]"), format!("[{k}]"));
                     }
                 }
                 if let Some(props) = schema.get("properties").and_then(Value::as_object) {
                     for (k, v) in map {
                         if let Some(sub) = props.get(k) {
-                            let mut p = path.to_vec();
-                            p.push(k.clone());
-                            let r = ratchet.key(k);
-                            self.node(
-                                sub,
-                                v,
-                                old_field(k),
-                                r,
-                                &format!("{at}.{k}"),
-                                &p,
-                                embedded(sub),
-                            );
+                            let (old, r) = (old_field(k), ratchet.key(k));
+                            child(sub, v, old, r, format!("{at}.{k}"), k.clone());
                         }
                     }
                 }
@@ -340,12 +361,16 @@ impl Walk {
                 if let Some(sub) = schema.get("items") {
                     let old_items = old.and_then(Value::as_array);
                     for (i, v) in items.iter().enumerate() {
-                        let mut p = path.to_vec();
-                        p.push(format!("[{i}]"));
                         let old_item =
                             old_items.and_then(|o| correlate::map_list_item(schema, o, v));
-                        let r = ratchet.index(i);
-                        self.node(sub, v, old_item, r, &format!("{at}[*]"), &p, embedded(sub));
+                        child(
+                            sub,
+                            v,
+                            old_item,
+                            ratchet.index(i),
+                            format!("{at}[*]"),
+                            format!("[{i}]"),
+                        );
                     }
                 }
             }
@@ -353,17 +378,17 @@ impl Walk {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn rules(
-        &mut self,
-        schema: &Value,
-        object: &Value,
-        old: Option<&Value>,
-        ratchet: Ratchet<'_>,
-        at: &str,
-        path: &[String],
-        root: bool,
-    ) {
+    /// A node's own rules.
+    fn rules(&mut self, here: Here<'_>) {
+        let Here {
+            schema,
+            object,
+            old,
+            ratchet,
+            at,
+            path,
+            root,
+        } = here;
         let Some(rules) = schema
             .get("x-kubernetes-validations")
             .and_then(Value::as_array)

@@ -281,10 +281,6 @@ func validateObjects() {
 			u.SetNamespace("")
 		}
 		var errs field.ErrorList
-		// The runtime cost the rules charged to the object's budget
-		// (absent when the budget ran out or a rule's call cost went
-		// over its limit).
-		var celCost any = int64(0)
 		errs = append(errs, apimachineryvalidation.ValidateObjectMetaAccessor(u, line.Namespaced, apimachineryvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))...)
 		validator, _, err := apiservervalidation.NewSchemaValidator(&internal)
 		if err != nil {
@@ -295,28 +291,9 @@ func validateObjects() {
 		// The x-kubernetes-validations rules, as the custom resource
 		// strategy runs them: none when an earlier error blocks them
 		// (hasBlockingErr), with one error saying so.
-		if celValidator := celschema.NewValidator(ss, true, celconfig.PerCallLimit); celValidator != nil {
-			if blocked := blockingErr(errs); blocked != nil {
-				errs = append(errs, blocked)
-			} else {
-				ruleErrs, remaining := celValidator.Validate(context.Background(), nil, ss, u.Object, nil, celconfig.RuntimeCELCostBudget)
-				errs = append(errs, ruleErrs...)
-				if remaining >= 0 {
-					celCost = celconfig.RuntimeCELCostBudget - remaining
-				} else {
-					celCost = nil
-				}
-			}
-		}
-		texts := []string{}
-		for _, e := range errs {
-			texts = append(texts, e.Error())
-		}
-		if unknown == nil {
-			unknown = []string{}
-		}
-		sort.Strings(unknown)
-		enc.Encode(map[string]any{"unknown": unknown, "errors": texts, "stored": u.Object, "celCost": celCost})
+		result := rulesAndResult(ss, errs, u, nil, nil, unknown)
+		delete(result, "warnings")
+		enc.Encode(result)
 	}
 	if err := in.Err(); err != nil {
 		panic(err)
@@ -362,6 +339,16 @@ func validateUpdate(ss *schema.Structural, internal *apiextensions.JSONSchemaPro
 	if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, ss, uOld.Object); len(oldErrs) == 0 {
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ss, u.Object)...)
 	}
+	return rulesAndResult(ss, errs, u, uOld.Object, correlated, unknown)
+}
+
+// rulesAndResult runs the x-kubernetes-validations rules as the custom
+// resource strategy runs them (none when an earlier error blocks them,
+// with one error saying so; with the old object and ratcheting on
+// update) and gives the result: {"unknown", "errors", "warnings",
+// "stored", "celCost"}, the cost the rules charged to the object's budget
+// absent when the budget ran out or a call went over its limit.
+func rulesAndResult(ss *schema.Structural, errs field.ErrorList, u *unstructured.Unstructured, old map[string]interface{}, correlated *common.CorrelatedObject, unknown []string) map[string]any {
 	var celCost any = int64(0)
 	recorder := &warnings{}
 	if celValidator := celschema.NewValidator(ss, true, celconfig.PerCallLimit); celValidator != nil {
@@ -369,7 +356,13 @@ func validateUpdate(ss *schema.Structural, internal *apiextensions.JSONSchemaPro
 			errs = append(errs, blocked)
 		} else {
 			ctx := warning.WithWarningRecorder(context.Background(), recorder)
-			ruleErrs, remaining := celValidator.Validate(ctx, nil, ss, u.Object, uOld.Object, celconfig.RuntimeCELCostBudget, celschema.WithRatcheting(correlated))
+			var opts []celschema.Option
+			var oldObj interface{}
+			if correlated != nil {
+				opts = append(opts, celschema.WithRatcheting(correlated))
+				oldObj = old
+			}
+			ruleErrs, remaining := celValidator.Validate(ctx, nil, ss, u.Object, oldObj, celconfig.RuntimeCELCostBudget, opts...)
 			errs = append(errs, ruleErrs...)
 			if remaining >= 0 {
 				celCost = celconfig.RuntimeCELCostBudget - remaining
