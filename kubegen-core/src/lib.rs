@@ -33,7 +33,7 @@ pub mod builtin;
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod crd;
-#[cfg(feature = "validate")]
+#[cfg(feature = "cel")]
 pub mod go;
 pub mod model;
 pub mod output;

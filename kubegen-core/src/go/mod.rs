@@ -1,6 +1,14 @@
-//! What kubegen ports of Go's standard library for exact agreement with
-//! the apiserver: how its messages print values ([`fmt`]) and how it reads
-//! IP addresses ([`net`]).
+//! What kubegen ports of Go's standard library and of the Go libraries
+//! the apiserver checks values with, for exact agreement with it: how its
+//! messages print values ([`fmt`]), how it reads IP addresses ([`net`]),
+//! Go's `time.ParseDuration` ([`time`]), and — with `validate` —
+//! apimachinery's name and label checks (`names`) and kube-openapi's
+//! string formats (`strfmt`).
 
 pub mod fmt;
+#[cfg(feature = "validate")]
+pub mod names;
 pub mod net;
+#[cfg(feature = "validate")]
+pub mod strfmt;
+pub mod time;

@@ -21,7 +21,6 @@
 
 pub mod correlate;
 pub mod field;
-pub mod formats;
 pub mod lists;
 pub mod meta;
 pub mod openapi;

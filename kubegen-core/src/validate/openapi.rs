@@ -7,7 +7,7 @@
 //! `openAPIV3Schema` (`ConvertJSONSchemaPropsWithPostProcess`: the
 //! `x-kubernetes-int-or-string` type is `["integer","string"]`, formats
 //! the default compatibility version does not support are dropped; see
-//! [`super::formats`]), and its result turned into field errors as
+//! [`crate::go::strfmt`]), and its result turned into field errors as
 //! `kubeOpenAPIResultToFieldErrors` turns it.
 //!
 //! The port keeps kube-openapi's quirks, because the apiserver has them:
@@ -37,8 +37,8 @@ use serde_json::{Map, Number, Value};
 
 use super::correlate::Correlated;
 use super::field::{ErrorType, FieldError};
-use super::formats;
 use crate::go::fmt::{go_float, go_json, go_quote};
+use crate::go::strfmt as formats;
 
 /// kube-openapi's SchemaValidator on `value` (a whole custom resource, or a
 /// subtree) against `schema` (a CRD version's openAPIV3Schema as JSON, or a

@@ -77,7 +77,7 @@ impl Checker {
                 }) = args.first()
                 {
                     let valid = match function.as_str() {
-                        "duration" => crate::cel::literals::duration(lit).is_some(),
+                        "duration" => crate::go::time::duration(lit).is_some(),
                         "timestamp" => crate::cel::literals::timestamp(lit).is_some(),
                         "matches" => (self.regex)(lit),
                         _ => true,

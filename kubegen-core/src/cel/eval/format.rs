@@ -10,20 +10,14 @@
 
 use std::rc::Rc;
 
+use super::opaque::Format;
 use super::value::Val;
 use super::{EvalError, Res};
-use crate::validate::formats::validates;
-use crate::validate::meta::{
+use crate::go::names::{
     DNS1123_LABEL, DNS1123_LABEL_MSG, full, is_dns1123_subdomain, label_key, label_value,
     mask_trailing_dash, regex_error, subdomain,
 };
-
-/// A format: its library name and its Go `Name`.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Format {
-    key: &'static str,
-    name: &'static str,
-}
+use crate::go::strfmt::validates;
 
 /// `ConstantFormats`, by the names `format.named` takes.
 const FORMATS: &[Format] = &[
@@ -168,14 +162,6 @@ impl Format {
             // `len(strfmt.DateTimePattern)`, for both.
             _ => 71,
         }
-    }
-}
-
-/// `Format.Equal`: by name.
-pub fn equal(a: &Format, b: &Val) -> Result<bool, EvalError> {
-    match b {
-        Val::Format(b) => Ok(a.name == b.name),
-        _ => Err(EvalError::Error("no such overload".into())),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod format;
 pub mod formatting;
 pub mod library;
 pub mod net;
+pub mod opaque;
 pub mod quantity;
 pub mod semver;
 pub mod time;

@@ -20,6 +20,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+use super::opaque::{Dec, Quantity, Shared};
 use super::value::Val;
 use super::{EvalError, Res};
 
@@ -34,15 +35,6 @@ const FORMAT_WRONG: &str =
 const NUMERIC: &str = "unable to parse numeric part of quantity";
 /// `ErrSuffix`.
 const SUFFIX: &str = "unable to parse quantity's suffix";
-
-/// An `inf.Dec`: `±magnitude × 10^-scale`, the magnitude as decimal
-/// digits, most significant first, without leading zeros (none for 0).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Dec {
-    neg: bool,
-    mag: Vec<u8>,
-    scale: i64,
-}
 
 fn too_big() -> EvalError {
     EvalError::unsupported("a quantity with thousands of digits")
@@ -203,19 +195,6 @@ impl Dec {
         if self.neg { -m } else { m }
     }
 }
-
-/// A `resource.Quantity`'s amount: an `int64Amount` unless `dec` is set
-/// (shared, as Go shares the `*inf.Dec` between a quantity and its
-/// copies).
-#[derive(Clone, Debug)]
-pub struct Quantity {
-    value: i64,
-    scale: i32,
-    dec: Option<Rc<RefCell<Dec>>>,
-}
-
-/// A quantity as a CEL value holds it: a pointer to one.
-pub type Shared = Rc<RefCell<Quantity>>;
 
 impl Quantity {
     fn int(value: i64, scale: i32) -> Quantity {
@@ -549,16 +528,12 @@ fn quantity(q: Quantity, pointer: bool) -> Val {
     Val::Quantity(Rc::new(RefCell::new(q)), pointer)
 }
 
-/// `Quantity.Equal` of a quantity with another value (`==`): a
-/// `*Quantity` operand on the right is no quantity to cel-go.
-pub fn equal(a: &Shared, b: &Val) -> Result<bool, EvalError> {
-    match b {
-        Val::Quantity(b, false) => {
-            let mut copy = a.borrow().clone();
-            let other = b.borrow().clone();
-            Ok(copy.cmp(&other)? == Ordering::Equal)
-        }
-        _ => Err(EvalError::Error("no such overload".into())),
+impl Quantity {
+    /// `Quantity.Equal` with a quantity value (a `*Quantity`, the result
+    /// of `add`/`sub`, is no quantity to cel-go on the right).
+    pub(super) fn same(&self, other: &Quantity) -> Result<bool, EvalError> {
+        let mut copy = self.clone();
+        Ok(copy.cmp(other)? == Ordering::Equal)
     }
 }
 
@@ -700,10 +675,8 @@ mod tests {
         assert_eq!(run("isLessThan", &[one.clone(), q("1e-1000")]), "false");
         assert_eq!(run("isInteger", &[one]), "false");
         // `add` gives a pointer, no quantity on the right of `==`.
-        let Val::Quantity(two, _) = q("2") else {
-            panic!()
-        };
-        assert!(equal(&two, &sum).is_err());
-        assert!(!equal(&two, &q("2.001")).unwrap());
+        let equal = super::super::value::equal;
+        assert!(equal(&q("2"), &sum).is_err());
+        assert!(!equal(&q("2"), &q("2.001")).unwrap());
     }
 }

@@ -72,7 +72,7 @@ pub fn apply(function: &str, v: &[Val]) -> Option<Res> {
         })(),
         ("duration", [Duration(d)]) => Ok(Duration(*d)),
         ("duration", [Int(n)]) => Ok(Duration(i128::from(*n))),
-        ("duration", [String(s)]) => match crate::cel::literals::duration(s) {
+        ("duration", [String(s)]) => match crate::go::time::duration(s) {
             Some(n) => Ok(Duration(i128::from(n))),
             None => Err(EvalError::Error(
                 "type conversion error from 'string' to 'google.protobuf.Duration'".into(),

@@ -10,21 +10,10 @@
 
 use std::rc::Rc;
 
+use super::opaque::Url;
 use super::value::Val;
 use super::{EvalError, Res};
 use crate::go::fmt::go_quote;
-
-/// The parts of a parsed URL the library reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Url {
-    /// The text it was parsed from.
-    pub raw: String,
-    scheme: String,
-    host: Vec<u8>,
-    path: Vec<u8>,
-    raw_path: Vec<u8>,
-    raw_query: String,
-}
 
 /// Why a text is no URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -429,15 +418,6 @@ fn utf8(b: Vec<u8>) -> Result<String, EvalError> {
 
 fn string(b: &[u8]) -> Res {
     Ok(Val::str(&utf8(b.to_vec())?))
-}
-
-/// `URL.Equal`: by `String()`, which kubegen knows only for one text.
-pub fn equal(a: &Url, b: &Val) -> Result<bool, EvalError> {
-    match b {
-        Val::Url(b) if a.raw == b.raw => Ok(true),
-        Val::Url(_) => Err(EvalError::unsupported("comparing URLs of different texts")),
-        _ => Err(EvalError::Error("no such overload".into())),
-    }
 }
 
 /// The URL library's calls, `None` for others.

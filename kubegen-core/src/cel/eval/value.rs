@@ -88,11 +88,11 @@ pub enum Val {
     Semver(Rc<super::semver::Version>),
     /// `kubernetes.Quantity`: a shared quantity, and whether the value is
     /// a `*Quantity` (what `add` and `sub` return).
-    Quantity(super::quantity::Shared, bool),
+    Quantity(super::opaque::Shared, bool),
     /// `kubernetes.URL`: a parsed URL.
-    Url(Rc<super::url::Url>),
+    Url(Rc<super::opaque::Url>),
     /// `kubernetes.NamedFormat`: one of the format library's formats.
-    Format(&'static super::format::Format),
+    Format(&'static super::opaque::Format),
     /// Data the apiserver cannot read as its schema says (an invalid
     /// formatted string): an error on use, worded as the apiserver's.
     Error(Rc<str>),
@@ -291,7 +291,7 @@ impl Val {
                         |days| Val::Timestamp(i128::from(days) * 86_400 * 1_000_000_000),
                     ),
                     // strfmt tries Go's `time.ParseDuration` first.
-                    Some("duration") => crate::cel::literals::duration(s).map_or_else(
+                    Some("duration") => crate::go::time::duration(s).map_or_else(
                         || {
                             if s.bytes().any(|c| c.is_ascii_digit()) {
                                 unsupported("a duration kubegen does not read")
@@ -612,9 +612,18 @@ fn same_as(a: &Val, b: &Val) -> Result<bool, EvalError> {
             return Err(EvalError::err("no such overload"));
         }
         (Val::Null, Val::Null) => true,
-        (Val::Quantity(x, _), y) if !matches!(y, Val::Null) => super::quantity::equal(x, y)?,
-        (Val::Url(x), y) if !matches!(y, Val::Null) => super::url::equal(x, y)?,
-        (Val::Format(x), y) if !matches!(y, Val::Null) => super::format::equal(x, y)?,
+        // `Quantity.Equal`, `URL.Equal` (by `String()`, known here for one
+        // text only) and `Format.Equal` (by name); anything else on the
+        // right is no such overload.
+        (Val::Quantity(x, _), Val::Quantity(y, false)) => x.borrow().same(&y.borrow())?,
+        (Val::Url(x), Val::Url(y)) if x.raw == y.raw => true,
+        (Val::Url(_), Val::Url(_)) => {
+            return Err(EvalError::unsupported("comparing URLs of different texts"));
+        }
+        (Val::Format(x), Val::Format(y)) => x.name == y.name,
+        (Val::Quantity(..) | Val::Url(_) | Val::Format(_), y) if !matches!(y, Val::Null) => {
+            return Err(EvalError::Error("no such overload".into()));
+        }
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::String(x), Val::String(y)) => x == y,
         (Val::Bytes(x), Val::Bytes(y)) => x == y,

@@ -330,7 +330,7 @@ fn go_to_lower(c: char) -> char {
 /// `s`/`sec…`, `m`/`min…`, `h`/`hr`/`hour…`, `d`/`day…`, `w`/`wk`/`week…`,
 /// any case) and no number beyond int64.
 pub fn is_duration(s: &str) -> bool {
-    if crate::cel::literals::duration(s).is_some() {
+    if crate::go::time::duration(s).is_some() {
         return true;
     }
     const UNITS: &[&[&str]] = &[
