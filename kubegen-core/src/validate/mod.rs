@@ -16,8 +16,10 @@
 //! what kubegen does not evaluate yet is listed in
 //! [`Outcome::rules_not_evaluated`], never passed silently.
 //!
-//! Not yet: the metadata of embedded resources, and the name the
-//! apiserver generates from `generateName` as rules on the root see it.
+//! Not yet: the type and object metadata of embedded resources (listed in
+//! [`Outcome::not_checked`] wherever an object holds one), and the name
+//! the apiserver generates from `generateName` as rules on the root see
+//! it.
 
 pub mod correlate;
 pub mod field;
@@ -57,6 +59,11 @@ pub struct Outcome {
     /// evaluated, or the cost depends on the order of a map's entries,
     /// which the apiserver visits in Go's random order).
     pub rules_cost: Option<u64>,
+    /// Checks the apiserver makes that kubegen does not make yet, each
+    /// with where it applies: the type and object metadata of embedded
+    /// resources (`x-kubernetes-embedded-resource`), which the apiserver
+    /// coerces and validates (`schemaobjectmeta.Coerce` and `Validate`).
+    pub not_checked: Vec<String>,
 }
 
 /// Why an object is not one of the CRD's.
@@ -207,6 +214,7 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
             rules_cost = outcome.cost;
         }
     }
+    let not_checked = embedded_resources(&schema, &object, "");
     Ok(Outcome {
         object,
         unknown_fields,
@@ -215,7 +223,55 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
         rules_evaluated,
         rules_cost,
         warnings,
+        not_checked,
     })
+}
+
+/// The embedded resources in `object` (of schema `schema`, at the field
+/// path `path`), whose metadata kubegen does not check yet.
+fn embedded_resources(schema: &Value, object: &Value, path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let join = |sep: &str, k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else if sep == "." {
+            format!("{path}.{k}")
+        } else {
+            format!("{path}[{k}]")
+        }
+    };
+    match object {
+        Value::Object(map) => {
+            let embedded = schema
+                .get("x-kubernetes-embedded-resource")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            if embedded && !path.is_empty() {
+                out.push(format!(
+                    "{path}: the apiVersion, kind and metadata of an embedded resource (the apiserver coerces and validates them; kubegen does not yet)"
+                ));
+            }
+            for (k, v) in map {
+                if let Some(sub) = schema.get("properties").and_then(|p| p.get(k)) {
+                    out.extend(embedded_resources(sub, v, &join(".", k)));
+                } else if let Some(sub) =
+                    schema.get("additionalProperties").filter(|a| a.is_object())
+                {
+                    out.extend(embedded_resources(sub, v, &join("[", k)));
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    let at = format!("{path}[{i}]");
+                    out.extend(embedded_resources(sub, v, &at));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// The scale subresource's check of a replicas path: an integer between 0
@@ -274,4 +330,44 @@ pub fn blocks_rules(e: &FieldError) -> bool {
             | ErrorType::TooMany
             | ErrorType::TypeInvalid
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn embedded_resources_are_listed_as_not_checked() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"templates": {"type": "array", "items": {"type": "object",
+                "x-kubernetes-embedded-resource": true,
+                "x-kubernetes-preserve-unknown-fields": true}}}}}});
+        let crd = json!({"spec": {"group": "example.com", "scope": "Cluster",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": schema}}]}});
+        let widget = |templates: Value| {
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                "spec": {"templates": templates}})
+        };
+        let outcome = validate_create(
+            &crd,
+            &widget(json!([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "Bad_Name"}}])),
+        )
+        .unwrap();
+        assert_eq!(outcome.not_checked.len(), 1);
+        assert!(
+            outcome.not_checked[0]
+                .starts_with("spec.templates[0]: the apiVersion, kind and metadata"),
+            "{:?}",
+            outcome.not_checked
+        );
+        let none = validate_create(&crd, &widget(json!([]))).unwrap();
+        assert!(
+            none.not_checked.is_empty(),
+            "no embedded resource, nothing unchecked"
+        );
+    }
 }
