@@ -115,7 +115,7 @@ fn node(old: &Value, new: &Value, path: &str, out: &mut Vec<SchemaChange>) {
             let duration = |v: &Option<Value>| {
                 v.as_ref()
                     .and_then(Value::as_str)
-                    .and_then(kubegen_core::cel::literals::duration)
+                    .and_then(kubegen_core::go::time::duration)
             };
             let note = match (duration(&o), duration(&n)) {
                 (Some(a), Some(b)) if a == b => {
