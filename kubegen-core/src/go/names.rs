@@ -53,17 +53,40 @@ pub(crate) fn is_dns1123_subdomain(v: &str, unit: &str) -> Vec<String> {
     errs
 }
 
-/// `IsDNS1123Label`.
+/// `IsDNS1123Label`: a valid subdomain that is no label has dots.
 pub(crate) fn is_dns1123_label(v: &str) -> Vec<String> {
     let mut errs = Vec::new();
     if v.len() > 63 {
         errs.push("must be no more than 63 characters".to_string());
     }
     if !full(DNS1123_LABEL).is_match(v) {
+        if full(&subdomain()).is_match(v) {
+            errs.push("must not contain dots".to_string());
+        } else {
+            errs.push(regex_error(
+                DNS1123_LABEL_MSG,
+                DNS1123_LABEL,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
+const DNS1035_LABEL: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+
+/// `IsDNS1035Label`.
+pub(crate) fn is_dns1035_label(v: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if v.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    if !full(DNS1035_LABEL).is_match(v) {
         errs.push(regex_error(
-            DNS1123_LABEL_MSG,
-            DNS1123_LABEL,
-            &["my-name", "123-abc"],
+            DNS1035_LABEL_MSG,
+            DNS1035_LABEL,
+            &["my-name", "abc-123"],
         ));
     }
     errs

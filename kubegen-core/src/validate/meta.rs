@@ -118,6 +118,18 @@ mod tests {
     }
 
     #[test]
+    fn a_namespace_with_dots_is_no_label() {
+        let out = errors(
+            json!({"metadata": {"name": "n", "namespace": "team.a"}}),
+            true,
+        );
+        assert_eq!(
+            out,
+            ["metadata.namespace: Invalid value: \"team.a\": must not contain dots"]
+        );
+    }
+
+    #[test]
     fn names_labels_and_scope_as_the_apiserver_checks_them() {
         assert!(
             errors(

@@ -14,8 +14,8 @@ use super::opaque::Format;
 use super::value::Val;
 use super::{EvalError, Res};
 use crate::go::names::{
-    DNS1123_LABEL, DNS1123_LABEL_MSG, full, is_dns1123_subdomain, label_key, label_value,
-    mask_trailing_dash, regex_error, subdomain,
+    is_dns1035_label, is_dns1123_label, is_dns1123_subdomain, label_key, label_value,
+    mask_trailing_dash,
 };
 use crate::go::strfmt::validates;
 
@@ -75,45 +75,6 @@ const FORMATS: &[Format] = &[
     },
 ];
 
-const DNS1035_LABEL: &str = "[a-z]([-a-z0-9]*[a-z0-9])?";
-const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
-
-/// util/validation's `IsDNS1123Label`.
-fn dns1123_label(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !full(DNS1123_LABEL).is_match(v) {
-        if full(&subdomain()).is_match(v) {
-            errs.push("must not contain dots".to_string());
-        } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_MSG,
-                DNS1123_LABEL,
-                &["my-name", "123-abc"],
-            ));
-        }
-    }
-    errs
-}
-
-/// util/validation's `IsDNS1035Label`.
-fn dns1035_label(v: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if v.len() > 63 {
-        errs.push("must be no more than 63 characters".to_string());
-    }
-    if !full(DNS1035_LABEL).is_match(v) {
-        errs.push(regex_error(
-            DNS1035_LABEL_MSG,
-            DNS1035_LABEL,
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
 /// A strfmt check's message when `s` fails it.
 fn strfmt(format: &str, s: &str, message: &str) -> Vec<String> {
     if validates(format, s) {
@@ -127,9 +88,9 @@ fn strfmt(format: &str, s: &str, message: &str) -> Vec<String> {
 fn validate(f: &Format, s: &str) -> Result<Vec<String>, EvalError> {
     let prefix = f.key.ends_with("Prefix");
     Ok(match f.key.trim_end_matches("Prefix") {
-        "dns1123Label" => dns1123_label(&mask_trailing_dash(s, prefix)),
+        "dns1123Label" => is_dns1123_label(&mask_trailing_dash(s, prefix)),
         "dns1123Subdomain" => is_dns1123_subdomain(&mask_trailing_dash(s, prefix), "characters"),
-        "dns1035Label" => dns1035_label(&mask_trailing_dash(s, prefix)),
+        "dns1035Label" => is_dns1035_label(&mask_trailing_dash(s, prefix)),
         "qualifiedName" => label_key(s),
         "labelValue" => label_value(s),
         "uri" => match super::url::parse_request_uri(s) {
