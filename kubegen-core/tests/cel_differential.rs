@@ -27,6 +27,8 @@ use kubegen_core::cel::{
     Checked, Expr, ExprKind, Literal, Purpose, RuleError, Type, check_rule, cost, parse,
 };
 use kubegen_core::rng::Rng;
+#[path = "support/differences.rs"]
+mod differences;
 #[path = "support/go_helper.rs"]
 mod go_helper;
 
@@ -676,17 +678,7 @@ fn parser_agrees_with_the_apiserver() {
         exprs.len(),
         differences.len()
     );
-    assert!(
-        differences.is_empty(),
-        "{} differences:\n{}",
-        differences.len(),
-        differences
-            .iter()
-            .take(30)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    differences::assert_none(&differences, 30);
     assert!(
         accepted > exprs.len() / 5 && refused > exprs.len() / 5,
         "the cases exercise both verdicts"
@@ -1181,17 +1173,7 @@ fn checker_agrees_with_the_apiserver() {
         schemas.len(),
         differences.len()
     );
-    assert!(
-        differences.is_empty(),
-        "{} differences:\n{}",
-        differences.len(),
-        differences
-            .iter()
-            .take(40)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    differences::assert_none(&differences, 40);
 }
 
 /// `schema` with rules attached at some of its nodes (each checked
@@ -1383,17 +1365,7 @@ fn crd_verdicts_agree_with_the_apiserver() {
         schemas.len(),
         differences.len()
     );
-    assert!(
-        differences.is_empty(),
-        "{} differences:\n{}",
-        differences.len(),
-        differences
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    differences::assert_none(&differences, 10);
 }
 
 /// The schema node at `path` (`.a[*].b`).

@@ -26,6 +26,8 @@ use kubegen_core::go::fmt::{go_float, go_quote};
 use kubegen_core::rng::Rng;
 use serde_json::{Value, json};
 
+#[path = "support/differences.rs"]
+mod differences;
 #[path = "support/go_helper.rs"]
 mod go_helper;
 
@@ -643,10 +645,5 @@ fn evaluation_agrees_with_the_apiservers() {
         exprs.len(),
         differences.len()
     );
-    assert!(
-        differences.is_empty(),
-        "{} differences:\n{}",
-        differences.len(),
-        differences[..differences.len().min(40)].join("\n")
-    );
+    differences::assert_none(&differences, 40);
 }

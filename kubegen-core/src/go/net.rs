@@ -78,7 +78,33 @@ pub fn sloppy_parse_ipv4(mut s: &[u8]) -> Option<[u8; 16]> {
 }
 
 /// The forked `parseIPv6`.
-pub fn sloppy_parse_ipv6(mut s: &[u8]) -> Option<[u8; 16]> {
+pub fn sloppy_parse_ipv6(s: &[u8]) -> Option<[u8; 16]> {
+    ipv6_groups(s, |s| {
+        let (n, c) = xtoi(s)?;
+        if n > 0xFFFF {
+            return None;
+        }
+        if c < s.len() && s[c] == b'.' {
+            let ip4 = sloppy_parse_ipv4(s)?;
+            return Some(Group::V4([ip4[12], ip4[13], ip4[14], ip4[15]]));
+        }
+        Some(Group::Hex(n, c))
+    })
+}
+
+/// One group of an IPv6 address, as a parser reads it.
+enum Group {
+    /// A 16-bit value, and how many characters it took.
+    Hex(u32, usize),
+    /// An embedded IPv4 address: the rest of the text.
+    V4([u8; 4]),
+}
+
+/// The IPv6 form both Go parsers read: an optional leading `::`, then
+/// groups read by `group`, each followed by `:` (at most one `::`), an
+/// embedded IPv4 address only as the last 4 bytes or after `::`; the
+/// address with the `::` filled in.
+fn ipv6_groups(mut s: &[u8], group: impl Fn(&[u8]) -> Option<Group>) -> Option<[u8; 16]> {
     let mut ip = [0u8; 16];
     let mut ellipsis: Option<usize> = None;
     if s.len() >= 2 && s[0] == b':' && s[1] == b':' {
@@ -90,23 +116,18 @@ pub fn sloppy_parse_ipv6(mut s: &[u8]) -> Option<[u8; 16]> {
     }
     let mut i = 0;
     while i < 16 {
-        let (n, c) = xtoi(s)?;
-        if n > 0xFFFF {
-            return None;
-        }
-        if c < s.len() && s[c] == b'.' {
-            if ellipsis.is_none() && i != 12 {
-                return None;
+        let (n, c) = match group(s)? {
+            Group::V4(ip4) => {
+                if (ellipsis.is_none() && i != 12) || i + 4 > 16 {
+                    return None;
+                }
+                ip[i..i + 4].copy_from_slice(&ip4);
+                s = &[];
+                i += 4;
+                break;
             }
-            if i + 4 > 16 {
-                return None;
-            }
-            let ip4 = sloppy_parse_ipv4(s)?;
-            ip[i..i + 4].copy_from_slice(&ip4[12..]);
-            s = &[];
-            i += 4;
-            break;
-        }
+            Group::Hex(n, c) => (n, c),
+        };
         ip[i] = (n >> 8) as u8;
         ip[i + 1] = n as u8;
         i += 2;
@@ -249,18 +270,7 @@ fn netip_parse_ipv6(input: &str) -> Option<([u8; 16], NetipAddr)> {
         is4: false,
         zone: zone.to_string(),
     };
-    let mut s = body.as_bytes();
-    let mut ip = [0u8; 16];
-    let mut ellipsis: Option<usize> = None;
-    if s.len() >= 2 && s[0] == b':' && s[1] == b':' {
-        ellipsis = Some(0);
-        s = &s[2..];
-        if s.is_empty() {
-            return Some((ip, addr));
-        }
-    }
-    let mut i = 0;
-    while i < 16 {
+    let ip = ipv6_groups(body.as_bytes(), |s| {
         let mut off = 0;
         let mut acc: u32 = 0;
         while off < s.len() {
@@ -280,39 +290,9 @@ fn netip_parse_ipv6(input: &str) -> Option<([u8; 16], NetipAddr)> {
             return None;
         }
         if off < s.len() && s[off] == b'.' {
-            if (ellipsis.is_none() && i != 12) || i + 4 > 16 {
-                return None;
-            }
-            let f = netip_ipv4_fields(s)?;
-            ip[i..i + 4].copy_from_slice(&f);
-            s = &[];
-            i += 4;
-            break;
+            return netip_ipv4_fields(s).map(Group::V4);
         }
-        ip[i] = (acc >> 8) as u8;
-        ip[i + 1] = acc as u8;
-        i += 2;
-        s = &s[off..];
-        if s.is_empty() {
-            break;
-        }
-        if s[0] != b':' || s.len() == 1 {
-            return None;
-        }
-        s = &s[1..];
-        if s[0] == b':' {
-            if ellipsis.is_some() {
-                return None;
-            }
-            ellipsis = Some(i);
-            s = &s[1..];
-            if s.is_empty() {
-                break;
-            }
-        }
-    }
-    if !s.is_empty() {
-        return None;
-    }
-    expand(ip, i, ellipsis).map(|ip| (ip, addr))
+        Some(Group::Hex(acc, off))
+    })?;
+    Some((ip, addr))
 }

@@ -308,7 +308,7 @@ fn in_list(function: &str, overloads: &[String]) -> bool {
 fn is_attribute(node: &Node, env: &Env<'_>) -> bool {
     match &node.kind {
         NodeKind::Ident(name) => {
-            lookup(&env.scope, name).is_some() || super::functions::type_ident(name).is_none()
+            env.scope.iter().any(|(n, _)| n == name) || super::functions::type_ident(name).is_none()
         }
         NodeKind::Select { .. } => true,
         NodeKind::Call {
@@ -982,20 +982,8 @@ pub(super) fn apply(function: &str, overloads: &[String], v: &[Val]) -> Res {
 /// Go's `==` of two scalars as `interface{}` (a set's elements): the same
 /// type and value.
 fn same_scalar(a: &Val, b: &Val) -> Result<bool, EvalError> {
-    Ok(match (a, b) {
-        (Val::String(x), Val::String(y)) => x == y,
-        (Val::Int(x), Val::Int(y)) => x == y,
-        (Val::Double(x), Val::Double(y)) => x == y,
-        (Val::Bool(x), Val::Bool(y)) => x == y,
-        (
-            Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_),
-            Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_),
-        ) => false,
-        _ => {
-            return Err(EvalError::unsupported(
-                "a set element that is not a scalar its schema allows",
-            ));
-        }
+    value::go_scalar_eq(a, b).ok_or_else(|| {
+        EvalError::unsupported("a set element that is not a scalar its schema allows")
     })
 }
 

@@ -561,12 +561,24 @@ fn same_key(a: &[Val], b: &[Val]) -> bool {
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| match (x, y) {
             (Val::Null, Val::Null) => true,
-            (Val::String(p), Val::String(q)) => p == q,
-            (Val::Int(p), Val::Int(q)) => p == q,
-            (Val::Double(p), Val::Double(q)) => p == q,
-            (Val::Bool(p), Val::Bool(q)) => p == q,
-            _ => false,
+            _ => go_scalar_eq(x, y) == Some(true),
         })
+}
+
+/// Go's `==` on two decoded scalars (strings, int64s, float64s, bools):
+/// the same type and value; `None` when either is no such scalar.
+pub(super) fn go_scalar_eq(a: &Val, b: &Val) -> Option<bool> {
+    Some(match (a, b) {
+        (Val::String(x), Val::String(y)) => x == y,
+        (Val::Int(x), Val::Int(y)) => x == y,
+        (Val::Double(x), Val::Double(y)) => x == y,
+        (Val::Bool(x), Val::Bool(y)) => x == y,
+        (
+            Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_),
+            Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_),
+        ) => false,
+        _ => return None,
+    })
 }
 
 /// cel-go's `Equal`: numbers across types by value, aggregates element by
@@ -644,17 +656,14 @@ fn same_as(a: &Val, b: &Val) -> Result<bool, EvalError> {
             for e in y.iter() {
                 let mut found = false;
                 for s in x.iter() {
-                    found |= match (s, e) {
-                        (Val::String(a), Val::String(b)) => a == b,
-                        (Val::Int(a), Val::Int(b)) => a == b,
-                        (Val::Double(a), Val::Double(b)) => a == b,
-                        (Val::Bool(a), Val::Bool(b)) => a == b,
-                        (Val::String(_) | Val::Int(_) | Val::Double(_) | Val::Bool(_), _) => false,
-                        _ => {
+                    // A scalar of the set is unequal to anything else.
+                    found |= match (go_scalar_eq(s, s), go_scalar_eq(s, e)) {
+                        (None, _) => {
                             return Err(EvalError::unsupported(
                                 "a set element that is not a scalar its schema allows",
                             ));
                         }
+                        (Some(_), eq) => eq.unwrap_or(false),
                     };
                 }
                 if !found {
