@@ -33,8 +33,6 @@ pub struct Verdict {
     pub warnings: Vec<String>,
     /// CEL rules that apply but kubegen cannot evaluate exactly, with why.
     pub rules_not_evaluated: Vec<String>,
-    /// Checks the apiserver makes here that kubegen does not make yet.
-    pub not_checked: Vec<String>,
     /// The object as it would be stored.
     pub stored: Value,
 }
@@ -125,7 +123,14 @@ pub fn validate(
             }
             continue;
         };
-        let mut lines: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
+        // A request the apiserver cannot decode is refused with 400 and
+        // one of these messages, before any other check.
+        let mut lines: Vec<String> = outcome
+            .undecodable
+            .iter()
+            .map(|m| format!("bad request: {m}"))
+            .collect();
+        lines.extend(outcome.errors.iter().map(ToString::to_string));
         lines.extend(
             outcome
                 .unknown_fields
@@ -138,7 +143,6 @@ pub fn validate(
             update: old.is_some(),
             errors: lines,
             warnings: outcome.warnings.iter().map(ToString::to_string).collect(),
-            not_checked: outcome.not_checked.clone(),
             rules_not_evaluated: outcome
                 .rules_not_evaluated
                 .iter()
@@ -175,9 +179,6 @@ pub fn text(verdicts: &[Verdict]) -> String {
         }
         for w in &v.warnings {
             out.push_str(&format!("  warning: {w}\n"));
-        }
-        for n in &v.not_checked {
-            out.push_str(&format!("  not checked: {n}\n"));
         }
         unevaluated.extend(&v.rules_not_evaluated);
     }
@@ -216,7 +217,6 @@ pub fn json(verdicts: &[Verdict]) -> Value {
                 "errors": v.errors,
                 "warnings": v.warnings,
                 "rulesNotEvaluated": v.rules_not_evaluated,
-                "notChecked": v.not_checked,
                 "stored": v.stored,
             })
         })

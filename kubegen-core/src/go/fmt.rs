@@ -106,7 +106,7 @@ pub fn go_quote(s: &str) -> String {
 /// spaces, controls, format characters or private use. Without Unicode's
 /// category tables it cannot tell unassigned code points (Go escapes
 /// them; this prints them).
-fn is_go_printable(c: char) -> bool {
+pub fn is_go_printable(c: char) -> bool {
     if c == ' ' {
         return true;
     }
@@ -116,6 +116,15 @@ fn is_go_printable(c: char) -> bool {
     !matches!(c as u32, 0xad | 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x200b..=0x200f
         | 0x202a..=0x202e | 0x2060..=0x2064 | 0x2066..=0x206f | 0xfeff | 0xfff9..=0xfffb
         | 0xe000..=0xf8ff | 0xf0000..=0x10ffff | 0xd800..=0xdfff | 0xfffe | 0xffff)
+}
+
+/// Go's `%#U` of a rune: `U+0001`, or `U+0041 'A'` when it prints.
+pub fn go_unicode(c: char) -> String {
+    if is_go_printable(c) {
+        format!("U+{:04X} '{c}'", c as u32)
+    } else {
+        format!("U+{:04X}", c as u32)
+    }
 }
 
 /// Go's `json.Marshal` of a decoded value: keys sorted, `<`, `>`, `&`,

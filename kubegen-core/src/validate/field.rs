@@ -86,6 +86,9 @@ pub struct FieldError {
     pub value: Option<Value>,
     /// Why.
     pub detail: String,
+    /// The value as Go prints it, where a Go struct's field order makes
+    /// it differ from [`crate::go::fmt::go_value`] of `value`.
+    pub shown: Option<String>,
 }
 
 impl FieldError {
@@ -101,7 +104,14 @@ impl FieldError {
             field: field.into(),
             value,
             detail: detail.into(),
+            shown: None,
         }
+    }
+
+    /// The same error, its value printed as `shown`.
+    pub fn shown_as(mut self, shown: String) -> FieldError {
+        self.shown = Some(shown);
+        self
     }
 
     /// `field.Required(path, detail)`.
@@ -131,7 +141,10 @@ impl FieldError {
                 | ErrorType::Duplicate
                 | ErrorType::TooMany
                 | ErrorType::TooFew,
-            ) => format!("{words}: {}", go_value(v)),
+            ) => format!(
+                "{words}: {}",
+                self.shown.clone().unwrap_or_else(|| go_value(v))
+            ),
             _ => words.to_string(),
         };
         if !self.detail.is_empty() {

@@ -1,110 +1,67 @@
-//! A custom resource's `metadata` checked as the apiserver checks it on
-//! create (`ValidateObjectMetaAccessor` with `NameIsDNSSubdomain`): the
-//! name (or the name generated from `generateName`), the namespace,
-//! labels, annotation keys and total size, finalizers.
-//! The messages are apimachinery's, word for word.
+//! A custom resource's own `metadata` checked as the apiserver checks it:
+//! on create (`ValidateObjectMetaAccessor` with `NameIsDNSSubdomain`)
+//! after the request has filled in what it fills in (a name generated
+//! from `generateName`, the namespace, the generation, managed fields),
+//! and on update (`ValidateObjectMetaAccessorUpdate`: immutable name,
+//! namespace and uid; labels, annotations, owner references). The
+//! checks are [`super::object_meta`]'s, shared with embedded resources.
 
 use serde_json::{Value, json};
 
-use super::field::{ErrorType, FieldError};
-use crate::go::names::{is_dns1123_label, label_key, label_value, name_errors};
+use super::field::FieldError;
+use super::object_meta::{self, NameRule};
 
-/// `TotalAnnotationSizeLimitB`.
-const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+/// The metadata errors of `object` on create (`namespaced`: the kind's
+/// scope; a missing namespace of a namespaced object is the request's to
+/// fill, a cluster-scoped object's namespace is cleared).
+pub fn validate_create(object: &Value, namespaced: bool, out: &mut Vec<FieldError>) {
+    let mut meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
+    let text = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let (name, generate) = (text(&meta, "name"), text(&meta, "generateName"));
+    if let Some(m) = meta.as_object_mut() {
+        // On create the apiserver generates a name from generateName
+        // before it validates: five characters of
+        // [bcdfghjklmnpqrstvwxz2456789].
+        if name.is_empty() && !generate.is_empty() {
+            let mut g = generate.clone();
+            g.truncate(58);
+            g.push_str("x2b4z");
+            m.insert("name".into(), json!(g));
+        }
+        if namespaced && text(&Value::Object(m.clone()), "namespace").is_empty() {
+            m.insert("namespace".into(), json!("default"));
+        }
+        // Set by the strategy (generation 1), the field manager and
+        // `BeforeCreate`, whatever the request said.
+        for k in ["generation", "managedFields", "deletionTimestamp"] {
+            m.remove(k);
+        }
+    }
+    object_meta::validate(&meta, NameRule::Subdomain, namespaced, "metadata", out);
+}
 
-/// The metadata errors of `object` (`namespaced`: the kind's scope; a
-/// missing namespace of a namespaced object is the request's to fill, a
-/// cluster-scoped object's namespace is cleared).
-pub fn validate(object: &Value, namespaced: bool, out: &mut Vec<FieldError>) {
-    let meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
-    let text = |k: &str| {
-        meta.get(k)
+/// The metadata errors of `object` replacing `old` (both as decoded).
+pub fn validate_update(object: &Value, old: &Value, out: &mut Vec<FieldError>) {
+    let text = |o: &Value, k: &str| {
+        o.pointer(&format!("/metadata/{k}"))
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string()
     };
-    let (name, generate) = (text("name"), text("generateName"));
-    if !generate.is_empty() {
-        for m in name_errors(&generate, true) {
+    for key in ["name", "namespace", "uid"] {
+        let (new_value, old_value) = (text(object, key), text(old, key));
+        // An update without a uid keeps the stored one.
+        if new_value != old_value && !(key == "uid" && new_value.is_empty()) {
             out.push(FieldError::invalid(
-                "metadata.generateName",
-                json!(generate),
-                m,
+                format!("metadata.{key}"),
+                json!(new_value),
+                "field is immutable",
             ));
         }
     }
-    // On create the apiserver generates a name from generateName before
-    // it validates: five characters of [bcdfghjklmnpqrstvwxz2456789].
-    let name = if name.is_empty() && !generate.is_empty() {
-        let mut g = generate.clone();
-        g.truncate(58);
-        g.push_str("x2b4z");
-        g
-    } else {
-        name
-    };
-    if name.is_empty() {
-        out.push(FieldError::required(
-            "metadata.name",
-            "name or generateName is required",
-        ));
-    } else {
-        for m in name_errors(&name, false) {
-            out.push(FieldError::invalid("metadata.name", json!(name), m));
-        }
-    }
-    // A cluster-scoped object's namespace is cleared before validation
-    // (`rest.BeforeCreate`); a namespaced one's is the request's.
-    let namespace = text("namespace");
-    if namespaced && !namespace.is_empty() {
-        for m in is_dns1123_label(&namespace) {
-            out.push(FieldError::invalid(
-                "metadata.namespace",
-                json!(namespace),
-                m,
-            ));
-        }
-    }
-    if let Some(labels) = meta.get("labels").and_then(Value::as_object) {
-        for (k, v) in labels {
-            for m in label_key(k) {
-                out.push(FieldError::invalid("metadata.labels", json!(k), m));
-            }
-            let v = v.as_str().unwrap_or("");
-            for m in label_value(v) {
-                out.push(FieldError::invalid("metadata.labels", json!(v), m));
-            }
-        }
-    }
-    if let Some(annotations) = meta.get("annotations").and_then(Value::as_object) {
-        let mut size = 0;
-        for (k, v) in annotations {
-            for m in label_key(&k.to_lowercase()) {
-                out.push(FieldError::invalid("metadata.annotations", json!(k), m));
-            }
-            size += k.len() + v.as_str().map_or(0, str::len);
-        }
-        if size > ANNOTATIONS_LIMIT {
-            out.push(FieldError::new(
-                ErrorType::TooLong,
-                "metadata.annotations",
-                None,
-                format!("may not be more than {ANNOTATIONS_LIMIT} bytes"),
-            ));
-        }
-    }
-    if let Some(finalizers) = meta.get("finalizers").and_then(Value::as_array) {
-        for (i, f) in finalizers.iter().enumerate() {
-            let f = f.as_str().unwrap_or("");
-            for m in label_key(f) {
-                out.push(FieldError::invalid(
-                    format!("metadata.finalizers[{i}]"),
-                    json!(f),
-                    m,
-                ));
-            }
-        }
-    }
+    let meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
+    object_meta::labels_and_annotations(&meta, "metadata", out);
+    object_meta::owner_references(&meta, "metadata.ownerReferences", out);
 }
 
 #[cfg(test)]
@@ -113,7 +70,7 @@ mod tests {
 
     fn errors(object: Value, namespaced: bool) -> Vec<String> {
         let mut out = Vec::new();
-        validate(&object, namespaced, &mut out);
+        validate_create(&object, namespaced, &mut out);
         out.iter().map(ToString::to_string).collect()
     }
 
@@ -149,10 +106,6 @@ mod tests {
                 "metadata.name: Invalid value: \"Web\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
             ]
         );
-        assert!(
-            errors(json!({"metadata": {"name": "a", "namespace": "x"}}), false).is_empty(),
-            "cleared on create"
-        );
         assert_eq!(
             errors(json!({"metadata": {"name": "a", "namespace": "X"}}), true).len(),
             1
@@ -169,6 +122,25 @@ mod tests {
         assert!(
             bad[1].starts_with("metadata.labels: Invalid value: \"y z\": a valid label must be"),
             "{bad:?}"
+        );
+    }
+
+    #[test]
+    fn owner_references_and_finalizers_of_the_resource_itself() {
+        let out = errors(
+            json!({"metadata": {"name": "a", "finalizers": ["orphan", "foregroundDeletion"],
+                "ownerReferences": [
+                    {"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "1", "controller": true},
+                    {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": "2", "controller": true}]}}),
+            false,
+        );
+        assert_eq!(
+            out,
+            [
+                "metadata.ownerReferences: Invalid value: {\"apiVersion\":\"v1\",\"kind\":\"Event\",\"name\":\"e\",\"uid\":\"1\",\"controller\":true}: /v1, Kind=Event is disallowed from being an owner",
+                "metadata.ownerReferences: Invalid value: [{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"name\":\"e\",\"uid\":\"1\",\"controller\":true},{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"d\",\"uid\":\"2\",\"controller\":true}]: Only one reference can have Controller set to true. Found \"true\" in references for Event/e and Deployment/d",
+                "metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set",
+            ]
         );
     }
 }

@@ -16,15 +16,19 @@
 //! what kubegen does not evaluate yet is listed in
 //! [`Outcome::rules_not_evaluated`], never passed silently.
 //!
-//! Not yet: the type and object metadata of embedded resources (listed in
-//! [`Outcome::not_checked`] wherever an object holds one), and the name
-//! the apiserver generates from `generateName` as rules on the root see
-//! it.
+//! Metadata is read as the apiserver decodes it ([`object_meta`]), at the
+//! root and in embedded resources ([`embedded`]); what it cannot decode
+//! refuses the request before any check ([`Outcome::undecodable`]).
+//!
+//! Not yet: the name the apiserver generates from `generateName` as
+//! rules on the root see it.
 
 pub mod correlate;
+pub mod embedded;
 pub mod field;
 pub mod lists;
 pub mod meta;
+pub mod object_meta;
 pub mod openapi;
 pub mod rules;
 pub mod structural;
@@ -59,11 +63,14 @@ pub struct Outcome {
     /// evaluated, or the cost depends on the order of a map's entries,
     /// which the apiserver visits in Go's random order).
     pub rules_cost: Option<u64>,
-    /// Checks the apiserver makes that kubegen does not make yet, each
-    /// with where it applies: the type and object metadata of embedded
-    /// resources (`x-kubernetes-embedded-resource`), which the apiserver
-    /// coerces and validates (`schemaobjectmeta.Coerce` and `Validate`).
-    pub not_checked: Vec<String>,
+    /// Why the apiserver refuses the request while it decodes it (`400
+    /// Bad Request`), before any other check: metadata that is not
+    /// `ObjectMeta` (Go's decoding error), an embedded resource's
+    /// `apiVersion` or `kind` that is not a string or its metadata that
+    /// is not `ObjectMeta`. Where there are several, the apiserver names
+    /// the first it meets in Go's random map order: one of these. Nothing
+    /// else is checked then.
+    pub undecodable: Vec<String>,
 }
 
 /// Why an object is not one of the CRD's.
@@ -128,17 +135,52 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
     let namespaced = text(crd, "/spec/scope") == "Namespaced";
 
     let mut object = object.clone();
+    let mut unknown_fields = Vec::new();
+    let refused = |object: Value, undecodable: Vec<String>| Outcome {
+        object,
+        unknown_fields: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        rules_not_evaluated: Vec::new(),
+        rules_evaluated: 0,
+        rules_cost: Some(0),
+        undecodable,
+    };
+    // `GetObjectMetaWithOptions`: the metadata as `ObjectMeta`.
+    if let Some(meta) = object.get("metadata") {
+        match object_meta::decode(meta, "metadata", object_meta::Mode::Request) {
+            Ok(decoded) => {
+                unknown_fields.extend(decoded.unknown);
+                object["metadata"] = decoded.meta;
+            }
+            Err(e) => return Ok(refused(object, vec![e])),
+        }
+    }
     if !namespaced && let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         // `rest.BeforeCreate` clears a cluster-scoped object's namespace.
         meta.remove("namespace");
     }
-    let unknown_fields = structural::prune(&mut object, &schema, true);
+    unknown_fields.extend(structural::prune(&mut object, &schema, true));
     structural::prune_nulls(&mut object, Some(&schema));
+    let coerced = embedded::coerce(&mut object, &schema, object_meta::Mode::Request);
+    if !coerced.errors.is_empty() {
+        let mut why: Vec<String> = coerced.errors.iter().map(ToString::to_string).collect();
+        why.sort();
+        return Ok(refused(object, why));
+    }
+    unknown_fields.extend(coerced.unknown);
+    unknown_fields.sort();
     structural::default(&mut object, &schema);
     let old = old.map(|old| {
         let mut old = old.clone();
+        if let Some(meta) = old.get("metadata")
+            && let Ok(decoded) = object_meta::decode(meta, "metadata", object_meta::Mode::Storage)
+        {
+            old["metadata"] = decoded.meta;
+        }
         structural::prune(&mut old, &schema, true);
         structural::prune_nulls(&mut old, Some(&schema));
+        embedded::coerce(&mut old, &schema, object_meta::Mode::Storage);
         structural::default(&mut old, &schema);
         old
     });
@@ -158,19 +200,9 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
     }
 
     let mut errors = Vec::new();
-    meta::validate(&object, namespaced, &mut errors);
-    if let Some(old) = &old {
-        for key in ["name", "namespace"] {
-            let (new_value, old_value) = (&object["metadata"][key], &old["metadata"][key]);
-            let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-            if text(new_value) != text(old_value) {
-                errors.push(FieldError::invalid(
-                    format!("metadata.{key}"),
-                    json!(text(new_value)),
-                    "field is immutable",
-                ));
-            }
-        }
+    match &old {
+        Some(old) => meta::validate_update(&object, old, &mut errors),
+        None => meta::validate_create(&object, namespaced, &mut errors),
     }
     let openapi_schema = openapi::Schema::from_json(&schema);
     errors.extend(match &old {
@@ -186,6 +218,7 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
             }
         }
     }
+    embedded::validate(&object, &schema, "", &mut errors);
     // An update checks list types only when the old object passed them.
     let mut old_list_errors = Vec::new();
     if let Some(old) = &old {
@@ -214,7 +247,6 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
             rules_cost = outcome.cost;
         }
     }
-    let not_checked = embedded_resources(&schema, &object, "");
     Ok(Outcome {
         object,
         unknown_fields,
@@ -223,55 +255,8 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
         rules_evaluated,
         rules_cost,
         warnings,
-        not_checked,
+        undecodable: Vec::new(),
     })
-}
-
-/// The embedded resources in `object` (of schema `schema`, at the field
-/// path `path`), whose metadata kubegen does not check yet.
-fn embedded_resources(schema: &Value, object: &Value, path: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let join = |sep: &str, k: &str| {
-        if path.is_empty() {
-            k.to_string()
-        } else if sep == "." {
-            format!("{path}.{k}")
-        } else {
-            format!("{path}[{k}]")
-        }
-    };
-    match object {
-        Value::Object(map) => {
-            let embedded = schema
-                .get("x-kubernetes-embedded-resource")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            if embedded && !path.is_empty() {
-                out.push(format!(
-                    "{path}: the apiVersion, kind and metadata of an embedded resource (the apiserver coerces and validates them; kubegen does not yet)"
-                ));
-            }
-            for (k, v) in map {
-                if let Some(sub) = schema.get("properties").and_then(|p| p.get(k)) {
-                    out.extend(embedded_resources(sub, v, &join(".", k)));
-                } else if let Some(sub) =
-                    schema.get("additionalProperties").filter(|a| a.is_object())
-                {
-                    out.extend(embedded_resources(sub, v, &join("[", k)));
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(sub) = schema.get("items") {
-                for (i, v) in items.iter().enumerate() {
-                    let at = format!("{path}[{i}]");
-                    out.extend(embedded_resources(sub, v, &at));
-                }
-            }
-        }
-        _ => {}
-    }
-    out
 }
 
 /// The scale subresource's check of a replicas path: an integer between 0
@@ -338,36 +323,72 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn embedded_resources_are_listed_as_not_checked() {
+    fn crd() -> Value {
         let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
             "properties": {"templates": {"type": "array", "items": {"type": "object",
                 "x-kubernetes-embedded-resource": true,
                 "x-kubernetes-preserve-unknown-fields": true}}}}}});
-        let crd = json!({"spec": {"group": "example.com", "scope": "Cluster",
+        json!({"spec": {"group": "example.com", "scope": "Cluster",
             "names": {"kind": "Widget", "plural": "widgets"},
             "versions": [{"name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": schema}}]}});
-        let widget = |templates: Value| {
-            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
-                "spec": {"templates": templates}})
-        };
-        let outcome = validate_create(
-            &crd,
-            &widget(json!([{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "Bad_Name"}}])),
+                "schema": {"openAPIV3Schema": schema}}]}})
+    }
+
+    fn widget(metadata: Value, templates: Value) -> Value {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": metadata,
+            "spec": {"templates": templates}})
+    }
+
+    #[test]
+    fn metadata_go_cannot_decode_refuses_the_request_before_any_check() {
+        let root = validate_create(
+            &crd(),
+            &widget(json!({"name": "w", "labels": {"a": 1}}), json!([])),
         )
         .unwrap();
-        assert_eq!(outcome.not_checked.len(), 1);
-        assert!(
-            outcome.not_checked[0]
-                .starts_with("spec.templates[0]: the apiVersion, kind and metadata"),
-            "{:?}",
-            outcome.not_checked
+        assert_eq!(
+            root.undecodable,
+            ["json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string"]
         );
-        let none = validate_create(&crd, &widget(json!([]))).unwrap();
-        assert!(
-            none.not_checked.is_empty(),
-            "no embedded resource, nothing unchecked"
+        assert!(root.errors.is_empty());
+        let embedded = validate_create(
+            &crd(),
+            &widget(json!({"name": "Bad_Name"}), json!([{"apiVersion": 1, "kind": "Pod"}, {"apiVersion": "v1", "kind": "Pod", "metadata": {"generation": 1.5}}])),
+        )
+        .unwrap();
+        assert_eq!(
+            embedded.undecodable,
+            [
+                "spec.templates[0].apiVersion: Invalid value: 1: must be a string",
+                "spec.templates[1].metadata: Invalid value: {\"generation\":1.5}: json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.generation of type int64",
+            ]
+        );
+        assert!(embedded.errors.is_empty(), "nothing else is checked");
+    }
+
+    #[test]
+    fn embedded_resources_are_coerced_and_checked() {
+        let outcome = validate_create(
+            &crd(),
+            &widget(
+                json!({"name": "w"}),
+                json!([{"apiVersion": "a/b/c", "kind": "Pod", "metadata": {"name": "x/y", "labels": {},
+                    "creationTimestamp": "2024-01-02T03:04:05.5+01:00", "foo": 1}}]),
+            ),
+        )
+        .unwrap();
+        assert_eq!(outcome.unknown_fields, ["spec.templates[0].metadata.foo"]);
+        assert_eq!(
+            outcome.object["spec"]["templates"][0]["metadata"],
+            json!({"name": "x/y", "creationTimestamp": "2024-01-02T02:04:05Z"})
+        );
+        let errors: Vec<String> = outcome.errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            [
+                "spec.templates[0].apiVersion: Invalid value: \"a/b/c\": unexpected GroupVersion string: a/b/c",
+                "spec.templates[0].metadata.name: Invalid value: \"x/y\": may not contain '/'",
+            ]
         );
     }
 }

@@ -8,10 +8,6 @@
 
 use serde_json::Value;
 
-// The fields of `ObjectMeta`: the apiserver decodes `metadata` into it,
-// dropping (and, strictly, reporting) any other.
-use crate::crd::json_path::OBJECT_META_FIELDS;
-
 /// Fields the apiserver never prunes at a resource's root or in an
 /// embedded resource.
 const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
@@ -39,9 +35,6 @@ fn child<'s>(s: &'s Value, key: &str) -> Option<Option<&'s Value>> {
 /// style without the leading dot, `[i]` for list indexes), sorted.
 pub fn prune(x: &mut Value, s: &Value, resource_root: bool) -> Vec<String> {
     let mut unknown = Vec::new();
-    if resource_root {
-        prune_object_meta(x, "", &mut unknown);
-    }
     let embedded = resource_root || flag(s, "x-kubernetes-embedded-resource");
     prune_node(x, Some(s), embedded, "", &mut unknown);
     unknown.sort();
@@ -53,21 +46,6 @@ fn join(path: &str, key: &str) -> String {
         key.to_string()
     } else {
         format!("{path}.{key}")
-    }
-}
-
-/// Drops the `metadata` fields `ObjectMeta` does not have.
-fn prune_object_meta(x: &mut Value, path: &str, unknown: &mut Vec<String>) {
-    if let Some(meta) = x.get_mut("metadata").and_then(Value::as_object_mut) {
-        let extra: Vec<String> = meta
-            .keys()
-            .filter(|k| !OBJECT_META_FIELDS.contains(&k.as_str()))
-            .cloned()
-            .collect();
-        for k in extra {
-            unknown.push(join(&join(path, "metadata"), &k));
-            meta.remove(&k);
-        }
     }
 }
 
@@ -103,9 +81,6 @@ fn prune_node(
                         let sub_embedded =
                             sub.is_some_and(|v| flag(v, "x-kubernetes-embedded-resource"));
                         if let Some(v) = map.get_mut(&k) {
-                            if sub_embedded {
-                                prune_object_meta(v, &join(path, &k), unknown);
-                            }
                             prune_node(v, sub, sub_embedded, &join(path, &k), unknown);
                         }
                     }
@@ -288,11 +263,12 @@ mod tests {
                 "template": {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "other": 1}},
         });
         let unknown = prune(&mut obj, &schema(), true);
+        // Metadata is `object_meta`'s to decode: pruning leaves it.
+        assert_eq!(obj["metadata"]["lables"], json!({}));
         assert_eq!(
             unknown,
             [
                 "extra",
-                "metadata.lables",
                 "spec.free.typed.drop",
                 "spec.items[0].b",
                 "spec.nope",

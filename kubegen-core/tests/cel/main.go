@@ -255,6 +255,14 @@ func validateObjects() {
 		}
 		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, ss, true, schema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, ss)
+		// Embedded resources: type meta and metadata coerced, as the
+		// request is decoded.
+		fieldErr, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, ss, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if fieldErr != nil {
+			enc.Encode(map[string]any{"decodeError": fieldErr.Error()})
+			continue
+		}
+		unknown = append(unknown, paths...)
 		if foundMeta {
 			if err := schemaobjectmeta.SetObjectMeta(obj, meta); err != nil {
 				panic(err)
@@ -287,6 +295,7 @@ func validateObjects() {
 			panic(err)
 		}
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.UnstructuredContent(), validator)...)
+		errs = append(errs, schemaobjectmeta.Validate(nil, u.Object, ss, false)...)
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ss, u.Object)...)
 		// The x-kubernetes-validations rules, as the custom resource
 		// strategy runs them: none when an earlier error blocks them
@@ -294,6 +303,62 @@ func validateObjects() {
 		result := rulesAndResult(ss, errs, u, nil, nil, unknown)
 		delete(result, "warnings")
 		enc.Encode(result)
+	}
+	if err := in.Err(); err != nil {
+		panic(err)
+	}
+}
+
+// embedded reads lines {"value": <any JSON>} and treats each value as an
+// embedded resource (x-kubernetes-embedded-resource with unknown fields
+// preserved) at spec.template, as the apiserver does on a request:
+// coerced (schemaobjectmeta.CoerceWithOptions, invalid metadata an
+// error, unknown metadata fields reported), then validated
+// (schemaobjectmeta.Validate). It prints {"coerceError": "..."} or
+// {"unknown": [...], "coerced": <value>, "errors": [...]}.
+func embedded() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	s := &schema.Structural{
+		Generic:    schema.Generic{Type: "object"},
+		Extensions: schema.Extensions{XEmbeddedResource: true, XPreserveUnknownFields: true},
+	}
+	root := &schema.Structural{
+		Generic: schema.Generic{Type: "object"},
+		Properties: map[string]schema.Structural{"spec": {
+			Generic:    schema.Generic{Type: "object"},
+			Properties: map[string]schema.Structural{"template": *s},
+		}},
+	}
+	for in.Scan() {
+		var line struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if err := json.Unmarshal(in.Bytes(), &line); err != nil {
+			panic(err)
+		}
+		var value interface{}
+		if err := utiljson.Unmarshal(line.Value, &value); err != nil {
+			panic(err)
+		}
+		obj := map[string]interface{}{"spec": map[string]interface{}{"template": value}}
+		fieldErr, unknown := schemaobjectmeta.CoerceWithOptions(nil, obj, root, false, schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if fieldErr != nil {
+			enc.Encode(map[string]any{"coerceError": fieldErr.Error()})
+			continue
+		}
+		texts := []string{}
+		for _, e := range schemaobjectmeta.Validate(nil, obj, root, false) {
+			texts = append(texts, e.Error())
+		}
+		if unknown == nil {
+			unknown = []string{}
+		}
+		enc.Encode(map[string]any{"unknown": unknown, "coerced": obj["spec"].(map[string]interface{})["template"], "errors": texts})
 	}
 	if err := in.Err(); err != nil {
 		panic(err)
@@ -316,8 +381,15 @@ func validateUpdate(ss *schema.Structural, internal *apiextensions.JSONSchemaPro
 	if err := utiljson.Unmarshal(oldJSON, &oldObj); err != nil {
 		panic(err)
 	}
+	// Read as from storage: malformed metadata dropped.
+	if meta, found, err := schemaobjectmeta.GetObjectMeta(oldObj, true); err == nil && found {
+		if err := schemaobjectmeta.SetObjectMeta(oldObj, meta); err != nil {
+			panic(err)
+		}
+	}
 	structuralpruning.PruneWithOptions(oldObj, ss, true, schema.UnknownFieldPathOptions{})
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(oldObj, ss)
+	schemaobjectmeta.Coerce(nil, oldObj, ss, false, true)
 	structuraldefaulting.Default(oldObj, ss)
 	uOld := &unstructured.Unstructured{Object: oldObj}
 	for _, x := range []*unstructured.Unstructured{u, uOld} {
@@ -336,6 +408,7 @@ func validateUpdate(ss *schema.Structural, internal *apiextensions.JSONSchemaPro
 		panic(err)
 	}
 	errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.UnstructuredContent(), uOld.UnstructuredContent(), validator, apiservervalidation.WithRatcheting(correlated))...)
+	errs = append(errs, schemaobjectmeta.Validate(nil, u.Object, ss, false)...)
 	if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, ss, uOld.Object); len(oldErrs) == 0 {
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, ss, u.Object)...)
 	}
@@ -616,6 +689,8 @@ func main() {
 			validateObjects()
 		case "eval":
 			evalExprs()
+		case "embedded":
+			embedded()
 		default:
 			panic("unknown mode " + os.Args[1])
 		}

@@ -29,6 +29,18 @@ pub fn gen_node(rng: &mut Rng, depth: usize) -> Value {
                 "name": {"type": "string"}, "port": {"type": "integer", "default": 80}}}})
         }
         8 => json!({"type": "object", "additionalProperties": gen_node(rng, depth - 1)}),
+        9 if rng.chance(1, 2) => {
+            // An embedded resource: no rules, defaults or nulls on it.
+            return if rng.chance(1, 2) {
+                json!({"type": "object", "x-kubernetes-embedded-resource": true,
+                    "x-kubernetes-preserve-unknown-fields": true})
+            } else {
+                json!({"type": "object", "x-kubernetes-embedded-resource": true, "properties": {
+                    "apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                    "metadata": {"type": "object"},
+                    "data": {"type": "object", "additionalProperties": {"type": "string"}}}})
+            };
+        }
         10 => json!({"type": "string", "format": "date-time"}),
         11 => json!({"type": "string", "format": "duration"}),
         _ => gen_object(rng, depth - 1),
@@ -374,6 +386,9 @@ pub fn gen_value(rng: &mut Rng, s: &Value) -> Value {
     if s.get("nullable").is_some() && rng.chance(1, 8) {
         return Value::Null;
     }
+    if s.get("x-kubernetes-embedded-resource").is_some() {
+        return embedded_resource(rng);
+    }
     match s["type"].as_str().unwrap_or("") {
         "integer" => json!(rng.below(11) as i64),
         "number" => json!(rng.below(100) as f64 / 4.0),
@@ -522,7 +537,10 @@ pub fn mutate(rng: &mut Rng, obj: &mut Value) {
 }
 
 pub fn metadata(rng: &mut Rng) -> Value {
-    match rng.below(8) {
+    match rng.below(10) {
+        8 => json!({"name": "web", "labels": {"app": 1}}),
+        9 => json!({"name": "web", "Name": "x", "finalizers": ["orphan", "foregroundDeletion"],
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "1"}]}),
         0 => json!({"generateName": "web-"}),
         1 => json!({"name": "Bad_Name"}),
         2 => json!({"name": "web", "labels": {"app": "web", "bad key": "x"}}),
@@ -621,5 +639,282 @@ pub fn mix(rng: &mut Rng, old: &Value, other: &Value) -> Value {
         ),
         _ if rng.chance(1, 2) => other.clone(),
         _ => old.clone(),
+    }
+}
+
+/// A timestamp text as users and tools write them, and broken: RFC 3339
+/// with or without a fraction and an offset, fields out of range, one
+/// digit short, a character replaced or cut off.
+pub fn timestamp_text(rng: &mut Rng) -> String {
+    let pick = |rng: &mut Rng, xs: &[&str]| xs[rng.below(xs.len())].to_string();
+    let mut s = format!(
+        "{}-{}-{}T{}:{}:{}{}{}",
+        pick(rng, &["2024", "0001", "9999", "0000", "1970", "202"]),
+        pick(rng, &["01", "02", "12", "13", "00", "1"]),
+        pick(rng, &["01", "29", "30", "31", "00", "1"]),
+        pick(rng, &["00", "03", "23", "24", "1"]),
+        pick(rng, &["00", "04", "59", "60"]),
+        pick(rng, &["00", "05", "59", "60"]),
+        pick(rng, &["", "", ".5", ",25", ".1234567891", "."]),
+        pick(
+            rng,
+            &[
+                "Z", "Z", "+01:00", "-07:30", "+24:00", "+25:00", "+01:61", "z", "+0100", ""
+            ]
+        ),
+    );
+    match rng.below(8) {
+        0 if !s.is_empty() => {
+            let i = rng.below(s.len());
+            s.replace_range(i..=i, ["x", "-", ":", "T", " "][rng.below(5)]);
+        }
+        1 => s.truncate(rng.below(s.len() + 1)),
+        2 => s.push_str(" extra"),
+        _ => {}
+    }
+    s
+}
+
+/// An embedded resource (`x-kubernetes-embedded-resource`) as users write
+/// them, and broken: type meta missing, empty, of the wrong type or
+/// malformed; metadata of every field's wrong types, bad names and
+/// labels, owner references, finalizers, managed fields and timestamps
+/// (see [`timestamp_text`]), unknown fields.
+pub fn embedded_resource(rng: &mut Rng) -> Value {
+    let mut r = Map::new();
+    let choose = |rng: &mut Rng, xs: Vec<Value>| xs[rng.below(xs.len())].clone();
+    if rng.below(8) > 0 {
+        let v = choose(
+            rng,
+            vec![
+                json!("v1"),
+                json!("apps/v1"),
+                json!(""),
+                json!("a/b/c"),
+                json!(5),
+                json!("/"),
+            ],
+        );
+        r.insert(
+            "apiVersion".into(),
+            if rng.chance(2, 3) { json!("v1") } else { v },
+        );
+    }
+    if rng.below(8) > 0 {
+        let v = choose(
+            rng,
+            vec![
+                json!("Pod"),
+                json!("ConfigMap"),
+                json!(""),
+                json!("bad_kind"),
+                json!("9Pod"),
+                json!(true),
+            ],
+        );
+        r.insert(
+            "kind".into(),
+            if rng.chance(2, 3) {
+                json!("ConfigMap")
+            } else {
+                v
+            },
+        );
+    }
+    match rng.below(10) {
+        0 => {}
+        1 => {
+            r.insert(
+                "metadata".into(),
+                choose(rng, vec![Value::Null, json!("str"), json!([1]), json!({})]),
+            );
+        }
+        _ => {
+            let mut m = Map::new();
+            m.insert("name".into(), json!("web"));
+            for _ in 0..rng.below(4) {
+                let (k, v) = embedded_meta_field(rng);
+                m.insert(k.into(), v);
+            }
+            r.insert("metadata".into(), Value::Object(m));
+        }
+    }
+    if rng.chance(1, 2) {
+        r.insert("data".into(), json!({"key": "value"}));
+    }
+    Value::Object(r)
+}
+
+fn embedded_meta_field(rng: &mut Rng) -> (&'static str, Value) {
+    let choose = |rng: &mut Rng, xs: Vec<Value>| xs[rng.below(xs.len())].clone();
+    let time = |rng: &mut Rng| {
+        if rng.chance(1, 5) {
+            choose(
+                rng,
+                vec![
+                    Value::Null,
+                    json!(5),
+                    json!({}),
+                    json!("0001-01-01T00:00:00Z"),
+                ],
+            )
+        } else {
+            json!(timestamp_text(rng))
+        }
+    };
+    let manager = "m".repeat(129);
+    let subresource = "s".repeat(257);
+    let managed_time = timestamp_text(rng);
+    match rng.below(17) {
+        0 => (
+            "name",
+            choose(
+                rng,
+                vec![
+                    json!("Bad_Name"),
+                    json!("x/y"),
+                    json!("."),
+                    json!(".."),
+                    json!("a%b"),
+                    json!(5),
+                    Value::Null,
+                    json!(""),
+                ],
+            ),
+        ),
+        1 => (
+            "generateName",
+            choose(rng, vec![json!("web-"), json!("a/"), json!(".."), json!(1)]),
+        ),
+        2 => (
+            "namespace",
+            choose(
+                rng,
+                vec![
+                    json!(""),
+                    json!("team-a"),
+                    json!("Team"),
+                    json!("team.a"),
+                    json!(3),
+                ],
+            ),
+        ),
+        3 => (
+            "uid",
+            choose(rng, vec![json!("1234"), json!(7), Value::Null]),
+        ),
+        4 => (
+            "generation",
+            choose(
+                rng,
+                vec![
+                    json!(1),
+                    json!(-1),
+                    json!(1.5),
+                    json!("1"),
+                    json!(1e21),
+                    json!(0),
+                    json!(2.0),
+                    json!(10_000_000_000_000_000_000u64),
+                ],
+            ),
+        ),
+        5 => ("creationTimestamp", time(rng)),
+        6 => ("deletionTimestamp", time(rng)),
+        7 => (
+            "deletionGracePeriodSeconds",
+            choose(
+                rng,
+                vec![
+                    json!(30),
+                    json!(0),
+                    json!(-1),
+                    json!("x"),
+                    json!(2.5),
+                    Value::Null,
+                ],
+            ),
+        ),
+        8 => (
+            "labels",
+            choose(
+                rng,
+                vec![
+                    json!({}),
+                    json!({"a": "b"}),
+                    json!({"bad key": "x"}),
+                    json!({"a": 1}),
+                    json!({"a": null}),
+                    json!([]),
+                    json!("x"),
+                    json!({"a": "-bad-"}),
+                ],
+            ),
+        ),
+        9 => (
+            "annotations",
+            choose(
+                rng,
+                vec![
+                    json!({"example.com/a": "b"}),
+                    json!({"Bad Key": "x"}),
+                    json!({"a": true}),
+                    json!(5),
+                ],
+            ),
+        ),
+        10 => (
+            "ownerReferences",
+            choose(
+                rng,
+                vec![
+                    json!([]),
+                    json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": "1"}]),
+                    json!([{"apiVersion": "v1", "kind": "Event", "name": "e", "uid": "1", "controller": false}]),
+                    json!([{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "uid": "1", "controller": true},
+                   {"apiVersion": "v1", "kind": "Service", "name": "s", "uid": "2", "controller": true, "blockOwnerDeletion": true}]),
+                    json!([{"controller": "yes"}]),
+                    json!([{"apiVersion": "a/b/c", "kind": "", "name": "", "uid": ""}]),
+                    json!([5]),
+                    json!({"a": 1}),
+                    json!([{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "1", "bar": 1}]),
+                ],
+            ),
+        ),
+        11 => (
+            "finalizers",
+            choose(
+                rng,
+                vec![
+                    json!(["orphan", "foregroundDeletion"]),
+                    json!(["x y"]),
+                    json!([1]),
+                    json!("f"),
+                    json!([null]),
+                    json!(["example.com/f"]),
+                ],
+            ),
+        ),
+        12 => (
+            "managedFields",
+            choose(
+                rng,
+                vec![
+                    json!([{"operation": "Apply", "manager": "m", "fieldsType": "FieldsV1", "fieldsV1": {"f:a": {}}, "time": "2024-01-01T00:00:00+01:00"}]),
+                    json!([{"operation": "Del", "fieldsType": "F2"}]),
+                    json!([{"operation": "Update", "manager": "a\u{1}b\u{a0}c"}]),
+                    json!([{"operation": "Update", "manager": manager}]),
+                    json!([{"operation": "Update", "subresource": subresource}]),
+                    json!([{"operation": "Update", "fieldsV1": 5}]),
+                    json!([{"operation": "Update", "time": managed_time}]),
+                    json!([{"operation": 1}]),
+                    json!([{"operation": "Update", "extra": true}]),
+                ],
+            ),
+        ),
+        13 => ("foo", json!(1)),
+        14 => ("Name", json!("upper")),
+        15 => ("resourceVersion", choose(rng, vec![json!("5"), json!(5)])),
+        _ => ("selfLink", choose(rng, vec![json!("/x"), json!(false)])),
     }
 }

@@ -143,6 +143,17 @@ fn contains(items: &[Val], x: &Val) -> Result<bool, EvalError> {
     Ok(false)
 }
 
+/// Whether the lists library's `indexOf` stops at `e`: `e.Equal(x) ==
+/// types.True`, so an element the schema does not allow (an error, which
+/// any comparison passes on) is passed over.
+fn found(e: &Val, x: &Val) -> Result<bool, EvalError> {
+    match equal(e, x) {
+        Ok(b) => Ok(b),
+        Err(EvalError::Error(_)) => Ok(false),
+        Err(other) => Err(other),
+    }
+}
+
 /// `l.Compare(r)` of two values of one ordered type.
 fn order(l: &Val, r: &Val) -> Result<Ordering, EvalError> {
     compare(l, r)?.ok_or_else(|| EvalError::unsupported("comparing NaN"))
@@ -364,7 +375,7 @@ pub fn apply(function: &str, overloads: &[String], v: &[Val]) -> Option<Res> {
         })(),
         ("indexOf", [List(items, _), x]) => (|| {
             for (i, e) in items.iter().enumerate() {
-                if equal(e, x)? {
+                if found(e, x)? {
                     return Ok(Int(i as i64));
                 }
             }
@@ -372,7 +383,7 @@ pub fn apply(function: &str, overloads: &[String], v: &[Val]) -> Option<Res> {
         })(),
         ("lastIndexOf", [List(items, _), x]) => (|| {
             for (i, e) in items.iter().enumerate().rev() {
-                if equal(e, x)? {
+                if found(e, x)? {
                     return Ok(Int(i as i64));
                 }
             }
@@ -512,6 +523,17 @@ mod tests {
             Some(Err(EvalError::Error(e))) => format!("error: {e}"),
             other => format!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn index_of_a_list_passes_over_elements_the_schema_does_not_allow() {
+        // `lister.Get(i).Equal(item) == types.True`: an element holding
+        // invalid data is an error, never True, never an error of the call.
+        let invalid = Val::Error(Rc::from("invalid data, expected string, got float64"));
+        let l = Val::list(vec![invalid.clone(), s("a"), invalid]);
+        assert_eq!(text(apply("indexOf", &[], &[l.clone(), s("a")])), "1");
+        assert_eq!(text(apply("lastIndexOf", &[], &[l.clone(), s("a")])), "1");
+        assert_eq!(text(apply("indexOf", &[], &[l, s("b")])), "-1");
     }
 
     #[test]

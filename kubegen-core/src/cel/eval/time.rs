@@ -2,8 +2,8 @@
 //! `timestamp()` conversions, their arithmetic with cel-go's overflow
 //! checks (`integer overflow`, `timestamp overflow`), `string()` and
 //! `int()` of them, and the accessors (`getHours()`, `getFullYear()`, …)
-//! in UTC. A timestamp kubegen cannot place exactly — a text with a
-//! fraction or an offset, an accessor with a time zone — is unsupported.
+//! in UTC. A timestamp kubegen cannot place exactly — a text with an
+//! offset, an accessor with a time zone — is unsupported.
 
 use super::value::Val;
 use super::{EvalError, Res};
@@ -80,22 +80,18 @@ pub fn apply(function: &str, v: &[Val]) -> Option<Res> {
         },
         ("timestamp", [Timestamp(t)]) => Ok(Timestamp(*t)),
         ("timestamp", [Int(n)]) => timestamp(i128::from(*n) * SECOND),
-        ("timestamp", [String(s)]) => {
-            if !rfc3339_shaped(s) {
-                return Some(Err(EvalError::Error(
-                    "type conversion error from 'string' to 'google.protobuf.Timestamp'".into(),
-                )));
+        ("timestamp", [String(s)]) => match crate::go::time::parse_rfc3339(s) {
+            Err(_) => Err(EvalError::Error(
+                "type conversion error from 'string' to 'google.protobuf.Timestamp'".into(),
+            )),
+            // cel-go keeps the offset's zone, which its accessors and
+            // `string()` then show; kubegen's timestamps are UTC.
+            Ok(_) if !s.ends_with('Z') => {
+                Err(EvalError::unsupported("a timestamp text with an offset"))
             }
-            if s.contains('.') || !s.ends_with('Z') {
-                return Some(Err(EvalError::unsupported(
-                    "a timestamp text with a fraction or an offset",
-                )));
-            }
-            match crate::cel::literals::timestamp(s) {
-                Some(sec) => Ok(Timestamp(i128::from(sec) * SECOND)),
-                None => Err(EvalError::unsupported("a timestamp text Go may refuse")),
-            }
-        }
+            Ok(t) if !(MIN_UNIX..=MAX_UNIX).contains(&i128::from(t.unix)) => Err(ts_overflow()),
+            Ok(t) => Ok(Timestamp(i128::from(t.unix) * SECOND + i128::from(t.nanos))),
+        },
         ("string", [Duration(d)]) => Ok(Val::str(&format!("{}s", seconds(*d)))),
         ("string", [Timestamp(t)]) => Ok(Val::str(&rfc3339_nano(*t))),
         ("int", [Timestamp(t)]) => Ok(Int(t.div_euclid(SECOND) as i64)),
@@ -110,19 +106,6 @@ pub fn apply(function: &str, v: &[Val]) -> Option<Res> {
         ) => Ok(Int(accessor(function, *t))),
         _ => return None,
     })
-}
-
-/// Whether `s` starts as every text Go's `time.Parse(time.RFC3339, …)`
-/// accepts does (`dddd-dd-ddTdd:dd:dd`, then at least a zone letter).
-fn rfc3339_shaped(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() >= 20
-        && b[..19].iter().enumerate().all(|(i, c)| match i {
-            4 | 7 => *c == b'-',
-            10 => *c == b'T',
-            13 | 16 => *c == b':',
-            _ => c.is_ascii_digit(),
-        })
 }
 
 /// Go's `Duration.Seconds()` (`Hours()`, `Minutes()` for a unit of 3600
@@ -142,21 +125,6 @@ pub(super) fn seconds(d: i128) -> String {
     format!("{f}")
 }
 
-/// Year, month (1-12), day (1-31) of `days` from the epoch (Howard
-/// Hinnant's `civil_from_days`).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 fn is_leap(y: i64) -> bool {
     y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)
 }
@@ -167,7 +135,7 @@ fn accessor(function: &str, t: i128) -> i64 {
     let nanos = t.rem_euclid(SECOND) as i64;
     let days = sec.div_euclid(86_400);
     let of_day = sec.rem_euclid(86_400);
-    let (y, m, d) = civil(days);
+    let (y, m, d) = crate::go::time::civil_from_days(days);
     match function {
         "getFullYear" => y,
         "getMonth" => m - 1,
@@ -189,7 +157,7 @@ fn accessor(function: &str, t: i128) -> i64 {
 pub(super) fn rfc3339_nano(t: i128) -> String {
     let sec = t.div_euclid(SECOND) as i64;
     let nanos = t.rem_euclid(SECOND) as i64;
-    let (y, m, d) = civil(sec.div_euclid(86_400));
+    let (y, m, d) = crate::go::time::civil_from_days(sec.div_euclid(86_400));
     let of_day = sec.rem_euclid(86_400);
     let mut out = format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",

@@ -363,17 +363,10 @@ fn date(s: &str) -> Option<i64> {
             .flatten()
     };
     let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if y < 1 || !(1..=12).contains(&m) || d < 1 || d > crate::cel::literals::days_in_month(y, m) {
+    if y < 1 || !(1..=12).contains(&m) || d < 1 || d > crate::go::time::days_in_month(y, m) {
         return None;
     }
-    // Howard Hinnant's `days_from_civil`.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(era * 146_097 + doe - 719_468)
+    Some(crate::go::time::days_from_civil(y, m, d))
 }
 
 /// Whether Go's `time.Parse` fails at the year (no four digits first),
