@@ -1,7 +1,9 @@
 //! `x-kubernetes-validations` rules evaluated on create as the apiserver
 //! evaluates them (`Validator.Validate` in k8s.io/apiextensions-apiserver
-//! `pkg/apiserver/schema/cel`): each non-null node's rules before those
-//! of the nodes below it, `self` read through the node's schema, rules
+//! `pkg/apiserver/schema/cel`): each non-null node's rules, then its
+//! `allOf` entries' (typed by the node's schema), before those of the
+//! nodes below it — none at all when every rule is under `allOf`,
+//! where the apiserver builds no validator — `self` read through the node's schema, rules
 //! reading `oldSelf` skipped unless `optionalOldSelf`, a failed rule
 //! reported at its node (or its `fieldPath`) with the evaluated
 //! `messageExpression`, its `message` or `failed rule: <rule>`, and the
@@ -58,8 +60,9 @@ pub struct RulesOutcome {
     pub cost: Option<u64>,
 }
 
-/// Whether `schema` has any rule, anywhere (the apiserver builds no rule
-/// validator otherwise).
+/// Whether `schema` has any rule outside `allOf` (`hasXValidations`: the
+/// apiserver builds no rule validator otherwise, so rules only under
+/// `allOf` never run).
 pub fn has_rules(schema: &Value) -> bool {
     let Some(s) = schema.as_object() else {
         return false;
@@ -87,6 +90,12 @@ pub fn validate(schema: &Value, object: &Value) -> RulesOutcome {
 /// is ratcheted to a warning where the update left its value (or the
 /// nearest value with an old one) unchanged.
 pub fn validate_update(schema: &Value, object: &Value, old: Option<&Value>) -> RulesOutcome {
+    if !has_rules(schema) {
+        return RulesOutcome {
+            cost: Some(0),
+            ..RulesOutcome::default()
+        };
+    }
     let mut walk = Walk {
         out: RulesOutcome::default(),
         remaining: PER_OBJECT_BUDGET as i64,
@@ -99,6 +108,7 @@ pub fn validate_update(schema: &Value, object: &Value, old: Option<&Value>) -> R
         parent: None,
     };
     walk.node(Here {
+        rules: schema,
         schema,
         object,
         old,
@@ -156,12 +166,15 @@ struct Walk {
     map_order: bool,
 }
 
-/// A node of the object being walked: its schema, value and old value
+/// A node of the object being walked: the schema its rules come from
+/// (its own, or an `allOf` entry's — the apiserver's `validationSchema`),
+/// its own schema (`nodeSchema`, which types `self`), value and old value
 /// (on update), its old-value pairing, its schema path (`.spec.items[*]`)
 /// and field path, and whether it is a resource root (the object's, or an
 /// embedded resource's).
 #[derive(Clone, Copy)]
 struct Here<'a> {
+    rules: &'a Value,
     schema: &'a Value,
     object: &'a Value,
     old: Option<&'a Value>,
@@ -285,6 +298,7 @@ impl Walk {
     /// A node's rules, then those of the nodes below it.
     fn node(&mut self, here: Here<'_>) {
         let Here {
+            rules,
             schema,
             object,
             old,
@@ -298,14 +312,24 @@ impl Walk {
         }
         let old = old.filter(|o| !o.is_null());
         self.rules(Here { old, ..here });
-        // Rules under `allOf` run too (`AllOfValidators`): not yet here.
-        if let Some(all_of) = schema.get("allOf").and_then(Value::as_array) {
-            for sub in all_of {
-                let mut found = Vec::new();
-                rules_anywhere(sub, &mut found);
-                for rule in found {
-                    self.skip(at, &rule, "rules under allOf are not evaluated yet");
+        // Then each `allOf` entry's rules, and those below it, on the
+        // same node (`AllOfValidators`), their failures never ratcheted
+        // by the node's own old value.
+        if let Some(all_of) = rules.get("allOf").and_then(Value::as_array) {
+            for entry in all_of {
+                if self.state == Budget::Spent {
+                    return;
                 }
+                let ratchet = Ratchet {
+                    current: None,
+                    parent: ratchet.parent,
+                };
+                self.node(Here {
+                    rules: entry,
+                    old,
+                    ratchet,
+                    ..here
+                });
             }
         }
         let embedded = |v: &Value| {
@@ -320,9 +344,11 @@ impl Walk {
             None | Some("granular" | "atomic")
         );
         let old_field = |k: &str| old.filter(|_| correlatable).and_then(|o| o.get(k));
-        // A child: its schema, value, old value, pairing, schema path
-        // and field path segment.
-        let mut child = |schema: &Value,
+        // A child: where its rules come from, its schema, value, old
+        // value, pairing, schema path and field path segment. Below an
+        // `allOf` entry, only what both it and the node's schema have.
+        let mut child = |rules: &Value,
+                         schema: &Value,
                          object: &Value,
                          old: Option<&Value>,
                          ratchet: Ratchet<'_>,
@@ -331,6 +357,7 @@ impl Walk {
             let mut p = path.to_vec();
             p.push(segment);
             self.node(Here {
+                rules,
                 schema,
                 object,
                 old,
@@ -340,30 +367,38 @@ impl Walk {
                 root: embedded(schema),
             });
         };
+        let both = |key: &str| {
+            Some((
+                rules.get(key).filter(|v| v.is_object())?,
+                schema.get(key).filter(|v| v.is_object())?,
+            ))
+        };
         match object {
             Value::Object(map) => {
-                if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+                if let Some((value_rules, values)) = both("additionalProperties") {
                     for (k, v) in map {
                         let (old, r) = (old_field(k), ratchet.key(k));
-                        child(values, v, old, r, format!("{at}[*]"), format!("[{k}]"));
+                        let at = format!("{at}[*]");
+                        child(value_rules, values, v, old, r, at, format!("[{k}]"));
                     }
                 }
-                if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                if let Some((prop_rules, props)) = both("properties") {
                     for (k, v) in map {
-                        if let Some(sub) = props.get(k) {
+                        if let (Some(sub_rules), Some(sub)) = (prop_rules.get(k), props.get(k)) {
                             let (old, r) = (old_field(k), ratchet.key(k));
-                            child(sub, v, old, r, format!("{at}.{k}"), k.clone());
+                            child(sub_rules, sub, v, old, r, format!("{at}.{k}"), k.clone());
                         }
                     }
                 }
             }
             Value::Array(items) => {
-                if let Some(sub) = schema.get("items") {
+                if let Some((item_rules, sub)) = both("items") {
                     let old_items = old.and_then(Value::as_array);
                     for (i, v) in items.iter().enumerate() {
                         let old_item =
                             old_items.and_then(|o| correlate::map_list_item(schema, o, v));
                         child(
+                            item_rules,
                             sub,
                             v,
                             old_item,
@@ -381,6 +416,7 @@ impl Walk {
     /// A node's own rules.
     fn rules(&mut self, here: Here<'_>) {
         let Here {
+            rules,
             schema,
             object,
             old,
@@ -389,7 +425,7 @@ impl Walk {
             path,
             root,
         } = here;
-        let Some(rules) = schema
+        let Some(rules) = rules
             .get("x-kubernetes-validations")
             .and_then(Value::as_array)
         else {
@@ -548,7 +584,7 @@ impl Walk {
             .unwrap_or(false);
         let value = vals.value;
         let checked = check_rule(rule, self_type, optional, Purpose::Rule, |_| true)
-            .map_err(|_| "it does not compile (the apiserver refuses the CRD)".to_string())?;
+            .map_err(|_| "it does not compile against its node's type".to_string())?;
         if checked.uses_old_self && !optional && vals.old.is_none() {
             // A transition rule: run only where there is an old value.
             return Ok(Vec::new());
@@ -708,25 +744,6 @@ impl Walk {
     }
 }
 
-/// Every rule in `v`, at any depth.
-fn rules_anywhere(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, sub) in m {
-                if k == "x-kubernetes-validations" {
-                    for r in sub.as_array().into_iter().flatten() {
-                        out.push(r["rule"].as_str().unwrap_or_default().to_string());
-                    }
-                } else {
-                    rules_anywhere(sub, out);
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| rules_anywhere(i, out)),
-        _ => {}
-    }
-}
-
 /// A `fieldPath` of the plain form `.a.b` as the apiserver normalizes it
 /// (`a.b`); `None` for the forms not handled yet.
 fn plain_field_path(f: &str) -> Option<String> {
@@ -803,19 +820,35 @@ mod tests {
     }
 
     #[test]
-    fn rules_under_all_of_are_left_unevaluated() {
-        let schema = json!({"type": "object", "x-kubernetes-validations": [{"rule": "true"}],
-            "allOf": [{"x-kubernetes-validations": [{"rule": "self.x > 1"}]}]});
-        let out = validate(&schema, &json!({}));
-        assert_eq!(out.evaluated, 1);
+    fn rules_under_all_of_run_on_their_node_after_its_own() {
+        // An `allOf` entry's rules are typed by the node's schema; below
+        // it, only properties the node's schema has are visited.
+        let schema = json!({"type": "object",
+            "properties": {"x": {"type": "integer"}, "y": {"type": "string"}},
+            "x-kubernetes-validations": [{"rule": "self.x > 0", "message": "own"}],
+            "allOf": [
+                {"x-kubernetes-validations": [{"rule": "self.x > 1", "message": "first"}]},
+                {"properties": {
+                    "y": {"x-kubernetes-validations": [{"rule": "self.size() > 3", "message": "y"}]},
+                    "z": {"x-kubernetes-validations": [{"rule": "false"}]}},
+                 "allOf": [{"x-kubernetes-validations": [{"rule": "self.x > 2", "message": "nested"}]}]}]});
+        let out = validate(&schema, &json!({"x": 0, "y": "ab", "z": 1}));
+        let texts: Vec<String> = out.errors.iter().map(ToString::to_string).collect();
         assert_eq!(
-            out.not_evaluated,
-            [Unevaluated {
-                at: String::new(),
-                rule: "self.x > 1".into(),
-                why: "rules under allOf are not evaluated yet".into()
-            }]
+            texts,
+            [
+                "<nil>: Invalid value: own",
+                "<nil>: Invalid value: first",
+                "<nil>: Invalid value: nested",
+                "y: Invalid value: \"ab\": y",
+            ]
         );
+        assert_eq!(out.evaluated, 4);
+        assert!(out.not_evaluated.is_empty());
+        // Rules only under `allOf`: the apiserver builds no validator.
+        assert!(!has_rules(
+            &json!({"allOf": [{"x-kubernetes-validations": [{"rule": "false"}]}]})
+        ));
     }
 
     #[test]

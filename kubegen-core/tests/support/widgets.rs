@@ -87,6 +87,29 @@ pub fn gen_object(rng: &mut Rng, depth: usize) -> Value {
     if rng.chance(1, 3) {
         add_rules(rng, &mut s);
     }
+    // Rules for a property under an `allOf` entry of the object, typed by
+    // the property's own schema.
+    if rng.chance(1, 6) {
+        let names = props_names(&s);
+        let name = rng.pick(&names).clone();
+        let mut bare = s["properties"][&name].clone();
+        if let Some(b) = bare.as_object_mut() {
+            b.remove("x-kubernetes-validations");
+            b.remove("allOf");
+        }
+        let mut holder = bare.clone();
+        add_rules(rng, &mut holder);
+        let mut entry = json!({});
+        if let Some(rules) = holder.get("x-kubernetes-validations") {
+            entry["x-kubernetes-validations"] = rules.clone();
+        }
+        if let Some(nested) = holder.get("allOf") {
+            entry["allOf"] = nested.clone();
+        }
+        if entry.as_object().is_some_and(|e| !e.is_empty()) {
+            all_of(&mut s).push(json!({"properties": {name: entry}}));
+        }
+    }
     s
 }
 
@@ -369,9 +392,24 @@ fn add_rules(rng: &mut Rng, s: &mut Value) {
             rules.push(rule);
         }
     }
-    if !rules.is_empty() {
+    if rules.is_empty() {
+        return;
+    }
+    // Under `allOf` now and then: the apiserver runs them on the node,
+    // after its own.
+    if rng.chance(1, 5) {
+        all_of(s).push(json!({"x-kubernetes-validations": rules}));
+    } else {
         s["x-kubernetes-validations"] = json!(rules);
     }
+}
+
+/// `s`'s `allOf` entries, made on first use.
+fn all_of(s: &mut Value) -> &mut Vec<Value> {
+    if !s.get("allOf").is_some_and(Value::is_array) {
+        s["allOf"] = json!([]);
+    }
+    s["allOf"].as_array_mut().unwrap()
 }
 
 fn props_names(s: &Value) -> Vec<String> {

@@ -15,6 +15,7 @@
 pub mod cost;
 pub mod format;
 pub mod formatting;
+pub mod guard;
 pub mod library;
 pub mod net;
 pub mod opaque;
@@ -750,6 +751,7 @@ fn call(
 /// A call on its evaluated arguments, with the object's set lists'
 /// unions.
 fn strict_call(function: &str, overloads: &[String], vals: &[Val], env: &mut Env<'_>) -> Res {
+    guard::check(function, overloads, vals)?;
     if let ("_+_", [Val::List(x, ListKind::Set), Val::List(y, _)]) = (function, vals) {
         return set_union(x, y, env.sets);
     }
