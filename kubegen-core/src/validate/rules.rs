@@ -14,9 +14,8 @@
 //! error, word for word.
 //!
 //! A rule kubegen cannot evaluate exactly — one using what
-//! [`cel::eval`](crate::cel::eval) does not implement yet, or whose
-//! `fieldPath` is not a plain `.a.b` — is listed as not evaluated, never
-//! guessed. Later rules are still evaluated, as if the unevaluated one
+//! [`cel::eval`](crate::cel::eval) does not implement yet — is listed as
+//! not evaluated, never guessed. Later rules are still evaluated, as if the unevaluated one
 //! had cost anything up to the per-call limit; where that leaves it open
 //! whether the object's budget runs out, they are listed too.
 
@@ -603,13 +602,10 @@ impl Walk {
         // Failures of a rule not reading `oldSelf` on an unchanged value
         // are warnings.
         let ratchet = !checked.uses_old_self && vals.ratcheted;
-        let field_path = match text("fieldPath") {
-            None | Some("") => None,
-            Some(f) => Some(
-                plain_field_path(f)
-                    .ok_or_else(|| format!("its fieldPath {f} is not a plain .a.b path"))?,
-            ),
-        };
+        let field_path = text("fieldPath")
+            .filter(|f| !f.is_empty())
+            .and_then(|f| normalized_field_path(f, schema))
+            .filter(|f| !f.is_empty());
         let old_self = match (optional, vals.old) {
             // `types.OptionalOf` of data the schema does not allow holds
             // Go's conversion error of it.
@@ -676,11 +672,12 @@ impl Walk {
                 )]);
             }
         }
-        let mut at = path.to_vec();
-        if let Some(f) = field_path {
-            at.push(f);
-        }
-        let at = render(&at);
+        // `fldPath.Child(NormalizedRuleFieldPath)`.
+        let at = match field_path {
+            Some(f) if path.is_empty() => f,
+            Some(f) => format!("{}.{f}", render(path)),
+            None => render(path),
+        };
         let mut detail = None;
         if let Some(m) = &message_expression {
             let mut vars = vec![("self", value.clone())];
@@ -744,18 +741,103 @@ impl Walk {
     }
 }
 
-/// A `fieldPath` of the plain form `.a.b` as the apiserver normalizes it
-/// (`a.b`); `None` for the forms not handled yet.
-fn plain_field_path(f: &str) -> Option<String> {
-    let rest = f.strip_prefix('.')?;
-    let ok = rest.split('.').all(|seg| {
-        let mut chars = seg.chars();
-        chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-    });
-    ok.then(|| rest.to_string())
+/// `ValidFieldPath`: a rule's `fieldPath` (`.a.b`, `.a['b.c']`, `['k']`)
+/// followed through the node's `schema` — properties by name, a map's
+/// keys — and written as Go's `field.Path` writes it (`a.b`, `a[k]`);
+/// `None` where the apiserver finds it invalid (and reports the failure
+/// at the node itself).
+fn normalized_field_path(f: &str, schema: &Value) -> Option<String> {
+    let tokens = field_path_tokens(f);
+    let mut tokens = tokens.into_iter();
+    let mut node = schema;
+    let mut out = String::new();
+    while let Some(tok) = tokens.next() {
+        let name = match tok {
+            "[" => {
+                let quoted = tokens.next()?;
+                let inner = quoted.strip_prefix('\'')?.strip_suffix('\'')?;
+                let name = unescape_single_quote(inner)?;
+                if tokens.next()? != "]" {
+                    return None;
+                }
+                name
+            }
+            "." => tokens.next()?.to_string(),
+            _ => return None,
+        };
+        let has_properties = node
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        if has_properties {
+            node = node.get("properties").and_then(|p| p.get(&name))?;
+            // `field.Path.Child`: a dot before all but the first; an
+            // empty name prints as `[]`.
+            if name.is_empty() {
+                out.push_str("[]");
+            } else {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&name);
+            }
+        } else {
+            node = node.get("additionalProperties").filter(|a| a.is_object())?;
+            out.push_str(&format!("[{name}]"));
+        }
+    }
+    Some(out)
+}
+
+/// The tokens of a `fieldPath` as the apiserver's scanner splits it: `.`,
+/// `[` and `]` alone, a single-quoted string whole, other text between
+/// them.
+fn field_path_tokens(f: &str) -> Vec<&str> {
+    let b = f.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let end = if b[i] == b'\'' {
+            (i + 1..b.len())
+                .find(|&j| b[j] == b'\'' && b[j - 1] != b'\\')
+                .map_or(b.len(), |j| j + 1)
+        } else if matches!(b[i], b'.' | b'[' | b']') {
+            i + 1
+        } else {
+            (i..b.len())
+                .find(|&j| matches!(b[j], b'.' | b'[' | b']'))
+                .unwrap_or(b.len())
+        };
+        out.push(&f[i..end]);
+        i = end;
+    }
+    out
+}
+
+/// `unescapeSingleQuote`: `\'`, `\\` and the C escapes; `None` for any
+/// other escape.
+fn unescape_single_quote(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\u{b}',
+            '\'' => '\'',
+            '\\' => '\\',
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -769,7 +851,7 @@ mod tests {
                 {"rule": "self.s.size() < 2", "messageExpression": "'s is ' + self.s",
                     "reason": "FieldValueForbidden"},
                 {"rule": "self.n / self.z > 0"},
-                {"rule": "self.n >= 0", "fieldPath": "['n']"},
+                {"rule": "self.n < 7", "fieldPath": "['n']"},
                 {"rule": "self.n == oldSelf.n"},
             ],
             "properties": {"n": {"type": "integer", "x-kubernetes-validations": [{"rule": "self > 0"}]},
@@ -786,20 +868,30 @@ mod tests {
                 "spec.n: Invalid value: n too big",
                 "spec: Forbidden: s is abc",
                 "spec: Invalid value: \"object\": division by zero evaluating rule: self.n / self.z > 0",
+                "spec.n: Invalid value: failed rule: self.n < 7",
             ]
         );
+        assert!(out.not_evaluated.is_empty());
         assert_eq!(
-            out.not_evaluated,
-            [Unevaluated {
-                at: ".spec".into(),
-                rule: "self.n >= 0".into(),
-                why: "its fieldPath ['n'] is not a plain .a.b path".into()
-            }]
-        );
-        assert_eq!(
-            out.evaluated, 5,
+            out.evaluated, 6,
             "the transition rule counts as skipped as the apiserver skips it"
         );
+    }
+
+    #[test]
+    fn field_paths_normalize_as_the_apiservers() {
+        let schema = json!({"type": "object", "properties": {
+            "a": {"type": "object", "properties": {"b.c": {"type": "string"}}},
+            "m": {"type": "object", "additionalProperties": {"type": "object",
+                "properties": {"x": {"type": "integer"}}}}}});
+        let n = |f: &str| normalized_field_path(f, &schema);
+        assert_eq!(n(".a['b.c']").as_deref(), Some("a.b.c"));
+        assert_eq!(n("['a']").as_deref(), Some("a"));
+        assert_eq!(n(".m['k.1'].x").as_deref(), Some("m[k.1].x"));
+        assert_eq!(n(".m['it\\'s']").as_deref(), Some("m[it's]"));
+        for bad in [".nope", "a", ".a[b]", ".m['k'", ".a['\\q']", "."] {
+            assert_eq!(n(bad), None, "{bad}");
+        }
     }
 
     #[test]

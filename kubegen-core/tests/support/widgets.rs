@@ -364,6 +364,12 @@ fn add_rules(rng: &mut Rng, s: &mut Value) {
         if let Some(f) = field_path
             && rng.chance(1, 2)
         {
+            // As often in the bracketed form (`['name']`), which the
+            // apiserver normalizes to the same path.
+            let f = match f.strip_prefix('.') {
+                Some(name) if rng.chance(1, 2) => format!("['{name}']"),
+                _ => f,
+            };
             r["fieldPath"] = json!(f);
         }
         // The apiserver keys a node's rules by their text.
