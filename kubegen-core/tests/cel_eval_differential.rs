@@ -4,8 +4,9 @@
 //! constant expressions over the quantity, URL and format libraries and
 //! the strings extension's `format` and `strings.quote` — hand-picked
 //! corners and a seeded generator's random quantity texts (invalid ones
-//! among them), URLs, format-validation inputs and `format` templates
-//! with arguments.
+//! among them), URLs, format-validation inputs, `format` templates with
+//! arguments, and timestamps (RFC 3339 texts as Go's `time.Parse` reads
+//! them, accessors in time zones given as offsets and names).
 //!
 //! Both sides print a value in one canonical text (see `canonical` here
 //! and in `tests/cel/main.go`) or an evaluation error's message; they
@@ -554,7 +555,11 @@ fn canonical(v: &Val) -> String {
         Val::String(s) => format!("string:{}", go_quote(s)),
         Val::Bytes(b) => format!("bytes:{}", go_quote(&String::from_utf8_lossy(b))),
         Val::Duration(n) => format!("duration:{n}"),
-        Val::Timestamp(n) => format!("timestamp:{n}"),
+        Val::Timestamp(n) => format!(
+            "timestamp:{}.{:09}",
+            n.div_euclid(1_000_000_000),
+            n.rem_euclid(1_000_000_000)
+        ),
         Val::Type(t) => format!("type:{t}"),
         Val::Optional(None) => "optional:none".into(),
         Val::Optional(Some(x)) => format!("optional:{}", canonical(x)),
@@ -600,6 +605,71 @@ fn ours(expr: &str) -> Result<Option<Value>, String> {
     })
 }
 
+/// A random RFC 3339 text, valid or broken as Go's `time.Parse` sees
+/// them: fractions, `,` before them, offsets (in and out of range), one
+/// digit short, out-of-range fields, extra text.
+fn timestamp_text(rng: &mut Rng) -> String {
+    format!(
+        "{}-{}-{}T{}:{}:{}{}{}{}",
+        one(rng, &["2024", "0001", "9999", "1970", "202"]),
+        one(rng, &["01", "02", "12", "13", "1"]),
+        one(rng, &["01", "29", "30", "31", "00"]),
+        one(rng, &["00", "03", "23", "24", "1"]),
+        one(rng, &["00", "04", "59", "60"]),
+        one(rng, &["00", "05", "59", "60"]),
+        one(
+            rng,
+            &["", "", ".5", ",25", ".123456789", ".1234567891", "."]
+        ),
+        one(rng, &["Z", "Z", "Z", "+01:00", "+24:00", "+01:61", "z", ""]),
+        one(rng, &["", "", "", " ", "x"]),
+    )
+}
+
+/// A random timestamp expression: conversions of texts, accessors in
+/// time zones given as offsets and names, arithmetic, `string()`.
+fn time_expr(rng: &mut Rng) -> String {
+    let ts = format!("timestamp('{}')", timestamp_text(rng));
+    let accessor = one(
+        rng,
+        &[
+            "getFullYear",
+            "getMonth",
+            "getDate",
+            "getDayOfMonth",
+            "getDayOfWeek",
+            "getDayOfYear",
+            "getHours",
+            "getMinutes",
+            "getSeconds",
+            "getMilliseconds",
+        ],
+    );
+    let zone = one(
+        rng,
+        &[
+            "+05:30",
+            "-08:00",
+            "-00:30",
+            "05:-30",
+            "+14:00",
+            "+x:00",
+            "1:",
+            "UTC",
+            "",
+            "../x",
+            "/etc/zone",
+            "+99999999999999999999:00",
+        ],
+    );
+    match rng.below(4) {
+        0 => ts,
+        1 => format!("{ts}.{accessor}()"),
+        2 => format!("{ts}.{accessor}('{zone}')"),
+        _ => format!("string({ts} + duration('1.5s'))"),
+    }
+}
+
 #[test]
 fn evaluation_agrees_with_the_apiservers() {
     let cases: usize = std::env::var("KUBEGEN_CEL_EVAL_CASES").map_or(3000, |v| v.parse().unwrap());
@@ -607,10 +677,11 @@ fn evaluation_agrees_with_the_apiservers() {
     let mut rng = Rng::new(seed ^ 0xce1e);
     let mut exprs: Vec<String> = PICKED.iter().map(|s| s.to_string()).collect();
     for i in 0..cases {
-        exprs.push(match i % 4 {
+        exprs.push(match i % 5 {
             0 => quantity_expr(&mut rng),
             1 => format_expr(&mut rng),
             2 => url_expr(&mut rng),
+            3 => time_expr(&mut rng),
             _ => format_validation_expr(&mut rng),
         });
     }

@@ -1,9 +1,10 @@
 //! `x-kubernetes-validations` rules evaluated on create as the apiserver
 //! evaluates them (`Validator.Validate` in k8s.io/apiextensions-apiserver
 //! `pkg/apiserver/schema/cel`): each non-null node's rules, then its
-//! `allOf` entries' (typed by the node's schema), before those of the
-//! nodes below it — none at all when every rule is under `allOf`,
-//! where the apiserver builds no validator — `self` read through the node's schema, rules
+//! `allOf` entries' (typed by the node's schema; the apiserver refuses
+//! them in a new CRD, but one that already had them keeps them), before
+//! those of the nodes below it — none at all when every rule is under
+//! `allOf`, where the apiserver builds no validator — `self` read through the node's schema, rules
 //! reading `oldSelf` skipped unless `optionalOldSelf`, a failed rule
 //! reported at its node (or its `fieldPath`) with the evaluated
 //! `messageExpression`, its `message` or `failed rule: <rule>`, and the

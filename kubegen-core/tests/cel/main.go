@@ -514,7 +514,7 @@ func evalExprs() {
 
 // canonical prints a CEL value for comparison: `null`, `true`, `int:5`,
 // `uint:5`, `double:<strconv 'g' -1>`, `string:<Go %q>`, `bytes:<Go %q>`,
-// `duration:<nanoseconds>`, `timestamp:<Unix nanoseconds>`,
+// `duration:<nanoseconds>`, `timestamp:<Unix seconds>.<nanoseconds>`,
 // `type:<name>`, `optional:none`, `optional:<value>`, `[a, b]`, `{k: v}`
 // with entries sorted by their text, and `<type name>` for the opaque
 // types (quantities, URLs, formats, IPs, CIDRs, versions).
@@ -537,7 +537,7 @@ func canonical(v ref.Val) string {
 	case types.Duration:
 		return fmt.Sprintf("duration:%d", x.Duration.Nanoseconds())
 	case types.Timestamp:
-		return fmt.Sprintf("timestamp:%d", x.Time.UnixNano())
+		return fmt.Sprintf("timestamp:%d.%09d", x.Time.Unix(), x.Time.Nanosecond())
 	case *types.Type:
 		return "type:" + x.TypeName()
 	case *types.Optional:

@@ -104,7 +104,65 @@ pub fn apply(function: &str, v: &[Val]) -> Option<Res> {
             | "getDayOfYear" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
             [Timestamp(t)],
         ) => Ok(Int(accessor(function, *t))),
+        (
+            "getFullYear" | "getMonth" | "getDate" | "getDayOfMonth" | "getDayOfWeek"
+            | "getDayOfYear" | "getHours" | "getMinutes" | "getSeconds" | "getMilliseconds",
+            [Timestamp(t), String(tz)],
+        ) => zone_offset(tz).map(|east| Int(accessor(function, t + i128::from(east) * SECOND))),
         _ => return None,
+    })
+}
+
+/// The seconds east of UTC of cel-go's `timeZone` argument: an offset
+/// (`+05:30`, `-08:00`: hours and minutes as `strconv.Atoi` reads them,
+/// the minutes taken away when the text starts with `-`), or a zone name
+/// as `time.LoadLocation` reads it — `UTC` and the empty name exactly; a
+/// name of the time zone database (or `Local`) is the apiserver host's to
+/// resolve, so unsupported.
+fn zone_offset(tz: &str) -> Result<i64, EvalError> {
+    let Some((hours, minutes)) = tz.split_once(':') else {
+        return match tz {
+            "" | "UTC" => Ok(0),
+            _ if tz.contains("..") || tz.starts_with(['/', '\\']) => {
+                Err(EvalError::Error("time: invalid location name".into()))
+            }
+            _ => Err(EvalError::unsupported(
+                "a time zone by name, which the apiserver's host resolves",
+            )),
+        };
+    };
+    let hr = atoi(hours)?;
+    let min = atoi(minutes)?;
+    if hr.abs() > 1_000_000 || min.abs() > 1_000_000_000 {
+        return Err(EvalError::unsupported(
+            "a time zone offset Go's arithmetic wraps",
+        ));
+    }
+    let offset = if tz.starts_with('-') {
+        hr * 60 - min
+    } else {
+        hr * 60 + min
+    };
+    Ok(offset * 60)
+}
+
+/// Go's `strconv.Atoi`, with its error text.
+fn atoi(s: &str) -> Result<i64, EvalError> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let syntax = || {
+        EvalError::Error(format!(
+            "strconv.Atoi: parsing {}: invalid syntax",
+            crate::go::fmt::go_quote(s)
+        ))
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(syntax());
+    }
+    s.parse::<i64>().map_err(|_| {
+        EvalError::Error(format!(
+            "strconv.Atoi: parsing {}: value out of range",
+            crate::go::fmt::go_quote(s)
+        ))
     })
 }
 
