@@ -248,6 +248,35 @@ mod tests {
     }
 
     #[test]
+    fn accessors_in_a_time_zone_given_as_an_offset_or_utc() {
+        // 2024-01-01T00:00:00Z
+        let t = Val::Timestamp(1_704_067_200 * SECOND);
+        let at = |f: &str, tz: &str| apply(f, &[t.clone(), Val::str(tz)]);
+        let hours = |tz: &str| match at("getHours", tz) {
+            Some(Ok(Val::Int(h))) => h,
+            other => panic!("{tz}: {other:?}"),
+        };
+        assert_eq!(hours("+05:30"), 5);
+        assert_eq!(hours("-08:00"), 16);
+        // cel-go takes the minutes away only after a leading `-`.
+        assert_eq!(hours("-00:30"), 23);
+        assert_eq!(hours("UTC"), 0);
+        assert_eq!(hours(""), 0);
+        assert!(matches!(
+            at("getFullYear", "-00:30"),
+            Some(Ok(Val::Int(2023)))
+        ));
+        assert!(matches!(at("getHours", "+x:00"),
+            Some(Err(EvalError::Error(e))) if e == "strconv.Atoi: parsing \"+x\": invalid syntax"));
+        assert!(matches!(at("getHours", "../x"),
+            Some(Err(EvalError::Error(e))) if e == "time: invalid location name"));
+        assert!(matches!(
+            at("getHours", "Europe/Berlin"),
+            Some(Err(EvalError::Unsupported(_)))
+        ));
+    }
+
+    #[test]
     fn texts_that_are_no_timestamps_fail_to_convert() {
         assert_eq!(
             apply("timestamp", &[Val::str("ab")]).unwrap().unwrap_err(),
