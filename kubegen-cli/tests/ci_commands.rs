@@ -205,8 +205,9 @@ fn docs_are_written_from_the_crds_and_kept_current() {
 /// `kubegen validate` checks manifests against the crate's CRDs as the
 /// apiserver checks them on create: errors worded as its own, unknown
 /// fields refused as `kubectl --validate=strict` refuses them, the stored
-/// form (defaults applied) with `--output json`, exit 1 on an invalid
-/// object, 2 on a manifest of no CRD of the crate.
+/// form (defaults applied) with `--output json`, metadata Go cannot
+/// decode as the apiserver's 400, exit 1 on an invalid object, 2 on a
+/// manifest of no CRD of the crate.
 #[test]
 fn manifests_are_validated_against_the_crates_crds() {
     let dir = support::scratch_crate("widgets", "");
@@ -258,6 +259,18 @@ fn manifests_are_validated_against_the_crates_crds() {
     ] {
         assert!(stdout.contains(line), "{line:?} in\n{stdout}");
     }
+    // Metadata Go cannot decode: a 400 before any other check.
+    write(
+        "undecodable.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: Bad\n  labels:\n    tier: 1\nspec:\n  name: toolong\n",
+    );
+    let out = kubegen_in(root, &["validate", "samples/undecodable.yaml"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("samples/undecodable.yaml: Widget/Bad: invalid\n  bad request: json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string\nkubegen validate"),
+        "{stdout}"
+    );
     write(
         "other.yaml",
         "apiVersion: other.io/v1\nkind: Gadget\nmetadata:\n  name: g\n",

@@ -110,32 +110,6 @@ pub fn duration(s: &str) -> Option<i64> {
     Some(d as i64)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse_as_go_parses_them() {
-        assert_eq!(duration("1h30m"), Some(5_400_000_000_000));
-        assert_eq!(duration("1.5s"), Some(1_500_000_000));
-        assert_eq!(duration("-.5ms"), Some(-500_000));
-        assert_eq!(duration("0"), Some(0));
-        assert_eq!(duration("1.s"), Some(1_000_000_000));
-        assert_eq!(duration("9223372036854775807ns"), Some(i64::MAX));
-        assert_eq!(duration("-9223372036854775808ns"), Some(i64::MIN));
-        assert_eq!(duration("9223372036854775808ns"), None);
-        // Go's uint64 sum wraps around at 2^64.
-        assert_eq!(
-            duration("9223372036854775808ns9223372036854775808ns"),
-            Some(0)
-        );
-        assert_eq!(duration("2562047h47m16.854775807s"), Some(i64::MAX));
-        for bad in ["", "1", "1d", "s", ".s", "1.5.s", "3000000h", "1 s"] {
-            assert_eq!(duration(bad), None, "{bad:?}");
-        }
-    }
-}
-
 /// `time.RFC3339`, the layout Go's errors name.
 const RFC3339: &str = "2006-01-02T15:04:05Z07:00";
 
@@ -363,4 +337,68 @@ pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_as_go_parses_them() {
+        assert_eq!(duration("1h30m"), Some(5_400_000_000_000));
+        assert_eq!(duration("1.5s"), Some(1_500_000_000));
+        assert_eq!(duration("-.5ms"), Some(-500_000));
+        assert_eq!(duration("0"), Some(0));
+        assert_eq!(duration("1.s"), Some(1_000_000_000));
+        assert_eq!(duration("9223372036854775807ns"), Some(i64::MAX));
+        assert_eq!(duration("-9223372036854775808ns"), Some(i64::MIN));
+        assert_eq!(duration("9223372036854775808ns"), None);
+        // Go's uint64 sum wraps around at 2^64.
+        assert_eq!(
+            duration("9223372036854775808ns9223372036854775808ns"),
+            Some(0)
+        );
+        assert_eq!(duration("2562047h47m16.854775807s"), Some(i64::MAX));
+        for bad in ["", "1", "1d", "s", ".s", "1.5.s", "3000000h", "1 s"] {
+            assert_eq!(duration(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn rfc_3339_parses_and_fails_as_go_does() {
+        let t = parse_rfc3339("2024-01-02T03:04:05.5+01:00").unwrap();
+        assert_eq!((t.unix, t.nanos), (1_704_161_045, 500_000_000));
+        assert_eq!(format_rfc3339(t.unix), "2024-01-02T02:04:05Z");
+        // The general parser takes what the fast path refuses.
+        assert!(parse_rfc3339("2024-01-02T3:04:05,5Z").is_ok());
+        assert!(parse_rfc3339("2024-01-02T03:04:05+24:00").is_ok());
+        for (text, error) in [
+            (
+                "bad",
+                r#"parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006""#,
+            ),
+            (
+                "2024-13-01T00:00:00Z",
+                r#"parsing time "2024-13-01T00:00:00Z": month out of range"#,
+            ),
+            (
+                "2023-02-29T00:00:00Z",
+                r#"parsing time "2023-02-29T00:00:00Z": day out of range"#,
+            ),
+            (
+                "2024-01-01T00:00:00Zx",
+                r#"parsing time "2024-01-01T00:00:00Zx": extra text: "x""#,
+            ),
+            (
+                "2024-01-01T00:00:00+01:61",
+                r#"parsing time "2024-01-01T00:00:00+01:61": time zone offset minute out of range"#,
+            ),
+            (
+                "2024-01-01 00:00:00Z",
+                r#"parsing time "2024-01-01 00:00:00Z" as "2006-01-02T15:04:05Z07:00": cannot parse " 00:00:00Z" as "T""#,
+            ),
+        ] {
+            assert_eq!(parse_rfc3339(text).unwrap_err(), error, "{text}");
+        }
+    }
 }
