@@ -141,38 +141,28 @@ pub fn validate(x: &Value, s: &Value, path: &str, out: &mut Vec<FieldError>) {
 /// `validateEmbeddedResource`.
 fn resource(map: &serde_json::Map<String, Value>, path: &str, out: &mut Vec<FieldError>) {
     for key in ["apiVersion", "kind"] {
-        if !map.contains_key(key) {
-            out.push(FieldError::required(child(path, key), ""));
-        }
-    }
-    if let Some(v) = map.get("apiVersion") {
-        let at = child(path, "apiVersion");
+        let at = child(path, key);
+        let Some(v) = map.get(key) else {
+            out.push(FieldError::required(at, ""));
+            continue;
+        };
         match v.as_str() {
             None => out.push(FieldError::invalid(at, v.clone(), "must be a string")),
             Some("") => out.push(FieldError::invalid(at, json!(""), "must not be empty")),
             Some(s) => {
-                if let Err(e) = object_meta::parse_group_version(s) {
-                    out.push(FieldError::invalid(at, json!(s), e));
-                }
-            }
-        }
-    }
-    if let Some(v) = map.get("kind") {
-        let at = child(path, "kind");
-        match v.as_str() {
-            None => out.push(FieldError::invalid(at, v.clone(), "must be a string")),
-            Some("") => out.push(FieldError::invalid(at, json!(""), "must not be empty")),
-            Some(kind) => {
-                let errs = crate::go::names::is_dns1035_label(&kind.to_lowercase());
-                if !errs.is_empty() {
-                    out.push(FieldError::invalid(
-                        at,
-                        json!(kind),
+                let malformed = if key == "apiVersion" {
+                    object_meta::parse_group_version(s).err()
+                } else {
+                    let errs = crate::go::names::is_dns1035_label(&s.to_lowercase());
+                    (!errs.is_empty()).then(|| {
                         format!(
                             "may have mixed case, but should otherwise match: {}",
                             errs.join(",")
-                        ),
-                    ));
+                        )
+                    })
+                };
+                if let Some(detail) = malformed {
+                    out.push(FieldError::invalid(at, json!(s), detail));
                 }
             }
         }
