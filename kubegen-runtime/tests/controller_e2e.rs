@@ -682,15 +682,18 @@ async fn metrics_registry_exposes_controller_series() -> Result<()> {
     .await?;
     let text = registry.encode()?;
     for expected in [
-        "reconcile_total{controller=\"metrics-ctl\",result=\"success\"} 1",
-        "reconcile_total{controller=\"metrics-ctl\",result=\"error\"} 1",
-        "reconcile_errors_total{controller=\"metrics-ctl\"} 1",
-        "reconcile_duration_seconds_count{controller=\"metrics-ctl\"} 2",
-        "active_workers{controller=\"metrics-ctl\"} 0",
-        "workqueue_adds_total{name=\"metrics-ctl\"}",
-        "workqueue_retries_total{name=\"metrics-ctl\"} 1",
+        "controller_runtime_reconcile_total{controller=\"metrics-ctl\",result=\"success\"} 1",
+        "controller_runtime_reconcile_total{controller=\"metrics-ctl\",result=\"error\"} 1",
+        "controller_runtime_reconcile_errors_total{controller=\"metrics-ctl\"} 1",
+        "controller_runtime_reconcile_time_seconds_count{controller=\"metrics-ctl\"} 2",
+        "controller_runtime_active_workers{controller=\"metrics-ctl\"} 0",
+        "workqueue_adds_total{name=\"metrics-ctl\",controller=\"metrics-ctl\"}",
+        "workqueue_retries_total{name=\"metrics-ctl\",controller=\"metrics-ctl\"} 1",
     ] {
-        ensure!(text.contains(expected), "missing {expected:?} in\n{text}");
+        ensure!(
+            text.lines().any(|l| l.starts_with(expected)),
+            "missing {expected:?} in\n{text}"
+        );
     }
     stop(stop_tx, task, &factory).await
 }

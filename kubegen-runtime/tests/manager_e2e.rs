@@ -464,7 +464,9 @@ async fn readiness_waits_until_the_informer_caches_synced() -> Result<()> {
         "{metrics}"
     );
     ensure!(
-        metrics.contains("reconcile_total{controller=\"configmaps\",result=\"success\"} 1\n"),
+        metrics.contains(
+            "\ncontroller_runtime_reconcile_total{controller=\"configmaps\",result=\"success\"} 1\n"
+        ),
         "{metrics}"
     );
     let (result, _) = manager.stop().await?;

@@ -109,6 +109,25 @@ fn executable(messages: &str) -> Option<PathBuf> {
     })
 }
 
+/// The controller-runtime peer's binary (`bench/peer-go`), built by its
+/// `build.sh` into the cache on first use.
+pub fn peer_binary() -> Result<PathBuf> {
+    let build = Command::new("bash")
+        .arg(workspace().join("bench/peer-go/build.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .context("building the controller-runtime peer")?;
+    if !build.status.success() {
+        bail!("bench/peer-go/build.sh failed ({})", build.status);
+    }
+    Ok(PathBuf::from(
+        String::from_utf8_lossy(&build.stdout)
+            .lines()
+            .last()
+            .context("build.sh printed no path")?,
+    ))
+}
+
 /// Applies the example's CRD and its generated ClusterRole
 /// (`my-application-controller`; idempotent).
 pub async fn install(admin: &kube::Client) -> Result<()> {

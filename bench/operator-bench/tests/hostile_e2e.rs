@@ -567,22 +567,6 @@ async fn token_flood(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Resu
     Ok(tokens)
 }
 
-/// The controller-runtime peer's binary, built by `bench/peer-go/build.sh`.
-fn peer_binary() -> Result<PathBuf> {
-    let build = Command::new("bash")
-        .arg(my_application_bench::example_dir().join("../../bench/peer-go/build.sh"))
-        .stderr(Stdio::inherit())
-        .output()
-        .context("building the controller-runtime peer")?;
-    ensure!(build.status.success(), "bench/peer-go/build.sh failed");
-    Ok(PathBuf::from(
-        String::from_utf8_lossy(&build.stdout)
-            .lines()
-            .last()
-            .context("build.sh printed no path")?,
-    ))
-}
-
 /// A TLS client trusting the PEM CA `ca`.
 fn connector(ca: &str) -> Result<tokio_rustls::TlsConnector> {
     let mut roots = rustls::RootCertStore::empty();
@@ -656,7 +640,7 @@ fn operators() -> Result<Vec<(String, Flavour)>> {
     };
     all.push((
         "controller-runtime peer".into(),
-        Flavour::Peer(peer_binary()?),
+        Flavour::Peer(my_application_bench::peer_binary()?),
     ));
     Ok(all)
 }

@@ -78,6 +78,10 @@ pub struct Options {
     /// On by default; off, they are cached decoded
     /// ([`decoded_for`](kubegen::FactoryBuilder::decoded_for)).
     pub compact_caches: bool,
+    /// The apiserver's `host:port`, which labels the count of the
+    /// operator's requests (`rest_client_requests_total`, as
+    /// controller-runtime counts them); not counted when `None`.
+    pub apiserver_host: Option<String>,
 }
 
 impl Default for Options {
@@ -98,6 +102,7 @@ impl Default for Options {
             workers: 2,
             paginated_lists: false,
             compact_caches: true,
+            apiserver_host: None,
         }
     }
 }
@@ -135,6 +140,9 @@ pub async fn manager(
     }
     if options.insecure_metrics {
         builder = builder.insecure_metrics();
+    }
+    if let Some(host) = &options.apiserver_host {
+        builder = builder.rest_client_metrics(host.clone());
     }
     if let Some(dir) = &options.webhook_cert_dir {
         let webhooks = WebhookServer::builder(ServingCert::from_dir(dir)).conversion(converter());
@@ -190,6 +198,8 @@ pub async fn manager(
     let factory = SharedInformerFactory::from_factory(manager.factory().clone());
     let deployments = factory.apps().v1().deployments();
     let services = factory.core().v1().services();
+    // The manager's client: its requests are counted with the manager's.
+    let client = manager.client().clone();
     let recorder = EventRecorder::new(
         client.clone(),
         "stable.example.com/my-application-controller",

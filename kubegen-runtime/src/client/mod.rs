@@ -13,6 +13,7 @@
 
 mod apply;
 mod error;
+mod metrics;
 mod retry;
 mod typed;
 
@@ -34,6 +35,7 @@ use crate::apply::{ApplyConfiguration, ApplyOptions};
 
 pub use apply::{apply, apply_status};
 pub use error::Error;
+pub use metrics::RestClientMetrics;
 pub use retry::{retry_on_conflict, retry_on_conflict_with};
 
 /// The jittered exponential backoff [`retry_on_conflict_with`] waits by.

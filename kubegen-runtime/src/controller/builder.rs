@@ -231,7 +231,7 @@ where
         sources.extend(self.secondaries.into_iter().map(|source| source(&queue)));
         let name: Arc<str> = self.name.into();
         let worker = Worker {
-            metrics: self.metrics.as_ref().map(|m| m.series(&name)),
+            metrics: self.metrics.as_ref().map(|m| m.series(&name, self.workers)),
             name,
             queue,
             lister: self.primary.lister(),

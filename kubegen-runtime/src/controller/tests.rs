@@ -385,7 +385,7 @@ fn worker(
         lister: Lister::from_objects(names.iter().map(|n| cm(n))),
         reconcile: Arc::new(move |obj| Box::pin(script.clone().reconcile(obj))),
         on_deleted: None,
-        metrics: metrics.map(|m| m.series("demo")),
+        metrics: metrics.map(|m| m.series("demo", 1)),
         stopping: AtomicBool::new(false),
     })
 }
@@ -635,16 +635,22 @@ async fn metrics_are_encoded_with_the_controller_name() {
     let mut text = String::new();
     prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
     for expected in [
-        "reconcile_total{controller=\"demo\",result=\"error\"} 1",
-        "reconcile_errors_total{controller=\"demo\"} 1",
-        "reconcile_duration_seconds_count{controller=\"demo\"} 1",
-        "active_workers{controller=\"demo\"} 0",
-        "workqueue_adds_total{name=\"demo\"} 1",
-        "workqueue_retries_total{name=\"demo\"} 1",
+        "controller_runtime_reconcile_total{controller=\"demo\",result=\"error\"} 1",
+        "controller_runtime_reconcile_total{controller=\"demo\",result=\"requeue\"} 0",
+        "controller_runtime_reconcile_total{controller=\"demo\",result=\"requeue_after\"} 0",
+        "controller_runtime_reconcile_total{controller=\"demo\",result=\"success\"} 0",
+        "controller_runtime_reconcile_errors_total{controller=\"demo\"} 1",
+        "controller_runtime_terminal_reconcile_errors_total{controller=\"demo\"} 0",
+        "controller_runtime_reconcile_panics_total{controller=\"demo\"} 0",
+        "controller_runtime_reconcile_time_seconds_count{controller=\"demo\"} 1",
+        "controller_runtime_max_concurrent_reconciles{controller=\"demo\"} 1",
+        "controller_runtime_active_workers{controller=\"demo\"} 0",
+        "workqueue_adds_total{name=\"demo\",controller=\"demo\"} 1",
+        "workqueue_retries_total{name=\"demo\",controller=\"demo\"} 1",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
-    let series: Series = metrics.series("other");
+    let series: Series = metrics.series("other", 1);
     series.record(ReconcileResult::Success, Duration::from_millis(500));
     assert_eq!(metrics.reconciles("other", ReconcileResult::Success), 1);
 }

@@ -11,13 +11,14 @@ use kube::Client;
 use super::error::ManagerError;
 use super::runner::{CACHES_SYNCED, Manager};
 use super::term::{TermSlot, leader_work};
+use crate::client::RestClientMetrics;
 use crate::controller::ControllerMetrics;
 use crate::factory::{FactoryBuilder, SharedInformerFactory};
 use crate::informer::InformerMetrics;
 use crate::leader_election::{LeaderElectionConfig, LeaderElectionMetrics, LeaderElectorBuilder};
 use crate::server::{
     Budget, DelegatedAuth, Limits, MetricsServer, ProbeServer, ReadyFlag, ServingCert,
-    SharedRegistry, WebhookServerBuilder,
+    SharedRegistry, WebhookPanics, WebhookServerBuilder,
 };
 
 /// How long runnables get to return at shutdown by default
@@ -39,6 +40,8 @@ pub struct ManagerBuilder {
     configure_factory: Option<ConfigureFactory>,
     webhooks: Option<(SocketAddr, WebhookServerBuilder)>,
     limits: Limits,
+    /// The apiserver host the client's requests are counted under.
+    rest_client_host: Option<String>,
 }
 
 impl fmt::Debug for ManagerBuilder {
@@ -72,11 +75,26 @@ impl Manager {
             configure_factory: None,
             webhooks: None,
             limits: Limits::default(),
+            rest_client_host: None,
         }
     }
 }
 
 impl ManagerBuilder {
+    /// Counts every request of the manager's client (the one
+    /// [`Manager::client`] returns, which its informers, elector and
+    /// servers use) in `rest_client_requests_total{code,method,host}`, as
+    /// controller-runtime does by default, labelled with `host`: the
+    /// apiserver's `host:port` as its URL names it
+    /// (`config.cluster_url.authority()`), which a `kube::Client` does not
+    /// tell. Requests made through another clone of the client given to
+    /// [`Manager::builder`] are not counted.
+    #[must_use]
+    pub fn rest_client_metrics(mut self, host: impl Into<String>) -> Self {
+        self.rest_client_host = Some(host.into());
+        self
+    }
+
     /// Runs the leader-only runnables only while this replica holds the
     /// Lease `config` names; its state is the `leader-election` readiness
     /// check and the `leader_election_master_status` gauge.
@@ -189,7 +207,16 @@ impl ManagerBuilder {
     pub async fn build(self) -> Result<Manager, ManagerError> {
         let registry = SharedRegistry::default();
         let controller_metrics = registry.register(ControllerMetrics::register);
-        let mut factory = SharedInformerFactory::builder(self.client.clone())
+        // Registered whether or not webhooks are served, as
+        // controller-runtime registers them.
+        let webhook_panics = registry.register(WebhookPanics::register);
+        let client = match &self.rest_client_host {
+            Some(host) => registry
+                .register(RestClientMetrics::register)
+                .instrument(self.client, host.clone()),
+            None => self.client,
+        };
+        let mut factory = SharedInformerFactory::builder(client.clone())
             .metrics(registry.register(InformerMetrics::register));
         if let Some(configure) = self.configure_factory {
             factory = configure(factory);
@@ -197,7 +224,7 @@ impl ManagerBuilder {
         let elector = match self.leader_election {
             Some(config) => {
                 let slot = TermSlot::default();
-                let elector = LeaderElectorBuilder::from_config(self.client.clone(), config)
+                let elector = LeaderElectorBuilder::from_config(client.clone(), config)
                     .metrics(registry.register(LeaderElectionMetrics::register))
                     .on_started_leading(leader_work(slot.clone()))
                     .on_new_leader(|leader| tracing::info!(leader, "new leader"))
@@ -240,7 +267,7 @@ impl ManagerBuilder {
                     Some(cert) => MetricsServer::secure(
                         registry.clone(),
                         cert,
-                        DelegatedAuth::new(self.client.clone()),
+                        DelegatedAuth::new(client.clone()),
                     ),
                     None => MetricsServer::insecure(registry.clone()),
                 }
@@ -257,6 +284,7 @@ impl ManagerBuilder {
             Some((addr, server)) => {
                 let server = server
                     .metrics(registry.clone())
+                    .panics(webhook_panics.clone())
                     .budget(budget.clone())
                     .bind(addr)
                     .await
@@ -267,7 +295,7 @@ impl ManagerBuilder {
             None => None,
         };
         Ok(Manager {
-            client: self.client,
+            client,
             webhook_addr: webhooks.as_ref().map(|(_, addr)| *addr),
             webhooks: webhooks.map(|(server, _)| server),
             factory: factory.build(),

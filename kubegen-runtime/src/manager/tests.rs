@@ -274,7 +274,7 @@ async fn readiness_and_the_runnables_wait_for_the_warm_ups() {
     );
     let (_, metrics) = http_get(metrics_addr, "/metrics").await;
     for series in [
-        "reconcile_errors_total{controller=\"probe\"} 0\n",
+        "\ncontroller_runtime_reconcile_errors_total{controller=\"probe\"} 0\n",
         "process_start_time_seconds ",
     ] {
         assert!(metrics.contains(series), "{series} missing: {metrics}");

@@ -13,6 +13,7 @@ use bytes::{Bytes, BytesMut};
 use http::{Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
+use prometheus_client::metrics::counter::Counter;
 use tokio::sync::{mpsc, oneshot};
 
 use super::limits::{BodyError, Held, IDLE, content_length};
@@ -32,11 +33,12 @@ const CHUNK: usize = 64 * 1024;
 /// Answers the conversion `request`: `413` when its declared length is
 /// over the limit, `400` when it is not a `ConversionReview`, `429` when
 /// the budget cannot hold one object's conversion; otherwise `200`, the
-/// answer streamed.
+/// answer streamed. A conversion that panics counts into `panics`.
 pub(super) async fn answer(
     converter: Arc<Converter>,
     mut held: Held,
     request: Request<Incoming>,
+    panics: &Counter,
 ) -> Reply {
     let limits = held.budget().limits().clone();
     if content_length(request.headers()).is_some_and(|n| n > limits.max_conversion_body) {
@@ -94,6 +96,7 @@ pub(super) async fn answer(
             Ok(Err(e)) => text(StatusCode::BAD_REQUEST, format!("{e}\n")),
             Ok(Ok(())) => text(StatusCode::INTERNAL_SERVER_ERROR, "no answer was written\n"),
             Err(panic) => {
+                panics.inc();
                 tracing::error!(error = %panic, "a conversion panicked");
                 text(StatusCode::INTERNAL_SERVER_ERROR, "the webhook failed\n")
             }

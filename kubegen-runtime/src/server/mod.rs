@@ -48,7 +48,9 @@ pub use probes::{ProbeServer, ProbeServerBuilder, ReadyFlag};
 pub use process::ProcessCollector;
 pub use registry::SharedRegistry;
 pub use tls::ServingCert;
-pub use webhook::{CONVERT_PATH, ReviewHandler, WebhookServer, WebhookServerBuilder};
+pub use webhook::{
+    CONVERT_PATH, ReviewHandler, WebhookPanics, WebhookServer, WebhookServerBuilder,
+};
 
 #[cfg(test)]
 mod test_support {

@@ -20,6 +20,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::exponential_buckets;
+use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_rustls::TlsAcceptor;
 
@@ -55,40 +56,82 @@ struct RequestLabels {
     code: String,
 }
 
-/// controller-runtime's webhook metrics, under `kubegen_webhook_*`.
+/// The panics of webhook handlers, as controller-runtime counts them:
+/// `controller_runtime_webhook_panics_total` (admission reviews) and
+/// `controller_runtime_conversion_webhook_panics_total` (conversions),
+/// both without labels. controller-runtime registers them whether or not
+/// it serves webhooks; the [`Manager`](crate::Manager) does too.
+#[derive(Clone, Debug, Default)]
+pub struct WebhookPanics {
+    admission: Counter,
+    conversion: Counter,
+}
+
+impl WebhookPanics {
+    /// Creates the counters and registers them into `registry`.
+    pub fn register(registry: &mut Registry) -> Self {
+        let panics = Self::default();
+        registry.register(
+            "controller_runtime_webhook_panics",
+            "Total number of webhook panics",
+            panics.admission.clone(),
+        );
+        registry.register(
+            "controller_runtime_conversion_webhook_panics",
+            "Total number of conversion webhook panics",
+            panics.conversion.clone(),
+        );
+        panics
+    }
+
+    /// The admission review handlers' panics so far.
+    pub fn admission(&self) -> u64 {
+        self.admission.get()
+    }
+
+    /// The conversions' panics so far.
+    pub fn conversion(&self) -> u64 {
+        self.conversion.get()
+    }
+}
+
+/// controller-runtime's webhook metrics, under its names, labels and
+/// buckets (`controller_runtime_webhook_*`).
 #[derive(Clone)]
 struct Metrics {
     latency: Family<WebhookLabels, DurationHistogram>,
     requests: Family<RequestLabels, Counter>,
     in_flight: Family<WebhookLabels, Gauge>,
+    panics: WebhookPanics,
 }
 
 impl Metrics {
-    fn new() -> Metrics {
+    fn new(panics: WebhookPanics) -> Metrics {
         Metrics {
             latency: Family::new_with_constructor(|| {
-                DurationHistogram::new(exponential_buckets(0.0005, 2.0, 16))
+                DurationHistogram::new(exponential_buckets(10e-9, 10.0, 12))
             }),
             requests: Family::default(),
             in_flight: Family::default(),
+            panics,
         }
     }
 
     fn register(&self, registry: &SharedRegistry) {
         registry.register(|r| {
             r.register(
-                "kubegen_webhook_latency_seconds",
-                "Time to answer a webhook request, by webhook path",
+                "controller_runtime_webhook_latency_seconds",
+                "Histogram of the latency of processing admission requests",
                 self.latency.clone(),
             );
             r.register(
-                "kubegen_webhook_requests",
-                "Webhook requests by path and HTTP status code",
+                "controller_runtime_webhook_requests",
+                "Total number of admission requests by HTTP status code.",
                 self.requests.clone(),
             );
             r.register(
-                "kubegen_webhook_requests_in_flight",
-                "Webhook requests being answered, by path",
+                "controller_runtime_webhook_requests_in_flight",
+                "Current number of admission requests being served.",
                 self.in_flight.clone(),
             );
         });
@@ -100,6 +143,7 @@ pub struct WebhookServerBuilder {
     cert: ServingCert,
     routes: BTreeMap<String, Route>,
     registry: Option<SharedRegistry>,
+    panics: Option<WebhookPanics>,
     budget: Budget,
     client_ca: Option<PathBuf>,
 }
@@ -186,6 +230,14 @@ impl WebhookServerBuilder {
         self
     }
 
+    /// Counts handler panics into `panics`, already registered (by default
+    /// they are registered with the other metrics).
+    #[must_use]
+    pub fn panics(mut self, panics: WebhookPanics) -> Self {
+        self.panics = Some(panics);
+        self
+    }
+
     /// The paths served so far.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.routes.keys().map(String::as_str)
@@ -196,7 +248,12 @@ impl WebhookServerBuilder {
     pub async fn bind(self, addr: impl ToSocketAddrs) -> std::io::Result<WebhookServer> {
         let tls = self.cert.acceptor_for(self.client_ca.as_deref())?;
         let listener = TcpListener::bind(addr).await?;
-        let metrics = Metrics::new();
+        let panics = match (self.panics, &self.registry) {
+            (Some(panics), _) => panics,
+            (None, Some(registry)) => registry.register(WebhookPanics::register),
+            (None, None) => WebhookPanics::default(),
+        };
+        let metrics = Metrics::new(panics);
         if let Some(registry) = &self.registry {
             metrics.register(registry);
         }
@@ -258,6 +315,7 @@ impl WebhookServer {
             cert,
             routes: BTreeMap::new(),
             registry: None,
+            panics: None,
             budget: Budget::default(),
             client_ca: None,
         }
@@ -301,7 +359,7 @@ async fn respond(
     let in_flight = metrics.in_flight.get_or_create(&labels).clone();
     in_flight.inc();
     let reply = match budget.admit() {
-        Ok(held) => answer(route, held, request).await,
+        Ok(held) => answer(route, held, request, &metrics.panics).await,
         Err(refused) => *refused,
     };
     in_flight.dec();
@@ -321,7 +379,12 @@ async fn respond(
 
 /// The answer to a request the budget admitted (`held` is released when
 /// the answer, streamed or not, is done).
-async fn answer(route: &Route, held: Held, request: Request<Incoming>) -> Reply {
+async fn answer(
+    route: &Route,
+    held: Held,
+    request: Request<Incoming>,
+    panics: &WebhookPanics,
+) -> Reply {
     if request.method() != Method::POST {
         return text(StatusCode::METHOD_NOT_ALLOWED, "webhooks take POST\n");
     }
@@ -337,13 +400,20 @@ async fn answer(route: &Route, held: Held, request: Request<Incoming>) -> Reply 
         );
     }
     match route {
-        Route::Review(handler) => review(handler, held, request).await,
-        Route::Conversion(converter) => convert::answer(converter.clone(), held, request).await,
+        Route::Review(handler) => review(handler, held, request, &panics.admission).await,
+        Route::Conversion(converter) => {
+            convert::answer(converter.clone(), held, request, &panics.conversion).await
+        }
     }
 }
 
 /// A review read whole, then answered off the reactor.
-async fn review(handler: &ReviewHandler, mut held: Held, request: Request<Incoming>) -> Reply {
+async fn review(
+    handler: &ReviewHandler,
+    mut held: Held,
+    request: Request<Incoming>,
+    panics: &Counter,
+) -> Reply {
     let limit = held.budget().limits().max_review_body;
     let declared = content_length(request.headers());
     let body = match read_body(request.into_body(), declared, limit, &mut held).await {
@@ -362,6 +432,7 @@ async fn review(handler: &ReviewHandler, mut held: Held, request: Request<Incomi
             .unwrap_or_default(),
         Ok(Err(message)) => text(StatusCode::BAD_REQUEST, format!("{message}\n")),
         Err(panic) => {
+            panics.inc();
             tracing::error!(error = %panic, "a webhook handler panicked");
             text(StatusCode::INTERNAL_SERVER_ERROR, "the webhook failed\n")
         }

@@ -80,7 +80,8 @@ impl<T: QueueItem> WorkQueue<T> {
     /// Queues `item` after `delay` (at once when `delay` is zero). While an
     /// item waits, only an earlier deadline replaces its pending one. Ignored
     /// once the queue is shutting down; waiting items are dropped then. The
-    /// delay runs on Tokio's clock.
+    /// delay runs on Tokio's clock. Counts a retry
+    /// (`workqueue_retries_total`), as client-go's delaying queue does.
     ///
     /// # Panics
     ///

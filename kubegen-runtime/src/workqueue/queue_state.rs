@@ -144,6 +144,17 @@ impl<T: QueueItem> Shared<T> {
 
     /// `WorkQueue::add_after_with_priority`.
     pub(super) fn add_after(self: &Arc<Self>, item: T, delay: Duration, priority: i32) {
+        // client-go's delaying queue counts every `AddAfter` of a running
+        // queue as a retry, a zero delay too.
+        {
+            let mut state = self.lock();
+            if state.lifecycle != Lifecycle::Running {
+                return;
+            }
+            if let Some(stats) = &mut state.stats {
+                stats.retries += 1;
+            }
+        }
         if delay.is_zero() {
             self.add(item, priority);
             return;
@@ -168,14 +179,8 @@ impl<T: QueueItem> Shared<T> {
 
     /// `WorkQueue::add_rate_limited_with_priority`.
     pub(super) fn add_rate_limited(self: &Arc<Self>, item: T, priority: i32) {
-        {
-            let mut state = self.lock();
-            if state.lifecycle != Lifecycle::Running {
-                return;
-            }
-            if let Some(stats) = &mut state.stats {
-                stats.retries += 1;
-            }
+        if self.lock().lifecycle != Lifecycle::Running {
+            return;
         }
         let delay = self.limiter.when(&item);
         self.add_after(item, delay, priority);

@@ -70,3 +70,42 @@ pub async fn serve(
     let running = serve_at("127.0.0.1:0".parse()?, certs.path(), configure).await?;
     Ok(Webhooks { ca, certs, running })
 }
+
+impl Webhooks {
+    /// POSTs `body` as JSON to `path` over TLS (trusting [`Webhooks::ca`])
+    /// and returns the answer's status code.
+    pub async fn post(&self, path: &str, body: &[u8]) -> Result<u16> {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, ServerName};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(self.ca.pem().as_bytes()) {
+            roots.add(cert?)?;
+        }
+        let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let tcp = tokio::net::TcpStream::connect(self.running.addr).await?;
+        let mut tls = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+            .connect(ServerName::try_from("127.0.0.1")?.to_owned(), tcp)
+            .await?;
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        tls.write_all(head.as_bytes()).await?;
+        tls.write_all(body).await?;
+        let mut answer = Vec::new();
+        let _ = tls.read_to_end(&mut answer).await;
+        let text = String::from_utf8_lossy(&answer);
+        Ok(text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0))
+    }
+}

@@ -128,9 +128,14 @@ fn main() -> Result<()> {
 
 async fn run(options: Options, json: bool) -> Result<()> {
     init(LogFormat::from_flag(json));
-    let client = kube::Client::try_default()
+    let config = kube::Config::infer()
         .await
-        .context("connecting to the apiserver")?;
+        .context("reading the kubeconfig or the in-cluster configuration")?;
+    let options = Options {
+        apiserver_host: config.cluster_url.authority().map(ToString::to_string),
+        ..options
+    };
+    let client = kube::Client::try_from(config).context("connecting to the apiserver")?;
     let (manager, _, recorder) = manager(client, &options).await?;
     tracing::info!(
         probes = ?manager.health_probe_addr(),

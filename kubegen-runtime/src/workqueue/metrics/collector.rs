@@ -147,16 +147,16 @@ impl Collector for QueueCollector {
                 .filter(|(_, (_, live))| *live)
                 .map(|(labels, (s, _))| (labels, s))
         };
-        encode_family(
-            &mut encoder,
-            (
-                "workqueue_depth",
-                "Current depth of workqueue",
-                MetricType::Gauge,
-            ),
-            live(),
-            |s, e| ConstGauge::new(i64::try_from(s.depth).unwrap_or(i64::MAX)).encode(e),
+        let mut depth = encoder.encode_descriptor(
+            "workqueue_depth",
+            "Current depth of workqueue by workqueue and priority",
+            None,
+            MetricType::Gauge,
         )?;
+        for (labels, s) in live() {
+            let depth_now = i64::try_from(s.depth).unwrap_or(i64::MAX);
+            ConstGauge::new(depth_now).encode(depth.encode_family(&labels.depth())?)?;
+        }
         encode_family(
             &mut encoder,
             (
@@ -191,7 +191,7 @@ impl Collector for QueueCollector {
             &mut encoder,
             (
                 "workqueue_retries",
-                "Total number of retries handled by workqueue",
+                "Total number of items added to the workqueue with a non-zero delay (rate-limited requeues, explicit RequeueAfter or AddAfter calls)",
                 MetricType::Counter,
             ),
             all(),

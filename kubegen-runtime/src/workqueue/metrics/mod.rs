@@ -1,4 +1,5 @@
-//! Prometheus metrics of work queues under client-go's `workqueue_*` names.
+//! Prometheus metrics of work queues under client-go's `workqueue_*` names,
+//! with controller-runtime's labels and buckets.
 //!
 //! Each queue counts under its own lock, beside its state ([`QueueStats`]):
 //! recording is a few plain additions in a critical section the queue
@@ -21,7 +22,10 @@ use labels::QueueLabels;
 pub(super) use stats::QueueStats;
 
 /// The work queue metric families, registered once into a
-/// [`Registry`] and shared by any number of queues (each labelled `name`).
+/// [`Registry`] and shared by any number of queues, under
+/// controller-runtime's names and labels: each series is labelled `name`
+/// and `controller` (both the queue's name, as controller-runtime labels a
+/// controller's queue), `workqueue_depth` also `priority` (empty).
 ///
 /// Families (text names as exposed):
 ///
@@ -33,7 +37,7 @@ pub(super) use stats::QueueStats;
 /// | `workqueue_work_duration_seconds` | histogram | time from `get` to `done` |
 /// | `workqueue_unfinished_work_seconds` | gauge | summed age of work in progress |
 /// | `workqueue_longest_running_processor_seconds` | gauge | age of the oldest work in progress |
-/// | `workqueue_retries_total` | counter | calls to `add_rate_limited` |
+/// | `workqueue_retries_total` | counter | calls to `add_after` (and so `add_rate_limited`), as client-go counts them |
 ///
 /// Durations are read from Tokio's clock, so tests with paused time see exact
 /// values. Queues sharing a name share their series (gauges and counts are
@@ -56,9 +60,7 @@ impl WorkQueueMetrics {
     /// Reports the queue called `name`, read through `source` at every
     /// scrape for as long as the queue holds `source` too.
     pub(super) fn track(&self, name: &str, source: Arc<dyn QueueSource>) {
-        let labels = QueueLabels {
-            name: name.to_owned(),
-        };
+        let labels = QueueLabels::of(name);
         self.collector.track(labels, source);
     }
 }

@@ -10,9 +10,11 @@ use prometheus_client::encoding::MetricEncoder;
 
 use crate::duration_histogram::{bucket_of, encode_histogram, exposition};
 
-/// Bucket bounds of the duration histograms: 10 ns to 10 s, one per decade,
-/// as client-go's `ExponentialBuckets(10e-9, 10, 10)`.
-const DURATION_BUCKETS: [f64; 10] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0];
+/// Bucket bounds of the duration histograms: 10 ns to 1,000 s, one per
+/// decade, as controller-runtime's `ExponentialBuckets(10e-9, 10, 12)`.
+const DURATION_BUCKETS: [f64; 12] = [
+    1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0,
+];
 
 /// One duration histogram's counts with [`DURATION_BUCKETS`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,7 +55,9 @@ impl Tally {
 pub(in crate::workqueue) struct QueueStats {
     /// `workqueue_adds_total`: adds that were not duplicates.
     pub(in crate::workqueue) adds: u64,
-    /// `workqueue_retries_total`: calls to `add_rate_limited`.
+    /// `workqueue_retries_total`: calls to `add_after` (and so
+    /// `add_rate_limited`) of a running queue, as client-go's delaying
+    /// queue counts them.
     pub(in crate::workqueue) retries: u64,
     /// `workqueue_queue_duration_seconds`: add to `get`.
     pub(in crate::workqueue) queue_duration: Tally,
@@ -80,11 +84,11 @@ mod tests {
         let mut tally = Tally::default();
         tally.record(Duration::from_nanos(10)); // on the first bound
         tally.record(Duration::from_nanos(11));
-        tally.record(Duration::from_secs(11)); // beyond the last: +Inf
+        tally.record(Duration::from_secs(1001)); // beyond the last: +Inf
         assert_eq!(tally.counts[0], 1);
         assert_eq!(tally.counts[1], 1);
         assert_eq!(tally.counts[DURATION_BUCKETS.len()], 1);
-        assert_eq!(tally.sum, Duration::from_nanos(11_000_000_021));
+        assert_eq!(tally.sum, Duration::from_nanos(1_001_000_000_021));
 
         let mut merged = tally.clone();
         merged.merge(&tally);

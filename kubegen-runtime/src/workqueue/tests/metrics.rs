@@ -45,11 +45,19 @@ async fn metrics_follow_a_known_sequence() {
     q.add("b");
     q.add("a"); // duplicate: not counted
     let text = scrape(&registry);
-    assert_sample(&text, r#"workqueue_adds_total{name="jobs"}"#, 2.0);
-    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 2.0);
     assert_sample(
         &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        r#"workqueue_adds_total{name="jobs",controller="jobs"}"#,
+        2.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
+        2.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
         0.0,
     );
 
@@ -57,30 +65,38 @@ async fn metrics_follow_a_known_sequence() {
     assert_eq!(q.get().await, Some("a")); // waited 10 ms
     advance(20 * MS).await;
     let text = scrape(&registry);
-    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 1.0);
     assert_sample(
         &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
+        1.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
         0.020,
     );
     assert_sample(
         &text,
-        r#"workqueue_longest_running_processor_seconds{name="jobs"}"#,
+        r#"workqueue_longest_running_processor_seconds{name="jobs",controller="jobs"}"#,
         0.020,
     );
 
     assert_eq!(q.get().await, Some("b")); // waited 30 ms
     advance(5 * MS).await;
     let text = scrape(&registry);
-    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 0.0);
     assert_sample(
         &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
+        0.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
         0.025 + 0.005,
     );
     assert_sample(
         &text,
-        r#"workqueue_longest_running_processor_seconds{name="jobs"}"#,
+        r#"workqueue_longest_running_processor_seconds{name="jobs",controller="jobs"}"#,
         0.025,
     );
 
@@ -91,65 +107,93 @@ async fn metrics_follow_a_known_sequence() {
     q.add_rate_limited("c");
     q.add_rate_limited("c");
     let text = scrape(&registry);
-    assert_sample(&text, r#"workqueue_adds_total{name="jobs"}"#, 3.0);
-    assert_sample(&text, r#"workqueue_depth{name="jobs"}"#, 1.0);
-    assert_sample(&text, r#"workqueue_retries_total{name="jobs"}"#, 2.0);
     assert_sample(
         &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs"}"#,
+        r#"workqueue_adds_total{name="jobs",controller="jobs"}"#,
+        3.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
+        1.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_retries_total{name="jobs",controller="jobs"}"#,
+        2.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
         0.0,
     );
     assert_sample(
         &text,
-        r#"workqueue_longest_running_processor_seconds{name="jobs"}"#,
+        r#"workqueue_longest_running_processor_seconds{name="jobs",controller="jobs"}"#,
         0.0,
     );
 
     let queue = "workqueue_queue_duration_seconds";
-    assert_sample(&text, &format!(r#"{queue}_count{{name="jobs"}}"#), 2.0);
-    assert_sample(&text, &format!(r#"{queue}_sum{{name="jobs"}}"#), 0.040);
     assert_sample(
         &text,
-        &format!(r#"{queue}_bucket{{le="0.001",name="jobs"}}"#),
-        0.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_bucket{{le="0.01",name="jobs"}}"#),
-        1.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_bucket{{le="0.1",name="jobs"}}"#),
+        &format!(r#"{queue}_count{{name="jobs",controller="jobs"}}"#),
         2.0,
     );
     assert_sample(
         &text,
-        &format!(r#"{queue}_bucket{{le="+Inf",name="jobs"}}"#),
+        &format!(r#"{queue}_sum{{name="jobs",controller="jobs"}}"#),
+        0.040,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="0.001",name="jobs",controller="jobs"}}"#),
+        0.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="0.01",name="jobs",controller="jobs"}}"#),
+        1.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="0.1",name="jobs",controller="jobs"}}"#),
+        2.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{queue}_bucket{{le="+Inf",name="jobs",controller="jobs"}}"#),
         2.0,
     );
 
     let work = "workqueue_work_duration_seconds";
-    assert_sample(&text, &format!(r#"{work}_count{{name="jobs"}}"#), 2.0);
-    assert_sample(&text, &format!(r#"{work}_sum{{name="jobs"}}"#), 0.032);
     assert_sample(
         &text,
-        &format!(r#"{work}_bucket{{le="0.01",name="jobs"}}"#),
-        1.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{work}_bucket{{le="0.1",name="jobs"}}"#),
+        &format!(r#"{work}_count{{name="jobs",controller="jobs"}}"#),
         2.0,
     );
     assert_sample(
         &text,
-        &format!(r#"{work}_bucket{{le="1e-8",name="jobs"}}"#),
+        &format!(r#"{work}_sum{{name="jobs",controller="jobs"}}"#),
+        0.032,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="0.01",name="jobs",controller="jobs"}}"#),
+        1.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="0.1",name="jobs",controller="jobs"}}"#),
+        2.0,
+    );
+    assert_sample(
+        &text,
+        &format!(r#"{work}_bucket{{le="1e-8",name="jobs",controller="jobs"}}"#),
         0.0,
     );
     assert_sample(
         &text,
-        &format!(r#"{work}_bucket{{le="10.0",name="jobs"}}"#),
+        &format!(r#"{work}_bucket{{le="10.0",name="jobs",controller="jobs"}}"#),
         2.0,
     );
 }
@@ -168,44 +212,92 @@ async fn queues_are_labelled_by_name_and_leave_with_their_queue() {
     assert_eq!(foos.get().await, Some(1));
     advance(3 * MS).await;
     let text = scrape(&registry);
-    assert_sample(&text, r#"workqueue_adds_total{name="foos"}"#, 1.0);
-    assert_sample(&text, r#"workqueue_adds_total{name="bars"}"#, 2.0);
+    assert_sample(
+        &text,
+        r#"workqueue_adds_total{name="foos",controller="foos"}"#,
+        1.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_adds_total{name="bars",controller="bars"}"#,
+        2.0,
+    );
     assert!(!text.contains("quiet"), "{text}");
     assert_sample(
         &text,
-        r#"workqueue_longest_running_processor_seconds{name="foos"}"#,
+        r#"workqueue_longest_running_processor_seconds{name="foos",controller="foos"}"#,
         0.003,
     );
     assert_sample(
         &text,
-        r#"workqueue_longest_running_processor_seconds{name="bars"}"#,
+        r#"workqueue_longest_running_processor_seconds{name="bars",controller="bars"}"#,
         0.0,
     );
 
     drop(foos);
     let text = scrape(&registry);
     assert_eq!(
-        sample(&text, r#"workqueue_unfinished_work_seconds{name="foos"}"#),
+        sample(
+            &text,
+            r#"workqueue_unfinished_work_seconds{name="foos",controller="foos"}"#
+        ),
         None
     );
-    assert_eq!(sample(&text, r#"workqueue_depth{name="foos"}"#), None);
+    assert_eq!(
+        sample(
+            &text,
+            r#"workqueue_depth{name="foos",controller="foos",priority=""}"#
+        ),
+        None
+    );
     // Counters and histograms of a dropped queue stay: they never go back,
     // and a new queue of the same name counts on from them.
-    assert_sample(&text, r#"workqueue_adds_total{name="foos"}"#, 1.0);
     assert_sample(
         &text,
-        r#"workqueue_queue_duration_seconds_count{name="foos"}"#,
+        r#"workqueue_adds_total{name="foos",controller="foos"}"#,
+        1.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_queue_duration_seconds_count{name="foos",controller="foos"}"#,
         1.0,
     );
     let again: WorkQueue<u32> = WorkQueue::builder("foos").metrics(&metrics).build();
     again.add(7);
     again.add(8);
     let text = scrape(&registry);
-    assert_sample(&text, r#"workqueue_adds_total{name="foos"}"#, 3.0);
-    assert_sample(&text, r#"workqueue_depth{name="foos"}"#, 2.0);
     assert_sample(
         &text,
-        r#"workqueue_unfinished_work_seconds{name="bars"}"#,
+        r#"workqueue_adds_total{name="foos",controller="foos"}"#,
+        3.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_depth{name="foos",controller="foos",priority=""}"#,
+        2.0,
+    );
+    assert_sample(
+        &text,
+        r#"workqueue_unfinished_work_seconds{name="bars",controller="bars"}"#,
         0.0,
     );
+}
+
+/// Every `add_after` of a running queue counts a retry, a zero delay too,
+/// as client-go's delaying queue counts them (and controller-runtime's
+/// dashboards read them); a queue shutting down counts none.
+#[tokio::test(start_paused = true)]
+async fn every_add_after_counts_a_retry() {
+    let mut registry = Registry::default();
+    let metrics = WorkQueueMetrics::register(&mut registry);
+    let q: WorkQueue<&str> = WorkQueue::builder("jobs").metrics(&metrics).build();
+    q.add("a");
+    q.add_after("b", Duration::ZERO);
+    q.add_after("c", 5 * MS);
+    q.add_rate_limited("d");
+    let retries = r#"workqueue_retries_total{name="jobs",controller="jobs"}"#;
+    assert_sample(&scrape(&registry), retries, 3.0);
+    q.shutdown();
+    q.add_after("e", MS);
+    assert_sample(&scrape(&registry), retries, 3.0);
 }
