@@ -10,6 +10,19 @@ use crate::workqueue::{WorkQueue, WorkQueueMetrics};
 
 const MS: Duration = Duration::from_millis(1);
 
+/// The depth series of the queue `jobs`.
+const DEPTH: &str = r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#;
+
+/// The `le` bucket of the histogram `family` for the queue `jobs`.
+fn bucket(family: &str, le: &str) -> String {
+    format!(r#"{family}_bucket{{le="{le}",name="jobs",controller="jobs"}}"#)
+}
+
+/// The series of `family` for the queue `jobs`.
+fn jobs(family: &str) -> String {
+    format!(r#"{family}{{name="jobs",controller="jobs"}}"#)
+}
+
 /// The registry encoded as text.
 fn scrape(registry: &Registry) -> String {
     let mut text = String::new();
@@ -45,50 +58,26 @@ async fn metrics_follow_a_known_sequence() {
     q.add("b");
     q.add("a"); // duplicate: not counted
     let text = scrape(&registry);
-    assert_sample(
-        &text,
-        r#"workqueue_adds_total{name="jobs",controller="jobs"}"#,
-        2.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
-        2.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
-        0.0,
-    );
+    assert_sample(&text, &jobs("workqueue_adds_total"), 2.0);
+    assert_sample(&text, DEPTH, 2.0);
+    assert_sample(&text, &jobs("workqueue_unfinished_work_seconds"), 0.0);
 
     advance(10 * MS).await;
     assert_eq!(q.get().await, Some("a")); // waited 10 ms
     advance(20 * MS).await;
     let text = scrape(&registry);
+    assert_sample(&text, DEPTH, 1.0);
+    assert_sample(&text, &jobs("workqueue_unfinished_work_seconds"), 0.020);
     assert_sample(
         &text,
-        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
-        1.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
-        0.020,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_longest_running_processor_seconds{name="jobs",controller="jobs"}"#,
+        &jobs("workqueue_longest_running_processor_seconds"),
         0.020,
     );
 
     assert_eq!(q.get().await, Some("b")); // waited 30 ms
     advance(5 * MS).await;
     let text = scrape(&registry);
-    assert_sample(
-        &text,
-        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
-        0.0,
-    );
+    assert_sample(&text, DEPTH, 0.0);
     assert_sample(
         &text,
         r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
@@ -96,7 +85,7 @@ async fn metrics_follow_a_known_sequence() {
     );
     assert_sample(
         &text,
-        r#"workqueue_longest_running_processor_seconds{name="jobs",controller="jobs"}"#,
+        &jobs("workqueue_longest_running_processor_seconds"),
         0.025,
     );
 
@@ -107,95 +96,31 @@ async fn metrics_follow_a_known_sequence() {
     q.add_rate_limited("c");
     q.add_rate_limited("c");
     let text = scrape(&registry);
+    assert_sample(&text, &jobs("workqueue_adds_total"), 3.0);
+    assert_sample(&text, DEPTH, 1.0);
+    assert_sample(&text, &jobs("workqueue_retries_total"), 2.0);
+    assert_sample(&text, &jobs("workqueue_unfinished_work_seconds"), 0.0);
     assert_sample(
         &text,
-        r#"workqueue_adds_total{name="jobs",controller="jobs"}"#,
-        3.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_depth{name="jobs",controller="jobs",priority=""}"#,
-        1.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_retries_total{name="jobs",controller="jobs"}"#,
-        2.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_unfinished_work_seconds{name="jobs",controller="jobs"}"#,
-        0.0,
-    );
-    assert_sample(
-        &text,
-        r#"workqueue_longest_running_processor_seconds{name="jobs",controller="jobs"}"#,
+        &jobs("workqueue_longest_running_processor_seconds"),
         0.0,
     );
 
     let queue = "workqueue_queue_duration_seconds";
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_count{{name="jobs",controller="jobs"}}"#),
-        2.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_sum{{name="jobs",controller="jobs"}}"#),
-        0.040,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_bucket{{le="0.001",name="jobs",controller="jobs"}}"#),
-        0.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_bucket{{le="0.01",name="jobs",controller="jobs"}}"#),
-        1.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_bucket{{le="0.1",name="jobs",controller="jobs"}}"#),
-        2.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{queue}_bucket{{le="+Inf",name="jobs",controller="jobs"}}"#),
-        2.0,
-    );
+    assert_sample(&text, &jobs(&format!("{queue}_count")), 2.0);
+    assert_sample(&text, &jobs(&format!("{queue}_sum")), 0.040);
+    assert_sample(&text, &bucket(queue, "0.001"), 0.0);
+    assert_sample(&text, &bucket(queue, "0.01"), 1.0);
+    assert_sample(&text, &bucket(queue, "0.1"), 2.0);
+    assert_sample(&text, &bucket(queue, "+Inf"), 2.0);
 
     let work = "workqueue_work_duration_seconds";
-    assert_sample(
-        &text,
-        &format!(r#"{work}_count{{name="jobs",controller="jobs"}}"#),
-        2.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{work}_sum{{name="jobs",controller="jobs"}}"#),
-        0.032,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{work}_bucket{{le="0.01",name="jobs",controller="jobs"}}"#),
-        1.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{work}_bucket{{le="0.1",name="jobs",controller="jobs"}}"#),
-        2.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{work}_bucket{{le="1e-8",name="jobs",controller="jobs"}}"#),
-        0.0,
-    );
-    assert_sample(
-        &text,
-        &format!(r#"{work}_bucket{{le="10.0",name="jobs",controller="jobs"}}"#),
-        2.0,
-    );
+    assert_sample(&text, &jobs(&format!("{work}_count")), 2.0);
+    assert_sample(&text, &jobs(&format!("{work}_sum")), 0.032);
+    assert_sample(&text, &bucket(work, "0.01"), 1.0);
+    assert_sample(&text, &bucket(work, "0.1"), 2.0);
+    assert_sample(&text, &bucket(work, "1e-8"), 0.0);
+    assert_sample(&text, &bucket(work, "10.0"), 2.0);
 }
 
 #[tokio::test(start_paused = true)]
