@@ -9,6 +9,10 @@
 //! `rest_client_*`, `leader_election_*`) must be kubegen's too, with the
 //! same type and the same label names, except the differences listed in
 //! [`DIFFERENCES`] with their reasons. The whole comparison is printed.
+//!
+//! The example's alert rules and Grafana dashboard
+//! (`examples/my-application/config/monitoring/`) read only families both
+//! operators expose, so they work on either.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -36,6 +40,39 @@ const DIFFERENCES: [(&str, &str); 1] = [(
     "controller_runtime_reconcile_timeouts_total",
     "kubegen puts no timeout around a reconcile (controller-runtime's ReconciliationTimeout)",
 )];
+
+/// The webhook families, exposed once a webhook server runs (neither
+/// operator serves webhooks here; `kubegen-runtime/tests/webhook_metrics.rs`
+/// checks kubegen's).
+const WEBHOOK_SERVED: [&str; 3] = [
+    "controller_runtime_webhook_requests_total",
+    "controller_runtime_webhook_latency_seconds",
+    "controller_runtime_webhook_requests_in_flight",
+];
+
+/// The families the example's alert rules and dashboard read: every name
+/// with a [`COMPARED`] prefix in their queries, a histogram's `_bucket`
+/// read as the histogram.
+fn referenced() -> Result<BTreeSet<String>> {
+    let dir = my_application_bench::example_dir().join("config/monitoring");
+    let mut out = BTreeSet::new();
+    for file in ["alerts.yaml", "dashboard.json"] {
+        let text = std::fs::read_to_string(dir.join(file))?;
+        let mut rest = text.as_str();
+        while let Some(at) = COMPARED.iter().filter_map(|p| rest.find(p)).min() {
+            let boundary = at == 0 || !rest.as_bytes()[at - 1].is_ascii_alphanumeric();
+            let name: String = rest[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            rest = &rest[at + name.len()..];
+            if boundary {
+                out.insert(name.strip_suffix("_bucket").unwrap_or(&name).to_owned());
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// A family's type and the names of its labels (`le` aside).
 type Families = BTreeMap<String, (String, BTreeSet<String>)>;
@@ -265,6 +302,19 @@ async fn metric_families_match_controller_runtimes() -> Result<()> {
         differences.is_empty(),
         "{}\n\n{table}",
         differences.join("\n")
+    );
+    let read = referenced()?;
+    ensure!(read.len() >= 10, "the monitoring files read {read:?}");
+    for family in &read {
+        let served = WEBHOOK_SERVED.contains(&family.as_str());
+        ensure!(
+            served || (ours.contains_key(family) && theirs.contains_key(family)),
+            "the alerts or the dashboard read {family}, which an operator does not expose"
+        );
+    }
+    println!(
+        "the alert rules and the dashboard read {} families, all exposed",
+        read.len()
     );
     Ok(())
 }
