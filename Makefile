@@ -3,7 +3,7 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test differential prerequisites control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
+.PHONY: test differential monitoring-check prerequisites control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
@@ -40,6 +40,11 @@ test: control-plane lint verify
 ## objects and its dry runs over 3,000, the apiserver's verdicts on every corpus CRD,
 ## flect's plurals and the YAML readers on more seeds, the servers' wire
 ## fuzzing on 15,000 hostile requests.
+## The example's alert rules and Grafana dashboard queries checked by
+## Prometheus's promtool (built once into ~/.cache/kubegen/go-tools/).
+monitoring-check:
+	bash hack/check-monitoring.sh
+
 differential: control-plane
 	KUBEGEN_CGDIFF_CASES=2000 $(CARGO) test -p kubegen-cli --test controller_gen_diff -- --nocapture
 	KUBEGEN_RE2_CASES=30000 $(CARGO) test -p kubegen-codegen --test re2_differential -- --nocapture
