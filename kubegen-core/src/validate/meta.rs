@@ -18,6 +18,7 @@ pub fn validate_create(object: &Value, namespaced: bool, out: &mut Vec<FieldErro
     let mut meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
     let text = |m: &Value, k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let (name, generate) = (text(&meta, "name"), text(&meta, "generateName"));
+    let no_namespace = text(&meta, "namespace").is_empty();
     if let Some(m) = meta.as_object_mut() {
         // On create the apiserver generates a name from generateName
         // before it validates: five characters of
@@ -28,7 +29,7 @@ pub fn validate_create(object: &Value, namespaced: bool, out: &mut Vec<FieldErro
             g.push_str("x2b4z");
             m.insert("name".into(), json!(g));
         }
-        if namespaced && text(&Value::Object(m.clone()), "namespace").is_empty() {
+        if namespaced && no_namespace {
             m.insert("namespace".into(), json!("default"));
         }
         // Set by the strategy (generation 1), the field manager and

@@ -134,55 +134,32 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
         .unwrap_or_else(|| json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
     let namespaced = text(crd, "/spec/scope") == "Namespaced";
 
-    let mut object = object.clone();
-    let mut unknown_fields = Vec::new();
-    let refused = |object: Value, undecodable: Vec<String>| Outcome {
-        object,
-        unknown_fields: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-        rules_not_evaluated: Vec::new(),
-        rules_evaluated: 0,
-        rules_cost: Some(0),
-        undecodable,
+    let (mut object, unknown_fields) = match decoded(
+        object.clone(),
+        &schema,
+        namespaced,
+        object_meta::Mode::Request,
+    ) {
+        Ok(read) => read,
+        Err((object, undecodable)) => {
+            return Ok(Outcome {
+                object,
+                unknown_fields: Vec::new(),
+                errors: Vec::new(),
+                warnings: Vec::new(),
+                rules_not_evaluated: Vec::new(),
+                rules_evaluated: 0,
+                rules_cost: Some(0),
+                undecodable,
+            });
+        }
     };
-    // `GetObjectMetaWithOptions`: the metadata as `ObjectMeta`.
-    if let Some(meta) = object.get("metadata") {
-        match object_meta::decode(meta, "metadata", object_meta::Mode::Request) {
-            Ok(decoded) => {
-                unknown_fields.extend(decoded.unknown);
-                object["metadata"] = decoded.meta;
-            }
-            Err(e) => return Ok(refused(object, vec![e])),
-        }
-    }
-    if !namespaced && let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        // `rest.BeforeCreate` clears a cluster-scoped object's namespace.
-        meta.remove("namespace");
-    }
-    unknown_fields.extend(structural::prune(&mut object, &schema, true));
-    structural::prune_nulls(&mut object, Some(&schema));
-    let coerced = embedded::coerce(&mut object, &schema, object_meta::Mode::Request);
-    if !coerced.errors.is_empty() {
-        let mut why: Vec<String> = coerced.errors.iter().map(ToString::to_string).collect();
-        why.sort();
-        return Ok(refused(object, why));
-    }
-    unknown_fields.extend(coerced.unknown);
-    unknown_fields.sort();
-    structural::default(&mut object, &schema);
-    let old = old.map(|old| {
-        let mut old = old.clone();
-        if let Some(meta) = old.get("metadata")
-            && let Ok(decoded) = object_meta::decode(meta, "metadata", object_meta::Mode::Storage)
-        {
-            old["metadata"] = decoded.meta;
-        }
-        structural::prune(&mut old, &schema, true);
-        structural::prune_nulls(&mut old, Some(&schema));
-        embedded::coerce(&mut old, &schema, object_meta::Mode::Storage);
-        structural::default(&mut old, &schema);
-        old
+    // The old object as read from storage, which drops what it cannot
+    // decode rather than refusing it.
+    let old = old.and_then(|old| {
+        decoded(old.clone(), &schema, namespaced, object_meta::Mode::Storage)
+            .ok()
+            .map(|(old, _)| old)
     });
     if version.pointer("/subresources/status").is_some()
         && let Some(new) = object.as_object_mut()
@@ -257,6 +234,48 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
         warnings,
         undecodable: Vec::new(),
     })
+}
+
+/// `object` as the apiserver decodes it, in its order: the metadata read
+/// as `ObjectMeta`, a cluster-scoped object's namespace cleared, unknown
+/// fields pruned, nulls the schema neither allows nor defaults dropped,
+/// embedded resources coerced, defaults applied; with the unknown fields,
+/// sorted. On a request (`mode`), what Go cannot decode refuses it: the
+/// object as far as it was read, and the refusals.
+fn decoded(
+    mut object: Value,
+    schema: &Value,
+    namespaced: bool,
+    mode: object_meta::Mode,
+) -> Result<(Value, Vec<String>), (Value, Vec<String>)> {
+    let mut unknown = Vec::new();
+    // `GetObjectMetaWithOptions`: the metadata as `ObjectMeta`.
+    if let Some(meta) = object.get("metadata") {
+        match object_meta::decode(meta, "metadata", mode) {
+            Ok(decoded) => {
+                unknown.extend(decoded.unknown);
+                object["metadata"] = decoded.meta;
+            }
+            Err(e) if mode == object_meta::Mode::Request => return Err((object, vec![e])),
+            Err(_) => {}
+        }
+    }
+    if !namespaced && let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        // `rest.BeforeCreate` clears a cluster-scoped object's namespace.
+        meta.remove("namespace");
+    }
+    unknown.extend(structural::prune(&mut object, schema, true));
+    structural::prune_nulls(&mut object, Some(schema));
+    let coerced = embedded::coerce(&mut object, schema, mode);
+    if !coerced.errors.is_empty() {
+        let mut why: Vec<String> = coerced.errors.iter().map(ToString::to_string).collect();
+        why.sort();
+        return Err((object, why));
+    }
+    unknown.extend(coerced.unknown);
+    unknown.sort();
+    structural::default(&mut object, schema);
+    Ok((object, unknown))
 }
 
 /// The scale subresource's check of a replicas path: an integer between 0

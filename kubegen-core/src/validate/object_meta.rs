@@ -140,11 +140,12 @@ pub fn decode(metadata: &Value, prefix: &str, mode: Mode) -> Result<Decoded, Str
     match (whole, mode) {
         (Ok(meta), _) => Ok(Decoded { meta, unknown }),
         (Err(e), Mode::Request) => Err(e),
-        (Err(e), Mode::Storage) => {
+        (Err(_), Mode::Storage) => {
             let Value::Object(fields) = metadata else {
-                return Err(format!("invalid metadata: expected object, got {}", {
+                return Err(format!(
+                    "invalid metadata: expected object, got {}",
                     crate::go::fmt::go_type(metadata)
-                }));
+                ));
             };
             // Each field on its own; the ones that decode are kept.
             let mut kept = Map::new();
@@ -154,7 +155,6 @@ pub fn decode(metadata: &Value, prefix: &str, mode: Mode) -> Result<Decoded, Str
                     kept.extend(m);
                 }
             }
-            let _ = e;
             Ok(Decoded {
                 meta: Value::Object(kept),
                 unknown: Vec::new(),
@@ -411,18 +411,14 @@ impl NameRule {
     fn errors(self, name: &str, prefix: bool) -> Vec<String> {
         match self {
             NameRule::Subdomain => crate::go::names::name_errors(name, prefix),
-            NameRule::PathSegment => {
-                let mut errs = Vec::new();
-                if !prefix && (name == "." || name == "..") {
-                    return vec![format!("may not be '{name}'")];
-                }
-                for bad in ["/", "%"] {
-                    if name.contains(bad) {
-                        errs.push(format!("may not contain '{bad}'"));
-                    }
-                }
-                errs
+            NameRule::PathSegment if !prefix && (name == "." || name == "..") => {
+                vec![format!("may not be '{name}'")]
             }
+            NameRule::PathSegment => ["/", "%"]
+                .into_iter()
+                .filter(|bad| name.contains(bad))
+                .map(|bad| format!("may not contain '{bad}'"))
+                .collect(),
         }
     }
 }
@@ -463,12 +459,10 @@ pub fn validate(
     if namespaced {
         if namespace.is_empty() {
             out.push(FieldError::required(at("namespace"), ""));
-        }
-        for m in is_dns1123_label(namespace)
-            .into_iter()
-            .filter(|_| !namespace.is_empty())
-        {
-            out.push(FieldError::invalid(at("namespace"), json!(namespace), m));
+        } else {
+            for m in is_dns1123_label(namespace) {
+                out.push(FieldError::invalid(at("namespace"), json!(namespace), m));
+            }
         }
     } else if !namespace.is_empty() {
         out.push(FieldError::new(

@@ -40,24 +40,44 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structurallisttype "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	celschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/common"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/warning"
 )
+
+// stdio is every mode's plumbing: standard input read line by line (up
+// to 16 MiB a line) and an encoder writing one JSON line per answer
+// (HTML left unescaped) to standard output; done, deferred, flushes it
+// and panics if reading failed.
+func stdio() (*bufio.Scanner, *json.Encoder, func()) {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<24)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	return in, enc, func() {
+		if err := in.Err(); err != nil {
+			panic(err)
+		}
+		if err := out.Flush(); err != nil {
+			panic(err)
+		}
+	}
+}
 
 // The environment a CRD's new or changed rules compile in.
 func newExpressions() *cel.Env {
@@ -115,12 +135,8 @@ func functions() {
 // compilation result: {"error": ...} or {"cost": ..., "cardinality": ...,
 // "messageCost": ...}.
 func compile() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	in, enc, done := stdio()
+	defer done()
 	base := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
 	for in.Scan() {
 		var v1 apiextensionsv1.JSONSchemaProps
@@ -153,9 +169,6 @@ func compile() {
 		}
 		enc.Encode(map[string]any{"results": answers})
 	}
-	if err := in.Err(); err != nil {
-		panic(err)
-	}
 }
 
 // crd reads one openAPIV3Schema per line, makes it the only version of a
@@ -163,12 +176,8 @@ func compile() {
 // it (ValidateCustomResourceDefinition): {"errors": [{"field", "type",
 // "detail"}...]}.
 func crd() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	in, enc, done := stdio()
+	defer done()
 	for in.Scan() {
 		var s apiextensionsv1.JSONSchemaProps
 		if err := json.Unmarshal(in.Bytes(), &s); err != nil {
@@ -198,9 +207,6 @@ func crd() {
 		}
 		enc.Encode(map[string]any{"errors": errs})
 	}
-	if err := in.Err(); err != nil {
-		panic(err)
-	}
 }
 
 // validateObjects reads lines {"schema": openAPIV3Schema, "namespaced":
@@ -214,12 +220,8 @@ func crd() {
 // rules unless an earlier error blocks them):
 // {"unknown": [...], "errors": [<field.Error texts>], "stored": <object>}.
 func validateObjects() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	in, enc, done := stdio()
+	defer done()
 	for in.Scan() {
 		var line struct {
 			Schema     json.RawMessage `json:"schema"`
@@ -304,9 +306,6 @@ func validateObjects() {
 		delete(result, "warnings")
 		enc.Encode(result)
 	}
-	if err := in.Err(); err != nil {
-		panic(err)
-	}
 }
 
 // embedded reads lines {"value": <any JSON>} and treats each value as an
@@ -317,12 +316,8 @@ func validateObjects() {
 // (schemaobjectmeta.Validate). It prints {"coerceError": "..."} or
 // {"unknown": [...], "coerced": <value>, "errors": [...]}.
 func embedded() {
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	in, enc, done := stdio()
+	defer done()
 	s := &schema.Structural{
 		Generic:    schema.Generic{Type: "object"},
 		Extensions: schema.Extensions{XEmbeddedResource: true, XPreserveUnknownFields: true},
@@ -359,9 +354,6 @@ func embedded() {
 			unknown = []string{}
 		}
 		enc.Encode(map[string]any{"unknown": unknown, "coerced": obj["spec"].(map[string]interface{})["template"], "errors": texts})
-	}
-	if err := in.Err(); err != nil {
-		panic(err)
 	}
 }
 
@@ -477,12 +469,8 @@ func blockingErr(errs field.ErrorList) *field.Error {
 // of its own values.
 func evalExprs() {
 	env := newExpressions()
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	in, enc, done := stdio()
+	defer done()
 	for in.Scan() {
 		var line struct {
 			Expr string `json:"expr"`
@@ -506,9 +494,6 @@ func evalExprs() {
 			continue
 		}
 		enc.Encode(map[string]any{"value": canonical(v)})
-	}
-	if err := in.Err(); err != nil {
-		panic(err)
 	}
 }
 
@@ -700,11 +685,8 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
+	in, enc, done := stdio()
+	defer done()
 	for in.Scan() {
 		var expr string
 		if err := json.Unmarshal(in.Bytes(), &expr); err != nil {
@@ -723,8 +705,5 @@ func main() {
 		p := &printer{macros: parsed.NativeRep().SourceInfo().MacroCalls()}
 		p.expr(parsed.NativeRep().Expr())
 		enc.Encode(map[string]any{"ast": p.out.String()})
-	}
-	if err := in.Err(); err != nil {
-		panic(err)
 	}
 }

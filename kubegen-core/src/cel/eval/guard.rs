@@ -79,37 +79,9 @@ fn assignable(t: &Type, v: &Val) -> Option<bool> {
             verdicts.all(|v| v == Some(first)).then_some(first)
         }
         (Type::Object(_), _) | (_, Val::Object(..)) => None,
-        (t, v) => Some(name(t).is_some_and(|n| v.type_name().ok() == Some(n))),
+        // cel-go compares the types' names (`TypeName`).
+        (t, v) => Some(v.type_name().ok() == Some(t.type_name().as_str())),
     }
-}
-
-/// A declared type's runtime name, as [`Val::type_name`] gives a value's.
-fn name(t: &Type) -> Option<&'static str> {
-    Some(match t {
-        Type::Null => "null_type",
-        Type::Bool => "bool",
-        Type::Int => "int",
-        Type::Uint => "uint",
-        Type::Double => "double",
-        Type::String => "string",
-        Type::Bytes => "bytes",
-        Type::Duration => "google.protobuf.Duration",
-        Type::Timestamp => "google.protobuf.Timestamp",
-        Type::List(_) => "list",
-        Type::Map(..) => "map",
-        Type::Optional(_) => "optional_type",
-        Type::Type(_) => "type",
-        Type::Opaque(n) => match n.as_str() {
-            "net.IP" => "net.IP",
-            "net.CIDR" => "net.CIDR",
-            "kubernetes.Semver" => "kubernetes.Semver",
-            "kubernetes.Quantity" => "kubernetes.Quantity",
-            "kubernetes.URL" => "kubernetes.URL",
-            "kubernetes.NamedFormat" => "kubernetes.NamedFormat",
-            _ => return None,
-        },
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
