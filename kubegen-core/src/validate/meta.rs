@@ -21,11 +21,13 @@ pub fn validate_create(object: &Value, namespaced: bool, out: &mut Vec<FieldErro
     let no_namespace = text(&meta, "namespace").is_empty();
     if let Some(m) = meta.as_object_mut() {
         // On create the apiserver generates a name from generateName
-        // before it validates: five characters of
-        // [bcdfghjklmnpqrstvwxz2456789].
+        // before it validates: its first 58 bytes and five characters of
+        // [bcdfghjklmnpqrstvwxz2456789]. (Go cuts bytes, which may split
+        // a character of a generateName that is invalid anyway; kubegen
+        // cuts before that character.)
         if name.is_empty() && !generate.is_empty() {
             let mut g = generate.clone();
-            g.truncate(58);
+            g.truncate(g.floor_char_boundary(58));
             g.push_str("x2b4z");
             m.insert("name".into(), json!(g));
         }
@@ -123,6 +125,20 @@ mod tests {
         assert!(
             bad[1].starts_with("metadata.labels: Invalid value: \"y z\": a valid label must be"),
             "{bad:?}"
+        );
+    }
+
+    #[test]
+    fn a_long_generate_name_with_wide_characters_is_refused_not_a_crash() {
+        let generate = format!("a{}", "é".repeat(40));
+        let out = errors(json!({"metadata": {"generateName": generate}}), true);
+        assert!(
+            out.iter().any(|e| e.starts_with("metadata.generateName: Invalid value")),
+            "{out:?}"
+        );
+        assert!(
+            out.iter().any(|e| e.starts_with("metadata.name: Invalid value")),
+            "{out:?}"
         );
     }
 
