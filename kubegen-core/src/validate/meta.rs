@@ -133,11 +133,13 @@ mod tests {
         let generate = format!("a{}", "é".repeat(40));
         let out = errors(json!({"metadata": {"generateName": generate}}), true);
         assert!(
-            out.iter().any(|e| e.starts_with("metadata.generateName: Invalid value")),
+            out.iter()
+                .any(|e| e.starts_with("metadata.generateName: Invalid value")),
             "{out:?}"
         );
         assert!(
-            out.iter().any(|e| e.starts_with("metadata.name: Invalid value")),
+            out.iter()
+                .any(|e| e.starts_with("metadata.name: Invalid value")),
             "{out:?}"
         );
     }
