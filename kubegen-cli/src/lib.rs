@@ -20,6 +20,7 @@
 //!   (`kubegen validate`);
 //! - [`cli`] is the clap front end and the one place errors become exit codes.
 
+pub mod chart;
 pub mod check;
 pub mod cli;
 pub mod docs;

@@ -220,9 +220,9 @@ fn rule_json(rule: &RbacRule) -> Value {
     v
 }
 
-/// The RBAC YAML: a ClusterRole named `name` with the rules that name no
-/// namespace, then a Role per namespace, as one multi-document file.
-pub fn role_yaml(rules: &[RbacRule], name: &str) -> String {
+/// The RBAC objects: a ClusterRole named `name` with the rules that name
+/// no namespace, then a Role per namespace (sorted).
+pub fn roles(rules: &[RbacRule], name: &str) -> Vec<Value> {
     let mut by_namespace: BTreeMap<Option<&str>, Vec<&RbacRule>> = BTreeMap::new();
     for rule in rules {
         by_namespace
@@ -244,6 +244,12 @@ pub fn role_yaml(rules: &[RbacRule], name: &str) -> String {
             "rules": rules,
         }));
     }
+    docs
+}
+
+/// The RBAC YAML: [`roles`] as one multi-document file.
+pub fn role_yaml(rules: &[RbacRule], name: &str) -> String {
+    let docs = roles(rules, name);
     let mut out = String::new();
     for (i, doc) in docs.iter().enumerate() {
         let yaml = output::to_yaml(doc);

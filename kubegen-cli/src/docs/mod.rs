@@ -70,7 +70,7 @@ pub fn files<'a>(crds: impl IntoIterator<Item = &'a Value>) -> Vec<(PathBuf, Str
 
 /// `value` (an object) as a generated JSON file: the header member first,
 /// then its members, pretty-printed.
-fn json_file(value: &Value) -> String {
+pub(crate) fn json_file(value: &Value) -> String {
     let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
     // `{\n  "a": …\n}` → header line, then the members.
     let body = pretty.strip_prefix("{\n").unwrap_or(&pretty);

@@ -16,6 +16,7 @@ use serde_json::Value;
 pub use collect::{DeriveKind, Input};
 pub use resolve::Resolver;
 
+use crate::chart;
 use crate::files::FileSet;
 use crate::source::{CrateSource, Diagnostic, Scopes, Settings};
 use kubegen_codegen::rbac::{self, RbacRule};
@@ -37,6 +38,8 @@ pub struct Analyzed {
 pub struct Api {
     /// The crate's package name.
     pub package: String,
+    /// The crate's version.
+    pub version: String,
     /// The effective settings.
     pub settings: Settings,
     /// Every type deriving `CustomResource` or `KubeSchema`.
@@ -96,6 +99,7 @@ impl Api {
         }
         Ok(Api {
             package: source.manifest.package.clone(),
+            version: source.manifest.version.clone(),
             settings,
             types,
             rbac: rules,
@@ -322,8 +326,8 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
             files.insert(docs.join(path), contents);
         }
     }
-    for (name, crd) in crds {
-        files.insert(settings.crd_dir.join(name), crd_yaml(&crd));
+    for (name, crd) in &crds {
+        files.insert(settings.crd_dir.join(name), crd_yaml(crd));
     }
     if !api.rbac.is_empty() {
         files.insert(
@@ -331,12 +335,23 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
             rbac::role_yaml(&api.rbac, &role_name(api)),
         );
     }
-    let configurations: Vec<String> =
+    let webhook_configurations: Vec<Value> =
         admission::configurations(&api.package, api.resources().map(|(_, m)| m))
             .into_iter()
             .flatten()
-            .map(|c| output::to_yaml(&c))
             .collect();
+    if let Some(helm) = &settings.helm {
+        files.own_dir(&helm.dir);
+        let roles = if api.rbac.is_empty() {
+            Vec::new()
+        } else {
+            rbac::roles(&api.rbac, &role_name(api))
+        };
+        for (path, contents) in chart::files(api, helm, &crds, &roles, &webhook_configurations)? {
+            files.insert(helm.dir.join(path), contents);
+        }
+    }
+    let configurations: Vec<String> = webhook_configurations.iter().map(output::to_yaml).collect();
     if !configurations.is_empty() {
         files.insert(
             settings.webhook_dir.join("manifests.yaml"),

@@ -208,6 +208,7 @@ fn check(crd: &Value, modules: &[VersionModule]) -> Outcome {
     }
     let api = Api {
         package: "import".into(),
+        version: "0.0.0".into(),
         settings: Settings::default(),
         types,
         rbac: Vec::new(),

@@ -24,6 +24,12 @@ use super::Diagnostic;
 /// role-name = "my-operator"         # name of the generated (Cluster)Role
 /// builtins = ["apps/v1/Deployment", "v1/Service"]  # typed access to built-in kinds
 /// allow-output-outside-crate = false  # opt in to output dirs outside the crate
+///
+/// [package.metadata.kubegen.helm]   # a Helm chart, when present
+/// dir = "charts/my-operator"        # where the chart is written
+/// name = "my-operator"              # the chart's name (default: the package's)
+/// version = "0.1.0"                 # chart version (default: the package's)
+/// image = "ghcr.io/me/my-operator"  # default image repository (default: the package's name)
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
@@ -57,6 +63,25 @@ pub struct Settings {
     /// e.g. one folder of CRDs shared by several crates. Off by default;
     /// even when on, only files generated for this crate are removed.
     pub allow_output_outside_crate: bool,
+    /// A Helm chart to write (`[package.metadata.kubegen.helm]`); none when
+    /// absent.
+    pub helm: Option<HelmSettings>,
+}
+
+/// `[package.metadata.kubegen.helm]`: where and under which name
+/// `kubegen generate` writes the operator's Helm chart.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct HelmSettings {
+    /// The chart's directory (e.g. `charts/my-operator`); kubegen owns it.
+    pub dir: PathBuf,
+    /// The chart's name; the package's name when unset.
+    pub name: Option<String>,
+    /// The chart's version (SemVer 2); the package's version when unset.
+    pub version: Option<String>,
+    /// The image repository `values.yaml` names; the package's name when
+    /// unset. The tag defaults to the chart's `appVersion`.
+    pub image: Option<String>,
 }
 
 impl Default for Settings {
@@ -73,6 +98,7 @@ impl Default for Settings {
             role_name: None,
             builtins: Vec::new(),
             allow_output_outside_crate: false,
+            helm: None,
         }
     }
 }
@@ -82,6 +108,9 @@ impl Default for Settings {
 pub struct Manifest {
     /// The crate's package name.
     pub package: String,
+    /// The package's version, read through `version.workspace = true`
+    /// (`0.0.0`, Cargo's default, when absent).
+    pub version: String,
     /// The crate's root source file (library first, then binary).
     pub root_file: PathBuf,
     /// `[package.metadata.kubegen]`, or defaults.
@@ -185,6 +214,8 @@ struct RawManifest {
 struct RawPackage {
     name: String,
     #[serde(default)]
+    version: Option<toml::Value>,
+    #[serde(default)]
     metadata: Option<RawMetadata>,
 }
 
@@ -239,14 +270,53 @@ impl Manifest {
             .filter(|(_, spec)| spec.get("optional").and_then(toml::Value::as_bool) == Some(true))
             .map(|(name, _)| name.clone())
             .collect();
+        let version = match &package.version {
+            None => "0.0.0".to_string(),
+            Some(toml::Value::String(v)) => v.clone(),
+            Some(v) if v.get("workspace").and_then(toml::Value::as_bool) == Some(true) => {
+                workspace_version(dir).ok_or_else(|| {
+                    Diagnostic::file(
+                        shown,
+                        "`version.workspace = true`, but no enclosing workspace sets `[workspace.package] version`",
+                    )
+                })?
+            }
+            Some(_) => {
+                return Err(Diagnostic::file(
+                    shown,
+                    "invalid Cargo.toml: `package.version` is neither a string nor `{ workspace = true }`",
+                ));
+            }
+        };
         Ok(Manifest {
             package: package.name,
+            version,
             root_file,
             settings,
             features: raw.features,
             optional_dependencies,
         })
     }
+}
+
+/// `[workspace.package] version` of the nearest enclosing workspace
+/// manifest above `dir`, as Cargo resolves `version.workspace = true`.
+fn workspace_version(dir: &Path) -> Option<String> {
+    let start = dir.canonicalize().ok()?;
+    for ancestor in start.ancestors().skip(1) {
+        let Ok(text) = std::fs::read_to_string(ancestor.join("Cargo.toml")) else {
+            continue;
+        };
+        let table: toml::Table = toml::from_str(&text).ok()?;
+        if let Some(workspace) = table.get("workspace") {
+            return workspace
+                .get("package")?
+                .get("version")?
+                .as_str()
+                .map(str::to_string);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -286,6 +356,38 @@ mod tests {
         assert_eq!(m.settings.crd_dir, PathBuf::from("deploy/crds"));
         assert_eq!(m.settings.rust_out, PathBuf::from("src/generated"));
         assert_eq!(m.settings.max_description_len, Some(80));
+    }
+
+    #[test]
+    fn versions_are_read_through_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Cargo.toml"),
+            "[workspace]\nmembers = [\"op\"]\n[workspace.package]\nversion = \"1.2.3\"\n",
+        )
+        .unwrap();
+        let op = dir.path().join("op");
+        std::fs::create_dir_all(op.join("src")).unwrap();
+        std::fs::write(op.join("src/lib.rs"), "").unwrap();
+        let path = op.join("Cargo.toml");
+        std::fs::write(
+            &path,
+            "[package]\nname = \"op\"\nversion.workspace = true\n",
+        )
+        .unwrap();
+        assert_eq!(Manifest::read(&path).unwrap().version, "1.2.3");
+        std::fs::write(dir.path().join("Cargo.toml"), "[workspace]\n").unwrap();
+        let err = Manifest::read(&path).unwrap_err().to_string();
+        assert!(err.contains("[workspace.package] version"), "{err}");
+        std::fs::write(&path, "[package]\nname = \"op\"\n").unwrap();
+        assert_eq!(Manifest::read(&path).unwrap().version, "0.0.0");
+        let own = manifest(
+            dir.path(),
+            "[package.metadata.kubegen.helm]\ndir = \"charts/demo\"\n",
+        );
+        let m = Manifest::read(&own).unwrap();
+        assert_eq!(m.version, "0.1.0");
+        assert_eq!(m.settings.helm.unwrap().dir, PathBuf::from("charts/demo"));
     }
 
     #[test]

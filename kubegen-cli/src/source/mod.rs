@@ -11,7 +11,7 @@ mod scope;
 use std::path::{Path, PathBuf};
 
 pub use cfg::{Cfg, CfgError};
-pub use config::{FeatureSelection, Manifest, Settings};
+pub use config::{FeatureSelection, HelmSettings, Manifest, Settings};
 pub use diagnostic::Diagnostic;
 pub use scope::{ModuleScope, Scopes, UsePath};
 

@@ -30,6 +30,7 @@ mod ports;
 mod process;
 mod setup;
 mod tls;
+mod tools;
 mod wait;
 
 pub use audit::{AuditRecord, AuditedResource, AuditedWrite};
@@ -42,4 +43,5 @@ pub use pki::CertFiles;
 pub use plane::{KEEP_ENV, Options, Part, TestEnv};
 pub use pod_security::read_deployment;
 pub use ports::free_loopback_port;
+pub use tools::{cert_manager_module, helm};
 pub use wait::eventually;
