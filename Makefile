@@ -3,12 +3,17 @@
 CARGO ?= cargo
 CONTROL_PLANE := tests/control-plane/build.sh
 
-.PHONY: test differential monitoring-check prerequisites control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
+MDBOOK_VERSION := 0.5.4
+MDBOOK := $(HOME)/.cache/kubegen/tools/mdbook-$(MDBOOK_VERSION)/bin/mdbook
+
+.PHONY: book test differential monitoring-check prerequisites control-plane lint fmt doc deps cycles tests-placement builtin-check protobuf-check package generate verify up demo bench bench-startup bench-codegen bench-import clean-control-plane help
 
 help:
 	@echo "make demo           local control plane + the example operator + two sample apps, until Ctrl-C"
 	@echo "make up             just the local control plane (kubeconfig printed) until Ctrl-C"
 	@echo "make test           build the control plane if missing, lint, run every test"
+	@echo "make book           build the kubegen book (docs/book) into target/book; mdBook is"
+	@echo "                    installed once into ~/.cache/kubegen/tools/"
 	@echo "make differential   the generated/differential suites at full size (controller-gen,"
 	@echo "                    RE2, import verdicts, pluralizer, YAML, the servers' wire fuzzing);"
 	@echo "                    make test runs a seeded slice"
@@ -40,6 +45,16 @@ test: control-plane lint verify
 ## objects and its dry runs over 3,000, the apiserver's verdicts on every corpus CRD,
 ## flect's plurals and the YAML readers on more seeds, the servers' wire
 ## fuzzing on 15,000 hostile requests.
+## The kubegen book (docs/book) as HTML in target/book/. Its code blocks,
+## tutorial and links are tested by `cargo test -p kubegen-book` (part of
+## `make test`).
+book: $(MDBOOK)
+	$(MDBOOK) build docs/book
+
+$(MDBOOK):
+	$(CARGO) install mdbook --version $(MDBOOK_VERSION) --locked --no-default-features \
+		--features search --root $(HOME)/.cache/kubegen/tools/mdbook-$(MDBOOK_VERSION)
+
 ## The example's alert rules and Grafana dashboard queries checked by
 ## Prometheus's promtool (built once into ~/.cache/kubegen/go-tools/).
 monitoring-check:
