@@ -347,7 +347,14 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
         } else {
             rbac::roles(&api.rbac, &role_name(api))
         };
-        for (path, contents) in chart::files(api, helm, &crds, &roles, &webhook_configurations)? {
+        let operator = chart::Operator {
+            package: &api.package,
+            version: &api.version,
+            models: api.resources().map(|(_, m)| m).collect(),
+        };
+        for (path, contents) in
+            chart::files(&operator, helm, &crds, &roles, &webhook_configurations)?
+        {
             files.insert(helm.dir.join(path), contents);
         }
     }
