@@ -177,29 +177,25 @@ fn version_module(
         .map(str::to_string)
         .collect();
     imported.extend(status.clone());
-    let uses: String = parsed
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            syn::Item::Use(u) => Some(u),
-            _ => None,
-        })
-        .filter(|u| {
-            let first = match &u.tree {
-                syn::UseTree::Path(p) => p.ident.to_string(),
-                syn::UseTree::Name(n) => n.ident.to_string(),
-                _ => String::new(),
-            };
-            !["self", "super", "crate"].contains(&first.as_str())
-        })
-        .map(|u| {
-            let (a, b) = (
-                u.use_token.span.start().line,
-                u.semi_token.span.start().line,
-            );
-            lines[a - 1..b].join("\n") + "\n"
-        })
+    let words: BTreeSet<&str> = spec
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
         .collect();
+    let mut uses = String::new();
+    for item in &parsed.items {
+        if let syn::Item::Use(u) = item {
+            for (path, leaf) in use_leaves(&u.tree, "") {
+                let relative = ["self", "super", "crate"]
+                    .iter()
+                    .any(|r| path.starts_with(&format!("{r}::")));
+                if !relative && words.contains(leaf.as_str()) {
+                    uses.push_str(&format!("use {path};\n"));
+                }
+            }
+        }
+    }
+    if !uses.is_empty() {
+        uses.push('\n');
+    }
     let super_use = match imported.len() {
         0 => String::new(),
         1 => format!("use super::{};\n", imported.first().unwrap_or(&spec_name)),
@@ -261,6 +257,21 @@ fn version_module(
     ))
 }
 
+/// Each name a `use` tree brings in: its full path (with its `as`
+/// rename) and the name it binds; globs are left out.
+fn use_leaves(tree: &syn::UseTree, prefix: &str) -> Vec<(String, String)> {
+    match tree {
+        syn::UseTree::Path(p) => use_leaves(&p.tree, &format!("{prefix}{}::", p.ident)),
+        syn::UseTree::Name(n) => vec![(format!("{prefix}{}", n.ident), n.ident.to_string())],
+        syn::UseTree::Rename(r) => vec![(
+            format!("{prefix}{} as {}", r.ident, r.rename),
+            r.rename.to_string(),
+        )],
+        syn::UseTree::Group(g) => g.items.iter().flat_map(|t| use_leaves(t, prefix)).collect(),
+        syn::UseTree::Glob(_) => Vec::new(),
+    }
+}
+
 /// A `#[serde(...)]` line whose `default = "f"` names a function of the
 /// hub's module, pointed there (`super::f`).
 fn local_defaults(line: &str) -> String {
@@ -294,6 +305,14 @@ mod tests {
             r#"    #[serde(default = "super::default_replicas")]"#
         );
         let qualified = r#"    #[serde(default = "crate::f")]"#;
+        let tree: syn::UseTree = syn::parse_str("a::{b, c::d as e, f::*}").unwrap();
+        assert_eq!(
+            use_leaves(&tree, ""),
+            [
+                ("a::b".to_string(), "b".to_string()),
+                ("a::c::d as e".into(), "e".into())
+            ]
+        );
         assert_eq!(local_defaults(qualified), qualified);
         assert_eq!(
             local_defaults("    #[serde(default)]"),
