@@ -143,7 +143,7 @@ fn a_version_is_added_once_and_wires_the_webhook_server() {
     let before = s.snapshot();
     let errors = s.add_version("v2", None).unwrap_err();
     assert!(
-        messages(&errors).contains("src/api/v2.rs:12: MyApplication v2 exists already"),
+        messages(&errors).contains("src/api/v2.rs:13: MyApplication v2 exists already"),
         "{}",
         messages(&errors)
     );
@@ -261,7 +261,7 @@ fn webhooks_are_added_once_to_a_crate_made_with_the_server() {
     let errors = s.add_webhook(false, true).unwrap_err();
     assert!(
         messages(&errors)
-            .contains("src/api.rs:11: MyApplication v1 declares `admission(...)` already"),
+            .contains("src/api.rs:12: MyApplication v1 declares `admission(...)` already"),
         "{}",
         messages(&errors)
     );
