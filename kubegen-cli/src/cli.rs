@@ -70,6 +70,11 @@ enum Command {
     /// generated CRD, RBAC and clients.
     #[command(disable_version_flag = true)]
     New(NewArgs),
+    /// Grow a crate made by `kubegen new`: another version of a kind (with
+    /// conversion), admission webhooks for a kind. Edits only what it can
+    /// place with certainty, and writes nothing unless the grown crate
+    /// generates and verifies.
+    Add(AddArgs),
     /// Write Rust types for existing CRDs into a crate, proven to
     /// regenerate the same CRDs, then generate their typed clients.
     Import(ImportArgs),
@@ -243,6 +248,55 @@ struct NewArgs {
     /// crates at this CLI's version and runs the installed `kubegen`.
     #[arg(long, value_name = "PATH")]
     kubegen_path: Option<PathBuf>,
+    /// Wire in the webhook server (its flags, `src/webhook.rs`, the
+    /// Service and the certificate volume), for `kubegen add version` and
+    /// `kubegen add webhook`.
+    #[arg(long)]
+    webhook: bool,
+}
+
+#[derive(Debug, Args)]
+struct AddArgs {
+    /// What to add.
+    #[command(subcommand)]
+    what: AddCommand,
+    /// The crate's directory.
+    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
+    dir: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+enum AddCommand {
+    /// Another version of a kind: a module copying the storage version's
+    /// spec with conversion stubs to and from it (the storage version stays
+    /// the storage version and the hub), `conversion(...)` on the hub, the
+    /// webhook server wired in; `make test` runs the round-trip test.
+    #[command(disable_version_flag = true)]
+    Version {
+        /// The new version, e.g. `v2` or `v1beta1`.
+        version: String,
+        /// The kind (required when the crate has several).
+        #[arg(long)]
+        kind: Option<String>,
+    },
+    /// Validating and/or defaulting admission webhooks for a kind:
+    /// `admission(...)` on it, stubs in `src/webhook/<kind>_<version>.rs`,
+    /// the webhook server and `config/webhook` wired in, and an e2e test.
+    #[command(disable_version_flag = true)]
+    Webhook {
+        /// The kind (required when the crate has several).
+        #[arg(long)]
+        kind: Option<String>,
+        /// The version [default: the kind's storage version].
+        #[arg(long)]
+        version: Option<String>,
+        /// Add a validating webhook.
+        #[arg(long)]
+        validating: bool,
+        /// Add a defaulting (mutating) webhook.
+        #[arg(long)]
+        defaulting: bool,
+    },
 }
 
 /// Runs the CLI with `args` (including the program name), writing to the
@@ -267,7 +321,7 @@ pub fn run(
     };
     let writes = match &cli.command {
         Command::Generate(args) => !args.check,
-        Command::New(_) | Command::Import(_) => true,
+        Command::New(_) | Command::Import(_) | Command::Add(_) => true,
         _ => false,
     };
     // Commands that read a crate report its files relative to it.
@@ -278,6 +332,7 @@ pub fn run(
         | Command::Validate(ValidateArgs { input, .. })
         | Command::Crd { input, .. }
         | Command::Explain { input, .. } => Some(crate_dir(&input.manifest_path)),
+        Command::Add(args) => Some(args.dir.clone()),
         Command::New(_) | Command::Import(_) | Command::Completions { .. } => None,
     };
     match execute(cli.command, out, err) {
@@ -406,8 +461,34 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
                 version: args.version,
                 kind: args.kind,
                 kubegen_path: args.kubegen_path,
+                webhook: args.webhook,
             })?;
             write_out(out, &created.summary())?;
+            Ok(EXIT_OK)
+        }
+        Command::Add(args) => {
+            let added = match args.what {
+                AddCommand::Version { version, kind } => {
+                    scaffold::add::version::add(&scaffold::add::version::Options {
+                        dir: args.dir,
+                        kind,
+                        version,
+                    })?
+                }
+                AddCommand::Webhook {
+                    kind,
+                    version,
+                    validating,
+                    defaulting,
+                } => scaffold::add::webhook::add(&scaffold::add::webhook::Options {
+                    dir: args.dir,
+                    kind,
+                    version,
+                    validating,
+                    defaulting,
+                })?,
+            };
+            write_out(out, &added.summary())?;
             Ok(EXIT_OK)
         }
         Command::Import(args) => import_command(args, out, err),

@@ -8,6 +8,8 @@
 //! directory next to the target and moved into place only once generation
 //! and `--check` succeeded.
 
+pub mod add;
+pub mod edit;
 pub mod names;
 pub mod templates;
 pub mod validate;
@@ -44,6 +46,9 @@ pub struct Options {
     /// itself); `None` to depend on the published crates at this CLI's
     /// version and run the installed `kubegen`.
     pub kubegen_path: Option<PathBuf>,
+    /// Wire in the webhook server (`src/webhook.rs`, its flags, Service
+    /// and certificate volume), for conversion and admission webhooks.
+    pub webhook: bool,
 }
 
 /// A crate that was created.
@@ -134,7 +139,15 @@ pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
     let [runtime, testenv, kubegen, described] = source.variables();
     let extra = [runtime, testenv, kubegen, described, command_line(options)];
     variables.extend(EXTRA_VARIABLES.into_iter().zip(extra));
-    let rendered = templates::render_all(&variables);
+    let mut rendered = templates::render_all(&variables, options.webhook);
+    if options.webhook {
+        for (path, text) in &mut rendered {
+            if path.as_path() == Path::new("src/lib.rs") {
+                *text = edit::add_mod(text, "webhook")
+                    .map_err(|r| vec![Diagnostic::file(path, r.message)])?;
+            }
+        }
+    }
 
     let dir = &options.dir;
     let parent = match dir.parent() {
@@ -273,6 +286,9 @@ fn command_line(options: &Options) -> String {
         "--kind".into(),
         shell_word(&options.kind),
     ];
+    if options.webhook {
+        words.push("--webhook".into());
+    }
     if let Some(path) = &options.kubegen_path {
         words.push("--kubegen-path".into());
         words.push(shell_word(&path.display().to_string()));
@@ -309,6 +325,7 @@ mod tests {
             version: "v1".into(),
             kind: "MyApplication".into(),
             kubegen_path: None,
+            webhook: false,
         }
     }
 
@@ -342,6 +359,7 @@ mod tests {
             version: "1".into(),
             kind: "lower".into(),
             kubegen_path: Some(tmp.join("nowhere")),
+            webhook: true,
         })
         .unwrap_err();
         let files: Vec<String> = errors

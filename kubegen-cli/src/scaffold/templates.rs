@@ -1,5 +1,9 @@
 //! The new crate's hand-written files as templates (under `templates/`),
-//! and the `{{name}}` substitution that renders them.
+//! the `{{name}}` substitution that renders them, and their webhook
+//! blocks: lines between `{{#webhook}}` and `{{/webhook}}` lines, kept when
+//! the crate serves webhooks (`kubegen new --webhook`) and otherwise left
+//! out — and what `kubegen add` inserts, after the same anchor line, to
+//! wire the webhook server into a crate created without it.
 
 use std::path::PathBuf;
 
@@ -59,6 +63,60 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The templates of a crate serving webhooks only.
+pub const WEBHOOK_TEMPLATES: &[(&str, &str)] = &[
+    ("src/webhook.rs", include_str!("templates/webhook.rs.tmpl")),
+    (
+        "deploy/webhook_service.yaml",
+        include_str!("templates/deploy/webhook_service.yaml.tmpl"),
+    ),
+];
+
+/// The line opening a webhook block.
+const BLOCK_START: &str = "{{#webhook}}";
+/// The line closing a webhook block.
+const BLOCK_END: &str = "{{/webhook}}";
+
+/// `template` with its webhook blocks' marker lines removed, and their
+/// contents kept when `webhook` is set and dropped otherwise.
+pub fn select(template: &str, webhook: bool) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut inside = false;
+    for line in template.split_inclusive('\n') {
+        match line.trim_end() {
+            BLOCK_START => inside = true,
+            BLOCK_END => inside = false,
+            _ if !inside || webhook => out.push_str(line),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The webhook blocks of `template`: the line each follows (its anchor,
+/// without the newline; a block always follows a line) and the block's
+/// lines.
+pub fn blocks(template: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut previous = "";
+    let mut block: Option<String> = None;
+    for line in template.split_inclusive('\n') {
+        match (line.trim_end(), &mut block) {
+            (BLOCK_START, None) => block = Some(String::new()),
+            (BLOCK_END, Some(text)) => {
+                found.push((
+                    previous.trim_end_matches('\n').to_string(),
+                    std::mem::take(text),
+                ));
+                block = None;
+            }
+            (_, Some(text)) => text.push_str(line),
+            (_, None) => previous = line,
+        }
+    }
+    found
+}
+
 /// Replaces each `{{name}}` in `template` by its value in `variables`.
 /// Placeholders without a value are left as they are.
 pub fn render(template: &str, variables: &[(&str, String)]) -> String {
@@ -89,11 +147,19 @@ pub fn render(template: &str, variables: &[(&str, String)]) -> String {
     out
 }
 
-/// Every template rendered, by path relative to the new crate's root.
-pub fn render_all(variables: &[(&str, String)]) -> Vec<(PathBuf, String)> {
+/// Every template rendered, by path relative to the new crate's root;
+/// with `webhook`, the webhook blocks and templates too.
+pub fn render_all(variables: &[(&str, String)], webhook: bool) -> Vec<(PathBuf, String)> {
+    let extra = if webhook { WEBHOOK_TEMPLATES } else { &[] };
     TEMPLATES
         .iter()
-        .map(|(path, text)| (PathBuf::from(path), render(text, variables)))
+        .chain(extra)
+        .map(|(path, text)| {
+            (
+                PathBuf::from(path),
+                render(&select(text, webhook), variables),
+            )
+        })
         .collect()
 }
 
@@ -117,9 +183,41 @@ mod tests {
         for extra in super::super::EXTRA_VARIABLES {
             vars.push((extra, "x".into()));
         }
-        for (path, text) in render_all(&vars) {
-            assert!(!text.contains("{{"), "{}: {text}", path.display());
+        for webhook in [false, true] {
+            for (path, text) in render_all(&vars, webhook) {
+                assert!(!text.contains("{{"), "{}: {text}", path.display());
+            }
         }
+    }
+
+    #[test]
+    fn blocks_are_kept_or_dropped() {
+        let template = "a\n{{#webhook}}\nb\nc\n{{/webhook}}\nd\n{{#webhook}}\ne\n{{/webhook}}\n";
+        assert_eq!(select(template, false), "a\nd\n");
+        assert_eq!(select(template, true), "a\nb\nc\nd\ne\n");
+        assert_eq!(
+            blocks(template),
+            [
+                ("a".to_string(), "b\nc\n".to_string()),
+                ("d".into(), "e\n".into())
+            ]
+        );
+    }
+
+    /// `kubegen add` finds each block's anchor in a crate made without
+    /// webhooks: every anchor is one line of its template, exactly once.
+    #[test]
+    fn every_anchor_is_unique() {
+        let mut anchored = 0;
+        for (path, text) in TEMPLATES {
+            let plain = select(text, false);
+            for (anchor, _) in blocks(text) {
+                let count = plain.lines().filter(|l| *l == anchor).count();
+                assert_eq!(count, 1, "{path}: `{anchor}`");
+                anchored += 1;
+            }
+        }
+        assert!(anchored >= 8, "{anchored}");
     }
 
     #[test]
