@@ -1,5 +1,5 @@
 //! The tutorial, followed literally: its shell blocks (```` ```sh ````) run
-//! in order in one bash session, from an empty directory, with `KUBEGEN`
+//! in order in one bash session, from an empty directory, with `KUBEGEN_SRC`
 //! a fresh `git clone` of this repository (its committed tree). A Rust
 //! block under a `<!-- file: PATH -->` line is written to `PATH` where it
 //! stands, as the reader replaces the file. ```` ```sh,not-in-ci ```` blocks are
@@ -94,7 +94,7 @@ fn the_tutorial_runs_on_a_fresh_clone() {
     let status = Command::new("timeout")
         .args(["--kill-after=30s", "40m", "bash", "-c", &script])
         .current_dir(&scratch)
-        .env("KUBEGEN", &clone)
+        .env("KUBEGEN_SRC", &clone)
         .env("CARGO_TARGET_DIR", repo.join("target/scaffold"))
         .env("CARGO_INSTALL_ROOT", scratch.join("cargo"))
         .env(
@@ -107,6 +107,7 @@ fn the_tutorial_runs_on_a_fresh_clone() {
             ),
         )
         .env_remove("KUBECONFIG")
+        .env_remove("KUBEGEN")
         .stdout(std::fs::File::create(&log).unwrap())
         .stderr(std::fs::File::create(scratch.join("tutorial.err")).unwrap())
         .status()

@@ -3,10 +3,10 @@
 //! every generated file.
 //!
 //! What the model defines (CRDs, RBAC rules, webhook configurations) comes
-//! from the same objects `config/` holds ([`objects`]); the workload (the
+//! from the same objects `config/` holds (`objects`); the workload (the
 //! Deployment with probes and secure metrics, Services, certificates) holds
-//! what `kubegen new`'s kustomize files hold ([`workload`]); `values.yaml`
-//! and a strict `values.schema.json` say what may be set ([`values`]).
+//! what `kubegen new`'s kustomize files hold (`workload`); `values.yaml`
+//! and a strict `values.schema.json` say what may be set (`values`).
 
 mod objects;
 mod splice;
