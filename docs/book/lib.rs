@@ -4,6 +4,12 @@
 //! the reader sees them; lines starting with `# ` are hidden by both
 //! rustdoc and mdBook.
 
+/// The typed clients and apply configurations of the built-in kinds the
+/// guides use (`[package.metadata.kubegen] builtins`), generated as in a
+/// user's crate.
+#[rustfmt::skip] // generated code is formatted by kubegen
+pub mod generated;
+
 /// `introduction.md`
 #[doc = include_str!("src/introduction.md")]
 pub mod introduction {}
@@ -17,6 +23,9 @@ pub mod guides {
     /// `guides/schemas.md`
     #[doc = include_str!("src/guides/schemas.md")]
     pub mod schemas {}
+    /// `guides/reconciling.md`
+    #[doc = include_str!("src/guides/reconciling.md")]
+    pub mod reconciling {}
     /// `guides/versions.md`
     #[doc = include_str!("src/guides/versions.md")]
     pub mod versions {}
