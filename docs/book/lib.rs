@@ -10,6 +10,10 @@
 #[rustfmt::skip] // generated code is formatted by kubegen
 pub mod generated;
 
+/// The repository's `README.md`: its taste of kubegen is tested too.
+#[doc = include_str!("../../README.md")]
+pub mod readme {}
+
 /// `introduction.md`
 #[doc = include_str!("src/introduction.md")]
 pub mod introduction {}
@@ -41,6 +45,9 @@ pub mod guides {
     /// `guides/scaling.md`
     #[doc = include_str!("src/guides/scaling.md")]
     pub mod scaling {}
+    /// `guides/ci.md`
+    #[doc = include_str!("src/guides/ci.md")]
+    pub mod ci {}
     /// `guides/performance.md`
     #[doc = include_str!("src/guides/performance.md")]
     pub mod performance {}
