@@ -392,10 +392,14 @@ struct Failure {
 impl Failure {
     /// Diagnostics name files relative to the crate; show them relative to
     /// the current directory (as the shell and editors resolve them), or
-    /// absolute when the crate is elsewhere.
+    /// absolute when the crate is elsewhere. Those naming an argument
+    /// (`--flag`, `<ARG>`) stay as they are.
     fn rebased(mut self, crate_dir: &Path) -> Failure {
         let cwd = std::env::current_dir().unwrap_or_default();
         for d in &mut self.diagnostics {
+            if d.file.to_string_lossy().starts_with(['-', '<']) {
+                continue;
+            }
             let full = if d.file.is_absolute() {
                 d.file.clone()
             } else {

@@ -142,7 +142,7 @@ fn new_then_add_version_webhook_and_kind_then_make_test() {
     let out = kubegen(&["add", "--dir", d, "kind", "Backup"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("src/api/backup.rs:10: error: Backup (stable.example.com/v1, resource `backups`) exists already"),
+        text(&out.stderr).contains("src/api/backup.rs:10:0: error: Backup (stable.example.com/v1, resource `backups`) exists already"),
         "{}",
         text(&out.stderr)
     );

@@ -73,7 +73,7 @@ fn group_version(
         .collect();
     let group = match &options.group {
         Some(group) => group.clone(),
-        None => only(stored.iter().map(|m| m.group.as_str())).map_err(|groups| {
+        None => only(stored.iter().map(|m| m.group.as_str()), "groups").map_err(|groups| {
             (
                 "--group",
                 format!("the crate's kinds are in {groups}: name the new kind's with --group"),
@@ -93,7 +93,7 @@ fn group_version(
             } else {
                 in_group
             };
-            only(versions.into_iter()).map_err(|versions| {
+            only(versions.into_iter(), "versions").map_err(|versions| {
                 (
                     "--version",
                     format!(
@@ -106,15 +106,16 @@ fn group_version(
     Ok((group, version))
 }
 
-/// The one distinct value of `values`; else what they are, for a message.
-fn only<'a>(values: impl Iterator<Item = &'a str>) -> Result<String, String> {
+/// The one distinct value of `values`; else what they are (`what`: their
+/// plural noun), for a message.
+fn only<'a>(values: impl Iterator<Item = &'a str>, what: &str) -> Result<String, String> {
     let mut values: Vec<&str> = values.collect();
     values.sort_unstable();
     values.dedup();
     match values.as_slice() {
         [one] => Ok(one.to_string()),
-        [] => Err("no group or version (the crate declares no kind)".into()),
-        _ => Err(format!("several ({})", values.join(", "))),
+        [] => Err(format!("no {what} (the crate declares no kind)")),
+        _ => Err(format!("several {what} ({})", values.join(", "))),
     }
 }
 
@@ -124,8 +125,11 @@ fn plan_kind(
     options: &Options,
     plan: &mut Plan,
 ) -> Result<String, (&'static str, String)> {
-    let (group, version) = group_version(krate, options)?;
     let kind = &options.kind;
+    let (group, version) = match krate.resources().find(|(_, m)| m.kind == *kind) {
+        Some((_, model)) => (model.group.clone(), model.version.clone()),
+        None => group_version(krate, options)?,
+    };
     let names = Names::new(&krate.api.package, &group, &version, kind);
     for (item, model) in krate.resources() {
         let same_resource = model.group == group && model.plural == names.plural;
@@ -248,8 +252,11 @@ mod tests {
 
     #[test]
     fn one_value_or_what_they_are() {
-        assert_eq!(only(["a", "a"].into_iter()), Ok("a".into()));
-        assert_eq!(only(["b", "a"].into_iter()), Err("several (a, b)".into()));
-        assert!(only(std::iter::empty()).is_err());
+        assert_eq!(only(["a", "a"].into_iter(), "groups"), Ok("a".into()));
+        assert_eq!(
+            only(["b", "a"].into_iter(), "groups"),
+            Err("several groups (a, b)".into())
+        );
+        assert!(only(std::iter::empty(), "groups").is_err());
     }
 }

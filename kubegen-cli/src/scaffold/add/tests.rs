@@ -354,6 +354,20 @@ fn a_kind_is_added_once_with_its_controller() {
         s.read("src/api.rs")
             .contains("pub mod backup;\npub mod restore;\n")
     );
+    // With two groups, a new kind needs --group; an existing one is
+    // refused as existing all the same.
+    let errors = s.add_kind("Archive", None, None).unwrap_err();
+    assert!(
+        messages(&errors).contains("--group:0: the crate's kinds are in several groups (ops.example.com, stable.example.com)"),
+        "{}",
+        messages(&errors)
+    );
+    let errors = s.add_kind("Backup", None, None).unwrap_err();
+    assert!(
+        messages(&errors).contains("exists already"),
+        "{}",
+        messages(&errors)
+    );
 }
 
 #[test]
