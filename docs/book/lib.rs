@@ -24,6 +24,9 @@ pub mod tutorial {}
 
 /// The guides.
 pub mod guides {
+    /// `guides/scaffolds.md`
+    #[doc = include_str!("src/guides/scaffolds.md")]
+    pub mod scaffolds {}
     /// `guides/schemas.md`
     #[doc = include_str!("src/guides/schemas.md")]
     pub mod schemas {}

@@ -70,8 +70,9 @@ enum Command {
     /// generated CRD, RBAC and clients.
     #[command(disable_version_flag = true)]
     New(NewArgs),
-    /// Grow a crate made by `kubegen new`: another version of a kind (with
-    /// conversion), admission webhooks for a kind. Edits only what it can
+    /// Grow a crate made by `kubegen new`: another kind (with its
+    /// controller), another version of a kind (with conversion), admission
+    /// webhooks for a kind. Edits only what it can
     /// place with certainty, and writes nothing unless the grown crate
     /// generates and verifies.
     Add(AddArgs),
@@ -267,6 +268,23 @@ struct AddArgs {
 
 #[derive(Debug, Subcommand)]
 enum AddCommand {
+    /// Another kind, as kubebuilder's `create api`: `src/api/<kind>.rs`
+    /// (spec and status like the first kind's), a controller stub in
+    /// `src/controller/<kind>.rs` registered in `src/main.rs`, its CRD in
+    /// `config/crd`, and `tests/<kind>_e2e.rs`, which has the controller
+    /// write an object's status on a real control plane.
+    #[command(disable_version_flag = true)]
+    Kind {
+        /// The new kind, in PascalCase, e.g. `Backup`.
+        kind: String,
+        /// Its API group [default: the crate's kinds' group].
+        #[arg(long)]
+        group: Option<String>,
+        /// Its API version [default: the storage version of the crate's
+        /// kinds in the group].
+        #[arg(long)]
+        version: Option<String>,
+    },
     /// Another version of a kind: a module copying the storage version's
     /// spec with conversion stubs to and from it (the storage version stays
     /// the storage version and the hub), `conversion(...)` on the hub, the
@@ -374,10 +392,14 @@ struct Failure {
 impl Failure {
     /// Diagnostics name files relative to the crate; show them relative to
     /// the current directory (as the shell and editors resolve them), or
-    /// absolute when the crate is elsewhere.
+    /// absolute when the crate is elsewhere. Those naming an argument
+    /// (`--flag`, `<ARG>`) stay as they are.
     fn rebased(mut self, crate_dir: &Path) -> Failure {
         let cwd = std::env::current_dir().unwrap_or_default();
         for d in &mut self.diagnostics {
+            if d.file.to_string_lossy().starts_with(['-', '<']) {
+                continue;
+            }
             let full = if d.file.is_absolute() {
                 d.file.clone()
             } else {
@@ -468,6 +490,16 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
         }
         Command::Add(args) => {
             let added = match args.what {
+                AddCommand::Kind {
+                    kind,
+                    group,
+                    version,
+                } => scaffold::add::kind::add(&scaffold::add::kind::Options {
+                    dir: args.dir,
+                    kind,
+                    group,
+                    version,
+                })?,
                 AddCommand::Version { version, kind } => {
                     scaffold::add::version::add(&scaffold::add::version::Options {
                         dir: args.dir,

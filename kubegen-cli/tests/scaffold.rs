@@ -146,6 +146,36 @@ fn bad_input_is_reported_in_full_and_nothing_is_written() {
     assert_eq!(entries.len(), 1, "a staging directory was left behind");
 }
 
+/// With the webhook server wired in too, the crate is what `cargo fmt`
+/// would make of it (without it, the test below checks).
+#[test]
+fn scaffolded_crate_with_webhook_server_is_rustfmt_clean() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hooked-operator");
+    let mut args = new_args(
+        dir.to_str().unwrap(),
+        "stable.example.com",
+        "v1",
+        "MyApplication",
+    );
+    args.push("--webhook");
+    let out = kubegen(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(dir.join("src/webhook.rs").is_file());
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["fmt", "--check"])
+        .current_dir(&dir)
+        .output()
+        .expect("running cargo fmt");
+    assert!(
+        out.status.success(),
+        "`cargo fmt --check` wants:\n{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn scaffolded_crate_verifies_builds_and_passes_its_tests() {
     // A fixed place inside the kubegen tree: the crate must build on its

@@ -1,9 +1,11 @@
 //! `kubegen add` end to end, chained on one crate: `kubegen new` →
 //! `kubegen add version` (twice: the second is refused, nothing written) →
-//! `kubegen add webhook` → `make test` in the grown crate, which verifies
-//! the generated files and runs every test: the conversion round trip
-//! (`src/generated/conversion.rs`), the admission webhooks called by a
-//! real apiserver, and the base e2e test.
+//! `kubegen add webhook` → `kubegen add kind` (twice too) → `make test` in
+//! the grown crate, which verifies the generated files and runs every
+//! test: the conversion round trip (`src/generated/conversion.rs`), the
+//! admission webhooks called by a real apiserver, the base e2e test and
+//! the new kind's, whose controller writes its status. After every step
+//! the crate is what `cargo fmt` would make of it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,6 +34,23 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// Fails unless `cargo fmt --check` passes in `dir`, as a user's CI runs
+/// it (`after` names the step).
+fn assert_rustfmt_clean(dir: &Path, after: &str) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["fmt", "--check"])
+        .current_dir(dir)
+        .output()
+        .expect("running cargo fmt");
+    assert!(
+        out.status.success(),
+        "after {after}, `cargo fmt --check` wants:\n{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
 fn run_ok(args: &[&str]) -> String {
     let out = kubegen(args);
     assert_eq!(
@@ -45,7 +64,7 @@ fn run_ok(args: &[&str]) -> String {
 }
 
 #[test]
-fn new_then_add_version_then_add_webhook_then_make_test() {
+fn new_then_add_version_webhook_and_kind_then_make_test() {
     // A fixed place inside the kubegen tree, sharing the dependencies
     // built by the `kubegen new` e2e test (target/scaffold).
     let parent = Path::new(REPO).join("target/scaffold-grow");
@@ -69,10 +88,12 @@ fn new_then_add_version_then_add_webhook_then_make_test() {
         "--kubegen-path",
         repo.to_str().unwrap(),
     ]);
+    assert_rustfmt_clean(&dir, "kubegen new");
 
     let out = run_ok(&["add", "--dir", d, "version", "v2"]);
     assert!(out.contains("created src/api/v2.rs"), "{out}");
     assert!(out.contains("edited  src/main.rs"), "{out}");
+    assert_rustfmt_clean(&dir, "kubegen add version");
 
     // Twice: refused, naming what exists; the crate is left as it was.
     let before = snapshot(&dir);
@@ -100,6 +121,32 @@ fn new_then_add_version_then_add_webhook_then_make_test() {
         "{out}"
     );
     assert!(dir.join("config/webhook/manifests.yaml").is_file());
+    assert_rustfmt_clean(&dir, "kubegen add webhook");
+
+    let out = run_ok(&["add", "--dir", d, "kind", "Backup"]);
+    for file in [
+        "created src/api/backup.rs",
+        "created src/controller/backup.rs",
+        "created tests/backup_e2e.rs",
+        "edited  src/main.rs",
+    ] {
+        assert!(out.contains(file), "{file}: {out}");
+    }
+    assert!(
+        dir.join("config/crd/stable.example.com_backups.yaml")
+            .is_file()
+    );
+    assert_rustfmt_clean(&dir, "kubegen add kind");
+    // Twice: refused, naming where it is declared; nothing written.
+    let before = snapshot(&dir);
+    let out = kubegen(&["add", "--dir", d, "kind", "Backup"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("src/api/backup.rs:10:0: error: Backup (stable.example.com/v1, resource `backups`) exists already"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(snapshot(&dir), before);
 
     // The grown crate verifies and passes its tests, on the real plane.
     let out = Command::new("make")
@@ -115,6 +162,8 @@ fn new_then_add_version_then_add_webhook_then_make_test() {
         "webhooks_admit_through_the_apiserver ... ok",
         "objects_are_accepted_validated_and_defaulted ... ok",
         "deploy_manifests_are_valid ... ok",
+        "Running tests/backup_e2e.rs",
+        "objects_are_accepted_validated_defaulted_and_reconciled ... ok",
     ] {
         assert!(log.contains(test), "{test} not run:\n{log}");
     }

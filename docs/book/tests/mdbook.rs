@@ -24,5 +24,9 @@ fn make_book_builds_the_book() {
     assert!(!log.contains("WARN"), "mdBook warned:\n{log}");
     let index = repo.join("target/book/tutorial.html");
     let html = std::fs::read_to_string(&index).unwrap();
-    assert!(html.contains("kubegen new website-operator"), "{}", index.display());
+    assert!(
+        html.contains("kubegen new website-operator"),
+        "{}",
+        index.display()
+    );
 }

@@ -180,8 +180,9 @@ fn chart_name(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
 }
 
-/// `name` made a chart name where it simply can be (`_` and capitals).
-fn suggested_name(name: &str) -> String {
+/// `name` (a package name) made a chart name: lowercase, `_` as `-`, cut
+/// to 53 characters; a chart name when `name` starts with a letter.
+pub(crate) fn suggested_name(name: &str) -> String {
     let lowered: String = name
         .chars()
         .map(|c| {
@@ -193,7 +194,8 @@ fn suggested_name(name: &str) -> String {
         })
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .collect();
-    lowered.trim_matches('-').chars().take(53).collect()
+    let cut: String = lowered.trim_start_matches('-').chars().take(53).collect();
+    cut.trim_end_matches('-').to_string()
 }
 
 /// Whether `version` is a SemVer 2 version.
@@ -238,7 +240,14 @@ mod tests {
             assert!(!chart_name(bad), "{bad}");
         }
         assert_eq!(suggested_name("My_Operator"), "my-operator");
-        assert!(chart_name(&suggested_name("My_Operator")));
+        for package in [
+            "My_Operator",
+            "a__b",
+            &format!("a{}-b", "x".repeat(51)),
+            "op-",
+        ] {
+            assert!(chart_name(&suggested_name(package)), "{package}");
+        }
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct Names {
     pub group_version_module: String,
     /// The generated per-kind accessor, `my_applications`.
     pub kind_accessor: String,
+    /// The Helm chart's name, a DNS label: `my-operator` (`My_Op` → `my-op`).
+    pub chart: String,
 }
 
 impl Names {
@@ -46,6 +48,7 @@ impl Names {
             group_version_module: group_version_module(&group_accessor, version),
             group_accessor,
             kind_accessor: accessor_name(kind),
+            chart: crate::chart::suggested_name(package),
         }
     }
 
@@ -62,6 +65,7 @@ impl Names {
             ("group_accessor", self.group_accessor.clone()),
             ("group_version_module", self.group_version_module.clone()),
             ("kind_accessor", self.kind_accessor.clone()),
+            ("chart", self.chart.clone()),
         ]
     }
 }
@@ -79,6 +83,8 @@ mod tests {
         assert_eq!(n.group_accessor, "stable");
         assert_eq!(n.group_version_module, "stable_v1");
         assert_eq!(n.kind_accessor, "my_applications");
+        assert_eq!(n.chart, "my-operator");
+        assert_eq!(Names::new("My_Op", "a.b", "v1", "K").chart, "my-op");
 
         let n = Names::new(
             "policy_op",

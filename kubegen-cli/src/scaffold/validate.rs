@@ -134,6 +134,17 @@ pub fn kind(kind: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks that `kind`'s module (`snake`, its snake case) can be a Rust
+/// module's name: not a keyword.
+pub fn kind_module(kind: &str, snake: &str) -> Result<(), String> {
+    if KEYWORDS.contains(&snake) {
+        return Err(format!(
+            "`{kind}`'s module would be `{snake}`, a Rust keyword; choose another kind"
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the package name taken from the target directory: ASCII letters,
 /// digits, `-` and `_`, starting with a letter, and not a Rust keyword once
 /// `-` become `_`.
@@ -266,6 +277,8 @@ mod tests {
             assert!(kind(bad).is_err(), "{bad}");
         }
         assert!(kind(&format!("A{}", "b".repeat(63))).is_err());
+        assert_eq!(kind_module("Backup", "backup"), Ok(()));
+        assert!(kind_module("Type", "type").unwrap_err().contains("keyword"));
     }
 
     #[test]

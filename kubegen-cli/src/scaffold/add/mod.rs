@@ -1,6 +1,7 @@
-//! `kubegen add`: grows a crate made by `kubegen new` — another version of
-//! a kind with its conversion ([`version`]) and admission webhooks for a
-//! kind ([`webhook`]).
+//! `kubegen add`: grows a crate made by `kubegen new` — another kind with
+//! its controller ([`kind`]), another version of a kind with its
+//! conversion ([`version`]) and admission webhooks for a kind
+//! ([`webhook`]).
 //!
 //! Each command plans every new file and every edit of an existing one
 //! (a [`Plan`]) and refuses, naming the file and line, whatever it cannot
@@ -8,6 +9,7 @@
 //! it is applied to a staged copy of the crate, which is generated and
 //! checked in-process; only then are the files written.
 
+pub mod kind;
 pub mod version;
 pub mod webhook;
 
@@ -403,14 +405,7 @@ pub fn wire_webhook_server(plan: &mut Plan, names: &Names) {
 /// Plans `line` into the webhook server's chain in `src/webhook.rs`.
 pub fn register_webhook(plan: &mut Plan, line: &str) {
     plan.edit(Path::new("src/webhook.rs"), |text| {
-        if text.lines().any(|l| l.trim() == line.trim()) {
-            return Ok(text.to_string());
-        }
-        edit::insert_after(
-            text,
-            "    WebhookServer::builder(cert)",
-            &format!("{line}\n"),
-        )
+        edit::add_to_chain(text, "    WebhookServer::builder(cert)", line)
     });
 }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{version, webhook};
+use super::{kind, version, webhook};
 use crate::scaffold::{Options, create};
 use crate::source::Diagnostic;
 
@@ -61,6 +61,20 @@ impl Scratch {
         })
     }
 
+    fn add_kind(
+        &self,
+        k: &str,
+        group: Option<&str>,
+        version: Option<&str>,
+    ) -> Result<super::Added, Vec<Diagnostic>> {
+        kind::add(&kind::Options {
+            dir: self.dir(),
+            kind: k.into(),
+            group: group.map(str::to_string),
+            version: version.map(str::to_string),
+        })
+    }
+
     fn add_webhook(
         &self,
         validating: bool,
@@ -101,12 +115,12 @@ fn a_version_is_added_once_and_wires_the_webhook_server() {
     let api = s.read("src/api.rs");
     assert!(api.contains("pub mod v2;"), "{api}");
     assert!(
-        api.contains("conversion(service = \"my-op-webhook\", namespace = \"my-op-system\"),"),
+        api.contains("conversion(service = \"my-op-webhook\", namespace = \"my-op-system\")\n"),
         "{api}"
     );
     let v2 = s.read("src/api/v2.rs");
     assert!(
-        v2.contains("version = \"v2\",") && v2.contains("storage = false,"),
+        v2.contains("version = \"v2\",") && v2.contains("storage = false\n"),
         "{v2}"
     );
     assert!(
@@ -230,7 +244,7 @@ fn webhooks_are_added_once_to_a_crate_made_with_the_server() {
     assert_eq!(s.read("src/main.rs"), main);
     let api = s.read("src/api.rs");
     assert!(
-        api.contains("admission(validate, default, service = \"my-op-webhook\""),
+        api.contains("    admission(\n        validate,\n        default,\n        service = \"my-op-webhook\","),
         "{api}"
     );
     let server = s.read("src/webhook.rs");
@@ -266,4 +280,135 @@ fn webhooks_are_added_once_to_a_crate_made_with_the_server() {
         messages(&errors)
     );
     assert_eq!(s.snapshot(), before);
+}
+
+#[test]
+fn a_kind_is_added_once_with_its_controller() {
+    let s = Scratch::new("kind", false);
+    let added = s
+        .add_kind("Backup", None, None)
+        .unwrap_or_else(|e| panic!("{}", messages(&e)));
+    assert_eq!(
+        added.created,
+        [
+            PathBuf::from("src/api/backup.rs"),
+            PathBuf::from("src/controller/backup.rs"),
+            PathBuf::from("tests/backup_e2e.rs")
+        ]
+    );
+    assert_eq!(added.what, "kind Backup (stable.example.com/v1)");
+    let api = s.read("src/api/backup.rs");
+    assert!(api.contains("kind = \"Backup\","), "{api}");
+    assert!(api.contains("pub struct BackupStatus"), "{api}");
+    assert!(s.read("src/api.rs").contains("\npub mod backup;\n"));
+    assert!(s.read("src/controller.rs").contains("\npub mod backup;\n"));
+    let main = s.read("src/main.rs");
+    assert!(
+        main.contains(
+            "    let informer = factory.stable().v1().backups();\n    let controller = Controller::builder(informer.informer().clone())\n        .name(\"backup\")"
+        ),
+        "{main}"
+    );
+    assert!(
+        main.contains(".reconcile(controller::backup::reconcile, ctx.clone());\n    manager.add(controller);\n\n    manager.run().await?;"),
+        "{main}"
+    );
+    assert!(s.read("config/crd/kustomization.yaml").ends_with(
+        "- stable.example.com_myapplications.yaml\n- stable.example.com_backups.yaml\n"
+    ));
+    // `kubegen generate` ran: the CRD, the role and the clients.
+    assert!(
+        s.read("config/crd/stable.example.com_backups.yaml")
+            .contains("kind: Backup")
+    );
+    let role = s.read("config/rbac/role.yaml");
+    assert!(role.contains("backups/status"), "{role}");
+    assert!(
+        s.read("src/generated/informers/stable_v1.rs")
+            .contains("fn backups(")
+    );
+    for file in ["src/controller/backup.rs", "tests/backup_e2e.rs"] {
+        assert!(!s.read(file).contains("{{"), "{file}");
+    }
+
+    // Again: refused, naming where it is declared; nothing changes.
+    let before = s.snapshot();
+    let errors = s.add_kind("Backup", None, None).unwrap_err();
+    assert!(
+        messages(&errors).contains("src/api/backup.rs:10: Backup (stable.example.com/v1, resource `backups`) exists already"),
+        "{}",
+        messages(&errors)
+    );
+    assert_eq!(s.snapshot(), before);
+
+    // Another, in another group and version: registered after the first.
+    s.add_kind("Restore", Some("ops.example.com"), Some("v1beta1"))
+        .unwrap_or_else(|e| panic!("{}", messages(&e)));
+    let main = s.read("src/main.rs");
+    let (backup, restore) = (
+        main.find("controller::backup::reconcile").unwrap(),
+        main.find("factory.ops().v1beta1().restores()").unwrap(),
+    );
+    assert!(backup < restore, "{main}");
+    assert!(
+        s.read("src/api.rs")
+            .contains("pub mod backup;\npub mod restore;\n")
+    );
+    // With two groups, a new kind needs --group; an existing one is
+    // refused as existing all the same.
+    let errors = s.add_kind("Archive", None, None).unwrap_err();
+    assert!(
+        messages(&errors).contains("--group:0: the crate's kinds are in several groups (ops.example.com, stable.example.com)"),
+        "{}",
+        messages(&errors)
+    );
+    let errors = s.add_kind("Backup", None, None).unwrap_err();
+    assert!(
+        messages(&errors).contains("exists already"),
+        "{}",
+        messages(&errors)
+    );
+}
+
+#[test]
+fn a_kind_is_refused_before_anything_is_written() {
+    let s = Scratch::new("kind-refused", false);
+    let before = s.snapshot();
+    let errors = s.add_kind("backup", Some("nodot"), Some("1")).unwrap_err();
+    let text = messages(&errors);
+    for want in [
+        "<KIND>:0: `backup` is not a PascalCase kind",
+        "--group:0:",
+        "--version:0:",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    let errors = s.add_kind("Type", None, None).unwrap_err();
+    assert!(messages(&errors).contains("Rust keyword"));
+    // The same resource under another spelling of the kind.
+    let errors = s.add_kind("Myapplication", None, None).unwrap_err();
+    assert!(
+        messages(&errors).contains("src/api.rs:10: MyApplication (stable.example.com/v1, resource `myapplications`) exists already"),
+        "{}",
+        messages(&errors)
+    );
+    // A first controller that takes the context for itself.
+    let main = s
+        .read("src/main.rs")
+        .replace("reconcile, ctx.clone());", "reconcile, ctx);");
+    std::fs::write(s.dir().join("src/main.rs"), main).unwrap();
+    // And a module in the way.
+    std::fs::create_dir_all(s.dir().join("src/controller")).unwrap();
+    std::fs::write(s.dir().join("src/controller/backup.rs"), "// mine\n").unwrap();
+    let before_edits = s.snapshot();
+    let errors = s.add_kind("Backup", None, None).unwrap_err();
+    let text = messages(&errors);
+    assert!(
+        text.contains("src/controller/backup.rs:0: exists already"),
+        "{text}"
+    );
+    assert!(text.contains("src/main.rs:"), "{text}");
+    assert!(text.contains("pass it `ctx.clone()`"), "{text}");
+    assert_eq!(s.snapshot(), before_edits);
+    assert_ne!(before, before_edits);
 }

@@ -131,17 +131,25 @@ fn version_module(
     // the hub's webhooks.
     let mut spec = String::new();
     let mut status = None;
+    // The indentation of a hub-only entry laid out over several lines, up
+    // to its closing line.
+    let mut skipping: Option<String> = None;
     for line in &lines[first - 1..last] {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("conversion(")
-            || trimmed.starts_with("admission(")
-            || trimmed.starts_with("storage =")
-        {
-            if !trimmed.ends_with("),") && !trimmed.ends_with(',') && !trimmed.ends_with(')') {
-                return Err(refuse(
-                    "the hub's `conversion(...)` or `admission(...)` spans several lines; add the version by hand",
-                ));
+        let indent = &line[..line.len() - trimmed.len()];
+        if let Some(open) = &skipping {
+            if indent == open && (trimmed == ")" || trimmed == "),") {
+                skipping = None;
             }
+            continue;
+        }
+        if trimmed.starts_with("conversion(") || trimmed.starts_with("admission(") {
+            if trimmed.ends_with('(') {
+                skipping = Some(indent.to_string());
+            }
+            continue;
+        }
+        if trimmed.starts_with("storage =") {
             continue;
         }
         if let Some(rest) = trimmed.strip_prefix("status = \"") {
