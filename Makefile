@@ -161,7 +161,7 @@ package:
 	for c in $(PUBLISHED); do rm -rf "$${CARGO_HOME:-$$HOME/.cargo}"/registry/src/-*/$$c-$(VERSION); done
 	rm -rf $(PACKAGE_TARGET)/debug/.fingerprint/kubegen-* $(PACKAGE_TARGET)/debug/deps/*kubegen_* \
 		$(PACKAGE_TARGET)/debug/build/kubegen-*
-	$(CARGO) package --workspace --exclude my-application --exclude my-application-bench --allow-dirty --target-dir $(PACKAGE_TARGET)
+	$(CARGO) package --workspace --exclude my-application --exclude my-application-bench --exclude kubegen-book --allow-dirty --target-dir $(PACKAGE_TARGET)
 	@# CI builds once: the verification's own build (GBs) is not needed again.
 	if [ -n "$${CI:-}" ]; then rm -rf $(PACKAGE_TARGET); fi
 

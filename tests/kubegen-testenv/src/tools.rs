@@ -8,9 +8,12 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-/// The value `versions.env` gives `key`.
+/// The value `versions.env` gives `key` (read from this repository, as
+/// the control-plane build script is).
 fn pinned(key: &str) -> Result<String> {
-    let text = include_str!("../../control-plane/versions.env");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../control-plane/versions.env");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     text.lines()
         .find_map(|line| line.strip_prefix(key)?.strip_prefix('='))
         .map(|v| v.trim().to_string())
