@@ -75,19 +75,14 @@ differential: control-plane
 
 KUBEGEN = $(CARGO) run -q -p kubegen-cli --bin kubegen --
 EXAMPLE = examples/my-application/Cargo.toml
-BOOK = docs/book/Cargo.toml
 
-## Regenerate the example's CRD, RBAC and Rust modules (and the book's
-## generated clients).
+## Regenerate the example's CRD, RBAC and Rust modules.
 generate:
 	$(KUBEGEN) generate --manifest-path $(EXAMPLE)
-	$(KUBEGEN) generate --manifest-path $(BOOK)
 
-## Fail when the example's (or the book's) checked-in generated files are
-## out of date.
+## Fail when the example's checked-in generated files are out of date.
 verify:
 	$(KUBEGEN) generate --check --manifest-path $(EXAMPLE)
-	$(KUBEGEN) generate --check --manifest-path $(BOOK)
 
 ## The tools every target below needs (README.md, "Prerequisites"), each
 ## missing one named with what it is for, before any long build; its

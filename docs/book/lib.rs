@@ -4,12 +4,6 @@
 //! the reader sees them; lines starting with `# ` are hidden by both
 //! rustdoc and mdBook.
 
-/// The typed clients and apply configurations of the built-in kinds the
-/// guides use (`[package.metadata.kubegen] builtins`), generated as in a
-/// user's crate.
-#[rustfmt::skip] // generated code is formatted by kubegen
-pub mod generated;
-
 /// The repository's `README.md`: its taste of kubegen is tested too.
 #[doc = include_str!("../../README.md")]
 pub mod readme {}
