@@ -162,18 +162,7 @@ fn scaffolded_crate_with_webhook_server_is_rustfmt_clean() {
     let out = kubegen(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(dir.join("src/webhook.rs").is_file());
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["fmt", "--check"])
-        .current_dir(&dir)
-        .output()
-        .expect("running cargo fmt");
-    assert!(
-        out.status.success(),
-        "`cargo fmt --check` wants:\n{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
+    support::assert_rustfmt_clean(&dir, "kubegen new --webhook");
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{kubegen, text};
+use support::{assert_rustfmt_clean, kubegen, text};
 
 const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
@@ -32,23 +32,6 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
-}
-
-/// Fails unless `cargo fmt --check` passes in `dir`, as a user's CI runs
-/// it (`after` names the step).
-fn assert_rustfmt_clean(dir: &Path, after: &str) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["fmt", "--check"])
-        .current_dir(dir)
-        .output()
-        .expect("running cargo fmt");
-    assert!(
-        out.status.success(),
-        "after {after}, `cargo fmt --check` wants:\n{}{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
 }
 
 fn run_ok(args: &[&str]) -> String {

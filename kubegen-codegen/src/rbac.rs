@@ -10,7 +10,6 @@ use syn::meta::ParseNestedMeta;
 
 use crate::attr::value;
 use crate::ctxt::Ctxt;
-use kubegen_core::output;
 use kubegen_core::suggest::suggest;
 
 /// The keys `#[rbac(...)]` accepts.
@@ -247,25 +246,10 @@ pub fn roles(rules: &[RbacRule], name: &str) -> Vec<Value> {
     docs
 }
 
-/// The RBAC YAML: [`roles`] as one multi-document file.
-pub fn role_yaml(rules: &[RbacRule], name: &str) -> String {
-    let docs = roles(rules, name);
-    let mut out = String::new();
-    for (i, doc) in docs.iter().enumerate() {
-        let yaml = output::to_yaml(doc);
-        if i == 0 {
-            out.push_str(&yaml);
-        } else {
-            out.push_str("---\n");
-            out.push_str(yaml.trim_start_matches(output::YAML_HEADER));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kubegen_core::output;
     use quote::quote;
 
     #[test]
@@ -292,6 +276,7 @@ mod tests {
             .unwrap(),
             parse_args(quote!(urls = ["/metrics"], verbs = ["get"])).unwrap(),
         ];
+        let role_yaml = |rules: &[RbacRule], name| output::to_yaml_documents(&roles(rules, name));
         let yaml = role_yaml(&rules, "demo-manager");
         let docs: Vec<serde_json::Value> = yaml
             .split("\n---\n")

@@ -102,6 +102,15 @@ fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {kind} {name}"))
 }
 
+/// The Deployment of a rendered chart.
+fn deployment_in(rendered: &str) -> Result<Deployment> {
+    let deployment = documents(rendered)
+        .into_iter()
+        .find(|d| d["kind"] == "Deployment")
+        .context("no Deployment")?;
+    Ok(serde_json::from_value(deployment)?)
+}
+
 fn read_yaml(path: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     documents(&std::fs::read_to_string(path).unwrap())
@@ -399,12 +408,7 @@ async fn the_rendered_chart_is_accepted_by_the_apiserver() -> Result<()> {
         assert_eq!(applied, documents(&rendered).len(), "{stdout}");
 
         // The operator's pod under Pod Security `restricted`.
-        let deployment: Deployment = serde_json::from_value(
-            documents(&rendered)
-                .into_iter()
-                .find(|d| d["kind"] == "Deployment")
-                .context("no Deployment")?,
-        )?;
+        let deployment = deployment_in(&rendered)?;
         let pss = env
             .pod_security_namespace(&format!("{prefix}-pss"), "restricted", &deployment)
             .await?;
@@ -417,12 +421,7 @@ async fn the_rendered_chart_is_accepted_by_the_apiserver() -> Result<()> {
     // merge) make a pod `restricted` rejects: the check above can fail.
     let ns = env.namespace("helm-weak").await?;
     let weak = template(&ns, Some("securityContext: {capabilities: null}"))?;
-    let deployment: Deployment = serde_json::from_value(
-        documents(&weak)
-            .into_iter()
-            .find(|d| d["kind"] == "Deployment")
-            .context("no Deployment")?,
-    )?;
+    let deployment = deployment_in(&weak)?;
     let pss = env
         .pod_security_namespace("helm-weak-pss", "restricted", &deployment)
         .await?;

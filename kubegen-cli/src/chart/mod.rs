@@ -139,29 +139,32 @@ pub fn files(
             crate::docs::json_file(&output::canonical(&values::schema(&chart))),
         ),
     ];
-    let templates = Path::new("templates");
-    let header = output::YAML_HEADER;
-    let named = |text: String| text.replace("CHART", &chart.name);
-    for (file, text) in objects::crds(crds) {
-        files.push((templates.join(file), format!("{header}{}", named(text))));
-    }
+    // Every template, with `CHART` (in helper names and text) standing for
+    // the chart's name, a DNS label, so replacing it is safe.
+    let mut templates = objects::crds(crds);
     if !roles.is_empty() {
-        files.push((
-            templates.join("rbac.yaml"),
-            format!("{header}{}", named(objects::rbac(roles))),
-        ));
+        templates.push(("rbac.yaml".into(), objects::rbac(roles)));
     }
     if !webhook_configurations.is_empty() {
-        files.push((
-            templates.join("webhook-configurations.yaml"),
-            format!(
-                "{header}{}",
-                named(objects::webhook_configurations(webhook_configurations))
-            ),
+        templates.push((
+            "webhook-configurations.yaml".into(),
+            objects::webhook_configurations(webhook_configurations),
         ));
     }
-    for (file, text) in workload::files(&chart.name, &chart.webhook_services) {
-        files.push((templates.join(file), text));
+    templates.extend(
+        workload::files(&chart.webhook_services)
+            .into_iter()
+            .map(|(file, text)| (file.to_string(), text)),
+    );
+    for (file, text) in templates {
+        files.push((
+            Path::new("templates").join(file),
+            format!(
+                "{}{}",
+                output::YAML_HEADER,
+                text.replace("CHART", &chart.name)
+            ),
+        ));
     }
     files.sort();
     Ok(files)

@@ -4,8 +4,7 @@
 //! probes, flags, Pod Security `restricted` context and metrics
 //! authorization), with names and the namespace from the release.
 //!
-//! `CHART` stands for the chart's name (a DNS label, so it is safe in
-//! template names and text alike).
+//! `CHART` stands for the chart's name, which the caller puts in.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -389,11 +388,6 @@ spec:
 /// The webhook Services the model names, each with its ports.
 pub type WebhookServices = BTreeMap<String, BTreeSet<u16>>;
 
-/// `text` for the chart `name`.
-fn named(text: &str, name: &str) -> String {
-    text.replace("CHART", name)
-}
-
 /// The services as a template list literal: `"a" "b"`.
 fn service_list(services: &WebhookServices) -> String {
     services
@@ -404,10 +398,9 @@ fn service_list(services: &WebhookServices) -> String {
 }
 
 /// Every template file of this module, by path under `templates/`.
-pub fn files(name: &str, services: &WebhookServices) -> Vec<(&'static str, String)> {
+pub fn files(services: &WebhookServices) -> Vec<(&'static str, String)> {
     let webhooks = !services.is_empty();
     let pick = |text: &'static str| if webhooks { text } else { "" };
-    let header = kubegen_core::output::YAML_HEADER;
     let mut helpers = HELPERS.to_string();
     if webhooks {
         helpers.push_str(&WEBHOOK_CERTIFICATE.replace("SERVICES", &service_list(services)));
@@ -447,7 +440,4 @@ pub fn files(name: &str, services: &WebhookServices) -> Vec<(&'static str, Strin
         files.push(("networkpolicy.yaml", NETWORK_POLICY.to_string()));
     }
     files
-        .into_iter()
-        .map(|(path, text)| (path, format!("{header}{}", named(&text, name))))
-        .collect()
 }

@@ -329,10 +329,11 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
     for (name, crd) in &crds {
         files.insert(settings.crd_dir.join(name), crd_yaml(crd));
     }
-    if !api.rbac.is_empty() {
+    let roles = rbac::roles(&api.rbac, &role_name(api));
+    if !roles.is_empty() {
         files.insert(
             settings.rbac_dir.join("role.yaml"),
-            rbac::role_yaml(&api.rbac, &role_name(api)),
+            output::to_yaml_documents(&roles),
         );
     }
     let webhook_configurations: Vec<Value> =
@@ -342,11 +343,6 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
             .collect();
     if let Some(helm) = &settings.helm {
         files.own_dir(&helm.dir);
-        let roles = if api.rbac.is_empty() {
-            Vec::new()
-        } else {
-            rbac::roles(&api.rbac, &role_name(api))
-        };
         let operator = chart::Operator {
             package: &api.package,
             version: &api.version,
@@ -358,18 +354,10 @@ pub fn generate(api: &Api) -> Result<FileSet, Vec<Diagnostic>> {
             files.insert(helm.dir.join(path), contents);
         }
     }
-    let configurations: Vec<String> = webhook_configurations.iter().map(output::to_yaml).collect();
-    if !configurations.is_empty() {
+    if !webhook_configurations.is_empty() {
         files.insert(
             settings.webhook_dir.join("manifests.yaml"),
-            configurations
-                .iter()
-                .enumerate()
-                .map(|(i, c)| match i {
-                    0 => c.clone(),
-                    _ => format!("---\n{}", c.trim_start_matches(output::YAML_HEADER)),
-                })
-                .collect::<String>(),
+            output::to_yaml_documents(&webhook_configurations),
         );
     }
     let header = header_text(&api.root, settings).map_err(|d| vec![d])?;

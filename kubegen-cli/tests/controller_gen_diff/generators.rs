@@ -28,15 +28,6 @@ pub const TWINS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/controlle
 /// The workspace root.
 pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-fn cache_dir() -> PathBuf {
-    match std::env::var_os("KUBEGEN_CACHE_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME is set")).join(".cache/kubegen")
-        }
-    }
-}
-
 /// Go commands with the environment both tools need: the local toolchain,
 /// no workspace file, no cgo.
 fn go_command(program: &Path) -> Command {
@@ -65,24 +56,12 @@ fn run(cmd: &mut Command) -> String {
 /// test suite: the control plane is built with it).
 pub fn controller_gen() -> PathBuf {
     let version = controller_tools_version();
-    let bin_dir = cache_dir()
-        .join("go-tools")
-        .join(format!("controller-tools-{version}"))
-        .join("bin");
-    let bin = bin_dir.join("controller-gen");
-    if !bin.exists() {
-        eprintln!(
-            "installing controller-gen {version} into {}",
-            bin_dir.display()
-        );
-        run(go_command(Path::new("go"))
-            .env("GOBIN", &bin_dir)
-            .arg("install")
-            .arg(format!(
-                "sigs.k8s.io/controller-tools/cmd/controller-gen@{version}"
-            )));
-    }
-    bin
+    kubegen_testenv::go_install(
+        &Path::new(&format!("controller-tools-{version}")).join("bin"),
+        &format!("sigs.k8s.io/controller-tools/cmd/controller-gen@{version}"),
+        "controller-gen",
+    )
+    .unwrap()
 }
 
 /// Copies the tree at `from` to `to`, leaving out `skip` (file names).

@@ -62,3 +62,20 @@ pub fn scratch_crate(name: &str, api: &str) -> tempfile::TempDir {
     std::fs::write(root.join("src/api.rs"), api).unwrap();
     dir
 }
+
+/// Fails unless `cargo fmt --check` passes in `dir`, as a user's CI runs
+/// it (`after` names the step).
+pub fn assert_rustfmt_clean(dir: &Path, after: &str) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["fmt", "--check"])
+        .current_dir(dir)
+        .output()
+        .expect("running cargo fmt");
+    assert!(
+        out.status.success(),
+        "after {after}, `cargo fmt --check` wants:\n{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}

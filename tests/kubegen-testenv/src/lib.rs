@@ -43,5 +43,5 @@ pub use pki::CertFiles;
 pub use plane::{KEEP_ENV, Options, Part, TestEnv};
 pub use pod_security::read_deployment;
 pub use ports::free_loopback_port;
-pub use tools::{cert_manager_module, helm};
+pub use tools::{cert_manager_module, go_install, helm};
 pub use wait::eventually;

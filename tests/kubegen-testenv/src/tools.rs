@@ -1,7 +1,8 @@
 //! Go tools and modules the tests need beside the plane, fetched from the
-//! Go module proxy at the versions `tests/control-plane/versions.env` pins:
-//! the `helm` binary (built once into `~/.cache/kubegen/go-tools/`) and
-//! cert-manager's module, whose CRDs the tests install.
+//! Go module proxy: any tool built once into `~/.cache/kubegen/go-tools/`
+//! ([`go_install`]), and at the versions `tests/control-plane/versions.env`
+//! pins, the `helm` binary and cert-manager's module, whose CRDs the tests
+//! install.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,29 +54,36 @@ fn run(cmd: &mut Command) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// The pinned `helm`, built on first use (a few minutes cold). Concurrent
-/// callers each build into a directory of their own and the first rename
-/// wins, so none sees a half-written binary.
-pub fn helm() -> Result<PathBuf> {
-    let version = pinned("HELM_VERSION")?;
-    let dir = cache_dir()?
-        .join("go-tools")
-        .join(format!("helm-v{version}"));
-    let bin = dir.join("helm");
+/// The Go command `package` (`module/cmd/x@version`), built on first use
+/// into `dir` under `~/.cache/kubegen/go-tools/` (`$KUBEGEN_CACHE_DIR`);
+/// the path of its `binary`. Concurrent callers each build into a
+/// directory of their own and the first rename wins, so none sees a
+/// half-written binary.
+pub fn go_install(dir: &Path, package: &str, binary: &str) -> Result<PathBuf> {
+    let dir = cache_dir()?.join("go-tools").join(dir);
+    let bin = dir.join(binary);
     if bin.is_file() {
         return Ok(bin);
     }
     let staging = dir.with_extension(format!("tmp-{}", std::process::id()));
-    eprintln!("building helm v{version} into {}", dir.display());
-    run(go()
-        .env("GOBIN", &staging)
-        .args(["install", &format!("helm.sh/helm/v4/cmd/helm@v{version}")]))?;
+    eprintln!("building {package} into {}", dir.display());
+    run(go().env("GOBIN", &staging).args(["install", package]))?;
     std::fs::create_dir_all(&dir)?;
-    if std::fs::rename(staging.join("helm"), &bin).is_err() && !bin.is_file() {
-        bail!("could not move helm into {}", dir.display());
+    if std::fs::rename(staging.join(binary), &bin).is_err() && !bin.is_file() {
+        bail!("could not move {binary} into {}", dir.display());
     }
     let _ = std::fs::remove_dir_all(&staging);
     Ok(bin)
+}
+
+/// The pinned `helm`, built on first use (a few minutes cold).
+pub fn helm() -> Result<PathBuf> {
+    let version = pinned("HELM_VERSION")?;
+    go_install(
+        Path::new(&format!("helm-v{version}")),
+        &format!("helm.sh/helm/v4/cmd/helm@v{version}"),
+        "helm",
+    )
 }
 
 /// The directory of the pinned cert-manager module (downloaded on first
