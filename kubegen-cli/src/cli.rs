@@ -35,7 +35,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Generate CRD YAML, RBAC YAML and Rust client modules for a crate.
+    /// Generate CRD YAML, RBAC YAML, Rust client modules and (when configured) a Helm chart for a
+    /// crate.
     Generate(GenerateArgs),
     /// Compare the crate's CRDs with an earlier release and classify every
     /// change as breaking or safe; exit 1 on a breaking change no
