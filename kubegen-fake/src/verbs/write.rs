@@ -1,0 +1,415 @@
+//! `create` and `update` (PUT, and PATCH once the patch is applied), as
+//! the apiserver's generic registry store runs them: the request checked
+//! against the path, the namespace's lifecycle, the strategy's
+//! preparation (status kept or cleared, generation, system fields),
+//! validation (custom resources through kubegen-core's validation engine,
+//! the same the `kubegen validate` command uses), managed fields, the
+//! no-op update that writes nothing, and deletion once the last
+//! finalizer is gone.
+
+use serde_json::{Value, json};
+
+use kubegen_core::validate::field::FieldError;
+use kubegen_core::validate::{self, meta};
+
+use crate::request::ResourceCall;
+use crate::resources::{Generation, Resource};
+use crate::state::{State, as_version, finished, spec_changed};
+use crate::status::ApiError;
+
+use super::{key, managed, meta_str};
+
+/// The request's object: JSON of the endpoint's `apiVersion` and `kind`.
+pub fn decode(r: &Resource, body: &[u8]) -> Result<Value, ApiError> {
+    let object: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
+    })?;
+    if !object.is_object() {
+        return Err(ApiError::bad_request(
+            "couldn't get version/kind; json parse error: not an object",
+        ));
+    }
+    check_type(r, &object)?;
+    Ok(object)
+}
+
+fn check_type(r: &Resource, object: &Value) -> Result<(), ApiError> {
+    let kind = object["kind"].as_str().unwrap_or_default();
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    if kind.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "Object 'Kind' is missing in '{object}'"
+        )));
+    }
+    if api_version != r.api_version() {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({})",
+            r.api_version()
+        )));
+    }
+    if kind != r.kind {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            r.kind
+        )));
+    }
+    Ok(())
+}
+
+/// The namespace lifecycle admission plugin: a namespaced object is
+/// created only in a namespace that exists and is not being deleted.
+fn namespace_admits(state: &State, r: &Resource, ns: &str, name: &str) -> Result<(), ApiError> {
+    if !r.namespaced {
+        return Ok(());
+    }
+    let key = crate::store::Key {
+        resource: "/namespaces".into(),
+        namespace: String::new(),
+        name: ns.into(),
+    };
+    match state.store.get(&key) {
+        None => Err(ApiError::not_found("namespaces", "", "namespaces", ns)),
+        Some(n) if n.pointer("/metadata/deletionTimestamp").is_some() => Err(
+            ApiError::terminating(&r.qualified(), &r.group, &r.plural, name, ns),
+        ),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Fills the request's namespace into the object, refusing a different
+/// one, and clears it on cluster-scoped objects.
+fn place(r: &Resource, call: &ResourceCall, object: &mut Value) -> Result<(), ApiError> {
+    let meta = object
+        .as_object_mut()
+        .map(|o| o.entry("metadata").or_insert_with(|| json!({})));
+    let Some(meta) = meta.and_then(Value::as_object_mut) else {
+        return Err(ApiError::bad_request("metadata must be an object"));
+    };
+    if r.namespaced {
+        let path_ns = call.namespace.clone().unwrap_or_default();
+        match meta.get("namespace").and_then(Value::as_str) {
+            Some(ns) if !ns.is_empty() && ns != path_ns => {
+                return Err(ApiError::bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ));
+            }
+            _ => {
+                meta.insert("namespace".into(), json!(path_ns));
+            }
+        }
+    } else {
+        meta.remove("namespace");
+    }
+    Ok(())
+}
+
+/// What the kind's strategy sets on create besides the system fields.
+fn prepare_create(r: &Resource, object: &mut Value) {
+    if let Some(o) = object.as_object_mut() {
+        if r.status {
+            o.remove("status");
+        }
+        if r.crd.is_none() {
+            match r.kind.as_str() {
+                "Namespace" => {
+                    o.insert("status".into(), json!({"phase": "Active"}));
+                    let spec = o.entry("spec").or_insert_with(|| json!({}));
+                    if spec.get("finalizers").is_none() {
+                        spec["finalizers"] = json!(["kubernetes"]);
+                    }
+                    let name = o["metadata"]["name"].clone();
+                    o["metadata"]["labels"]["kubernetes.io/metadata.name"] = name;
+                }
+                "Pod" => {
+                    o.insert("status".into(), json!({"phase": "Pending"}));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Checks `object` (already prepared) as the kind's strategy validates
+/// it; a custom resource comes back pruned and defaulted.
+fn admit(r: &Resource, object: Value, old: Option<&Value>) -> Result<Value, ApiError> {
+    let name = meta_str(&object, "name");
+    let Some(crd) = &r.crd else {
+        let mut errors = Vec::new();
+        match old {
+            None => meta::validate_create(&object, r.namespaced, &mut errors),
+            Some(old) => meta::validate_update(&object, old, &mut errors),
+        }
+        return if errors.is_empty() {
+            Ok(object)
+        } else {
+            Err(ApiError::invalid(&r.kind, &r.group, &name, &errors))
+        };
+    };
+    let outcome = match old {
+        None => validate::validate_create(crd, &object),
+        Some(old) => validate::validate_update(crd, &object, old),
+    }
+    .map_err(|_| {
+        ApiError::bad_request(format!(
+            "the API version in the data does not match the expected API version ({})",
+            r.api_version()
+        ))
+    })?;
+    if let Some(why) = outcome.undecodable.first() {
+        return Err(ApiError::bad_request(why.clone()));
+    }
+    if !outcome.errors.is_empty() {
+        return Err(ApiError::invalid(&r.kind, &r.group, &name, &outcome.errors));
+    }
+    Ok(outcome.object)
+}
+
+/// The field manager of a request: `fieldManager`, or the user agent's
+/// first word as the apiserver takes it.
+pub fn manager(call: &ResourceCall, user_agent: &str) -> Result<String, ApiError> {
+    let m = match call.query.get("fieldManager") {
+        Some(m) if !m.is_empty() => m.clone(),
+        _ => user_agent.split('/').next().unwrap_or_default().to_string(),
+    };
+    if m.len() > 128 {
+        return Err(ApiError::invalid(
+            "",
+            "",
+            "",
+            &[FieldError::new(
+                kubegen_core::validate::field::ErrorType::TooLong,
+                "fieldManager",
+                None,
+                "may not be more than 128 bytes",
+            )],
+        ));
+    }
+    Ok(m)
+}
+
+fn dry_run(call: &ResourceCall) -> bool {
+    call.query.get("dryRun").is_some_and(|d| d == "All")
+}
+
+/// `POST`: creates `object`; answers `201 Created`.
+pub fn create(
+    state: &mut State,
+    r: &Resource,
+    call: &ResourceCall,
+    mut object: Value,
+    manager_name: &str,
+) -> Result<(u16, Value), ApiError> {
+    place(r, call, &mut object)?;
+    let ns = meta_str(&object, "namespace");
+    let mut name = meta_str(&object, "name");
+    let generate = meta_str(&object, "generateName");
+    if name.is_empty() && !generate.is_empty() {
+        // The apiserver retries a taken generated name.
+        for _ in 0..8 {
+            let mut g = generate.clone();
+            g.truncate(g.floor_char_boundary(58));
+            name = format!("{g}{}", state.clock.suffix());
+            if state.store.get(&key(r, Some(&ns), &name)).is_none() {
+                break;
+            }
+        }
+        object["metadata"]["name"] = json!(name);
+    }
+    namespace_admits(state, r, &ns, &name)?;
+    prepare_create(r, &mut object);
+    {
+        let meta = &mut object["metadata"];
+        if let Some(m) = meta.as_object_mut() {
+            for k in [
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "generation",
+                "resourceVersion",
+                "selfLink",
+            ] {
+                m.remove(k);
+            }
+        }
+    }
+    let mut object = admit(r, object, None)?;
+    let meta = &mut object["metadata"];
+    meta["uid"] = json!(state.clock.uid());
+    meta["creationTimestamp"] = json!(state.clock.now());
+    if r.generation != Generation::None {
+        meta["generation"] = json!(1);
+    }
+    let k = key(r, Some(&ns), &name);
+    if state.store.get(&k).is_some() {
+        return Err(ApiError::already_exists(
+            &r.qualified(),
+            &r.group,
+            &r.plural,
+            &name,
+        ));
+    }
+    let now = state.clock.now();
+    managed::update(
+        r,
+        None,
+        &mut object,
+        manager_name,
+        call.subresource.as_deref(),
+        &now,
+    )?;
+    if dry_run(call) {
+        return Ok((201, as_version(r, &object)));
+    }
+    let change = state.commit(k, Some(object));
+    Ok((
+        201,
+        as_version(r, change.new.as_deref().unwrap_or(&Value::Null)),
+    ))
+}
+
+/// `PUT` (or a patched object): replaces the stored object with
+/// `object`; answers `200 OK`.
+pub fn update(
+    state: &mut State,
+    r: &Resource,
+    call: &ResourceCall,
+    mut object: Value,
+    manager_name: &str,
+) -> Result<(u16, Value), ApiError> {
+    let name = call.name.clone().unwrap_or_default();
+    let k = key(r, call.namespace.as_deref(), &name);
+    let Some(old) = state.store.get(&k).map(|o| (**o).clone()) else {
+        return Err(ApiError::not_found(
+            &r.qualified(),
+            &r.group,
+            &r.plural,
+            &name,
+        ));
+    };
+    place(r, call, &mut object)?;
+    let body_name = meta_str(&object, "name");
+    if body_name != name {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({name})"
+        )));
+    }
+    let rv = meta_str(&object, "resourceVersion");
+    if !rv.is_empty() && rv != meta_str(&old, "resourceVersion") {
+        return Err(ApiError::modified(
+            &r.qualified(),
+            &r.group,
+            &r.plural,
+            &name,
+        ));
+    }
+    let status_update = call.subresource.as_deref() == Some("status");
+    if status_update {
+        let mut n = old.clone();
+        match object.get("status") {
+            Some(s) => n["status"] = s.clone(),
+            None => {
+                if let Some(o) = n.as_object_mut() {
+                    o.remove("status");
+                }
+            }
+        }
+        n["metadata"]["managedFields"] = object["metadata"]["managedFields"].clone();
+        if n["metadata"]["managedFields"].is_null()
+            && let Some(m) = n["metadata"].as_object_mut()
+        {
+            m.remove("managedFields");
+        }
+        object = n;
+    } else if r.status {
+        match old.get("status") {
+            Some(s) => object["status"] = s.clone(),
+            None => {
+                if let Some(o) = object.as_object_mut() {
+                    o.remove("status");
+                }
+            }
+        }
+    }
+    keep_system_fields(&old, &mut object);
+    if !status_update && bumps_generation(r, &old, &object) {
+        let g = old["metadata"]["generation"].as_i64().unwrap_or(0);
+        object["metadata"]["generation"] = json!(g + 1);
+    }
+    let mut object = admit(r, object, Some(&old))?;
+    let now = state.clock.now();
+    managed::update(
+        r,
+        Some(&old),
+        &mut object,
+        manager_name,
+        call.subresource.as_deref(),
+        &now,
+    )?;
+    object["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
+    if object == old {
+        // Nothing changed: the apiserver writes nothing.
+        return Ok((200, as_version(r, &old)));
+    }
+    if dry_run(call) {
+        return Ok((200, as_version(r, &object)));
+    }
+    if finished(&object) {
+        state.commit(k, None);
+        return Ok((200, as_version(r, &object)));
+    }
+    let change = state.commit(k, Some(object));
+    Ok((
+        200,
+        as_version(r, change.new.as_deref().unwrap_or(&Value::Null)),
+    ))
+}
+
+/// `BeforeUpdate`: what an update cannot change.
+fn keep_system_fields(old: &Value, object: &mut Value) {
+    let old_meta = &old["metadata"];
+    let meta = &mut object["metadata"];
+    meta["generation"] = old_meta["generation"].clone();
+    if meta_missing(meta, "uid") {
+        meta["uid"] = old_meta["uid"].clone();
+    }
+    meta["creationTimestamp"] = old_meta["creationTimestamp"].clone();
+    if old_meta.get("deletionTimestamp").is_some() {
+        meta["deletionTimestamp"] = old_meta["deletionTimestamp"].clone();
+    }
+    if old_meta.get("deletionGracePeriodSeconds").is_some()
+        && meta_missing(meta, "deletionGracePeriodSeconds")
+    {
+        meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"].clone();
+    }
+    if let Some(m) = meta.as_object_mut() {
+        m.retain(|_, v| !v.is_null());
+    }
+}
+
+fn meta_missing(meta: &Value, k: &str) -> bool {
+    meta.get(k).is_none_or(|v| v.is_null() || v == "")
+}
+
+/// Whether the kind's strategy increments `metadata.generation`.
+fn bumps_generation(r: &Resource, old: &Value, new: &Value) -> bool {
+    let content_changed = if r.status {
+        spec_changed(old, new)
+    } else {
+        // Without a status subresource the status is content too.
+        let strip = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("metadata");
+            }
+            v
+        };
+        strip(old) != strip(new)
+    };
+    match r.generation {
+        Generation::None => false,
+        Generation::Spec => content_changed,
+        Generation::SpecOrAnnotations => {
+            content_changed
+                || old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations")
+        }
+    }
+}
