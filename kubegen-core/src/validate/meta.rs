@@ -62,9 +62,40 @@ pub fn validate_update(object: &Value, old: &Value, out: &mut Vec<FieldError>) {
             ));
         }
     }
+    if old.pointer("/metadata/deletionTimestamp").is_some() {
+        no_new_finalizers(object, old, out);
+    }
     let meta = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
     object_meta::labels_and_annotations(&meta, "metadata", out);
     object_meta::owner_references(&meta, "metadata.ownerReferences", out);
+}
+
+/// `ValidateNoNewFinalizers`: an object being deleted takes no new
+/// finalizer.
+fn no_new_finalizers(object: &Value, old: &Value, out: &mut Vec<FieldError>) {
+    let set = |o: &Value| -> std::collections::BTreeSet<String> {
+        o.pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .map(|f| {
+                f.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (new, old) = (set(object), set(old));
+    let extra: Vec<String> = new.difference(&old).map(|f| format!("{f:?}")).collect();
+    if !extra.is_empty() {
+        out.push(FieldError::new(
+            super::field::ErrorType::Forbidden,
+            "metadata.finalizers",
+            None,
+            format!(
+                "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+                extra.join(", ")
+            ),
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -161,5 +192,24 @@ mod tests {
                 "metadata.finalizers: Invalid value: [\"orphan\",\"foregroundDeletion\"]: finalizer orphan and foregroundDeletion cannot be both set",
             ]
         );
+    }
+
+    #[test]
+    fn an_object_being_deleted_takes_no_new_finalizer() {
+        let old = json!({"metadata": {"name": "a", "uid": "u", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["x/a"]}});
+        let update = |finalizers: Value| {
+            let mut out = Vec::new();
+            let new = json!({"metadata": {"name": "a", "uid": "u", "finalizers": finalizers}});
+            validate_update(&new, &old, &mut out);
+            out.iter().map(ToString::to_string).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            update(json!(["x/a", "x/c", "x/b"])),
+            [
+                "metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{\"x/b\", \"x/c\"}"
+            ]
+        );
+        assert!(update(json!([])).is_empty());
+        assert!(update(json!(["x/a"])).is_empty());
     }
 }

@@ -1,0 +1,202 @@
+//! Answers made comparable across servers: uids, resourceVersions and
+//! `continue` tokens replaced by the order they first appear in (the
+//! same order on both servers when they behave alike), timestamps and
+//! generated name suffixes masked, the namespace's name made `{ns}`.
+//! A list's or bookmark's own resourceVersion is the store's newest
+//! revision, which on a real plane other writers move: it is checked to
+//! be at least every revision seen before, then masked.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::script::Answer;
+
+/// One server's mapping of the values it made up.
+#[derive(Debug, Default)]
+pub struct Normalizer {
+    ns: String,
+    uids: BTreeMap<String, String>,
+    rvs: BTreeMap<String, String>,
+    max_rv: u64,
+    tokens: BTreeMap<String, String>,
+    /// Properties the server broke (a list revision older than one seen).
+    pub violations: Vec<String>,
+}
+
+fn is_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && s.ends_with('Z')
+}
+
+impl Normalizer {
+    pub fn new(ns: &str) -> Normalizer {
+        Normalizer {
+            ns: ns.to_string(),
+            ..Normalizer::default()
+        }
+    }
+
+    fn rv(&mut self, v: &str) -> String {
+        if v.starts_with('<') {
+            return v.to_string();
+        }
+        if let Ok(n) = v.parse::<u64>() {
+            self.max_rv = self.max_rv.max(n);
+        }
+        let next = format!("<rv{}>", self.rvs.len() + 1);
+        self.rvs.entry(v.to_string()).or_insert(next).clone()
+    }
+
+    fn list_rv(&mut self, v: &str, at: &str) -> String {
+        match v.parse::<u64>() {
+            Ok(n) if n >= self.max_rv => {}
+            _ => self.violations.push(format!(
+                "{at}: list revision {v} older than {}",
+                self.max_rv
+            )),
+        }
+        "<list-rv>".into()
+    }
+
+    fn text(&self, s: &str) -> String {
+        if is_time(s) {
+            return "<time>".into();
+        }
+        let mut out = s.replace(&self.ns, "{ns}");
+        for (uid, token) in &self.uids {
+            out = out.replace(uid, token);
+        }
+        out
+    }
+
+    fn walk(&mut self, v: &mut Value, key: &str, at: &str) {
+        match v {
+            Value::Object(o) => {
+                if o.get("type").is_some_and(|t| t == "BOOKMARK") {
+                    let rv = o
+                        .get("object")
+                        .and_then(|x| x.pointer("/metadata/resourceVersion"))
+                        .and_then(Value::as_str)
+                        .map(String::from);
+                    if let Some(rv) = rv {
+                        let masked = self.list_rv(&rv, at);
+                        o["object"]["metadata"]["resourceVersion"] = json!(masked);
+                    }
+                }
+                if let (Some(Value::String(g)), Some(Value::String(n))) =
+                    (o.get("generateName").cloned(), o.get("name").cloned())
+                {
+                    if n.starts_with(&g) && n.len() == g.len() + 5 {
+                        o.insert("name".into(), json!(format!("{g}<5>")));
+                    }
+                }
+                if let Some(Value::String(u)) = o.get("uid").cloned() {
+                    let next = format!("<uid{}>", self.uids.len() + 1);
+                    self.uids.entry(u).or_insert(next);
+                }
+                let list_like = o.contains_key("items");
+                let keys: Vec<String> = o.keys().cloned().collect();
+                for k in keys {
+                    let Some(child) = o.get_mut(&k) else { continue };
+                    match (k.as_str(), &*child) {
+                        ("resourceVersion", Value::String(s)) => {
+                            let s = s.clone();
+                            *child = json!(if key == "metadata" && at.ends_with("#list") {
+                                self.list_rv(&s, at)
+                            } else {
+                                self.rv(&s)
+                            });
+                        }
+                        ("continue", Value::String(s)) if !s.is_empty() => {
+                            let next = format!("<continue{}>", self.tokens.len() + 1);
+                            let t = self.tokens.entry(s.clone()).or_insert(next).clone();
+                            *child = json!(t);
+                        }
+                        _ => {
+                            let path = format!("{at}/{k}");
+                            let at_list = if list_like && k == "metadata" {
+                                format!("{path}#list")
+                            } else {
+                                path
+                            };
+                            self.walk(child, &k, &at_list);
+                        }
+                    }
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter_mut().enumerate() {
+                    self.walk(x, key, &format!("{at}/{i}"));
+                }
+            }
+            Value::String(s) => {
+                if key == "uid" {
+                    *s = self
+                        .uids
+                        .get(s.as_str())
+                        .cloned()
+                        .unwrap_or_else(|| s.clone());
+                } else {
+                    *s = self.text(s);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `answer` made comparable (`at` names it in violations).
+    pub fn answer(&mut self, answer: &Answer, at: &str) -> Answer {
+        let mut body = answer.body.clone();
+        self.walk(&mut body, "", at);
+        Answer {
+            code: answer.code,
+            body,
+        }
+    }
+}
+
+/// The JSON paths where `a` and `b` differ.
+pub fn differences(a: &Value, b: &Value, at: &str, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))) {
+                let path = format!("{at}/{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => differences(p, q, &path, out),
+                    (p, q) => out.push(format!("{path}: fake {} vs real {}", show(p), show(q))),
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                differences(p, q, &format!("{at}/{i}"), out);
+            }
+        }
+        _ if a != b => out.push(format!(
+            "{at}: fake {} vs real {}",
+            show(Some(a)),
+            show(Some(b))
+        )),
+        _ => {}
+    }
+}
+
+fn show(v: Option<&Value>) -> String {
+    match v {
+        None => "(absent)".into(),
+        Some(v) => {
+            let s = v.to_string();
+            if s.len() > 300 {
+                format!("{}…", &s[..s.floor_char_boundary(300)])
+            } else {
+                s
+            }
+        }
+    }
+}
