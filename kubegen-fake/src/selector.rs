@@ -65,9 +65,28 @@ impl<'a> Lexer<'a> {
     }
 }
 
+impl Lexer<'_> {
+    /// The next token's text, for an error.
+    fn literal(&mut self) -> String {
+        self.skip();
+        let save = self.i;
+        let w = self.word().to_string();
+        self.i = save;
+        if w.is_empty() {
+            self.s[self.i..]
+                .chars()
+                .next()
+                .map(String::from)
+                .unwrap_or_default()
+        } else {
+            w
+        }
+    }
+}
+
 fn values(lx: &mut Lexer<'_>) -> Result<Vec<String>, String> {
     if !lx.eat("(") {
-        return Err("found '', expected: '('".into());
+        return Err(format!("found '{}' expected: '('", lx.literal()));
     }
     let mut out = Vec::new();
     loop {
@@ -76,7 +95,7 @@ fn values(lx: &mut Lexer<'_>) -> Result<Vec<String>, String> {
             return Ok(out);
         }
         if !lx.eat(",") {
-            return Err("found '', expected: ',' or ')'".into());
+            return Err(format!("found '{}', expected: ',' or ')'", lx.literal()));
         }
     }
 }
@@ -84,6 +103,10 @@ fn values(lx: &mut Lexer<'_>) -> Result<Vec<String>, String> {
 impl Labels {
     /// Parses `s` as `labels.Parse` does.
     pub fn parse(s: &str) -> Result<Labels, String> {
+        Labels::requirements(s).map_err(|e| format!("unable to parse requirement: {e}"))
+    }
+
+    fn requirements(s: &str) -> Result<Labels, String> {
         let mut lx = Lexer { s, i: 0 };
         let mut out = Vec::new();
         if lx.done() {

@@ -262,7 +262,7 @@ impl ApiServer {
         };
         match answer {
             Some(v) => json_response(200, &v),
-            None => error(&ApiError::no_route()),
+            None => text(404, "404 page not found\n"),
         }
     }
 
@@ -279,7 +279,7 @@ impl ApiServer {
             .resource(&call.group, &call.version, &call.resource)
             .cloned()
         else {
-            return error(&ApiError::no_route());
+            return text(404, "404 page not found\n");
         };
         let sub_ok = match call.subresource.as_deref() {
             None => true,
@@ -399,6 +399,10 @@ fn json_response(code: u16, v: &Value) -> Response<Body> {
 
 fn text(code: u16, s: &'static str) -> Response<Body> {
     let mut r = Response::new(once(Bytes::from_static(s.as_bytes())));
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
     *r.status_mut() =
         http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
     r

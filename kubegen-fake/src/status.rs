@@ -90,15 +90,18 @@ impl ApiError {
         } else {
             format!("{kind}.{group}")
         };
-        let text = match errors {
-            [one] => one.to_string(),
-            many => format!(
-                "[{}]",
-                many.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+        // `errors.NewAggregate(...).Error()`: duplicates once, no
+        // brackets around a single message.
+        let mut lines: Vec<String> = Vec::new();
+        for e in errors {
+            let line = e.to_string();
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+        let text = match lines.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
         };
         let causes: Vec<Value> = errors
             .iter()
@@ -118,6 +121,55 @@ impl ApiError {
             format!("{qualified} \"{name}\" is invalid: {text}"),
         )
         .with(d)
+    }
+
+    /// `NewInvalid` raised by the registry store itself, which names the
+    /// resource (`widgets.example.com`) rather than the kind.
+    pub fn invalid_resource(
+        qualified: &str,
+        group: &str,
+        plural: &str,
+        name: &str,
+        errors: &[FieldError],
+    ) -> ApiError {
+        let mut e = ApiError::invalid(plural, group, name, errors);
+        let text = e
+            .message
+            .split_once(" is invalid: ")
+            .map(|(_, t)| t.to_string())
+            .unwrap_or_default();
+        e.message = format!("{qualified} \"{name}\" is invalid: {text}");
+        e
+    }
+
+    /// The 409 of a failed delete precondition (`uid` or
+    /// `resourceVersion`), naming the kind as the store does.
+    pub fn precondition(
+        kind: &str,
+        group: &str,
+        name: &str,
+        what: &str,
+        want: &str,
+        have: &str,
+    ) -> ApiError {
+        let qualified = if group.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind}.{group}")
+        };
+        let tail = if what == "UID" {
+            "The object might have been deleted and then recreated"
+        } else {
+            "The object might have been modified"
+        };
+        ApiError::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {qualified} \"{name}\": the {what} in the precondition ({want}) does not match the {what} in record ({have}). {tail}"
+            ),
+        )
+        .with(details(name, group, kind))
     }
 
     /// `NewBadRequest`.

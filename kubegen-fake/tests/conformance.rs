@@ -104,15 +104,15 @@ async fn the_fake_answers_as_the_real_apiserver() -> Result<()> {
         eprintln!("  known: {k}");
     }
     assert!(
-        unexpected_real.is_empty(),
-        "scenarios built wrong (the real apiserver disagrees with their expectation):\n{}",
-        unexpected_real.join("\n")
-    );
-    assert!(
         found.is_empty(),
         "{} differences:\n{}",
         found.len(),
         found.join("\n")
+    );
+    assert!(
+        unexpected_real.is_empty(),
+        "scenarios built wrong (the real apiserver disagrees with their expectation):\n{}",
+        unexpected_real.join("\n")
     );
     Ok(())
 }

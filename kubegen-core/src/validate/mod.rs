@@ -85,7 +85,7 @@ pub enum Mismatch {
 /// Validates `object` as the apiserver does when it is created through
 /// `crd` (an `apiextensions.k8s.io/v1` CustomResourceDefinition as JSON).
 pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch> {
-    validate(crd, object, None)
+    validate(crd, object, None, false)
 }
 
 /// Validates `object` as the apiserver does when it replaces `old` (the
@@ -98,10 +98,44 @@ pub fn validate_create(crd: &Value, object: &Value) -> Result<Outcome, Mismatch>
 /// [`Outcome::warnings`]); transition rules (`oldSelf`) run where a value
 /// has an old one.
 pub fn validate_update(crd: &Value, object: &Value, old: &Value) -> Result<Outcome, Mismatch> {
-    validate(crd, object, Some(old))
+    validate(crd, object, Some(old), false)
 }
 
-fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome, Mismatch> {
+/// Validates `object` sent to the status subresource of `old` (as
+/// stored), as the custom resource status strategy does: everything but
+/// the status (and the managed fields) is the stored object's, then the
+/// whole object is validated as on update.
+pub fn validate_status_update(crd: &Value, object: &Value, old: &Value) -> Result<Outcome, Mismatch> {
+    let mut new = old.clone();
+    match object.get("status") {
+        Some(status) => new["status"] = status.clone(),
+        None => {
+            if let Some(o) = new.as_object_mut() {
+                o.remove("status");
+            }
+        }
+    }
+    match object.pointer("/metadata/managedFields") {
+        Some(m) => new["metadata"]["managedFields"] = m.clone(),
+        None => {
+            if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.remove("managedFields");
+            }
+        }
+    }
+    new["metadata"]["resourceVersion"] = object
+        .pointer("/metadata/resourceVersion")
+        .cloned()
+        .unwrap_or(Value::Null);
+    validate(crd, &new, Some(old), true)
+}
+
+fn validate(
+    crd: &Value,
+    object: &Value,
+    old: Option<&Value>,
+    status_update: bool,
+) -> Result<Outcome, Mismatch> {
     let text = |v: &Value, p: &str| {
         v.pointer(p)
             .and_then(Value::as_str)
@@ -161,7 +195,8 @@ fn validate(crd: &Value, object: &Value, old: Option<&Value>) -> Result<Outcome,
             .ok()
             .map(|(old, _)| old)
     });
-    if version.pointer("/subresources/status").is_some()
+    if !status_update
+        && version.pointer("/subresources/status").is_some()
         && let Some(new) = object.as_object_mut()
     {
         // `PrepareForCreate` drops the status, `PrepareForUpdate` keeps

@@ -119,15 +119,7 @@ pub fn delete_key(
         ));
     };
     let precondition = |what: &str, want: &str, have: &str| {
-        ApiError::conflict(
-            &r.qualified(),
-            &r.group,
-            &r.plural,
-            &name,
-            &format!(
-                "Precondition failed: {what} in precondition: {want}, {what} in object meta: {have}"
-            ),
-        )
+        ApiError::precondition(&r.kind, &r.group, &name, what, want, have)
     };
     if let Some(uid) = &o.uid {
         let have = meta_str(&old, "uid");

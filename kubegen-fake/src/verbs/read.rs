@@ -35,9 +35,20 @@ pub fn selectors(r: &Resource, call: &ResourceCall) -> Result<(Labels, Fields), 
         let known = matches!(label, "metadata.name" | "metadata.namespace")
             || r.selectable_fields.iter().any(|(l, _)| l == label);
         if !known {
-            return Err(ApiError::bad_request(format!(
-                "field label not supported: {label}"
-            )));
+            return Err(ApiError::bad_request(if r.crd.is_some() {
+                format!("field label not supported: {label}")
+            } else {
+                let supported: Vec<String> = ["metadata.name", "metadata.namespace"]
+                    .into_iter()
+                    .map(String::from)
+                    .chain(r.selectable_fields.iter().map(|(l, _)| l.clone()))
+                    .map(|l| format!("{l:?}"))
+                    .collect();
+                format!(
+                    "{label:?} is not a known field selector: only {}",
+                    supported.join(", ")
+                )
+            }));
         }
     }
     Ok((labels, fields))
@@ -159,6 +170,10 @@ pub fn list(state: &State, r: &Resource, call: &ResourceCall) -> Result<Value, A
         &matched[..]
     };
     let out: Vec<Value> = page.iter().map(|(_, o)| item(r, o)).collect();
+    if r.crd.is_some() && metadata.get("continue").is_none() {
+        // Lists of custom resources always carry the token, empty at the end.
+        metadata["continue"] = json!("");
+    }
     Ok(json!({
         "kind": r.list_kind(),
         "apiVersion": r.api_version(),

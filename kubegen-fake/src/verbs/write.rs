@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use kubegen_core::validate::field::FieldError;
+use kubegen_core::validate::object_meta::{self, NameRule};
 use kubegen_core::validate::{self, meta};
 
 use crate::request::ResourceCall;
@@ -48,9 +49,15 @@ fn check_type(r: &Resource, object: &Value) -> Result<(), ApiError> {
         )));
     }
     if kind != r.kind {
+        let version = api_version.rsplit('/').next().unwrap_or_default();
+        let internal = if r.group.is_empty() {
+            "core"
+        } else {
+            r.group.split('.').next().unwrap_or_default()
+        };
         return Err(ApiError::bad_request(format!(
-            "the kind in the data ({kind}) does not match the expected kind ({})",
-            r.kind
+            "{kind} in version {version:?} cannot be handled as a {}: converting ({version}.{kind}) to ({internal}.{}): unknown conversion",
+            r.kind, r.kind
         )));
     }
     Ok(())
@@ -103,6 +110,31 @@ fn place(r: &Resource, call: &ResourceCall, object: &mut Value) -> Result<(), Ap
     Ok(())
 }
 
+fn empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Object(o) => o.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// A built-in object as Go writes it back: `omitempty` drops empty
+/// values of `ObjectMeta`'s fields and the kinds' top-level maps and
+/// lists (`data`, `rules`, …); `spec` and `status` are structs, kept.
+fn as_go_writes(r: &Resource, object: &mut Value) {
+    if r.crd.is_some() {
+        return;
+    }
+    if let Some(o) = object.as_object_mut() {
+        o.retain(|k, v| matches!(k.as_str(), "spec" | "status" | "metadata") || !empty(v));
+    }
+    if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        m.retain(|_, v| !empty(v));
+    }
+}
+
 /// What the kind's strategy sets on create besides the system fields.
 fn prepare_create(r: &Resource, object: &mut Value) {
     if let Some(o) = object.as_object_mut() {
@@ -129,15 +161,44 @@ fn prepare_create(r: &Resource, object: &mut Value) {
     }
 }
 
-/// Checks `object` (already prepared) as the kind's strategy validates
-/// it; a custom resource comes back pruned and defaulted.
-fn admit(r: &Resource, object: Value, old: Option<&Value>) -> Result<Value, ApiError> {
+/// Checks `object` (already prepared) as the registry store and the
+/// kind's strategy validate it; a custom resource comes back pruned and
+/// defaulted. On update the store's common checks of the metadata come
+/// first (`validateCommonFields`), then the strategy's, which check the
+/// metadata again: the apiserver reports an error of both twice.
+fn admit(
+    r: &Resource,
+    object: Value,
+    old: Option<&Value>,
+    status: bool,
+) -> Result<Value, ApiError> {
     let name = meta_str(&object, "name");
+    let mut errors = Vec::new();
+    if let Some(old) = old {
+        let m = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
+        object_meta::validate(
+            &m,
+            NameRule::PathSegment,
+            r.namespaced,
+            "metadata",
+            &mut errors,
+        );
+        meta::validate_update(&object, old, &mut errors);
+    }
     let Some(crd) = &r.crd else {
-        let mut errors = Vec::new();
         match old {
             None => meta::validate_create(&object, r.namespaced, &mut errors),
-            Some(old) => meta::validate_update(&object, old, &mut errors),
+            Some(old) => {
+                meta::validate_update(&object, old, &mut errors);
+                let m = object.get("metadata").cloned().unwrap_or_else(|| json!({}));
+                object_meta::validate(
+                    &m,
+                    NameRule::Subdomain,
+                    r.namespaced,
+                    "metadata",
+                    &mut errors,
+                );
+            }
         }
         return if errors.is_empty() {
             Ok(object)
@@ -147,6 +208,7 @@ fn admit(r: &Resource, object: Value, old: Option<&Value>) -> Result<Value, ApiE
     };
     let outcome = match old {
         None => validate::validate_create(crd, &object),
+        Some(old) if status => validate::validate_status_update(crd, &object, old),
         Some(old) => validate::validate_update(crd, &object, old),
     }
     .map_err(|_| {
@@ -158,8 +220,9 @@ fn admit(r: &Resource, object: Value, old: Option<&Value>) -> Result<Value, ApiE
     if let Some(why) = outcome.undecodable.first() {
         return Err(ApiError::bad_request(why.clone()));
     }
-    if !outcome.errors.is_empty() {
-        return Err(ApiError::invalid(&r.kind, &r.group, &name, &outcome.errors));
+    errors.extend(outcome.errors);
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(&r.kind, &r.group, &name, &errors));
     }
     Ok(outcome.object)
 }
@@ -231,7 +294,8 @@ pub fn create(
             }
         }
     }
-    let mut object = admit(r, object, None)?;
+    let mut object = admit(r, object, None, false)?;
+    as_go_writes(r, &mut object);
     let meta = &mut object["metadata"];
     meta["uid"] = json!(state.clock.uid());
     meta["creationTimestamp"] = json!(state.clock.now());
@@ -293,6 +357,20 @@ pub fn update(
         )));
     }
     let rv = meta_str(&object, "resourceVersion");
+    if rv.is_empty() && r.crd.is_some() {
+        // Custom resources allow no unconditional update.
+        return Err(ApiError::invalid_resource(
+            &r.qualified(),
+            &r.group,
+            &r.plural,
+            &name,
+            &[FieldError::invalid(
+                "metadata.resourceVersion",
+                json!(0),
+                "must be specified for an update",
+            )],
+        ));
+    }
     if !rv.is_empty() && rv != meta_str(&old, "resourceVersion") {
         return Err(ApiError::modified(
             &r.qualified(),
@@ -334,7 +412,8 @@ pub fn update(
         let g = old["metadata"]["generation"].as_i64().unwrap_or(0);
         object["metadata"]["generation"] = json!(g + 1);
     }
-    let mut object = admit(r, object, Some(&old))?;
+    let mut object = admit(r, object, Some(&old), status_update)?;
+    as_go_writes(r, &mut object);
     let now = state.clock.now();
     managed::update(
         r,

@@ -434,6 +434,7 @@ pub fn all() -> Vec<Scenario> {
                 Step::Await {
                     path: one(CM, "child"),
                     code: 404,
+                    present: None,
                 },
             ],
         ),
@@ -458,6 +459,7 @@ pub fn all() -> Vec<Scenario> {
                 Step::Await {
                     path: one(CM, "fchild"),
                     code: 200,
+                    present: Some("/metadata/deletionTimestamp"),
                 },
                 req("GET", &one(CM, "fowner"), None, 200),
                 patch(
@@ -469,6 +471,7 @@ pub fn all() -> Vec<Scenario> {
                 Step::Await {
                     path: one(CM, "fowner"),
                     code: 404,
+                    present: None,
                 },
             ],
         ),
@@ -493,6 +496,7 @@ pub fn all() -> Vec<Scenario> {
                 Step::Await {
                     path: one(CM, "oowner"),
                     code: 404,
+                    present: None,
                 },
                 req("GET", &one(CM, "ochild"), None, 200),
             ],
@@ -505,7 +509,7 @@ pub fn all() -> Vec<Scenario> {
                     "PUT",
                     &format!("{}/status", one(W, "w")),
                     Some(
-                        json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "w", "labels": {"ignored": "yes"}}, "spec": {"color": "blue"}, "status": {"phase": "Ready", "observedGeneration": 1}}),
+                        json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "w", "resourceVersion": "${0:/metadata/resourceVersion}", "labels": {"ignored": "yes"}}, "spec": {"color": "blue"}, "status": {"phase": "Ready", "observedGeneration": 1}}),
                     ),
                     200,
                 ),
@@ -545,6 +549,12 @@ pub fn all() -> Vec<Scenario> {
                     "application/strategic-merge-patch+json",
                     json!({"spec": {"size": 2}}),
                     415,
+                ),
+                req(
+                    "PUT",
+                    &one(W, "w"),
+                    Some(widget("w", json!({"color": "green"}))),
+                    422,
                 ),
             ],
         ),

@@ -21,9 +21,14 @@ pub enum Step {
     },
     /// A watch: the first `events` events it sends (or fewer after 10 s).
     Watch { path: String, events: usize },
-    /// Repeats a GET until it answers `code` (what asynchronous
-    /// controllers do takes time on a real plane), up to 30 s.
-    Await { path: String, code: u16 },
+    /// Repeats a GET until it answers `code` (and, with `present`, its
+    /// answer has that JSON pointer): what asynchronous controllers do
+    /// takes time on a real plane. Up to 30 s.
+    Await {
+        path: String,
+        code: u16,
+        present: Option<&'static str>,
+    },
 }
 
 /// A named sequence of steps, run in a namespace of its own (`{ns}` in
@@ -202,12 +207,18 @@ pub async fn run(client: &kube::Client, ns: &str, scenario: &Scenario) -> Result
                 let path = fill(path, ns, &answers)?;
                 read_events(send(client, "GET", &path, None, Vec::new()).await?, *events).await?
             }
-            Step::Await { path, code } => {
+            Step::Await {
+                path,
+                code,
+                present,
+            } => {
                 let path = fill(path, ns, &answers)?;
                 let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
                 loop {
                     let a = read_json(send(client, "GET", &path, None, Vec::new()).await?).await?;
-                    if a.code == *code || tokio::time::Instant::now() > deadline {
+                    let done =
+                        a.code == *code && present.is_none_or(|p| a.body.pointer(p).is_some());
+                    if done || tokio::time::Instant::now() > deadline {
                         break a;
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -237,7 +248,7 @@ pub fn unexpected(scenario: &Scenario, answers: &[Answer]) -> Vec<String> {
                 "{}: step {i} {method} {path}: expected {expect}, got {} {}",
                 scenario.name, a.code, a.body
             )),
-            Step::Await { code, path } if *code != a.code => Some(format!(
+            Step::Await { code, path, .. } if *code != a.code => Some(format!(
                 "{}: step {i} awaiting {code} from {path}: got {}",
                 scenario.name, a.code
             )),
