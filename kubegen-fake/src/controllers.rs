@@ -25,7 +25,8 @@ pub fn settle(state: &mut State) -> bool {
     // Bounded: each round removes work; a cycle would be a bug, not a
     // reason to hang a test.
     for _ in 0..1000 {
-        let changed = crds(state) | garbage_collect(state) | namespaces(state);
+        let changed =
+            crds(state) | garbage_collect(state) | namespaces(state) | namespace_contents(state);
         any |= changed;
         if !changed {
             break;
@@ -245,6 +246,57 @@ fn namespaces(state: &mut State) -> bool {
                     f.retain(|x| x != "kubernetes");
                 }
             });
+        }
+    }
+    changed
+}
+
+/// What kube-controller-manager puts in every active namespace: the
+/// `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap (the
+/// fake's CA is a placeholder, not a certificate).
+fn namespace_contents(state: &mut State) -> bool {
+    let active: Vec<String> = state
+        .store
+        .list("/namespaces", None, None, None)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, o)| !deleting(o))
+        .map(|(k, _)| k.name.clone())
+        .collect();
+    let mut changed = false;
+    for ns in active {
+        let wanted = [
+            (
+                "/serviceaccounts",
+                "default",
+                json!({"apiVersion": "v1", "kind": "ServiceAccount"}),
+            ),
+            (
+                "/configmaps",
+                "kube-root-ca.crt",
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"ca.crt": "kubegen-fake: no certificate authority\n"}}),
+            ),
+        ];
+        for (resource, name, mut object) in wanted {
+            let k = Key {
+                resource: resource.into(),
+                namespace: ns.clone(),
+                name: name.into(),
+            };
+            if state.store.get(&k).is_some() {
+                continue;
+            }
+            object["metadata"] = json!({
+                "name": name,
+                "namespace": ns,
+                "uid": state.clock.uid(),
+                "creationTimestamp": state.clock.now(),
+            });
+            if name == "kube-root-ca.crt" {
+                object["metadata"]["annotations"] = json!({"kubernetes.io/description": "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters."});
+            }
+            state.commit(k, Some(object));
+            changed = true;
         }
     }
     changed

@@ -330,7 +330,7 @@ pub fn all() -> Vec<Scenario> {
                 },
                 Step::Watch {
                     path: format!(
-                        "{CM}?watch=true&resourceVersion=${{0:/metadata/resourceVersion}}"
+                        "{CM}?watch=true&fieldSelector=metadata.name%3Dw1&resourceVersion=${{0:/metadata/resourceVersion}}"
                     ),
                     events: 3,
                 },
