@@ -31,7 +31,8 @@
 //! - `generation` (custom resources: any change but metadata and status;
 //!   built-in kinds as their strategies count), the `status` subresource
 //!   (the main resource keeps the stored status; `/status` changes only
-//!   the status), `generateName`, label and field selectors (custom
+//!   the status), the `scale` subresource, `generateName`, label and
+//!   field selectors (custom
 //!   resources' `selectableFields` too), pagination with `continue`.
 //! - Deletion: finalizers and `deletionTimestamp`, preconditions,
 //!   propagation (background, foreground, orphan) and the garbage
@@ -59,7 +60,6 @@
 //! - Built-in kinds are not defaulted or validated beyond their metadata.
 //! - `events.k8s.io/v1` and core `v1` events are stored apart (the
 //!   apiserver serves one storage in both).
-//! - The `scale` subresource is not served.
 //!
 //! Every end-to-end claim of kubegen stays on the real control plane
 //! (`kubegen-testenv`); this server is for unit tests.

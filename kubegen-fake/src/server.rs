@@ -24,7 +24,7 @@ use crate::request::{self, Call, ResourceCall, Verb};
 use crate::resources::Resource;
 use crate::state::{Shared, State};
 use crate::status::ApiError;
-use crate::verbs::{delete, patch, read, watch, write};
+use crate::verbs::{delete, patch, read, scale, watch, write};
 
 /// The body of every answer: one JSON document, or a stream of watch
 /// events.
@@ -284,6 +284,7 @@ impl ApiServer {
         let sub_ok = match call.subresource.as_deref() {
             None => true,
             Some("status") => r.status,
+            Some("scale") => r.scale.is_some(),
             _ => false,
         };
         if !sub_ok
@@ -299,6 +300,9 @@ impl ApiServer {
             return error(&e);
         }
         let result = match call.verb {
+            Verb::Get if call.subresource.as_deref() == Some("scale") => {
+                scale::get(&state, &r, &call).map(|v| (200, v))
+            }
             Verb::Get => read::get(&state, &r, &call).map(|v| (200, v)),
             Verb::List => read::list(&state, &r, &call).map(|v| (200, v)),
             Verb::Watch => {
@@ -317,6 +321,14 @@ impl ApiServer {
                 write::manager(&call, &header(http::header::USER_AGENT)).and_then(|m| {
                     let object = write::decode(&r, body)?;
                     write::create(&mut state, &r, &call, object, &m)
+                })
+            }
+            Verb::Update if call.subresource.as_deref() == Some("scale") => {
+                write::manager(&call, &header(http::header::USER_AGENT)).and_then(|m| {
+                    let scale: Value = serde_json::from_slice(body).map_err(|e| {
+                        ApiError::bad_request(format!("couldn't decode Scale: {e}"))
+                    })?;
+                    scale::update(&mut state, &r, &call, &scale, &m)
                 })
             }
             Verb::Update => {

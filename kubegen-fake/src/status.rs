@@ -194,8 +194,12 @@ impl ApiError {
 
     /// The 404 for a path that names no resource.
     pub fn no_route() -> ApiError {
-        ApiError::new(404, "NotFound", "the server could not find the requested resource")
-            .with(json!({"causes": [{"reason": "UnexpectedServerResponse", "message": "404 page not found"}]}))
+        ApiError::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+        .with(json!({}))
     }
 
     /// `NewResourceExpired` (410) for a watch or list at a compacted

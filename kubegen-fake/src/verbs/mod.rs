@@ -5,6 +5,7 @@ pub mod delete;
 pub mod managed;
 pub mod patch;
 pub mod read;
+pub mod scale;
 pub mod watch;
 pub mod write;
 

@@ -9,7 +9,7 @@ use crate::resources::Resource;
 use crate::state::State;
 use crate::status::ApiError;
 
-use super::{key, write};
+use super::{key, scale, write};
 
 /// The patch types the apiserver accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,14 @@ pub fn patch(
             &name,
         ));
     };
+    if call.subresource.as_deref() == Some("scale") {
+        let current = scale::scale_of(r, &current);
+        let patched = match kind {
+            PatchType::Merge => merge(current, &patch),
+            _ => return Err(unsupported()),
+        };
+        return scale::update(state, r, call, &patched, manager);
+    }
     let patched = match kind {
         PatchType::Merge => merge(current, &patch),
         PatchType::Json | PatchType::Strategic | PatchType::Apply => {

@@ -24,7 +24,7 @@ pub fn crd() -> Value {
             "names": {"kind": "Widget", "plural": "widgets", "singular": "widget", "listKind": "WidgetList"},
             "versions": [{
                 "name": "v1", "served": true, "storage": true,
-                "subresources": {"status": {}},
+                "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas", "labelSelectorPath": ".status.selector"}},
                 "selectableFields": [{"jsonPath": ".spec.color"}],
                 "schema": {"openAPIV3Schema": {
                     "type": "object",
@@ -35,6 +35,7 @@ pub fn crd() -> Value {
                             "x-kubernetes-validations": [{"rule": "self.size <= 5 || self.color != 'red'", "message": "red widgets are small"}],
                             "properties": {
                                 "size": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
+                                "replicas": {"type": "integer", "format": "int32", "minimum": 0},
                                 "color": {"type": "string", "enum": ["red", "green", "blue"]},
                                 "label": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 12},
                                 "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
@@ -52,6 +53,8 @@ pub fn crd() -> Value {
                         },
                         "status": {"type": "object", "properties": {
                             "phase": {"type": "string"},
+                            "replicas": {"type": "integer", "format": "int32"},
+                            "selector": {"type": "string"},
                             "observedGeneration": {"type": "integer", "format": "int64"}
                         }}
                     }
@@ -609,6 +612,48 @@ pub fn all() -> Vec<Scenario> {
                     json!({"spec": {"color": "red", "size": 9}}),
                     422,
                 ),
+            ],
+        ),
+        s(
+            "scale subresource",
+            vec![
+                req(
+                    "POST",
+                    W,
+                    Some(widget("sc", json!({"color": "blue", "replicas": 2}))),
+                    201,
+                ),
+                patch(
+                    &format!("{}/status", one(W, "sc")),
+                    MERGE,
+                    json!({"status": {"replicas": 2, "selector": "app=sc"}}),
+                    200,
+                ),
+                req("GET", &format!("{}/scale", one(W, "sc")), None, 200),
+                req(
+                    "PUT",
+                    &format!("{}/scale", one(W, "sc")),
+                    Some(
+                        json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "sc", "resourceVersion": "${2:/metadata/resourceVersion}"}, "spec": {"replicas": 5}}),
+                    ),
+                    200,
+                ),
+                req(
+                    "PUT",
+                    &format!("{}/scale", one(W, "sc")),
+                    Some(
+                        json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "sc", "resourceVersion": "${2:/metadata/resourceVersion}"}, "spec": {"replicas": 6}}),
+                    ),
+                    409,
+                ),
+                patch(
+                    &format!("{}/scale", one(W, "sc")),
+                    MERGE,
+                    json!({"spec": {"replicas": 1}}),
+                    200,
+                ),
+                req("GET", &one(W, "sc"), None, 200),
+                req("GET", &format!("{}/scale", one(CM, "x")), None, 404),
             ],
         ),
     ]
