@@ -86,7 +86,9 @@ fn check_depth(bytes: &[u8]) -> Result<(), String> {
 
 /// kubegen's refusal of a body nested deeper than [`KUBEGEN_MAX_DEPTH`].
 pub fn too_deep() -> String {
-    format!("the patch is nested more than {KUBEGEN_MAX_DEPTH} levels deep, deeper than kubegen applies")
+    format!(
+        "the patch is nested more than {KUBEGEN_MAX_DEPTH} levels deep, deeper than kubegen applies"
+    )
 }
 
 /// Whether `v` nests deeper than [`KUBEGEN_MAX_DEPTH`], without recursion.
@@ -137,6 +139,13 @@ impl Parser<'_> {
         Ok(c)
     }
 
+    /// The next byte where a value is not over yet: at the end Go's
+    /// scanner reads a space (its `eof`), so a cut literal, number or
+    /// escape is an invalid `' '`.
+    fn next_or_space(&mut self) -> u8 {
+        self.next().unwrap_or(b' ')
+    }
+
     fn ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.i += 1;
@@ -159,7 +168,7 @@ impl Parser<'_> {
 
     fn literal(&mut self, word: &str, v: Json) -> Result<Json, String> {
         for expected in word.bytes().skip(1) {
-            let c = self.next()?;
+            let c = self.next_or_space();
             if c != expected {
                 return Err(invalid(
                     c,
@@ -227,11 +236,11 @@ impl Parser<'_> {
         loop {
             match self.next()? {
                 b'"' => break,
-                b'\\' => match self.next()? {
+                b'\\' => match self.next_or_space() {
                     b'b' | b'f' | b'n' | b'r' | b't' | b'\\' | b'/' | b'"' => {}
                     b'u' => {
                         for _ in 0..4 {
-                            let c = self.next()?;
+                            let c = self.next_or_space();
                             if !c.is_ascii_hexdigit() {
                                 return Err(invalid(c, "in \\u hexadecimal character escape"));
                             }
@@ -259,7 +268,7 @@ impl Parser<'_> {
         };
         let mut c = first;
         if c == b'-' {
-            c = self.next()?;
+            c = self.next_or_space();
             if !c.is_ascii_digit() {
                 return Err(invalid(c, "in numeric literal"));
             }
@@ -269,7 +278,7 @@ impl Parser<'_> {
         }
         if self.peek() == Some(b'.') {
             self.i += 1;
-            let c = self.next()?;
+            let c = self.next_or_space();
             if !c.is_ascii_digit() {
                 return Err(invalid(c, "after decimal point in numeric literal"));
             }
@@ -277,9 +286,9 @@ impl Parser<'_> {
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
             self.i += 1;
-            let mut c = self.next()?;
+            let mut c = self.next_or_space();
             if c == b'+' || c == b'-' {
-                c = self.next()?;
+                c = self.next_or_space();
             }
             if !c.is_ascii_digit() {
                 return Err(invalid(c, "in exponent of numeric literal"));
@@ -318,7 +327,10 @@ fn unquote(s: &[u8]) -> String {
                     i += 4;
                     if (0xd800..0xe000).contains(&r) {
                         match hex4(i) {
-                            Some(r2) if (0xd800..0xdc00).contains(&r) && (0xdc00..0xe000).contains(&r2) => {
+                            Some(r2)
+                                if (0xd800..0xdc00).contains(&r)
+                                    && (0xdc00..0xe000).contains(&r2) =>
+                            {
                                 i += 6;
                                 char::from_u32(0x10000 + ((r - 0xd800) << 10) + (r2 - 0xdc00))
                                     .unwrap_or('\u{fffd}')
@@ -480,7 +492,9 @@ pub fn number(text: &str) -> Result<Number, String> {
         .ok()
         .filter(|f| f.is_finite())
         .and_then(Number::from_f64)
-        .ok_or_else(|| format!("json: cannot unmarshal number {text} into Go value of type float64"))
+        .ok_or_else(|| {
+            format!("json: cannot unmarshal number {text} into Go value of type float64")
+        })
 }
 
 /// `v` as Go encodes it into a document json-patch then reads: a tree
@@ -495,9 +509,11 @@ pub fn from_value(v: &Value) -> Json {
             raw: crate::go::fmt::go_json(v),
         },
         Value::Array(items) => Json::Array(items.iter().map(from_value).collect()),
-        Value::Object(map) => {
-            Json::Object(map.iter().map(|(k, v)| (k.clone(), from_value(v))).collect())
-        }
+        Value::Object(map) => Json::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), from_value(v)))
+                .collect(),
+        ),
     }
 }
 
@@ -511,29 +527,68 @@ mod tests {
             ("", "unexpected end of JSON input"),
             ("{", "unexpected end of JSON input"),
             ("x", "invalid character 'x' looking for beginning of value"),
-            ("{1}", "invalid character '1' looking for beginning of object key string"),
+            (
+                "{1}",
+                "invalid character '1' looking for beginning of object key string",
+            ),
             ("{\"a\" 1}", "invalid character '1' after object key"),
-            ("{\"a\":1 2}", "invalid character '2' after object key:value pair"),
+            (
+                "{\"a\":1 2}",
+                "invalid character '2' after object key:value pair",
+            ),
             ("[1 2]", "invalid character '2' after array element"),
-            ("[1,]", "invalid character ']' looking for beginning of value"),
+            (
+                "[1,]",
+                "invalid character ']' looking for beginning of value",
+            ),
             ("01", "invalid character '1' after top-level value"),
             ("-x", "invalid character 'x' in numeric literal"),
-            ("1.x", "invalid character 'x' after decimal point in numeric literal"),
-            ("1ex", "invalid character 'x' in exponent of numeric literal"),
-            ("tru", "unexpected end of JSON input"),
-            ("trux", "invalid character 'x' in literal true (expecting 'e')"),
+            (
+                "1.x",
+                "invalid character 'x' after decimal point in numeric literal",
+            ),
+            (
+                "1ex",
+                "invalid character 'x' in exponent of numeric literal",
+            ),
+            (
+                "tru",
+                "invalid character ' ' in literal true (expecting 'e')",
+            ),
+            ("\"ab", "unexpected end of JSON input"),
+            (
+                "1.",
+                "invalid character ' ' after decimal point in numeric literal",
+            ),
+            ("\"\\", "invalid character ' ' in string escape code"),
+            (
+                "trux",
+                "invalid character 'x' in literal true (expecting 'e')",
+            ),
             ("\"\\x\"", "invalid character 'x' in string escape code"),
-            ("\"\\u12x4\"", "invalid character 'x' in \\u hexadecimal character escape"),
+            (
+                "\"\\u12x4\"",
+                "invalid character 'x' in \\u hexadecimal character escape",
+            ),
             ("\"\n\"", "invalid character '\\n' in string literal"),
-            ("'", "invalid character '\\'' looking for beginning of value"),
+            (
+                "'",
+                "invalid character '\\'' looking for beginning of value",
+            ),
         ] {
             assert_eq!(parse(input.as_bytes()).unwrap_err(), message, "{input:?}");
         }
         let deep = "[".repeat(KUBEGEN_MAX_DEPTH + 1);
         assert_eq!(parse(deep.as_bytes()).unwrap_err(), too_deep());
-        let deep = format!("{}{}", "[".repeat(KUBEGEN_MAX_DEPTH), "]".repeat(KUBEGEN_MAX_DEPTH));
+        let deep = format!(
+            "{}{}",
+            "[".repeat(KUBEGEN_MAX_DEPTH),
+            "]".repeat(KUBEGEN_MAX_DEPTH)
+        );
         assert!(parse(deep.as_bytes()).is_ok());
-        assert!(!too_deep_value(&parse(deep.as_bytes()).unwrap().to_value().unwrap()));
+        assert!(!too_deep_value(
+            &parse(deep.as_bytes()).unwrap().to_value().unwrap()
+        ));
     }
 
     #[test]

@@ -57,7 +57,9 @@ pub fn apply(
         )));
     }
     let Some(Node::Doc(doc)) = node(go_json::from_value(current)) else {
-        return Err(PatchError::internal("the object is not a JSON object".into()));
+        return Err(PatchError::internal(
+            "the object is not a JSON object".into(),
+        ));
     };
     let mut doc = Container::Doc(doc);
     let mut copied = 0;
@@ -111,11 +113,17 @@ fn strict_decode(patch: &Json) -> Result<Vec<String>, String> {
         for (k, v) in members {
             let path = format!("[{i}].{k}");
             if !["op", "path", "from", "value"].contains(&k.as_str()) {
-                push_once(&mut strict, format!("unknown field {}", go_json_quote(&path)));
+                push_once(
+                    &mut strict,
+                    format!("unknown field {}", go_json_quote(&path)),
+                );
                 continue;
             }
             if seen.contains(&k) {
-                push_once(&mut strict, format!("duplicate field {}", go_json_quote(&path)));
+                push_once(
+                    &mut strict,
+                    format!("duplicate field {}", go_json_quote(&path)),
+                );
             }
             seen.push(k);
             if k == "value" {
@@ -505,13 +513,11 @@ fn apply_op(doc: &mut Container, op: &Operation, copied: &mut usize) -> Step<()>
             if path.is_empty() {
                 *doc = match op.get("value") {
                     None => return Err(Failure::Panic),
-                    Some(Some(Json::Object(_) | Json::Array(_))) => {
-                        match op_value(op) {
-                            Some(Node::Doc(d)) => Container::Doc(d),
-                            Some(Node::Ary(a)) => Container::Ary(a),
-                            _ => return Err(Failure::Failed),
-                        }
-                    }
+                    Some(Some(Json::Object(_) | Json::Array(_))) => match op_value(op) {
+                        Some(Node::Doc(d)) => Container::Doc(d),
+                        Some(Node::Ary(a)) => Container::Ary(a),
+                        _ => return Err(Failure::Failed),
+                    },
                     Some(_) => return Err(Failure::Failed),
                 };
                 return Ok(());
@@ -702,7 +708,11 @@ mod tests {
     fn operations_apply_with_json_patchs_quirks() {
         let cur = json!({"a": [1, 2, 3], "b": {"c": "x"}});
         assert_eq!(
-            patch(cur.clone(), r#"[{"op": "add", "path": "/a/-1", "value": 4}]"#).unwrap(),
+            patch(
+                cur.clone(),
+                r#"[{"op": "add", "path": "/a/-1", "value": 4}]"#
+            )
+            .unwrap(),
             json!({"a": [1, 2, 3, 4], "b": {"c": "x"}})
         );
         assert_eq!(
@@ -710,11 +720,19 @@ mod tests {
             json!({"a": [1, 2], "b": {"c": "x"}})
         );
         assert_eq!(
-            patch(cur.clone(), r#"[{"op": "replace", "path": "/b/d", "value": 1}]"#).unwrap(),
+            patch(
+                cur.clone(),
+                r#"[{"op": "replace", "path": "/b/d", "value": 1}]"#
+            )
+            .unwrap(),
             json!({"a": [1, 2, 3], "b": {"c": "x", "d": 1}})
         );
         assert_eq!(
-            patch(cur.clone(), r#"[{"op": "copy", "from": "/b/z", "path": "/e"}]"#).unwrap(),
+            patch(
+                cur.clone(),
+                r#"[{"op": "copy", "from": "/b/z", "path": "/e"}]"#
+            )
+            .unwrap(),
             json!({"a": [1, 2, 3], "b": {"c": "x"}, "e": null})
         );
         assert_eq!(

@@ -125,14 +125,21 @@ mod tests {
     fn members_merge_and_nulls_delete() {
         let cur = json!({"a": {"b": 1, "c": 2}, "d": [1], "e": "x"});
         assert_eq!(
-            merge(cur.clone(), r#"{"a": {"b": null, "f": {"g": null}}, "d": [null, {"h": null}], "e": null}"#)
-                .unwrap(),
+            merge(
+                cur.clone(),
+                r#"{"a": {"b": null, "f": {"g": null}}, "d": [null, {"h": null}], "e": null}"#
+            )
+            .unwrap(),
             json!({"a": {"c": 2, "f": {}}, "d": [null, {}]})
         );
         assert_eq!(merge(cur.clone(), "[1, null]").unwrap(), json!([1, null]));
         for bad in ["null", "1", "\"x\"", "true", "{"] {
             let e = merge(cur.clone(), bad).unwrap_err();
-            assert_eq!((e.code, e.message.as_str()), (400, "Invalid JSON Patch"), "{bad}");
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (400, "Invalid JSON Patch"),
+                "{bad}"
+            );
         }
     }
 

@@ -96,7 +96,9 @@ pub fn apply(
         patch.duplicates("", &mut strict_errors);
     }
     let Value::Object(original) = normalize(current.clone()) else {
-        return Err(PatchError::internal("the object is not a JSON object".into()));
+        return Err(PatchError::internal(
+            "the object is not a JSON object".into(),
+        ));
     };
     let patch_map = match patch_map {
         Value::Object(m) => m,
@@ -114,7 +116,6 @@ pub fn apply(
         Err(E::Panic) => Err(PatchError::panic()),
     }
 }
-
 
 /// Numbers as Go's `ToUnstructured` holds them: `int64` or `float64`.
 fn normalize(v: Value) -> Value {
@@ -518,10 +519,8 @@ fn element_kind(lists: &[&[Value]]) -> R<Kind> {
                     prev = Some(v);
                 }
                 Some(p) if go_type(p) != go_type(v) => {
-                    let printed: Vec<Value> = lists
-                        .iter()
-                        .map(|l| Value::Array(l.to_vec()))
-                        .collect();
+                    let printed: Vec<Value> =
+                        lists.iter().map(|l| Value::Array(l.to_vec())).collect();
                     return Err(E::Go(format!(
                         "list element types are not identical: {}",
                         go_sprint(&Value::Array(printed), false)
@@ -648,7 +647,8 @@ fn merge_slice(
             )));
         }
         let (original, patch) = merge_slice_with_special_elements(original, patch, merge_key)?;
-        let merged = merge_slice_without_special_elements(original.clone(), &patch, merge_key, schema)?;
+        let merged =
+            merge_slice_without_special_elements(original.clone(), &patch, merge_key, schema)?;
         (original, patch, merged)
     };
     let (in_patch, server_only) = partition(merged, &patch, merge_key)?;
@@ -1028,21 +1028,38 @@ mod tests {
             json!({"spec": {"containers": [{"name": "a", "$patch": "delete"}]}}),
         )
         .unwrap();
-        assert_eq!(out["spec"]["containers"], json!([{"name": "b", "image": "2"}]));
+        assert_eq!(
+            out["spec"]["containers"],
+            json!([{"name": "b", "image": "2"}])
+        );
         let out = smp(
             cur.clone(),
             json!({"spec": {"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}]}}),
         )
         .unwrap();
         assert_eq!(out["spec"]["containers"][0]["name"], "b");
-        let out = smp(cur.clone(), json!({"spec": {"$patch": "replace", "nodeName": "n"}})).unwrap();
+        let out = smp(
+            cur.clone(),
+            json!({"spec": {"$patch": "replace", "nodeName": "n"}}),
+        )
+        .unwrap();
         assert_eq!(out["spec"], json!({"nodeName": "n"}));
-        let e = smp(cur.clone(), json!({"spec": {"$retainKeys": ["x"], "nodeName": "n"}})).unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (400, "invalid patch format of retainKeys"));
+        let e = smp(
+            cur.clone(),
+            json!({"spec": {"$retainKeys": ["x"], "nodeName": "n"}}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (400, "invalid patch format of retainKeys")
+        );
         let e = smp(cur, json!({"spec": {"containers": [{"image": "x"}]}})).unwrap_err();
         assert_eq!(
             (e.code, e.message.as_str()),
-            (500, "map: map[image:x] does not contain declared merge key: name")
+            (
+                500,
+                "map: map[image:x] does not contain declared merge key: name"
+            )
         );
     }
 

@@ -59,11 +59,13 @@ pub struct Table {
 /// rules out, reads as empty).
 pub fn table() -> &'static Table {
     static PARSED: OnceLock<Table> = OnceLock::new();
-    PARSED.get_or_init(|| parse(TABLE).unwrap_or_else(|| Table {
-        provenance: Value::Null,
-        kinds: HashMap::new(),
-        types: HashMap::new(),
-    }))
+    PARSED.get_or_init(|| {
+        parse(TABLE).unwrap_or_else(|| Table {
+            provenance: Value::Null,
+            kinds: HashMap::new(),
+            types: HashMap::new(),
+        })
+    })
 }
 
 fn parse(text: &str) -> Option<Table> {
@@ -158,7 +160,10 @@ fn equal_fold(name: &str, key: &str) -> bool {
         let same = if c.is_ascii() {
             c.eq_ignore_ascii_case(&b)
         } else {
-            matches!((b.to_ascii_lowercase(), c), ('k', '\u{212a}') | ('s', '\u{17f}'))
+            matches!(
+                (b.to_ascii_lowercase(), c),
+                ('k', '\u{212a}') | ('s', '\u{17f}')
+            )
         };
         if !same {
             return false;
@@ -264,14 +269,23 @@ mod tests {
         };
         let (containers, meta) = spec.lookup_slice("containers").unwrap();
         assert_eq!(containers.ty, "io.k8s.api.core.v1.Container");
-        assert_eq!((meta.strategies, meta.merge_key.as_str()), (vec!["merge".to_string()], "name"));
+        assert_eq!(
+            (meta.strategies, meta.merge_key.as_str()),
+            (vec!["merge".to_string()], "name")
+        );
         let (_, meta) = spec.lookup_slice("volumes").unwrap();
         assert_eq!(meta.strategies, ["merge", "retainKeys"]);
         let meta = Schema {
             ty: "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
         };
-        assert_eq!(meta.lookup_slice("ownerReferences").unwrap().1.merge_key, "uid");
-        assert_eq!(meta.lookup_slice("Finalizers").unwrap().1.strategies, ["merge"]);
+        assert_eq!(
+            meta.lookup_slice("ownerReferences").unwrap().1.merge_key,
+            "uid"
+        );
+        assert_eq!(
+            meta.lookup_slice("Finalizers").unwrap().1.strategies,
+            ["merge"]
+        );
         assert_eq!(
             meta.lookup_struct("nope").unwrap_err(),
             "unable to find api field in struct ObjectMeta for the json field \"nope\""

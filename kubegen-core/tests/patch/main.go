@@ -26,6 +26,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
@@ -43,7 +44,7 @@ func handle(req request) (out map[string]interface{}) {
 	out = map[string]interface{}{}
 	defer func() {
 		if r := recover(); r != nil {
-			out = map[string]interface{}{"panic": fmt.Sprint(r)}
+			out = map[string]interface{}{"original": out["original"], "panic": fmt.Sprint(r)}
 		}
 	}()
 	var tm metav1.TypeMeta
@@ -88,6 +89,13 @@ func handle(req request) (out map[string]interface{}) {
 			return out
 		}
 	}
+	// A number no float64 holds (1e400) stays in the document as written;
+	// decoding it into the type fails later. Say so instead of writing it.
+	var decoded interface{}
+	if err := json.Unmarshal(result, &decoded); err != nil {
+		out["resultError"] = err.Error()
+		return out
+	}
 	out["result"] = json.RawMessage(result)
 	msgs := []string{}
 	for _, e := range strictErrs {
@@ -103,6 +111,8 @@ func status(err error) map[string]interface{} {
 }
 
 func main() {
+	// The apiserver logs the errors it did not classify; not wanted here.
+	utilruntime.ErrorHandlers = nil
 	// The apiserver's --max-request-bytes default sets the copy limit
 	// (k8s.io/apiserver/pkg/server/config.go, JSONPatchMaxCopyBytes).
 	jsonpatch.AccumulatedCopySizeLimit = 3 * 1024 * 1024
