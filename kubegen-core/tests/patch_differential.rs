@@ -371,15 +371,15 @@ fn directives(rng: &mut Rng, orig: &Value, p: &mut Value, depth: usize) {
                 })
             });
             if let Some(key) = key {
-                if rng.chance(1, 4) {
-                    if let Some(v) = o
+                if rng.chance(1, 4)
+                    && let Some(v) = o
                         .as_array()
                         .and_then(|a| a.first())
                         .and_then(|f| f.get(&key))
                         .cloned()
-                    {
-                        items.push(json!({key.clone(): v, "$patch": *rng.pick(&["delete", "delete", "replace", "merge", "bogus"])}));
-                    }
+                {
+                    let directive = *rng.pick(&["delete", "delete", "replace", "merge", "bogus"]);
+                    items.push(json!({key.clone(): v, "$patch": directive}));
                 }
                 if rng.chance(1, 4) {
                     let mut order: Vec<Value> = items
@@ -400,23 +400,23 @@ fn directives(rng: &mut Rng, orig: &Value, p: &mut Value, depth: usize) {
                     }
                     pm.insert(format!("$setElementOrder/{k}"), Value::Array(order));
                 }
-                if rng.chance(1, 12) {
-                    if let Some(Value::Array(items)) = pm.get_mut(k) {
-                        items.push(json!({"image": "no-key"}));
-                    }
+                if rng.chance(1, 12)
+                    && let Some(Value::Array(items)) = pm.get_mut(k)
+                {
+                    items.push(json!({"image": "no-key"}));
                 }
             }
         }
-        if let Some(child) = pm.get_mut(k) {
-            if depth < 5 {
-                if let Value::Array(items) = child {
-                    let oa = o.as_array().cloned().unwrap_or_default();
-                    for (i, item) in items.iter_mut().enumerate() {
-                        directives(rng, oa.get(i).unwrap_or(&Value::Null), item, depth + 1);
-                    }
-                } else {
-                    directives(rng, &o, child, depth + 1);
+        if let Some(child) = pm.get_mut(k)
+            && depth < 5
+        {
+            if let Value::Array(items) = child {
+                let oa = o.as_array().cloned().unwrap_or_default();
+                for (i, item) in items.iter_mut().enumerate() {
+                    directives(rng, oa.get(i).unwrap_or(&Value::Null), item, depth + 1);
                 }
+            } else {
+                directives(rng, &o, child, depth + 1);
             }
         }
     }
