@@ -23,6 +23,8 @@
 //!   apiserver's messages and validators use them;
 //! - `validate` (feature `validate`): custom resources validated offline
 //!   as the apiserver validates them;
+//! - `patch` (feature `apiserver`): JSON, merge and strategic merge
+//!   patches applied as the apiserver applies them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
@@ -37,6 +39,8 @@ pub mod crd;
 pub mod go;
 pub mod model;
 pub mod output;
+#[cfg(feature = "apiserver")]
+pub mod patch;
 pub mod plural;
 pub mod rng;
 pub mod rt;

@@ -209,6 +209,58 @@ pub fn go_type(v: &Value) -> &'static str {
     }
 }
 
+/// Go's `%v` of a decoded JSON value in an `interface{}` (maps as
+/// `map[k:v …]` with their keys sorted, slices as `[a b]`, `<nil>`), or
+/// with `s_verb` its `%s` (`%!s(int64=1)` for what is no string; a nested
+/// `nil` still `<nil>`). Integers are `int64`, other numbers `float64`
+/// ([`go_type`]).
+pub fn go_sprint(v: &Value, s_verb: bool) -> String {
+    let mut out = String::new();
+    sprint(v, s_verb, true, &mut out);
+    out
+}
+
+fn sprint(v: &Value, s_verb: bool, top: bool, out: &mut String) {
+    let scalar = match v {
+        Value::Null if top && s_verb => "%!s(<nil>)".to_string(),
+        Value::Null => "<nil>".to_string(),
+        Value::String(s) => s.clone(),
+        Value::Bool(_) | Value::Number(_) => {
+            let text = go_value(v);
+            if s_verb {
+                format!("%!s({}={text})", go_type(v))
+            } else {
+                text
+            }
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                sprint(item, s_verb, false, out);
+            }
+            out.push(']');
+            return;
+        }
+        Value::Object(map) => {
+            out.push_str("map[");
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                sprint(item, s_verb, false, out);
+            }
+            out.push(']');
+            return;
+        }
+    };
+    out.push_str(&scalar);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
