@@ -23,6 +23,8 @@
 //!   apiserver's messages and validators use them;
 //! - `validate` (feature `validate`): custom resources validated offline
 //!   as the apiserver validates them;
+//! - `ssa` (feature `apiserver`): server-side apply and managed fields as
+//!   kube-apiserver keeps them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
@@ -41,6 +43,8 @@ pub mod plural;
 pub mod rng;
 pub mod rt;
 pub mod schema;
+#[cfg(feature = "apiserver")]
+pub mod ssa;
 pub mod suggest;
 pub mod truncate;
 #[cfg(feature = "validate")]

@@ -1,0 +1,1 @@
+//! Unit tests: the fieldsV1 encoding and the core merge rules.
