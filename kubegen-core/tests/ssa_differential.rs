@@ -75,7 +75,8 @@ fn node_schema(rng: &mut Rng, depth: usize) -> Value {
         0..=3 => scalar_schema(rng),
         4..=6 => struct_schema(rng, depth),
         7 => {
-            let mut s = json!({"type": "object", "additionalProperties": node_schema(rng, depth + 1)});
+            let mut s =
+                json!({"type": "object", "additionalProperties": node_schema(rng, depth + 1)});
             if rng.chance(1, 3) {
                 s["x-kubernetes-map-type"] = json!(*rng.pick(&["atomic", "granular"]));
             }
@@ -349,9 +350,7 @@ fn random_case(rng: &mut Rng) -> Case {
         Some(o)
     };
     // What the client side believes the object is, to base updates on.
-    let mut current = live
-        .clone()
-        .unwrap_or_else(|| object(rng, &schema, status));
+    let mut current = live.clone().unwrap_or_else(|| object(rng, &schema, status));
     let mut steps = Vec::new();
     let mut applied: std::collections::BTreeMap<&str, Value> = Default::default();
     for _ in 0..2 + rng.below(5) {
@@ -475,10 +474,18 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
             case(
                 None,
                 vec![
-                    step("apply", "one", obj(json!({"a": "1", "b": "1", "tags": ["x", "y"],
-                        "ports": [{"name": "http", "port": 80}, {"name": "dns", "protocol": "UDP", "port": 53}]}))),
-                    step("apply", "one", obj(json!({"a": "1", "tags": ["y"],
-                        "ports": [{"name": "dns", "protocol": "UDP", "port": 53}]}))),
+                    step(
+                        "apply",
+                        "one",
+                        obj(json!({"a": "1", "b": "1", "tags": ["x", "y"],
+                        "ports": [{"name": "http", "port": 80}, {"name": "dns", "protocol": "UDP", "port": 53}]})),
+                    ),
+                    step(
+                        "apply",
+                        "one",
+                        obj(json!({"a": "1", "tags": ["y"],
+                        "ports": [{"name": "dns", "protocol": "UDP", "port": 53}]})),
+                    ),
                 ],
             ),
         ),
@@ -500,7 +507,11 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
                 None,
                 vec![
                     step("apply", "one", obj(json!({"a": "1", "atomic": {"x": "1"}}))),
-                    forced(step("apply", "two", obj(json!({"a": "2", "atomic": {"y": "2"}})))),
+                    forced(step(
+                        "apply",
+                        "two",
+                        obj(json!({"a": "2", "atomic": {"y": "2"}})),
+                    )),
                     step("apply", "one", obj(json!({"a": "1"}))),
                 ],
             ),
@@ -512,9 +523,13 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
                     "metadata": {"name": "w", "namespace": "default", "uid": "u1"},
                     "spec": {"a": "0", "b": "0"}})),
                 vec![
-                    step("update", "one", json!({"apiVersion": API_VERSION, "kind": KIND,
+                    step(
+                        "update",
+                        "one",
+                        json!({"apiVersion": API_VERSION, "kind": KIND,
                         "metadata": {"name": "w", "namespace": "default", "uid": "u1"},
-                        "spec": {"a": "1", "b": "0"}})),
+                        "spec": {"a": "1", "b": "0"}}),
+                    ),
                     step("apply", "two", obj(json!({"a": "2"}))),
                     step("apply", "three", obj(json!({"b": "3"}))),
                 ],
@@ -539,17 +554,37 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
             case(
                 None,
                 vec![
-                    step("apply", "one", json!({"apiVersion": API_VERSION, "kind": "Gadget", "metadata": {"name": "w"}})),
-                    step("apply", "one", json!({"apiVersion": "example.com/v2", "kind": KIND, "metadata": {"name": "w"}})),
-                    step("apply", "one", json!({"kind": KIND, "metadata": {"name": "w"}})),
-                    step("apply", "one", json!({"apiVersion": API_VERSION, "kind": KIND,
-                        "metadata": {"name": "w", "managedFields": [{"manager": "x"}]}})),
+                    step(
+                        "apply",
+                        "one",
+                        json!({"apiVersion": API_VERSION, "kind": "Gadget", "metadata": {"name": "w"}}),
+                    ),
+                    step(
+                        "apply",
+                        "one",
+                        json!({"apiVersion": "example.com/v2", "kind": KIND, "metadata": {"name": "w"}}),
+                    ),
+                    step(
+                        "apply",
+                        "one",
+                        json!({"kind": KIND, "metadata": {"name": "w"}}),
+                    ),
+                    step(
+                        "apply",
+                        "one",
+                        json!({"apiVersion": API_VERSION, "kind": KIND,
+                        "metadata": {"name": "w", "managedFields": [{"manager": "x"}]}}),
+                    ),
                     step("apply", "one", obj(json!({"zz": 1}))),
                     step("apply", "one", obj(json!({"tags": ["x", "x"]}))),
                     step("apply", "one", obj(json!({"c": "three"}))),
                     step("apply", "one", obj(json!({"a": 3}))),
                     step("apply", "one", obj(json!({"ports": [{"port": 1}]}))),
-                    step("apply", "one", obj(json!({"ports": [{"name": "a"}, {"name": "a", "protocol": "TCP"}]}))),
+                    step(
+                        "apply",
+                        "one",
+                        obj(json!({"ports": [{"name": "a"}, {"name": "a", "protocol": "TCP"}]})),
+                    ),
                     step("apply", "", obj(json!({"a": "unknown manager"}))),
                 ],
             ),
@@ -561,8 +596,12 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
                 vec![
                     step("apply", "one", obj(json!({"a": "1"}))),
                     {
-                        let mut s = step("apply", "ctrl", json!({"apiVersion": API_VERSION, "kind": KIND,
-                            "metadata": {"name": "w"}, "status": {"phase": "Ready"}, "spec": {"a": "9"}}));
+                        let mut s = step(
+                            "apply",
+                            "ctrl",
+                            json!({"apiVersion": API_VERSION, "kind": KIND,
+                            "metadata": {"name": "w"}, "status": {"phase": "Ready"}, "spec": {"a": "9"}}),
+                        );
                         s["subresource"] = json!("status");
                         s
                     },
@@ -587,7 +626,9 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
     for i in 0..12 {
         steps.push(step(
             "update",
-            ["m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11"][i],
+            [
+                "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11",
+            ][i],
             obj(json!({"a": "0", "labels": {format!("k{i}"): "v"}})),
         ));
     }
@@ -621,7 +662,10 @@ fn hand_picked() -> Vec<(&'static str, Case)> {
     ));
     cases.push((
         "another manager gets no last-applied allowance",
-        case(Some(live), vec![step("apply", "other", obj(json!({"a": "2"})))]),
+        case(
+            Some(live),
+            vec![step("apply", "other", obj(json!({"a": "2"})))],
+        ),
     ));
     cases
 }
@@ -706,9 +750,18 @@ fn sorted_errors(e: &Value) -> Value {
 }
 
 /// The differences between the Go answer and the Rust one, step by step.
-fn differences(name: &str, case: &Case, go: &Value, rust: &[Value], out: &mut Vec<String>) -> usize {
+fn differences(
+    name: &str,
+    case: &Case,
+    go: &Value,
+    rust: &[Value],
+    out: &mut Vec<String>,
+) -> usize {
     if let Some(setup) = go.get("setup") {
-        out.push(format!("{name}: the helper failed: {setup}\n  case: {}", case.line()));
+        out.push(format!(
+            "{name}: the helper failed: {setup}\n  case: {}",
+            case.line()
+        ));
         return 0;
     }
     let go_steps = go["steps"].as_array().cloned().unwrap_or_default();
@@ -731,7 +784,11 @@ fn differences(name: &str, case: &Case, go: &Value, rust: &[Value], out: &mut Ve
         }
     }
     if go_steps.len() != rust.len() {
-        out.push(format!("{name}: {} steps from go, {} from rust", go_steps.len(), rust.len()));
+        out.push(format!(
+            "{name}: {} steps from go, {} from rust",
+            go_steps.len(),
+            rust.len()
+        ));
     }
     compared
 }
@@ -756,7 +813,11 @@ fn field_management_agrees_with_the_apiservers() {
     for ((name, case), go) in all.iter().zip(&answers) {
         let rust = run(case);
         if show.as_deref().is_some_and(|s| name.contains(s)) {
-            println!("{name}\n  case: {}\n  go:   {go}\n  rust: {}", case.line(), json!(rust));
+            println!(
+                "{name}\n  case: {}\n  go:   {go}\n  rust: {}",
+                case.line(),
+                json!(rust)
+            );
         }
         for r in &rust {
             if let Some(e) = r.get("error") {

@@ -27,8 +27,7 @@ use super::object_type::ObjectType;
 use super::path::{Path, PathElement};
 use super::typed::compare::compare;
 use super::updater::{
-    Conflict, Converter, Typed, UpdateError, Updater, conflict_managers,
-    conflict_set,
+    Conflict, Converter, Typed, UpdateError, Updater, conflict_managers, conflict_set,
 };
 use crate::go::fmt::{go_json, go_quote};
 
@@ -222,8 +221,10 @@ fn set_annotations(obj: &mut Value, ann: Option<BTreeMap<String, String>>) {
                 .entry("metadata")
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
-                let m: Map<String, Value> =
-                    ann.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+                let m: Map<String, Value> = ann
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::String(v)))
+                    .collect();
                 meta.insert("annotations".into(), Value::Object(m));
             }
         }
@@ -382,7 +383,11 @@ impl<'t> FieldManager<'t> {
         let mut out = obj.clone();
         if let Value::Object(m) = &mut out {
             m.insert("apiVersion".into(), Value::String(target.to_string()));
-            let kind = m.get("kind").and_then(Value::as_str).unwrap_or("").to_string();
+            let kind = m
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             m.insert("kind".into(), Value::String(kind));
         }
         Ok(out)
@@ -463,7 +468,11 @@ impl<'t> FieldManager<'t> {
     }
 
     fn manager_id(&self, manager: &str, operation: &str) -> String {
-        let manager = if manager.is_empty() { "unknown" } else { manager };
+        let manager = if manager.is_empty() {
+            "unknown"
+        } else {
+            manager
+        };
         identifier(manager, operation, &self.api_version, &self.subresource)
     }
 
@@ -540,11 +549,11 @@ impl<'t> FieldManager<'t> {
         }
         let result = self
             .last_applied_manager(live, config, managed, manager, force, now)
-            .and_then(|(mut obj, managed)| {
+            .map(|(mut obj, managed)| {
                 if manager == "kubectl" && has_last_applied(&obj) {
                     set_last_applied(&mut obj, build_last_applied(config));
                 }
-                Ok((obj, managed))
+                (obj, managed)
             });
         match result {
             Ok((mut obj, managed)) => {
@@ -630,7 +639,13 @@ impl<'t> FieldManager<'t> {
             empty.insert("apiVersion".into(), Value::String(self.api_version.clone()));
             empty.insert("kind".into(), Value::String(self.kind.clone()));
             let (obj, m) = self
-                .cap_update(&Value::Object(empty), &live, managed, "before-first-apply", now)
+                .cap_update(
+                    &Value::Object(empty),
+                    &live,
+                    managed,
+                    "before-first-apply",
+                    now,
+                )
                 .map_err(|e| {
                     ApplyError::internal(format!(
                         "failed to create manager for existing fields: {e}"

@@ -61,7 +61,11 @@ fn string_field(m: &Map<String, Value>, key: &str) -> Result<String, ()> {
 /// (`Unstructured.GetManagedFields`): `None` when absent, not a list, or
 /// any entry fails to decode.
 pub(crate) fn get_entries(obj: &Value) -> Option<Vec<Entry>> {
-    let items = obj.get("metadata")?.as_object()?.get("managedFields")?.as_array()?;
+    let items = obj
+        .get("metadata")?
+        .as_object()?
+        .get("managedFields")?
+        .as_array()?;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let m = item.as_object()?;
@@ -95,7 +99,12 @@ pub(crate) fn is_reset(entries: &Option<Vec<Entry>>) -> bool {
 
 /// A manager identifier (`BuildManagerIdentifier`): the entry's manager,
 /// operation, apiVersion (for updates) and subresource as Go's JSON.
-pub(crate) fn identifier(manager: &str, operation: &str, api_version: &str, subresource: &str) -> String {
+pub(crate) fn identifier(
+    manager: &str,
+    operation: &str,
+    api_version: &str,
+    subresource: &str,
+) -> String {
     let mut parts = Vec::new();
     let mut put = |k: &str, v: &str| {
         if !v.is_empty() {
@@ -212,7 +221,10 @@ fn entry_value(e: Entry) -> Value {
     put("manager", e.manager);
     put("operation", e.operation);
     put("apiVersion", e.api_version);
-    put("time", e.time.map(Timestamp::to_rfc3339).unwrap_or_default());
+    put(
+        "time",
+        e.time.map(Timestamp::to_rfc3339).unwrap_or_default(),
+    );
     put("fieldsType", e.fields_type);
     put("subresource", e.subresource);
     if let Some(f) = e.fields_v1 {

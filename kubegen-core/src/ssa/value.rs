@@ -118,8 +118,7 @@ pub(crate) fn equals(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, l)| y.get(k).is_some_and(|r| equals(l, r)))
         }
         _ => a == b,

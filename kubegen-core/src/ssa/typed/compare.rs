@@ -11,7 +11,9 @@ use super::validate::validate_scalar;
 use super::{Errors, list_item_path_element, unresolved};
 use crate::ssa::fieldset::FieldSet;
 use crate::ssa::path::PathElement;
-use crate::ssa::schema::{Atom, Deduced, Handled, List, Map, Relationship, Schema, TypeRef, handled};
+use crate::ssa::schema::{
+    Atom, Deduced, Handled, List, Map, Relationship, Schema, TypeRef, handled,
+};
 use crate::ssa::value::equals;
 
 /// The paths that differ between two values.
@@ -37,14 +39,23 @@ impl Comparison {
 }
 
 /// Compares `lhs` (old) with `rhs` (new) of type `tr`.
-pub(crate) fn compare(sc: &Schema, tr: &TypeRef, lhs: &Value, rhs: &Value) -> Result<Comparison, Errors> {
+pub(crate) fn compare(
+    sc: &Schema,
+    tr: &TypeRef,
+    lhs: &Value,
+    rhs: &Value,
+) -> Result<Comparison, Errors> {
     let mut w = Walker {
         sc,
         cmp: Comparison::default(),
         path: Vec::new(),
     };
     let errs = w.compare(tr, Some(lhs), Some(rhs));
-    if errs.is_empty() { Ok(w.cmp) } else { Err(errs) }
+    if errs.is_empty() {
+        Ok(w.cmp)
+    } else {
+        Err(errs)
+    }
 }
 
 struct Walker<'s> {
@@ -125,7 +136,13 @@ impl Walker<'_> {
         }
     }
 
-    fn list(&mut self, t: &List, lhs: Option<&Value>, rhs: Option<&Value>, in_leaf: &mut bool) -> Errors {
+    fn list(
+        &mut self,
+        t: &List,
+        lhs: Option<&Value>,
+        rhs: Option<&Value>,
+        in_leaf: &mut bool,
+    ) -> Errors {
         let l = lhs.and_then(Value::as_array);
         let r = rhs.and_then(Value::as_array);
         let empty = l.is_none_or(Vec::is_empty) && r.is_none_or(Vec::is_empty);
@@ -136,7 +153,11 @@ impl Walker<'_> {
         if l.is_none() && r.is_none() {
             return Errors::default();
         }
-        self.list_items(t, l.map_or(&[][..], Vec::as_slice), r.map_or(&[][..], Vec::as_slice))
+        self.list_items(
+            t,
+            l.map_or(&[][..], Vec::as_slice),
+            r.map_or(&[][..], Vec::as_slice),
+        )
     }
 
     fn list_items(&mut self, t: &List, lhs: &[Value], rhs: &[Value]) -> Errors {
@@ -216,7 +237,13 @@ impl Walker<'_> {
         errs
     }
 
-    fn map(&mut self, t: &Map, lhs: Option<&Value>, rhs: Option<&Value>, in_leaf: &mut bool) -> Errors {
+    fn map(
+        &mut self,
+        t: &Map,
+        lhs: Option<&Value>,
+        rhs: Option<&Value>,
+        in_leaf: &mut bool,
+    ) -> Errors {
         let l = lhs.and_then(Value::as_object);
         let r = rhs.and_then(Value::as_object);
         let empty = l.is_none_or(|m| m.is_empty()) && r.is_none_or(|m| m.is_empty());

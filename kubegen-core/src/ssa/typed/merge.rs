@@ -12,13 +12,20 @@ use serde_json::{Map as JsonMap, Value};
 use super::validate::validate_scalar;
 use super::{Errors, list_item_path_element, unresolved};
 use crate::ssa::path::PathElement;
-use crate::ssa::schema::{Atom, Deduced, Handled, List, Map, Relationship, Schema, TypeRef, handled};
+use crate::ssa::schema::{
+    Atom, Deduced, Handled, List, Map, Relationship, Schema, TypeRef, handled,
+};
 
 static NULL: Value = Value::Null;
 
 /// Merges `rhs` into `lhs` (both of type `tr`): the merged value, absent
 /// when neither side leaves anything.
-pub(crate) fn merge(sc: &Schema, tr: &TypeRef, lhs: &Value, rhs: &Value) -> Result<Option<Value>, Errors> {
+pub(crate) fn merge(
+    sc: &Schema,
+    tr: &TypeRef,
+    lhs: &Value,
+    rhs: &Value,
+) -> Result<Option<Value>, Errors> {
     let errs_and_out = merge_node(sc, tr, Some(lhs), Some(rhs));
     match errs_and_out {
         (errs, _) if !errs.is_empty() => Err(errs),
@@ -32,9 +39,17 @@ struct State {
     out: Option<Value>,
 }
 
-fn merge_node(sc: &Schema, tr: &TypeRef, lhs: Option<&Value>, rhs: Option<&Value>) -> (Errors, Option<Value>) {
+fn merge_node(
+    sc: &Schema,
+    tr: &TypeRef,
+    lhs: Option<&Value>,
+    rhs: Option<&Value>,
+) -> (Errors, Option<Value>) {
     if lhs.is_none() && rhs.is_none() {
-        return (Errors::one("at least one of lhs and rhs must be provided"), None);
+        return (
+            Errors::one("at least one of lhs and rhs must be provided"),
+            None,
+        );
     }
     let Some(atom) = sc.resolve(tr) else {
         return (unresolved(sc, tr), None);
@@ -102,7 +117,12 @@ fn list(sc: &Schema, t: &List, lhs: Option<&Value>, rhs: Option<&Value>, st: &mu
     if l.is_none() && r.is_none() {
         return Errors::default();
     }
-    let (errs, out) = list_items(sc, t, l.map_or(&[][..], Vec::as_slice), r.map_or(&[][..], Vec::as_slice));
+    let (errs, out) = list_items(
+        sc,
+        t,
+        l.map_or(&[][..], Vec::as_slice),
+        r.map_or(&[][..], Vec::as_slice),
+    );
     if !out.is_empty() {
         st.out = Some(Value::Array(out));
     }
@@ -113,7 +133,13 @@ fn list(sc: &Schema, t: &List, lhs: Option<&Value>, rhs: Option<&Value>, st: &mu
 /// the value of a key seen twice, which Go records as null).
 type Indexed<'v> = (Vec<PathElement>, BTreeMap<PathElement, Option<&'v Value>>);
 
-fn index<'v>(sc: &Schema, t: &List, list: &'v [Value], allow_duplicates: bool, errs: &mut Errors) -> Indexed<'v> {
+fn index<'v>(
+    sc: &Schema,
+    t: &List,
+    list: &'v [Value],
+    allow_duplicates: bool,
+    errs: &mut Errors,
+) -> Indexed<'v> {
     let mut pes = Vec::new();
     let mut observed: BTreeMap<PathElement, Option<&Value>> = BTreeMap::new();
     for (i, child) in list.iter().enumerate() {
@@ -222,7 +248,12 @@ fn map(sc: &Schema, t: &Map, lhs: Option<&Value>, rhs: Option<&Value>, st: &mut 
     let mut out = JsonMap::new();
     for key in keys {
         let ty = t.field(key).map_or(&t.element, |f| &f.ty);
-        let (e, merged) = merge_node(sc, ty, l.and_then(|m| m.get(key)), r.and_then(|m| m.get(key)));
+        let (e, merged) = merge_node(
+            sc,
+            ty,
+            l.and_then(|m| m.get(key)),
+            r.and_then(|m| m.get(key)),
+        );
         errs.extend(e.with_prefix(&format!(".{key}")));
         if let Some(v) = merged {
             out.insert(key.clone(), v);

@@ -34,7 +34,8 @@ pub(crate) fn validate(sc: &Schema, tr: &TypeRef, v: &Value, allow_duplicates: b
                     Some(f) => &f.ty,
                     None if m.element.is_empty() => {
                         errs.extend(
-                            Errors::one("field not declared in schema").with_prefix(&pe.to_string()),
+                            Errors::one("field not declared in schema")
+                                .with_prefix(&pe.to_string()),
                         );
                         break;
                     }
@@ -96,9 +97,10 @@ pub(crate) fn validate_scalar(t: Scalar, v: Option<&Value>, prefix: &str) -> Err
         Scalar::Boolean if !v.is_boolean() => {
             Some(format!("{prefix}expected boolean, got {}", super::go_v(v)))
         }
-        Scalar::Untyped if !crate::ssa::value::is_scalar(v) => {
-            Some(format!("{prefix}expected any scalar, got {}", super::go_v(v)))
-        }
+        Scalar::Untyped if !crate::ssa::value::is_scalar(v) => Some(format!(
+            "{prefix}expected any scalar, got {}",
+            super::go_v(v)
+        )),
         _ => None,
     };
     bad.map(Errors::one).unwrap_or_default()
