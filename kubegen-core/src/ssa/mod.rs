@@ -25,7 +25,11 @@
 //! manager by manager in identifier order (Go takes managers in its map's
 //! random order; the message sorts them in both), and of several
 //! undeclared fields in one map the first in key order is the one
-//! reported (Go reports a random one). The object's defaulting, which
+//! reported (Go reports a random one; the errors of one map's entries
+//! come in key order where Go's come in its map order). Other served
+//! versions ([`FieldManager::with_version`]) convert as the `None`
+//! strategy converts; the differential test covers one version only.
+//! The object's defaulting, which
 //! the apiserver runs on an applied object (`objectDefaulter`), is the
 //! server's to do, as are the handler's checks around the field manager
 //! (the namespace, [`check_name`]). `fieldsV1` inside returned objects is
