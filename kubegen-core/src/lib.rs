@@ -25,6 +25,8 @@
 //!   as the apiserver validates them;
 //! - `patch` (feature `apiserver`): JSON, merge and strategic merge
 //!   patches applied as the apiserver applies them;
+//! - `ssa` (feature `apiserver`): server-side apply and managed fields as
+//!   kube-apiserver keeps them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
@@ -45,6 +47,8 @@ pub mod plural;
 pub mod rng;
 pub mod rt;
 pub mod schema;
+#[cfg(feature = "apiserver")]
+pub mod ssa;
 pub mod suggest;
 pub mod truncate;
 #[cfg(feature = "validate")]
