@@ -119,7 +119,7 @@ tests-placement:
 	python3 hack/check-test-placement.py --self-test
 	python3 hack/check-test-placement.py
 
-CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime \
+CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime kubegen-fake \
 	tests/kubegen-testenv examples/my-application bench/operator-bench docs/book
 cycles:
 	python3 hack/check-import-cycles.py --self-test

@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-FORBIDDEN=(syn quote proc-macro2 regex toml similar prettyplease clap clap_complete kubegen-codegen kubegen-cli)
+FORBIDDEN=(syn quote proc-macro2 regex toml similar prettyplease clap clap_complete kubegen-codegen kubegen-cli kubegen-fake)
 
 list() {
     cargo tree -p my-application -e normal,no-proc-macro --prefix none --format '{p}' "$@" |

@@ -15,8 +15,20 @@ use crate::resources::{self, Resource};
 use crate::state::{State, finished};
 use crate::store::Key;
 use crate::verbs::delete::{self, Options};
+use crate::verbs::managed;
 
 const CRD_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
+/// Who writes (the field manager its user agent makes) and through which
+/// subresource.
+type Writer = (&'static str, Option<&'static str>);
+/// kube-controller-manager's controllers, on the main resource.
+const KCM: Writer = ("kube-controller-manager", None);
+/// kube-controller-manager's namespace controller, on the status.
+const KCM_STATUS: Writer = ("kube-controller-manager", Some("status"));
+/// The apiextensions controllers inside kube-apiserver.
+const APISERVER: Writer = ("kube-apiserver", None);
+const APISERVER_STATUS: Writer = ("kube-apiserver", Some("status"));
 
 /// Runs every controller until none has anything left to do; returns
 /// whether anything was written.
@@ -52,7 +64,7 @@ fn deleting(o: &Value) -> bool {
 
 /// Writes `f(object)` at `k`; an object being deleted whose last
 /// finalizer `f` removed is deleted. Returns whether anything changed.
-fn modify(state: &mut State, k: &Key, f: impl FnOnce(&mut Value)) -> bool {
+fn modify(state: &mut State, k: &Key, writer: Writer, f: impl FnOnce(&mut Value)) -> bool {
     let Some(old) = state.store.get(k).map(|o| (**o).clone()) else {
         return false;
     };
@@ -60,6 +72,12 @@ fn modify(state: &mut State, k: &Key, f: impl FnOnce(&mut Value)) -> bool {
     f(&mut new);
     if new == old {
         return false;
+    }
+    if let Some(r) = resource_for(state, k).cloned() {
+        let (manager, subresource) = writer;
+        let now = state.clock.unix();
+        // The controllers' writes are updates like any other.
+        let _ = managed::update(&r, Some(&old), &mut new, manager, subresource, now);
     }
     if finished(&new) {
         state.commit(k.clone(), None);
@@ -142,7 +160,7 @@ fn garbage_collect(state: &mut State) -> bool {
         if solid > 0 {
             // Other owners remain: drop the references to the gone and
             // the going.
-            changed |= modify(state, k, |d| {
+            changed |= modify(state, k, KCM, |d| {
                 if let Some(rs) = d
                     .pointer_mut("/metadata/ownerReferences")
                     .and_then(Value::as_array_mut)
@@ -182,7 +200,7 @@ fn garbage_collect(state: &mut State) -> bool {
             .collect();
         if fins.iter().any(|f| f == "orphan") {
             for (dk, _) in &dependents {
-                changed |= modify(state, dk, |d| {
+                changed |= modify(state, dk, KCM, |d| {
                     if let Some(rs) = d
                         .pointer_mut("/metadata/ownerReferences")
                         .and_then(Value::as_array_mut)
@@ -196,13 +214,13 @@ fn garbage_collect(state: &mut State) -> bool {
                     }
                 });
             }
-            changed |= modify(state, k, |x| remove_finalizer(x, "orphan"));
+            changed |= modify(state, k, KCM, |x| remove_finalizer(x, "orphan"));
         } else if fins.iter().any(|f| f == "foregroundDeletion")
             && !dependents
                 .iter()
                 .any(|(dk, blocking)| *blocking && state.store.get(dk).is_some())
         {
-            changed |= modify(state, k, |x| remove_finalizer(x, "foregroundDeletion"));
+            changed |= modify(state, k, KCM, |x| remove_finalizer(x, "foregroundDeletion"));
         }
     }
     changed
@@ -222,7 +240,9 @@ fn namespaces(state: &mut State) -> bool {
     let mut changed = false;
     for (nk, ns) in terminating {
         if ns.pointer("/status/phase") != Some(&json!("Terminating")) {
-            changed |= modify(state, &nk, |n| n["status"]["phase"] = json!("Terminating"));
+            changed |= modify(state, &nk, KCM_STATUS, |n| {
+                n["status"]["phase"] = json!("Terminating")
+            });
         }
         let contents: Vec<Key> = state
             .store
@@ -238,7 +258,7 @@ fn namespaces(state: &mut State) -> bool {
             }
         }
         if !left {
-            changed |= modify(state, &nk, |n| {
+            changed |= modify(state, &nk, KCM, |n| {
                 if let Some(f) = n
                     .pointer_mut("/spec/finalizers")
                     .and_then(Value::as_array_mut)
@@ -339,7 +359,7 @@ fn crds(state: &mut State) -> bool {
                 }
             }
             if objects.is_empty() {
-                changed |= modify(state, k, |c| remove_finalizer(c, CRD_FINALIZER));
+                changed |= modify(state, k, APISERVER, |c| remove_finalizer(c, CRD_FINALIZER));
             } else {
                 served.insert(id);
             }
@@ -355,7 +375,7 @@ fn crds(state: &mut State) -> bool {
             });
         let names = crd["spec"]["names"].clone();
         if !established || crd.pointer("/status/acceptedNames") != Some(&names) {
-            changed |= modify(state, k, |c| {
+            changed |= modify(state, k, APISERVER_STATUS, |c| {
                 if !finalizers(c).iter().any(|f| f == CRD_FINALIZER) {
                     let mut f = finalizers(c);
                     f.push(CRD_FINALIZER.into());

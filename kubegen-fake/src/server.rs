@@ -165,7 +165,13 @@ impl ApiServer {
             subresource: None,
             query: Default::default(),
         };
-        write::create(&mut state, &r, &call, crd, "kubegen-fake")?;
+        write::create(
+            &mut state,
+            &r,
+            &call,
+            crd,
+            write::Fields::Update("kubegen-fake"),
+        )?;
         controllers::settle(&mut state);
         Ok(())
     }
@@ -320,7 +326,7 @@ impl ApiServer {
             Verb::Create => {
                 write::manager(&call, &header(http::header::USER_AGENT)).and_then(|m| {
                     let object = write::decode(&r, body)?;
-                    write::create(&mut state, &r, &call, object, &m)
+                    write::create(&mut state, &r, &call, object, write::Fields::Update(&m))
                 })
             }
             Verb::Update if call.subresource.as_deref() == Some("scale") => {
@@ -334,7 +340,7 @@ impl ApiServer {
             Verb::Update => {
                 write::manager(&call, &header(http::header::USER_AGENT)).and_then(|m| {
                     let object = write::decode(&r, body)?;
-                    write::update(&mut state, &r, &call, object, &m)
+                    write::update(&mut state, &r, &call, object, write::Fields::Update(&m))
                 })
             }
             Verb::Patch => write::manager(&call, &header(http::header::USER_AGENT)).and_then(|m| {

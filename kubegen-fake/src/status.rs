@@ -11,7 +11,7 @@ pub struct ApiError {
     /// HTTP status code.
     pub code: u16,
     /// `reason` (`NotFound`, `Conflict`, …).
-    pub reason: &'static str,
+    pub reason: String,
     /// `message`.
     pub message: String,
     /// `details`, when the apiserver fills them.
@@ -31,10 +31,10 @@ fn details(name: &str, group: &str, kind: &str) -> Value {
 }
 
 impl ApiError {
-    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> ApiError {
+    fn new(code: u16, reason: &str, message: impl Into<String>) -> ApiError {
         ApiError {
             code,
-            reason,
+            reason: reason.to_string(),
             message: message.into(),
             details: None,
         }
@@ -266,19 +266,20 @@ impl ApiError {
     /// A `Status` from an error the patch or apply engines return.
     pub fn from_parts(
         code: u16,
-        reason: &'static str,
+        reason: &str,
         message: String,
         details: Option<Value>,
     ) -> ApiError {
         ApiError {
             code,
-            reason,
+            reason: reason.to_string(),
             message,
             details,
         }
     }
 
-    /// The `Status` object.
+    /// The `Status` object (no `reason` when it is empty, as for the
+    /// apiserver's internal errors).
     pub fn to_status(&self) -> Value {
         let mut s = json!({
             "kind": "Status",
@@ -289,6 +290,11 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(o) = s.as_object_mut()
+        {
+            o.remove("reason");
+        }
         if let Some(d) = &self.details {
             s["details"] = d.clone();
         }

@@ -122,6 +122,14 @@ pub use kubegen_core::schema::SchemaError;
 #[cfg(feature = "derive")]
 pub use kubegen_derive::*;
 
+/// An in-process API server for unit tests (feature `testing`, for
+/// `[dev-dependencies]`: an operator's release build never links it):
+/// `kubegen::testing::ApiServer::new().client()` is a `kube::Client`
+/// that answers as kube-apiserver does, with no cluster, no sockets and
+/// no Go. See the `kubegen-fake` crate for what it does and does not do.
+#[cfg(feature = "testing")]
+pub use kubegen_fake as testing;
+
 /// Support for derive-generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {

@@ -37,6 +37,7 @@
 //! unstructured objects do; [`FieldSet::to_json`] gives the order
 //! structured-merge-diff writes.
 
+mod builtin;
 mod error;
 pub mod field_manager;
 mod fields_v1;
@@ -53,6 +54,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
+pub use builtin::builtin_type;
 pub use error::{ApplyError, Cause};
 pub use field_manager::{
     FieldManager, LAST_APPLIED_ANNOTATION, MAX_UPDATE_MANAGERS, ResetFields, check_name,

@@ -33,7 +33,7 @@ const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 /// The models of apimachinery's generated OpenAPI that ObjectMeta needs,
 /// with what the conversion reads of them (types, formats, references
 /// and the list and map extensions).
-fn object_meta_models() -> Vec<(&'static str, Value)> {
+pub(crate) fn object_meta_models() -> Vec<(&'static str, Value)> {
     let time = json!({"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Time"});
     let string = json!({"type": "string"});
     let int64 = json!({"type": "integer", "format": "int64"});

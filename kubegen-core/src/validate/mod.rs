@@ -105,7 +105,11 @@ pub fn validate_update(crd: &Value, object: &Value, old: &Value) -> Result<Outco
 /// stored), as the custom resource status strategy does: everything but
 /// the status (and the managed fields) is the stored object's, then the
 /// whole object is validated as on update.
-pub fn validate_status_update(crd: &Value, object: &Value, old: &Value) -> Result<Outcome, Mismatch> {
+pub fn validate_status_update(
+    crd: &Value,
+    object: &Value,
+    old: &Value,
+) -> Result<Outcome, Mismatch> {
     let mut new = old.clone();
     match object.get("status") {
         Some(status) => new["status"] = status.clone(),
@@ -130,12 +134,12 @@ pub fn validate_status_update(crd: &Value, object: &Value, old: &Value) -> Resul
     validate(crd, &new, Some(old), true)
 }
 
-fn validate(
-    crd: &Value,
+/// The served version of `crd` that `object` claims: its entry, its
+/// schema, and whether the CRD is namespaced.
+fn served_version<'c>(
+    crd: &'c Value,
     object: &Value,
-    old: Option<&Value>,
-    status_update: bool,
-) -> Result<Outcome, Mismatch> {
+) -> Result<(&'c Value, Value, bool), Mismatch> {
     let text = |v: &Value, p: &str| {
         v.pointer(p)
             .and_then(Value::as_str)
@@ -167,6 +171,32 @@ fn validate(
         .cloned()
         .unwrap_or_else(|| json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
     let namespaced = text(crd, "/spec/scope") == "Namespaced";
+    Ok((version, schema, namespaced))
+}
+
+/// `object` as the apiserver reads a request for `crd`, before the field
+/// manager or the strategy sees it: metadata decoded, unknown fields
+/// pruned, nulls dropped, defaults applied. `None` when it is not one of
+/// the CRD's served versions or cannot be decoded (validation says why).
+pub fn read_request(crd: &Value, object: &Value) -> Option<Value> {
+    let (_, schema, namespaced) = served_version(crd, object).ok()?;
+    decoded(
+        object.clone(),
+        &schema,
+        namespaced,
+        object_meta::Mode::Request,
+    )
+    .ok()
+    .map(|(o, _)| o)
+}
+
+fn validate(
+    crd: &Value,
+    object: &Value,
+    old: Option<&Value>,
+    status_update: bool,
+) -> Result<Outcome, Mismatch> {
+    let (version, schema, namespaced) = served_version(crd, object)?;
 
     let (mut object, unknown_fields) = match decoded(
         object.clone(),

@@ -1,6 +1,7 @@
 //! The verbs of resource requests, each as the apiserver's generic
 //! registry store (and the custom resource handler) runs it.
 
+pub mod apply;
 pub mod delete;
 pub mod managed;
 pub mod patch;

@@ -1,7 +1,13 @@
-//! `PATCH`: the patch applied to the stored object by its content type,
-//! then the result written as an update (server-side apply creates the
-//! object when it does not exist).
+//! `PATCH`: the patch applied to the stored object by its content type
+//! (`kubegen_core::patch`: JSON patch, JSON merge patch and strategic
+//! merge patch exactly as the apiserver's `patch.go` applies them, proven
+//! against it), then the result written as an update; server-side apply
+//! through the field manager, creating the object when it does not
+//! exist.
 
+use kubegen_core::patch::{
+    self, BUILT_IN_PATCH_TYPES, CUSTOM_RESOURCE_PATCH_TYPES, FieldValidation, PatchError, PatchType,
+};
 use serde_json::Value;
 
 use crate::request::ResourceCall;
@@ -11,36 +17,26 @@ use crate::status::ApiError;
 
 use super::{key, scale, write};
 
-/// The patch types the apiserver accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatchType {
-    /// `application/merge-patch+json`.
-    Merge,
-    /// `application/json-patch+json`.
-    Json,
-    /// `application/strategic-merge-patch+json`.
-    Strategic,
-    /// `application/apply-patch+yaml`.
-    Apply,
+const APPLY: &str = "application/apply-patch+yaml";
+
+/// A patch engine's refusal as the apiserver's `Status`.
+pub fn refused(e: PatchError) -> ApiError {
+    let status = e.status();
+    ApiError::from_parts(e.code, e.reason, e.message, status.get("details").cloned())
 }
 
-/// The patch type of a `Content-Type`.
-pub fn patch_type(content_type: &str) -> Option<PatchType> {
-    match content_type.split(';').next().unwrap_or_default().trim() {
-        "application/merge-patch+json" => Some(PatchType::Merge),
-        "application/json-patch+json" => Some(PatchType::Json),
-        "application/strategic-merge-patch+json" => Some(PatchType::Strategic),
-        "application/apply-patch+yaml" | "application/apply-patch+cbor" => Some(PatchType::Apply),
-        _ => None,
-    }
-}
-
-fn accepted(r: &Resource) -> &'static str {
-    if r.crd.is_some() {
-        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
-    } else {
-        "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml"
-    }
+/// The `fieldValidation` directive of a request.
+pub fn field_validation(call: &ResourceCall) -> Result<FieldValidation, ApiError> {
+    let d = call
+        .query
+        .get("fieldValidation")
+        .map(String::as_str)
+        .unwrap_or("");
+    FieldValidation::parse(d).ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\", got {d:?}"
+        ))
+    })
 }
 
 /// `PATCH` of one object.
@@ -52,64 +48,54 @@ pub fn patch(
     body: &[u8],
     manager: &str,
 ) -> Result<(u16, Value), ApiError> {
-    let unsupported = || {
-        ApiError::unsupported_media_type(format!(
-            "the body of the request was in an unknown format - accepted media types include: {}",
-            accepted(r)
-        ))
+    let accepted: &[&str] = if r.crd.is_some() {
+        &CUSTOM_RESOURCE_PATCH_TYPES
+    } else {
+        &BUILT_IN_PATCH_TYPES
     };
-    let kind = patch_type(content_type).ok_or_else(unsupported)?;
-    if kind == PatchType::Strategic && r.crd.is_some() {
-        return Err(unsupported());
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if media == APPLY {
+        return super::apply::apply(state, r, call, body);
     }
+    let kind = PatchType::from_content_type(content_type)
+        .filter(|_| accepted.contains(&media))
+        .ok_or_else(|| refused(patch::unsupported_media_type(accepted)))?;
+    let validation = field_validation(call)?;
     let name = call.name.clone().unwrap_or_default();
     let current = state
         .store
         .get(&key(r, call.namespace.as_deref(), &name))
-        .map(|o| (**o).clone());
-    let patch: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
-    let Some(current) = current else {
-        return Err(ApiError::not_found(
-            &r.qualified(),
-            &r.group,
-            &r.plural,
-            &name,
-        ));
-    };
+        .map(|o| (**o).clone())
+        .ok_or_else(|| ApiError::not_found(&r.qualified(), &r.group, &r.plural, &name))?;
     if call.subresource.as_deref() == Some("scale") {
         let current = scale::scale_of(r, &current);
-        let patched = match kind {
-            PatchType::Merge => merge(current, &patch),
-            _ => return Err(unsupported()),
-        };
-        return scale::update(state, r, call, &patched, manager);
+        let patched = patch::apply(
+            kind,
+            &current,
+            body,
+            Some("io.k8s.api.autoscaling.v1.Scale"),
+            validation,
+        )
+        .map_err(refused)?;
+        return scale::update(state, r, call, &patched.object, manager);
     }
-    let patched = match kind {
-        PatchType::Merge => merge(current, &patch),
-        PatchType::Json | PatchType::Strategic | PatchType::Apply => {
-            return Err(unsupported());
-        }
+    let definition = if r.crd.is_some() {
+        None
+    } else {
+        patch::strategies::definition_for(&r.api_version(), &r.kind)
     };
-    write::update(state, r, call, patched, manager)
-}
-
-/// RFC 7386 JSON merge patch.
-fn merge(target: Value, patch: &Value) -> Value {
-    let Value::Object(p) = patch else {
-        return patch.clone();
-    };
-    let mut t = match target {
-        Value::Object(t) => t,
-        _ => serde_json::Map::new(),
-    };
-    for (k, v) in p {
-        if v.is_null() {
-            t.remove(k);
-        } else {
-            let old = t.remove(k).unwrap_or(Value::Null);
-            t.insert(k.clone(), merge(old, v));
-        }
+    let patched = patch::apply(kind, &current, body, definition, validation).map_err(refused)?;
+    if validation == FieldValidation::Strict && !patched.strict_errors.is_empty() {
+        return Err(ApiError::bad_request(format!(
+            "strict decoding error: {}",
+            patched.strict_errors.join(", ")
+        )));
     }
-    Value::Object(t)
+    write::update(
+        state,
+        r,
+        call,
+        patched.object,
+        write::Fields::Update(manager),
+    )
 }

@@ -3,6 +3,7 @@
 //! `Scale` written back as a change of the desired replicas, which is an
 //! update of the object (its generation moves as the spec's does).
 
+use kubegen_core::ssa::FieldSet;
 use serde_json::{Value, json};
 
 use crate::request::ResourceCall;
@@ -98,6 +99,55 @@ pub fn scale_of(r: &Resource, object: &Value) -> Value {
     })
 }
 
+/// The managed fields of a write through `scale` (the apiserver's scale
+/// handler): the writer owns the desired replicas, as an `Update` entry of
+/// subresource `scale` (without a time), and every other entry gives them
+/// up; entries left empty go.
+fn scale_managed_fields(r: &Resource, spec_replicas: &str, object: &mut Value, manager: &str) {
+    let mut owned = json!({});
+    let mut at = &mut owned;
+    for part in spec_replicas.trim_start_matches('.').split('.') {
+        at = &mut at[format!("f:{part}")];
+        *at = json!({});
+    }
+    let Ok(replicas) = FieldSet::from_fields_v1(&owned) else {
+        return;
+    };
+    let entries = object
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut mine = replicas.clone();
+    for mut e in entries {
+        let Ok(fields) = FieldSet::from_fields_v1(&e["fieldsV1"]) else {
+            kept.push(e);
+            continue;
+        };
+        if e["manager"] == manager && e["operation"] == "Update" && e["subresource"] == "scale" {
+            mine = mine.union(&fields);
+            continue;
+        }
+        let left = fields.difference(&replicas);
+        if left.is_empty() {
+            continue;
+        }
+        e["fieldsV1"] = left.to_fields_v1();
+        kept.push(e);
+    }
+    let entry = json!({
+        "manager": manager,
+        "operation": "Update",
+        "apiVersion": r.api_version(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": mine.to_fields_v1(),
+        "subresource": "scale",
+    });
+    kept.insert(0, entry);
+    object["metadata"]["managedFields"] = Value::Array(kept);
+}
+
 /// `GET …/scale`.
 pub fn get(state: &State, r: &Resource, call: &ResourceCall) -> Result<Value, ApiError> {
     let name = call.name.clone().unwrap_or_default();
@@ -146,10 +196,10 @@ pub fn update(
     let mut object = current.clone();
     let p = pointer(&paths.spec_replicas);
     let (parent, leaf) = p.rsplit_once('/').unwrap_or(("", &p));
-    if object.pointer(parent).is_none() {
-        if let Some((_, field)) = parent.rsplit_once('/') {
-            object[field] = json!({});
-        }
+    if object.pointer(parent).is_none()
+        && let Some((_, field)) = parent.rsplit_once('/')
+    {
+        object[field] = json!({});
     }
     if let Some(obj) = object.pointer_mut(parent).and_then(Value::as_object_mut) {
         obj.insert(leaf.to_string(), json!(replicas));
@@ -160,9 +210,10 @@ pub fn update(
     } else {
         json!(rv)
     };
+    scale_managed_fields(r, &paths.spec_replicas, &mut object, manager);
     let mut main = call.clone();
     main.subresource = None;
-    let (code, written) = write::update(state, r, &main, object, manager)?;
+    let (code, written) = write::update(state, r, &main, object, write::Fields::Applied)?;
     Ok((code, scale_of(r, &written)))
 }
 

@@ -135,6 +135,18 @@ fn as_go_writes(r: &Resource, object: &mut Value) {
     }
 }
 
+/// A custom resource as the apiserver's decoder hands it on: pruned and
+/// defaulted (the field manager sees the defaults as the writer's).
+fn read_as_decoded(r: &Resource, object: &mut Value) {
+    if let Some(read) = r
+        .crd
+        .as_ref()
+        .and_then(|crd| validate::read_request(crd, object))
+    {
+        *object = read;
+    }
+}
+
 /// What the kind's strategy sets on create besides the system fields.
 fn prepare_create(r: &Resource, object: &mut Value) {
     if let Some(o) = object.as_object_mut() {
@@ -232,7 +244,10 @@ fn admit(
 pub fn manager(call: &ResourceCall, user_agent: &str) -> Result<String, ApiError> {
     let m = match call.query.get("fieldManager") {
         Some(m) if !m.is_empty() => m.clone(),
-        _ => user_agent.split('/').next().unwrap_or_default().to_string(),
+        _ => match user_agent.split('/').next().unwrap_or_default() {
+            "" => "unknown".to_string(),
+            prefix => prefix.to_string(),
+        },
     };
     if m.len() > 128 {
         return Err(ApiError::invalid(
@@ -254,15 +269,32 @@ fn dry_run(call: &ResourceCall) -> bool {
     call.query.get("dryRun").is_some_and(|d| d == "All")
 }
 
+/// Who a write's managed fields are for.
+#[derive(Clone, Copy, Debug)]
+pub enum Fields<'a> {
+    /// A create, update or non-apply patch by this manager.
+    Update(&'a str),
+    /// Server-side apply, whose field manager has already set them.
+    Applied,
+}
+
 /// `POST`: creates `object`; answers `201 Created`.
 pub fn create(
     state: &mut State,
     r: &Resource,
     call: &ResourceCall,
     mut object: Value,
-    manager_name: &str,
+    fields: Fields<'_>,
 ) -> Result<(u16, Value), ApiError> {
     place(r, call, &mut object)?;
+    // Decoded into the Go type before anything else sees it.
+    as_go_writes(r, &mut object);
+    read_as_decoded(r, &mut object);
+    if let Fields::Update(m) = fields {
+        // The field manager runs before the name is generated.
+        let now = state.clock.unix();
+        managed::update(r, None, &mut object, m, call.subresource.as_deref(), now)?;
+    }
     let ns = meta_str(&object, "namespace");
     let mut name = meta_str(&object, "name");
     let generate = meta_str(&object, "generateName");
@@ -311,15 +343,6 @@ pub fn create(
             &name,
         ));
     }
-    let now = state.clock.now();
-    managed::update(
-        r,
-        None,
-        &mut object,
-        manager_name,
-        call.subresource.as_deref(),
-        &now,
-    )?;
     if dry_run(call) {
         return Ok((201, as_version(r, &object)));
     }
@@ -337,7 +360,7 @@ pub fn update(
     r: &Resource,
     call: &ResourceCall,
     mut object: Value,
-    manager_name: &str,
+    fields: Fields<'_>,
 ) -> Result<(u16, Value), ApiError> {
     let name = call.name.clone().unwrap_or_default();
     let k = key(r, call.namespace.as_deref(), &name);
@@ -379,6 +402,22 @@ pub fn update(
             &name,
         ));
     }
+    as_go_writes(r, &mut object);
+    read_as_decoded(r, &mut object);
+    if let Fields::Update(m) = fields {
+        // The field manager sees the object as sent, before the strategy
+        // prepares it (its reset fields keep status out of a main
+        // resource update, and the rest out of a status update).
+        let now = state.clock.unix();
+        managed::update(
+            r,
+            Some(&old),
+            &mut object,
+            m,
+            call.subresource.as_deref(),
+            now,
+        )?;
+    }
     let status_update = call.subresource.as_deref() == Some("status");
     if status_update {
         let mut n = old.clone();
@@ -414,15 +453,6 @@ pub fn update(
     }
     let mut object = admit(r, object, Some(&old), status_update)?;
     as_go_writes(r, &mut object);
-    let now = state.clock.now();
-    managed::update(
-        r,
-        Some(&old),
-        &mut object,
-        manager_name,
-        call.subresource.as_deref(),
-        &now,
-    )?;
     object["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"].clone();
     if object == old {
         // Nothing changed: the apiserver writes nothing.

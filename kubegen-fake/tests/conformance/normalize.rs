@@ -104,16 +104,29 @@ impl Normalizer {
                 }
                 if let (Some(Value::String(g)), Some(Value::String(n))) =
                     (o.get("generateName").cloned(), o.get("name").cloned())
+                    && n.starts_with(&g)
+                    && n.len() == g.len() + 5
                 {
-                    if n.starts_with(&g) && n.len() == g.len() + 5 {
-                        o.insert("name".into(), json!(format!("{g}<5>")));
-                    }
+                    o.insert("name".into(), json!(format!("{g}<5>")));
                 }
                 if let Some(Value::String(u)) = o.get("uid").cloned() {
                     let next = format!("<uid{}>", self.uids.len() + 1);
                     self.uids.entry(u).or_insert(next);
                 }
                 let list_like = o.contains_key("items");
+                // Keys naming a uid (`k:{"uid":"…"}` in managed fields).
+                let renamed: Vec<(String, String)> = o
+                    .keys()
+                    .filter_map(|k| {
+                        let t = self.text(k);
+                        (t != *k).then(|| (k.clone(), t))
+                    })
+                    .collect();
+                for (from, to) in renamed {
+                    if let Some(v) = o.remove(&from) {
+                        o.insert(to, v);
+                    }
+                }
                 let keys: Vec<String> = o.keys().cloned().collect();
                 for k in keys {
                     let Some(child) = o.get_mut(&k) else { continue };
@@ -202,10 +215,10 @@ fn sort_causes(status: &mut Value) {
         "[{}]",
         sorted.iter().map(line).collect::<Vec<_>>().join(", ")
     );
-    if let Some(Value::String(m)) = status.get_mut("message") {
-        if let Some(prefix) = m.strip_suffix(&listed) {
-            *m = format!("{prefix}{relisted}");
-        }
+    if let Some(Value::String(m)) = status.get_mut("message")
+        && let Some(prefix) = m.strip_suffix(&listed)
+    {
+        *m = format!("{prefix}{relisted}");
     }
     status["details"]["causes"] = Value::Array(sorted);
 }
