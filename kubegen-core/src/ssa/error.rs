@@ -68,7 +68,7 @@ impl ApplyError {
             let causes: Vec<Value> = self
                 .causes
                 .iter()
-                .map(|c| json!({"type": c.kind, "message": c.message, "field": c.field}))
+                .map(|c| json!({"reason": c.kind, "message": c.message, "field": c.field}))
                 .collect();
             status.insert("details".into(), json!({ "causes": causes }));
         }

@@ -57,9 +57,19 @@ pub fn patch(
     if media == APPLY {
         return super::apply::apply(state, r, call, body);
     }
-    let kind = PatchType::from_content_type(content_type)
-        .filter(|_| accepted.contains(&media))
-        .ok_or_else(|| refused(patch::unsupported_media_type(accepted)))?;
+    // A media type that is no patch type at all is refused before the
+    // patch handler, by content negotiation.
+    let kind = PatchType::from_content_type(content_type).ok_or_else(|| {
+        ApiError::from_parts(
+            415,
+            "UnsupportedMediaType",
+            "415: Unsupported Media Type".into(),
+            Some(serde_json::json!({})),
+        )
+    })?;
+    if !accepted.contains(&media) {
+        return Err(refused(patch::unsupported_media_type(accepted)));
+    }
     let validation = field_validation(call)?;
     let name = call.name.clone().unwrap_or_default();
     let current = state

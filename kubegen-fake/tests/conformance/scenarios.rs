@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::script::{Scenario, Step, patch, req};
+use super::script::{Scenario, Step, apply, patch, req};
 
 pub const GROUP: &str = "conformance.kubegen.dev";
 const CM: &str = "/api/v1/namespaces/{ns}/configmaps";
@@ -654,6 +654,156 @@ pub fn all() -> Vec<Scenario> {
                 ),
                 req("GET", &one(W, "sc"), None, 200),
                 req("GET", &format!("{}/scale", one(CM, "x")), None, 404),
+            ],
+        ),
+        s(
+            "server-side apply between managers",
+            vec![
+                apply(
+                    &one(W, "ssa"),
+                    "alice",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa", "labels": {"a": "1"}}, "spec": {"color": "blue", "size": 2, "tags": ["x"], "ports": [{"name": "http", "port": 80}]}}),
+                    201,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "bob",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "spec": {"color": "blue", "tags": ["y"], "ports": [{"name": "grpc", "port": 90}]}}),
+                    200,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "bob",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "spec": {"color": "green", "size": 3}}),
+                    409,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "bob",
+                    true,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "spec": {"color": "green", "size": 3}}),
+                    200,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "alice",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "spec": {"color": "green"}}),
+                    200,
+                ),
+                apply(
+                    &format!("{}/status", one(W, "ssa")),
+                    "carol",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "status": {"phase": "Ready"}}),
+                    200,
+                ),
+                patch(&one(W, "ssa"), MERGE, json!({"spec": {"size": 4}}), 200),
+                apply(
+                    &one(W, "ssa"),
+                    "bob",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "spec": {"color": "green", "size": 5}}),
+                    409,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "dave",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Gadget", "metadata": {"name": "ssa"}}),
+                    400,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "dave",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "other"}}),
+                    400,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}}),
+                    422,
+                ),
+                apply(
+                    &one(W, "ssa"),
+                    "dave",
+                    false,
+                    json!({"apiVersion": format!("{GROUP}/v1"), "kind": "Widget", "metadata": {"name": "ssa"}, "spec": {"color": "purple"}}),
+                    409,
+                ),
+                req("GET", &one(W, "ssa"), None, 200),
+            ],
+        ),
+        s(
+            "server-side apply of built-in kinds",
+            vec![
+                apply(
+                    &one(CM, "applied"),
+                    "alice",
+                    false,
+                    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied", "labels": {"x": "1"}, "finalizers": ["a/b"]}, "data": {"a": "1", "b": "2"}}),
+                    201,
+                ),
+                apply(
+                    &one(CM, "applied"),
+                    "bob",
+                    false,
+                    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"a": "9"}}),
+                    409,
+                ),
+                apply(
+                    &one(CM, "applied"),
+                    "bob",
+                    true,
+                    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied", "finalizers": ["c/d"]}, "data": {"a": "9", "c": "3"}}),
+                    200,
+                ),
+                apply(
+                    &one(CM, "applied"),
+                    "alice",
+                    false,
+                    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}, "data": {"b": "2"}}),
+                    200,
+                ),
+                req(
+                    "PUT",
+                    &one(CM, "applied"),
+                    Some(
+                        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied", "finalizers": ["c/d"], "labels": {"y": "2"}}, "data": {"z": "0"}}),
+                    ),
+                    200,
+                ),
+                patch(
+                    &one(CM, "applied"),
+                    "application/json-patch+json",
+                    json!([{"op": "add", "path": "/data/j", "value": "1"}, {"op": "test", "path": "/data/z", "value": "0"}]),
+                    200,
+                ),
+                patch(
+                    &one(CM, "applied"),
+                    "application/json-patch+json",
+                    json!([{"op": "test", "path": "/data/z", "value": "nope"}]),
+                    422,
+                ),
+                patch(
+                    &one(CM, "applied"),
+                    "application/strategic-merge-patch+json",
+                    json!({"metadata": {"finalizers": ["e/f"], "$deleteFromPrimitiveList/finalizers": ["c/d"]}, "data": {"j": null}}),
+                    200,
+                ),
+                patch(
+                    &one(CM, "applied"),
+                    "application/strategic-merge-patch+json",
+                    json!({"metadata": {"finalizers": null}}),
+                    200,
+                ),
+                patch(&one(CM, "applied"), "text/plain", json!({}), 415),
             ],
         ),
     ]

@@ -60,6 +60,20 @@ pub fn patch(path: &str, content_type: &'static str, body: Value, expect: u16) -
     }
 }
 
+/// A server-side apply of `body` by `manager` (with `force`).
+pub fn apply(path: &str, manager: &str, force: bool, body: Value, expect: u16) -> Step {
+    let mut query = format!("?fieldManager={manager}");
+    if force {
+        query.push_str("&force=true");
+    }
+    patch(
+        &format!("{path}{query}"),
+        "application/apply-patch+yaml",
+        body,
+        expect,
+    )
+}
+
 /// What one step answered: the code and the body (a JSON document, or
 /// the array of watch events).
 #[derive(Clone, Debug, PartialEq)]
