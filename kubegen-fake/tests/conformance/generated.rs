@@ -1,7 +1,8 @@
 //! Generated scenarios: random Widgets from the scenarios' CRD schema
 //! (valid and not: bad enums, bounds, patterns, duplicate set and map
 //! keys, unknown fields, the CEL rule broken) and random sequences of
-//! what clients do to them: merge patches of spec, labels and status,
+//! what clients do to them: server-side applies by several managers
+//! (forced or not), merge patches of spec, labels and status,
 //! replacements at the current revision and at a stale one, selected
 //! lists, deletions with and without finalizers. A step's code is not
 //! known in advance (expect 0): the real apiserver's answer is the
@@ -11,7 +12,7 @@ use kubegen_core::rng::Rng;
 use serde_json::{Value, json};
 
 use super::scenarios::widget;
-use super::script::{Scenario, patch, req};
+use super::script::{Scenario, apply, patch, req};
 
 const W: &str = "/apis/conformance.kubegen.dev/v1/namespaces/{ns}/widgets";
 const MERGE: &str = "application/merge-patch+json";
@@ -101,7 +102,18 @@ pub fn scenarios(seed: u64, n: usize) -> Vec<Scenario> {
             for _ in 0..3 + rng.below(6) {
                 let name = rng.pick(&names).clone();
                 let one = format!("{W}/{name}");
-                match rng.below(8) {
+                match rng.below(10) {
+                    8 | 9 => {
+                        let mut config = widget(&name, partial_spec(&mut rng));
+                        if let Some(spec) = config["spec"].as_object_mut() {
+                            spec.retain(|_, v| !v.is_null());
+                        }
+                        if rng.chance(1, 2) {
+                            config["metadata"]["labels"] = json!({"gen": "y", "m": rng.pick(&["a", "b"])});
+                        }
+                        let manager = *rng.pick(&["alice", "bob", "carol"]);
+                        steps.push(apply(&one, manager, rng.chance(1, 3), config, 0));
+                    }
                     0 | 1 => steps.push(patch(&one, MERGE, json!({"spec": partial_spec(&mut rng)}), 0)),
                     2 => steps.push(patch(&one, MERGE, json!({"metadata": {"labels": {"k": rng.pick(&["a", "b", "c"])}}}), 0)),
                     3 => steps.push(patch(
