@@ -15,7 +15,8 @@ help:
 	@echo "make book           build the kubegen book (docs/book) into target/book; mdBook is"
 	@echo "                    installed once into ~/.cache/kubegen/tools/"
 	@echo "make differential   the generated/differential suites at full size (controller-gen,"
-	@echo "                    RE2, import verdicts, pluralizer, YAML, the servers' wire fuzzing);"
+	@echo "                    RE2, import verdicts, pluralizer, YAML, the servers' wire fuzzing,"
+	@echo "                    patches, server-side apply, the in-process API server);"
 	@echo "                    make test runs a seeded slice"
 	@echo "make control-plane  build etcd, kube-apiserver, kube-controller-manager,"
 	@echo "                    kube-scheduler, kubectl and kwok from Go modules (cached)"
@@ -44,7 +45,10 @@ test: control-plane lint verify
 ## validators over 50,000 objects, the apiserver's create path over 20,000
 ## objects and its dry runs over 3,000, the apiserver's verdicts on every corpus CRD,
 ## flect's plurals and the YAML readers on more seeds, the servers' wire
-## fuzzing on 15,000 hostile requests.
+## fuzzing on 15,000 hostile requests, the apiserver's patches over 60,000
+## cases and its field manager over 15,000 apply/update sequences, and the
+## in-process API server against the real plane on 1,200 generated
+## scenarios.
 ## The kubegen book (docs/book) as HTML in target/book/. Its code blocks,
 ## tutorial and links are tested by `cargo test -p kubegen-book` (part of
 ## `make test`).
@@ -72,6 +76,9 @@ differential: control-plane
 	for seed in 1 2 3; do KUBEGEN_PLURAL_SEED=$$seed $(CARGO) test -p kubegen-core --test plural_flect || exit 1; done
 	KUBEGEN_YAML_CASES=20000 $(CARGO) test -p kubegen-core --test yaml_differential
 	for seed in 1 2 3; do KUBEGEN_WIRE_SEED=$$seed KUBEGEN_WIRE_CASES=5000 $(CARGO) test -p kubegen-runtime --test wire_fuzz || exit 1; done
+	for seed in 1 2 3; do KUBEGEN_PATCH_SEED=$$seed KUBEGEN_PATCH_CASES=20000 $(CARGO) test -p kubegen-core --features apiserver --test patch_differential -- --nocapture || exit 1; done
+	for seed in 1 2 3; do KUBEGEN_SSA_SEED=$$seed KUBEGEN_SSA_CASES=5000 $(CARGO) test -p kubegen-core --features apiserver --test ssa_differential -- --nocapture || exit 1; done
+	for seed in 1 2 3; do KUBEGEN_CONFORMANCE_SEED=$$seed KUBEGEN_CONFORMANCE_CASES=400 $(CARGO) test -p kubegen-fake --test conformance -- --nocapture || exit 1; done
 
 KUBEGEN = $(CARGO) run -q -p kubegen-cli --bin kubegen --
 EXAMPLE = examples/my-application/Cargo.toml

@@ -23,8 +23,9 @@ use crate::source::{CrateSource, Diagnostic};
 use names::Names;
 
 /// Template variables that come from the options rather than [`Names`].
-const EXTRA_VARIABLES: [&str; 5] = [
+const EXTRA_VARIABLES: [&str; 6] = [
     "runtime_dependency",
+    "runtime_testing_dependency",
     "testenv_dependency",
     "kubegen_command",
     "kubegen_source",
@@ -95,12 +96,13 @@ enum Source {
 
 impl Source {
     /// Values of [`EXTRA_VARIABLES`] except `command`, in that order.
-    fn variables(&self) -> [String; 4] {
+    fn variables(&self) -> [String; 5] {
         match self {
             Source::Published => {
                 let version = toml_string(env!("CARGO_PKG_VERSION"));
                 [
                     version.clone(),
+                    format!("{{ version = {version}, features = [\"testing\"] }}"),
                     version,
                     "kubegen".into(),
                     format!(
@@ -112,6 +114,10 @@ impl Source {
             Source::Tree(repo) => [
                 format!(
                     "{{ path = {} }}",
+                    toml_string(&repo.join("kubegen-runtime").display().to_string())
+                ),
+                format!(
+                    "{{ path = {}, features = [\"testing\"] }}",
                     toml_string(&repo.join("kubegen-runtime").display().to_string())
                 ),
                 format!(
@@ -136,8 +142,15 @@ impl Source {
 pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
     let (names, source) = check(options)?;
     let mut variables = names.variables();
-    let [runtime, testenv, kubegen, described] = source.variables();
-    let extra = [runtime, testenv, kubegen, described, command_line(options)];
+    let [runtime, runtime_testing, testenv, kubegen, described] = source.variables();
+    let extra = [
+        runtime,
+        runtime_testing,
+        testenv,
+        kubegen,
+        described,
+        command_line(options),
+    ];
     variables.extend(EXTRA_VARIABLES.into_iter().zip(extra));
     let mut rendered = templates::render_all(&variables, options.webhook);
     if options.webhook {

@@ -21,6 +21,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("src/main.rs", include_str!("templates/main.rs.tmpl")),
     ("tests/e2e.rs", include_str!("templates/e2e.rs.tmpl")),
+    ("tests/reconcile.rs", include_str!("templates/reconcile.rs.tmpl")),
     (
         "config/crd/kustomization.yaml",
         include_str!("templates/deploy/crd_kustomization.yaml.tmpl"),
@@ -234,6 +235,13 @@ mod tests {
                 (
                     "testenv_dependency",
                     format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+                ),
+                (
+                    "runtime_testing_dependency",
+                    format!(
+                        "{{ version = \"{}\", features = [\"testing\"] }}",
+                        env!("CARGO_PKG_VERSION")
+                    ),
                 ),
             ],
         ))
