@@ -21,7 +21,10 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("src/main.rs", include_str!("templates/main.rs.tmpl")),
     ("tests/e2e.rs", include_str!("templates/e2e.rs.tmpl")),
-    ("tests/reconcile.rs", include_str!("templates/reconcile.rs.tmpl")),
+    (
+        "tests/reconcile.rs",
+        include_str!("templates/reconcile.rs.tmpl"),
+    ),
     (
         "config/crd/kustomization.yaml",
         include_str!("templates/deploy/crd_kustomization.yaml.tmpl"),
