@@ -19,8 +19,10 @@ fn cm(name: &str) -> Result<ConfigMap> {
     )?)
 }
 
+/// The next object the watcher applies; `gone` counts the 410s on the way.
 async fn next_apply(
     stream: &mut (impl futures::Stream<Item = Result<Event<ConfigMap>, watcher::Error>> + Unpin),
+    gone: &mut usize,
 ) -> Result<String> {
     loop {
         match stream.next().await {
@@ -29,7 +31,7 @@ async fn next_apply(
             }
             Some(Ok(_)) => continue,
             // The watcher reports the 410 and lists again when polled.
-            Some(Err(watcher::Error::WatchError(s))) if s.code == 410 => continue,
+            Some(Err(watcher::Error::WatchError(s))) if s.code == 410 => *gone += 1,
             Some(Err(e)) => return Err(e.into()),
             None => anyhow::bail!("the watch ended"),
         }
@@ -47,13 +49,15 @@ async fn kubes_watcher_resumes_after_a_dropped_watch_and_relists_after_410() -> 
     server.settle();
     let config = watcher::Config::default().labels("t=y");
     let mut stream = watcher::watcher(api.clone(), config).boxed();
-    assert_eq!(next_apply(&mut stream).await?, "a");
+    let mut gone = 0;
+    assert_eq!(next_apply(&mut stream, &mut gone).await?, "a");
 
     // A dropped connection: the watcher resumes from its revision and
     // misses nothing.
     server.drop_watches();
     api.create(&PostParams::default(), &cm("b")?).await?;
-    assert_eq!(next_apply(&mut stream).await?, "b");
+    assert_eq!(next_apply(&mut stream, &mut gone).await?, "b");
+    assert_eq!(gone, 0, "a resumed watch needs no relist");
 
     // Compaction past its revision: the resumed watch gets 410 Gone, and
     // the watcher lists again, seeing what it missed.
@@ -64,11 +68,12 @@ async fn kubes_watcher_resumes_after_a_dropped_watch_and_relists_after_410() -> 
     server.compact();
     let mut seen = Vec::new();
     while !seen.contains(&"f".to_string()) {
-        seen.push(next_apply(&mut stream).await?);
+        seen.push(next_apply(&mut stream, &mut gone).await?);
     }
     for name in ["c", "d", "e", "f"] {
         assert!(seen.contains(&name.to_string()), "{seen:?}");
     }
+    assert_eq!(gone, 1, "the compacted revision answered 410 Gone");
     Ok(())
 }
 
