@@ -270,4 +270,21 @@ fn scaffolded_crate_verifies_builds_and_passes_its_tests() {
             text(&out.stderr)
         );
     }
+    // Its unit tests (on the in-process API server) need no Go: they run
+    // with no `go` on PATH.
+    let path = std::env::var("PATH").unwrap_or_default();
+    let no_go: Vec<&str> = path
+        .split(':')
+        .filter(|d| !Path::new(d).join("go").exists())
+        .collect();
+    let out = Command::new(&cargo)
+        .args(["test", "--test", "reconcile"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .env("PATH", no_go.join(":"))
+        .output()
+        .expect("running cargo");
+    let log = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "the unit tests without Go:\n{log}");
+    assert!(log.contains("test result: ok. 2 passed"), "{log}");
 }

@@ -144,6 +144,8 @@ fn new_then_add_version_webhook_and_kind_then_make_test() {
         "my_application_versions_round_trip ... ok",
         "webhooks_admit_through_the_apiserver ... ok",
         "objects_are_accepted_validated_and_defaulted ... ok",
+        "reconcile_reports_the_observed_generation_once ... ok",
+        "the_schema_defaults_and_refuses_as_the_apiserver_does ... ok",
         "deploy_manifests_are_valid ... ok",
         "Running tests/backup_e2e.rs",
         "objects_are_accepted_validated_defaulted_and_reconciled ... ok",
