@@ -806,5 +806,29 @@ pub fn all() -> Vec<Scenario> {
                 patch(&one(CM, "applied"), "text/plain", json!({}), 415),
             ],
         ),
+        s(
+            "built-in kinds as written",
+            vec![
+                req(
+                    "POST",
+                    "/apis/apps/v1/namespaces/{ns}/deployments",
+                    Some(
+                        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {
+                            "selector": {"matchLabels": {"app": "d"}},
+                            "template": {"metadata": {"labels": {"app": "d"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+                        }}),
+                    ),
+                    201,
+                ),
+                req(
+                    "POST",
+                    "/api/v1/namespaces/{ns}/services",
+                    Some(
+                        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}, "spec": {"ports": [{"port": 80}], "selector": {"app": "d"}}}),
+                    ),
+                    201,
+                ),
+            ],
+        ),
     ]
 }
