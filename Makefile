@@ -156,7 +156,7 @@ protobuf-check:
 ## against its stale copy: those extractions of our own crates, and their
 ## build artifacts in the verification's own target directory, are removed
 ## first. Dependencies stay cached there.
-PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime kubegen-testenv
+PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-runtime kubegen-fake kubegen-testenv
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 PACKAGE_TARGET = target/package-verify
 package:

@@ -617,20 +617,6 @@ fn hand_picked() -> Vec<Case> {
     cases
 }
 
-/// Values the same as the apiserver decodes them: numbers by value.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 /// Whether our outcome is the Go helper's answer `theirs`.
 fn agrees(ours: &Result<patch::Patched, patch::PatchError>, theirs: &Value) -> bool {
     if let Some(alternatives) = theirs.get("alternatives").and_then(Value::as_array) {
@@ -645,7 +631,9 @@ fn agrees(ours: &Result<patch::Patched, patch::PatchError>, theirs: &Value) -> b
     }
     match ours {
         Ok(p) => {
-            theirs.get("result").is_some_and(|r| same(&p.object, r))
+            theirs
+                .get("result")
+                .is_some_and(|r| differences::same(&p.object, r))
                 && theirs["strictErrors"] == json!(p.strict_errors)
         }
         Err(e) if theirs.get("panic").is_some() => *e == patch::PatchError::panic(),

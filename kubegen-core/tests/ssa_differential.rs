@@ -39,20 +39,6 @@ const VERSION: &str = "v1";
 const KIND: &str = "Widget";
 const API_VERSION: &str = "example.com/v1";
 
-/// Values equal as the apiserver stores them: numbers by value.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 // ---------------------------------------------------------------- schemas
 
 const WORDS: &[&str] = &["a", "b", "c"];
@@ -770,7 +756,9 @@ fn differences(
         compared += 1;
         let same_step = match (g.get("error"), r.get("error")) {
             (Some(ge), Some(re)) => sorted_errors(ge) == sorted_errors(re),
-            (None, None) => same(&g["object"], &r["object"]) && g.get("fields") == r.get("fields"),
+            (None, None) => {
+                differences::same(&g["object"], &r["object"]) && g.get("fields") == r.get("fields")
+            }
             _ => false,
         };
         if !same_step {

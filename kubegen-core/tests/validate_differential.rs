@@ -42,21 +42,6 @@ fn without_metadata(v: &Value) -> Value {
     v
 }
 
-/// Values equal as the apiserver stores them: numbers by value (`12.0`
-/// decodes to a float64 12 and is written back as `12`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
 #[test]
 fn the_create_path_agrees_with_the_apiservers() {
     let cases: usize = std::env::var("KUBEGEN_VALIDATE_CASES").map_or(2000, |v| v.parse().unwrap());
@@ -121,7 +106,7 @@ fn the_create_path_agrees_with_the_apiservers() {
             .iter()
             .map(|e| e.as_str().unwrap().to_string())
             .collect();
-        let same_stored = same(
+        let same_stored = differences::same(
             &without_metadata(&ours.object),
             &without_metadata(&theirs["stored"]),
         );
@@ -377,7 +362,7 @@ fn the_update_path_agrees_with_the_apiservers() {
         if our_errors == their_errors
             && our_warnings == their_warnings
             && ours.unknown_fields == their_unknown
-            && same(
+            && differences::same(
                 &without_metadata(&ours.object),
                 &without_metadata(&theirs["stored"]),
             )
@@ -466,7 +451,7 @@ fn embedded_resources_agree_with_the_apiservers() {
                 coerced.unknown
             ));
         }
-        if !same(&object["spec"]["template"], &theirs["coerced"]) {
+        if !differences::same(&object["spec"]["template"], &theirs["coerced"]) {
             differences.push(format!(
                 "{value}\n  written back: apiserver {}, kubegen {}",
                 theirs["coerced"], object["spec"]["template"]

@@ -16,6 +16,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kubegen_core::output::to_yaml;
 use kubegen_testenv::{TestEnv, eventually};
 
+#[path = "support/differences.rs"]
+mod differences;
 mod support;
 use support::hostile::{SPECIAL, any_string, any_value};
 
@@ -26,20 +28,6 @@ fn sample<S: Strategy>(strategy: S, count: usize) -> Vec<S::Value> {
     (0..count)
         .map(|_| strategy.new_tree(&mut runner).unwrap().current())
         .collect()
-}
-
-/// Numbers compared by value: the apiserver stores `3.0` as `3`.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
 }
 
 /// Drops what the apiserver cannot hold exactly: integers beyond `i64`
@@ -156,7 +144,10 @@ async fn kubectl_reads_our_yaml_as_we_meant_it() {
         kubectl_create(env, &to_yaml(&object), &name);
         let back = hostiles.get(&name).await.unwrap();
         let got = &back.data["spec"]["free"]["value"];
-        assert!(same(got, value), "{name}: sent\n{value}\nread back\n{got}");
+        assert!(
+            differences::same(got, value),
+            "{name}: sent\n{value}\nread back\n{got}"
+        );
     }
     eprintln!(
         "kubectl read {} arbitrary nested values exactly",

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use crate::resources::{self, Resource};
-use crate::state::{State, finished};
+use crate::state::{State, finalizers, finished};
 use crate::store::Key;
 use crate::verbs::delete::{self, Options};
 use crate::verbs::managed;
@@ -45,17 +45,6 @@ pub fn settle(state: &mut State) -> bool {
         }
     }
     any
-}
-
-fn finalizers(o: &Value) -> Vec<String> {
-    o.pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .map(|f| {
-            f.iter()
-                .filter_map(|x| x.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn deleting(o: &Value) -> bool {

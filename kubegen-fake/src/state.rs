@@ -215,6 +215,18 @@ pub fn spec_changed(a: &Value, b: &Value) -> bool {
 /// The shared handle the service and the background tasks hold.
 pub type Shared = Arc<parking_lot::Mutex<State>>;
 
+/// An object's `metadata.finalizers`.
+pub fn finalizers(o: &Value) -> Vec<String> {
+    o.pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|f| {
+            f.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Whether an object being deleted has nothing left holding it: no
 /// finalizer (and, for a namespace, no `spec.finalizers`).
 pub fn finished(o: &Value) -> bool {

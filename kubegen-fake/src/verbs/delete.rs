@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::request::ResourceCall;
 use crate::resources::Resource;
-use crate::state::{State, as_version, selected};
+use crate::state::{State, as_version, finalizers, selected};
 use crate::status::ApiError;
 use crate::store::Key;
 
@@ -134,16 +134,6 @@ pub fn delete_key(
         }
     }
     let mut object = old.clone();
-    let finalizers = |obj: &Value| -> Vec<String> {
-        obj.pointer("/metadata/finalizers")
-            .and_then(Value::as_array)
-            .map(|f| {
-                f.iter()
-                    .filter_map(|x| x.as_str().map(String::from))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let mut fin = finalizers(&object);
     let had = fin.clone();
     match o.policy.as_deref() {
