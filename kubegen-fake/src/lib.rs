@@ -52,7 +52,9 @@
 //! - No built-in controllers but the garbage collector and the namespace
 //!   and CRD controllers: no Deployment → ReplicaSet → Pod, no scheduler,
 //!   no kubelet (a pod is deleted at once). A test plays those
-//!   controllers by writing the status they would write.
+//!   controllers with [`ApiServer::play`] (the status a Deployment,
+//!   StatefulSet, ReplicaSet or Job controller writes once its pods are up
+//!   or done), or by writing the status itself.
 //! - No admission plugins but namespace lifecycle, no authentication or
 //!   RBAC, no webhooks (admission or conversion: custom resources are
 //!   served in every version as the `None` conversion strategy serves
@@ -68,6 +70,7 @@ pub mod clock;
 pub mod controllers;
 pub mod discovery;
 pub mod faults;
+pub mod play;
 pub mod request;
 pub mod resources;
 pub mod selector;
@@ -77,5 +80,6 @@ pub mod status;
 pub mod store;
 pub mod verbs;
 
+pub use play::Rollout;
 pub use server::{ApiServer, Body, Builder, Service};
 pub use status::ApiError;

@@ -199,6 +199,22 @@ impl ApiServer {
         state.store.get(&k).map(|o| crate::state::as_version(r, o))
     }
 
+    /// Plays the built-in controller of `kind` (`Deployment`,
+    /// `StatefulSet`, `ReplicaSet`, `Job`): writes the status it would
+    /// write for `rollout` of object `name` in `namespace`, through the
+    /// status subresource as kube-controller-manager does.
+    pub fn play(
+        &self,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+        rollout: crate::Rollout,
+    ) -> Result<(), ApiError> {
+        let result = crate::play::play(&mut self.shared.lock(), kind, namespace, name, rollout);
+        self.work.notify_one();
+        result
+    }
+
     /// The newest `resourceVersion`.
     pub fn resource_version(&self) -> u64 {
         self.shared.lock().store.revision()

@@ -113,3 +113,54 @@ async fn injected_faults_reach_the_client_as_the_apiservers_errors() -> Result<(
     assert_eq!(api.get("x").await?.metadata.name.as_deref(), Some("x"));
     Ok(())
 }
+
+#[tokio::test]
+async fn played_controllers_write_the_status_theirs_would() -> Result<()> {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::batch::v1::Job;
+    use kubegen_fake::Rollout;
+    let server = ApiServer::new();
+    let deployments: Api<Deployment> = Api::namespaced(server.client(), "default");
+    let d: Deployment = serde_json::from_value(json!({"metadata": {"name": "web"}, "spec": {
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}))?;
+    deployments.create(&PostParams::default(), &d).await?;
+    server
+        .play("Deployment", "default", "web", Rollout::Available(2))
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let status = deployments.get("web").await?.status.unwrap();
+    assert_eq!(
+        (status.available_replicas, status.observed_generation),
+        (Some(2), Some(1))
+    );
+    let available = status.conditions.unwrap();
+    assert!(
+        available
+            .iter()
+            .any(|c| c.type_ == "Available" && c.status == "True")
+    );
+
+    let jobs: Api<Job> = Api::namespaced(server.client(), "default");
+    let j: Job = serde_json::from_value(
+        json!({"metadata": {"name": "once"}, "spec": {"completions": 3,
+        "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}),
+    )?;
+    jobs.create(&PostParams::default(), &j).await?;
+    server
+        .play("Job", "default", "once", Rollout::Complete)
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    assert_eq!(jobs.get("once").await?.status.unwrap().succeeded, Some(3));
+    assert!(
+        server
+            .play("Job", "default", "once", Rollout::Available(1))
+            .is_err()
+    );
+    assert_eq!(
+        server
+            .play("Deployment", "default", "nope", Rollout::Available(1))
+            .unwrap_err()
+            .code,
+        404
+    );
+    Ok(())
+}

@@ -15,7 +15,7 @@ use k8s_openapi::api::core::v1::Service;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kubegen::conditions::find_condition;
 use kubegen::kube;
-use kubegen::testing::ApiServer;
+use kubegen::testing::{ApiServer, Rollout};
 use my_application::api::{MyApplication, MyApplicationSpec, MyApplicationStatus};
 use my_application::operator::{self, Options, RunningOperator};
 use serde_json::json;
@@ -67,19 +67,10 @@ impl World {
 
     /// Plays the Deployment controller: `available` of the Deployment's
     /// replicas are up, at its current generation.
-    async fn deployment_available(&self, name: &str, available: i32) -> Result<()> {
-        let d = self.deployments().get(name).await?;
-        let status = json!({"status": {
-            "observedGeneration": d.metadata.generation,
-            "replicas": available,
-            "updatedReplicas": available,
-            "readyReplicas": available,
-            "availableReplicas": available,
-        }});
-        self.deployments()
-            .patch_status(name, &PatchParams::default(), &Patch::Merge(&status))
-            .await?;
-        Ok(())
+    fn deployment_available(&self, name: &str, available: i32) -> Result<()> {
+        self.server
+            .play("Deployment", NS, name, Rollout::Available(available))
+            .map_err(|e| anyhow::anyhow!("{}", e.message))
     }
 
     async fn status(&self, name: &str) -> Result<MyApplicationStatus> {
@@ -184,7 +175,7 @@ async fn creates_children_and_reports_ready() -> Result<()> {
     })
     .await?;
     assert_eq!(condition(&rolling, "Ready"), Some("False"));
-    w.deployment_available("web-deployment", 3).await?;
+    w.deployment_available("web-deployment", 3)?;
     let ready = until("Ready", || async {
         let s = w.status("web").await?;
         Ok((condition(&s, "Ready") == Some("True")).then_some(s))
@@ -356,7 +347,7 @@ async fn steady_state_makes_no_writes() -> Result<()> {
         Ok(w.deployments().get_opt("calm-deployment").await?)
     })
     .await?;
-    w.deployment_available("calm-deployment", 2).await?;
+    w.deployment_available("calm-deployment", 2)?;
     until("Ready", || async {
         let s = w.status("calm").await?;
         Ok((condition(&s, "Ready") == Some("True")).then_some(()))
