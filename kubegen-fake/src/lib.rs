@@ -40,7 +40,10 @@
 //! - Custom resources are pruned, defaulted and validated (OpenAPI
 //!   keywords, formats, RE2 patterns, CEL rules with their cost limits) by
 //!   `kubegen_core::validate`, the engine `kubegen validate` uses, which is
-//!   proven against the apiserver's own code.
+//!   proven against the apiserver's own code. A rule it cannot evaluate
+//!   exactly (the quantity, URL and format libraries, a cost it cannot
+//!   bound) refuses the request with a 500 naming the rule: never a
+//!   silent pass.
 //! - Errors are `Status` objects with the apiserver's codes, reasons,
 //!   messages and causes.
 //! - Faults on demand: [`ApiServer::fail_next_writes`],

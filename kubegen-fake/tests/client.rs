@@ -164,3 +164,39 @@ async fn played_controllers_write_the_status_theirs_would() -> Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn a_rule_it_cannot_evaluate_refuses_the_request_naming_it() -> Result<()> {
+    use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+    let server = ApiServer::new();
+    server
+        .install_crd(&json!({
+            "metadata": {"name": "links.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"kind": "Link", "plural": "links", "singular": "link"},
+                "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                    "type": "object", "properties": {"spec": {"type": "object",
+                        "x-kubernetes-validations": [{"rule": "url(self.a) != url(self.b)"}],
+                        "properties": {"a": {"type": "string", "maxLength": 100}, "b": {"type": "string", "maxLength": 100}}}}}}}]}
+        }))
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("example.com", "v1", "Link"));
+    let links: Api<DynamicObject> = Api::namespaced_with(server.client(), "default", &resource);
+    let link: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "example.com/v1", "kind": "Link",
+        "metadata": {"name": "l"}, "spec": {"a": "https://example.com/x", "b": "https://example.com/y"}}))?;
+    let kube::Error::Api(status) = links
+        .create(&PostParams::default(), &link)
+        .await
+        .unwrap_err()
+    else {
+        anyhow::bail!("not a status");
+    };
+    assert_eq!(status.code, 500);
+    assert!(
+        status.message.contains("url(self.a) != url(self.b)"),
+        "{}",
+        status.message
+    );
+    Ok(())
+}

@@ -233,6 +233,21 @@ fn admit(
         return Err(ApiError::bad_request(why.clone()));
     }
     errors.extend(outcome.errors);
+    if errors.is_empty()
+        && let Some(u) = outcome.rules_not_evaluated.first()
+    {
+        // Never a silent pass: a rule the engine cannot evaluate exactly
+        // refuses the request, naming it.
+        return Err(ApiError::from_parts(
+            500,
+            "InternalError",
+            format!(
+                "kubegen-fake cannot evaluate the validation rule {:?} at {} ({}); the apiserver would",
+                u.rule, u.at, u.why
+            ),
+            None,
+        ));
+    }
     if !errors.is_empty() {
         return Err(ApiError::invalid(&r.kind, &r.group, &name, &errors));
     }
