@@ -81,12 +81,14 @@ fn decode_scalar(kind: &str, v: &Value) -> Value {
 /// `UnmarshalJSON` of the types that read themselves.
 fn decode_marshaler(go: &str, v: &Value) -> Value {
     match go {
-        // `Time`: RFC 3339, kept to the second; the zero time is `null`.
+        // `Time`: RFC 3339, kept to the second. The zero time, which Go
+        // writes as `null`, is `""` here, so that a pointer to it stays
+        // apart from a nil pointer.
         "Time" => match v.as_str().map(crate::go::time::parse_rfc3339) {
             Some(Ok(t)) if !(t.unix == GO_ZERO_TIME && t.nanos == 0) => {
                 Value::String(crate::go::time::format_rfc3339(t.unix))
             }
-            _ => Value::Null,
+            _ => Value::String(String::new()),
         },
         // `MicroTime`: RFC 3339 with six fraction digits.
         "MicroTime" => match v.as_str().map(crate::go::time::parse_rfc3339) {
@@ -95,7 +97,7 @@ fn decode_marshaler(go: &str, v: &Value) -> Value {
                 let micros = t.nanos / 1000;
                 Value::String(format!("{}.{micros:06}Z", whole.trim_end_matches('Z')))
             }
-            _ => Value::Null,
+            _ => Value::String(String::new()),
         },
         // `Quantity`: the text, trimmed, parsed when written (`null` is
         // the zero quantity).
@@ -162,9 +164,14 @@ pub(super) fn encode(expr: &str, v: &Value) -> Value {
                 ),
                 _ => v.clone(),
             },
+            Some(Type::Marshaler(go)) if is_time(go) && v.as_str() == Some("") => Value::Null,
             _ => v.clone(),
         },
     }
+}
+
+fn is_time(go: &str) -> bool {
+    go == "Time" || go == "MicroTime"
 }
 
 /// `omitempty`'s test: false, 0, `""`, nil, and empty slices and maps
@@ -172,26 +179,20 @@ pub(super) fn encode(expr: &str, v: &Value) -> Value {
 pub(super) fn is_empty(expr: &str, v: &Value) -> bool {
     match ty(expr) {
         Ty::Named(_) => false,
+        Ty::Pointer(_) => v.is_null(),
         _ => is_scalar_zero(v),
     }
 }
 
-/// `omitzero`'s test: the Go zero value (`IsZero` of a time).
+/// `omitzero`'s test, for the fields that have it (a time's `IsZero`).
 fn is_zero(expr: &str, v: &Value) -> bool {
-    match (ty(expr), v) {
-        (Ty::Slice(_) | Ty::Map(_) | Ty::Bytes, _) => v.is_null(),
-        (Ty::Named(_), Value::Object(m)) => m.values().all(|x| match x {
-            Value::Array(_) | Value::Object(_) => false,
-            _ => is_scalar_zero(x),
-        }),
-        (Ty::Named(name), _) => match table().types.get(name) {
-            Some(Type::Marshaler(go)) if go == "Quantity" => v
-                .as_str()
-                .and_then(quantity::parse)
-                .is_some_and(|q| q.marshal().as_deref() == Some("0")),
-            _ => is_scalar_zero(v),
+    match ty(expr) {
+        Ty::Pointer(_) | Ty::Slice(_) | Ty::Map(_) | Ty::Bytes => v.is_null(),
+        Ty::Named(name) => match table().types.get(name) {
+            Some(Type::Marshaler(go)) if is_time(go) => v.is_null() || v.as_str() == Some(""),
+            _ => false,
         },
-        _ => is_scalar_zero(v),
+        Ty::Scalar(_) => is_scalar_zero(v),
     }
 }
 
