@@ -281,7 +281,7 @@ fn definition_of(api_version: &str, kind: &str) -> String {
     let group = group.strip_suffix(".k8s.io").unwrap_or(group);
     let group = group
         .strip_suffix(".authorization")
-        .map_or(group.to_string(), |g| format!("{g}"));
+        .map_or(group.to_string(), |g| g.to_string());
     format!("io.k8s.api.{group}.{version}.{kind}")
 }
 

@@ -30,14 +30,14 @@ pub(super) fn set_defaults(short: &str, v: &mut Value) {
         "batch.v1.PodFailurePolicyOnPodConditionsPattern" => default_if_empty(v, "status", "True"),
         "networking.v1.NetworkPolicyPort" => default_if_nil(v, "protocol", json!("TCP")),
         "networking.v1.NetworkPolicy" => {
-            if let Some(spec) = field(v, "spec") {
-                if len(spec, "policyTypes") == 0 {
-                    let mut types = vec![json!("Ingress")];
-                    if len(spec, "egress") != 0 {
-                        types.push(json!("Egress"));
-                    }
-                    set(spec, "policyTypes", Value::Array(types));
+            if let Some(spec) = field(v, "spec")
+                && len(spec, "policyTypes") == 0
+            {
+                let mut types = vec![json!("Ingress")];
+                if len(spec, "egress") != 0 {
+                    types.push(json!("Egress"));
                 }
+                set(spec, "policyTypes", Value::Array(types));
             }
         }
         "rbac.v1.ClusterRoleBinding" | "rbac.v1.RoleBinding" => {
@@ -45,10 +45,10 @@ pub(super) fn set_defaults(short: &str, v: &mut Value) {
                 default_if_empty(role_ref, "apiGroup", "rbac.authorization.k8s.io");
             }
         }
-        "rbac.v1.Subject" => {
-            if text(v, "apiGroup").is_empty() && matches!(text(v, "kind"), "User" | "Group") {
-                set(v, "apiGroup", json!("rbac.authorization.k8s.io"));
-            }
+        "rbac.v1.Subject"
+            if text(v, "apiGroup").is_empty() && matches!(text(v, "kind"), "User" | "Group") =>
+        {
+            set(v, "apiGroup", json!("rbac.authorization.k8s.io"));
         }
         "autoscaling.v2.HorizontalPodAutoscaler" => hpa(v),
         _ => {}
@@ -116,11 +116,11 @@ fn stateful_set(v: &mut Value) {
                 ),
             );
         }
-        if text(strategy, "type") == "RollingUpdate" {
-            if let Some(ru) = field(strategy, "rollingUpdate").filter(|r| !r.is_null()) {
-                // MaxUnavailableStatefulSet is off at v1.36: no maxUnavailable.
-                default_if_nil(ru, "partition", json!(0));
-            }
+        if text(strategy, "type") == "RollingUpdate"
+            && let Some(ru) = field(strategy, "rollingUpdate").filter(|r| !r.is_null())
+        {
+            // MaxUnavailableStatefulSet is off at v1.36: no maxUnavailable.
+            default_if_nil(ru, "partition", json!(0));
         }
     }
     default_if_nil(
@@ -168,12 +168,11 @@ fn job(v: &mut Value) {
         set(spec, "podReplacementPolicy", json!(policy));
     }
     default_if_nil(spec, "manualSelector", json!(false));
-    if !template_labels.is_null() {
-        if let Some(meta) = field(v, "metadata") {
-            if len(meta, "labels") == 0 {
-                set(meta, "labels", template_labels);
-            }
-        }
+    if !template_labels.is_null()
+        && let Some(meta) = field(v, "metadata")
+        && len(meta, "labels") == 0
+    {
+        set(meta, "labels", template_labels);
     }
 }
 

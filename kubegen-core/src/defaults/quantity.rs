@@ -248,7 +248,7 @@ impl Quantity {
     fn rescale_up(&mut self, exp: i32) -> Option<()> {
         if self.exp < exp {
             let d = pow10((exp - self.exp) as u32)?;
-            self.mag = self.mag / d + u128::from(self.mag % d != 0);
+            self.mag = self.mag / d + u128::from(!self.mag.is_multiple_of(d));
         } else {
             self.mag = self.mag.checked_mul(pow10((self.exp - exp) as u32)?)?;
         }
@@ -267,7 +267,7 @@ impl Quantity {
             match pow10((-self.exp) as u32) {
                 Some(p) => {
                     let whole = self.mag / p;
-                    whole.cmp(&n).then(if self.mag % p != 0 {
+                    whole.cmp(&n).then(if !self.mag.is_multiple_of(p) {
                         std::cmp::Ordering::Greater
                     } else {
                         std::cmp::Ordering::Equal
@@ -304,8 +304,8 @@ impl Quantity {
         let mut format = self.format;
         if format == Format::BinarySI {
             let small = self.cmp_int(1024) == std::cmp::Ordering::Less;
-            let exact =
-                self.exp >= 0 || pow10((-self.exp) as u32).is_some_and(|p| self.mag % p == 0);
+            let exact = self.exp >= 0
+                || pow10((-self.exp) as u32).is_some_and(|p| self.mag.is_multiple_of(p));
             if small || !exact {
                 format = Format::DecimalSI;
             } else {

@@ -110,10 +110,10 @@ pub(super) fn resource_list(v: &mut Value) {
         let Some(text) = q.as_str() else {
             continue;
         };
-        if let Some(mut parsed) = quantity::parse(text) {
-            if let Some(out) = parsed.round_up(-3).and_then(|()| parsed.marshal()) {
-                *q = Value::String(out);
-            }
+        if let Some(mut parsed) = quantity::parse(text)
+            && let Some(out) = parsed.round_up(-3).and_then(|()| parsed.marshal())
+        {
+            *q = Value::String(out);
         }
     }
 }
@@ -197,11 +197,11 @@ fn volume(v: &mut Value) {
             zero("io.k8s.api.core.v1.EmptyDirVolumeSource"),
         );
     }
-    if let Some(image) = field(v, "image").filter(|i| !i.is_null()) {
-        if text(image, "pullPolicy").is_empty() {
-            let policy = pull_policy(text(image, "reference"));
-            set(image, "pullPolicy", json!(policy));
-        }
+    if let Some(image) = field(v, "image").filter(|i| !i.is_null())
+        && text(image, "pullPolicy").is_empty()
+    {
+        let policy = pull_policy(text(image, "reference"));
+        set(image, "pullPolicy", json!(policy));
     }
 }
 
