@@ -25,6 +25,8 @@
 //!   as the apiserver validates them;
 //! - `patch` (feature `apiserver`): JSON, merge and strategic merge
 //!   patches applied as the apiserver applies them;
+//! - `defaults` (feature `apiserver`): built-in objects defaulted and
+//!   written as kube-apiserver's scheme defaults and encodes them;
 //! - `ssa` (feature `apiserver`): server-side apply and managed fields as
 //!   kube-apiserver keeps them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
@@ -37,6 +39,8 @@ pub mod builtin;
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod crd;
+#[cfg(feature = "apiserver")]
+pub mod defaults;
 #[cfg(feature = "cel")]
 pub mod go;
 pub mod model;
