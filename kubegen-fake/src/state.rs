@@ -78,6 +78,11 @@ pub struct State {
     pub watchers: Vec<Watcher>,
     /// Injected faults.
     pub faults: Faults,
+    /// Cluster IPs handed out (from 10.96.0.0/12, as the default service
+    /// range).
+    pub cluster_ips: u32,
+    /// Node ports handed out (from 30000–32767).
+    pub node_ports: u16,
 }
 
 impl State {
@@ -90,6 +95,8 @@ impl State {
             clock: Clock::new(start_unix, seed),
             watchers: Vec::new(),
             faults: Faults::default(),
+            cluster_ips: 0,
+            node_ports: 0,
         };
         for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let uid = state.clock.uid();

@@ -62,6 +62,11 @@ pub struct FieldManager<'t> {
     /// Every served version's type, this one's first.
     versions: Vec<(String, &'t ObjectType)>,
     reset: ResetFields,
+    /// What `ObjectCreater.New` makes for the kind (the empty object the
+    /// first apply's `before-first-apply` credit is measured from): only
+    /// `apiVersion` and `kind` for a custom resource, the Go zero value
+    /// for a built-in kind.
+    new_object: Option<Value>,
 }
 
 /// An internal failure, or conflicts.
@@ -299,7 +304,15 @@ impl<'t> FieldManager<'t> {
             subresource: String::new(),
             versions: vec![(api_version.to_string(), ty)],
             reset: ResetFields::None,
+            new_object: None,
         }
+    }
+
+    /// The kind's empty object as `ObjectCreater.New` makes it, when it is
+    /// more than `apiVersion` and `kind` (a built-in kind's Go zero value).
+    pub fn with_new_object(mut self, new_object: Value) -> Self {
+        self.new_object = Some(new_object);
+        self
     }
 
     /// The same for a subresource (`status`, `scale`): updates there are
@@ -635,17 +648,14 @@ impl<'t> FieldManager<'t> {
     ) -> Chain<(Value, Managed)> {
         let mut live = live.clone();
         if managed.fields.is_empty() {
-            let mut empty = Map::new();
-            empty.insert("apiVersion".into(), Value::String(self.api_version.clone()));
-            empty.insert("kind".into(), Value::String(self.kind.clone()));
+            let empty = self.new_object.clone().unwrap_or_else(|| {
+                let mut empty = Map::new();
+                empty.insert("apiVersion".into(), Value::String(self.api_version.clone()));
+                empty.insert("kind".into(), Value::String(self.kind.clone()));
+                Value::Object(empty)
+            });
             let (obj, m) = self
-                .cap_update(
-                    &Value::Object(empty),
-                    &live,
-                    managed,
-                    "before-first-apply",
-                    now,
-                )
+                .cap_update(&empty, &live, managed, "before-first-apply", now)
                 .map_err(|e| {
                     ApplyError::internal(format!(
                         "failed to create manager for existing fields: {e}"

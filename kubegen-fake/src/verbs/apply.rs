@@ -46,9 +46,7 @@ pub fn apply(
     let current = state.store.get(&k).map(|o| (**o).clone());
     let ty = managed::object_type(r)?;
     let fm = managed::field_manager(r, &ty, call.subresource.as_deref());
-    let live = current
-        .clone()
-        .unwrap_or_else(|| ssa::empty_object(&r.api_version(), &r.kind));
+    let live = current.clone().unwrap_or_else(|| managed::new_object(r));
     let now = Timestamp(state.clock.unix());
     let mut merged = fm
         .apply(&live, &config, &manager, force, now)

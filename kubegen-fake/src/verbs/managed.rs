@@ -51,11 +51,24 @@ pub fn field_manager<'t>(
         (true, _) => ResetFields::Status,
         (false, _) => ResetFields::None,
     };
-    let fm = FieldManager::new(ty, &r.api_version(), &r.kind).with_reset_fields(reset);
+    let fm = FieldManager::new(ty, &r.api_version(), &r.kind)
+        .with_reset_fields(reset)
+        .with_new_object(new_object(r));
     match subresource {
         Some(s) => fm.with_subresource(s),
         None => fm,
     }
+}
+
+/// What the field manager compares a create with (`ObjectCreater.New`):
+/// a built-in kind's Go zero value as the apiserver encodes it, only
+/// `apiVersion` and `kind` for a custom resource.
+pub fn new_object(r: &Resource) -> Value {
+    let zero = match r.crd {
+        None => kubegen_core::defaults::zero_object(&r.api_version(), &r.kind),
+        Some(_) => None,
+    };
+    zero.unwrap_or_else(|| ssa::empty_object(&r.api_version(), &r.kind))
 }
 
 /// An apply engine's refusal as the apiserver's `Status`.
@@ -76,9 +89,7 @@ pub fn update(
 ) -> Result<(), ApiError> {
     let ty = object_type(r)?;
     let fm = field_manager(r, &ty, subresource);
-    let live = live
-        .cloned()
-        .unwrap_or_else(|| ssa::empty_object(&r.api_version(), &r.kind));
+    let live = live.cloned().unwrap_or_else(|| new_object(r));
     *object = fm.update(&live, object.take(), manager, Timestamp(now));
     Ok(())
 }

@@ -9,6 +9,7 @@
 
 use serde_json::{Value, json};
 
+use kubegen_core::defaults;
 use kubegen_core::validate::field::FieldError;
 use kubegen_core::validate::object_meta::{self, NameRule};
 use kubegen_core::validate::{self, meta};
@@ -120,11 +121,16 @@ fn empty(v: &Value) -> bool {
     }
 }
 
-/// A built-in object as Go writes it back: `omitempty` drops empty
-/// values of `ObjectMeta`'s fields and the kinds' top-level maps and
-/// lists (`data`, `rules`, …); `spec` and `status` are structs, kept.
+/// A built-in object as the apiserver's decoder hands it on: defaulted
+/// by the scheme's defaulting functions and written as Go's typed
+/// encoding writes it (`kubegen_core::defaults`, proven against the
+/// apiserver's own code). A kind that module does not cover gets Go's
+/// `omitempty` on its metadata and top-level maps and lists only.
 fn as_go_writes(r: &Resource, object: &mut Value) {
-    if r.crd.is_some() {
+    if r.crd.is_none() && r.group.is_empty() && r.kind == "Secret" {
+        fold_string_data(object);
+    }
+    if r.crd.is_some() || defaults::default_builtin(&r.api_version(), &r.kind, object).is_some() {
         return;
     }
     if let Some(o) = object.as_object_mut() {
@@ -132,6 +138,24 @@ fn as_go_writes(r: &Resource, object: &mut Value) {
     }
     if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         m.retain(|_, v| !empty(v));
+    }
+}
+
+/// A Secret's `stringData` as the conversion to the internal version
+/// folds it: each value base64-encoded into `data` (winning over the
+/// same key there), `stringData` gone.
+fn fold_string_data(object: &mut Value) {
+    use base64::Engine as _;
+    let Some(strings) = object.as_object_mut().and_then(|o| o.remove("stringData")) else {
+        return;
+    };
+    for (k, v) in strings.as_object().into_iter().flatten() {
+        let text = v.as_str().unwrap_or_default();
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        if !object["data"].is_object() {
+            object["data"] = json!({});
+        }
+        object["data"][k] = json!(encoded);
     }
 }
 
@@ -144,6 +168,49 @@ fn read_as_decoded(r: &Resource, object: &mut Value) {
         .and_then(|crd| validate::read_request(crd, object))
     {
         *object = read;
+    }
+}
+
+/// What the Service REST storage does on create: a cluster IP (unless
+/// headless or `ExternalName`), the IP families, and a node port for each
+/// port of a `NodePort` or `LoadBalancer` Service that names none.
+fn allocate_service(state: &mut State, object: &mut Value) {
+    let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let kind = spec
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("ClusterIP")
+        .to_string();
+    if kind == "ExternalName" {
+        return;
+    }
+    let ip = match spec.get("clusterIP").and_then(Value::as_str) {
+        Some(ip) if !ip.is_empty() => ip.to_string(),
+        _ => {
+            state.cluster_ips += 1;
+            let n = 10 + state.cluster_ips;
+            format!("10.96.{}.{}", (n >> 8) & 0xff, n & 0xff)
+        }
+    };
+    spec.insert("clusterIP".into(), json!(ip));
+    spec.entry("clusterIPs").or_insert_with(|| json!([ip]));
+    spec.entry("ipFamilies").or_insert_with(|| json!(["IPv4"]));
+    spec.entry("ipFamilyPolicy")
+        .or_insert_with(|| json!("SingleStack"));
+    if matches!(kind.as_str(), "NodePort" | "LoadBalancer") {
+        for port in spec
+            .get_mut("ports")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if port.get("nodePort").is_none() {
+                state.node_ports += 1;
+                port["nodePort"] = json!(30000 + u32::from(state.node_ports % 2768));
+            }
+        }
     }
 }
 
@@ -327,6 +394,9 @@ pub fn create(
     }
     namespace_admits(state, r, &ns, &name)?;
     prepare_create(r, &mut object);
+    if r.crd.is_none() && r.kind == "Service" {
+        allocate_service(state, &mut object);
+    }
     {
         let meta = &mut object["metadata"];
         if let Some(m) = meta.as_object_mut() {

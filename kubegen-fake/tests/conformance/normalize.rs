@@ -60,6 +60,15 @@ impl Normalizer {
         if is_time(s) {
             return "<time>".into();
         }
+        // Addresses the servers hand out (cluster IPs).
+        let octets: Vec<&str> = s.split('.').collect();
+        if octets.len() == 4
+            && octets
+                .iter()
+                .all(|o| !o.is_empty() && o.len() <= 3 && o.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return "<ip>".into();
+        }
         let mut out = s.replace(&self.ns, "{ns}");
         for (uid, token) in &self.uids {
             out = out.replace(uid, token);
@@ -139,6 +148,8 @@ impl Normalizer {
                                 self.rv(&s)
                             });
                         }
+                        // Node ports the servers hand out.
+                        ("nodePort", Value::Number(_)) => *child = json!("<port>"),
                         ("continue", Value::String(s)) if !s.is_empty() => {
                             let next = format!("<continue{}>", self.tokens.len() + 1);
                             let t = self.tokens.entry(s.clone()).or_insert(next).clone();

@@ -828,6 +828,70 @@ pub fn all() -> Vec<Scenario> {
                     ),
                     201,
                 ),
+                apply(
+                    "/apis/apps/v1/namespaces/{ns}/deployments/applied",
+                    "operator",
+                    false,
+                    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "applied", "labels": {"app": "a"}}, "spec": {
+                        "replicas": 2,
+                        "selector": {"matchLabels": {"app": "a"}},
+                        "template": {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27", "ports": [{"containerPort": 80}]}]}}
+                    }}),
+                    201,
+                ),
+                // The Deployment controller of the real plane writes to
+                // the applied Deployment from here on; the fake runs none:
+                // Services (which no controller writes) carry on.
+                apply(
+                    "/api/v1/namespaces/{ns}/services/web",
+                    "operator",
+                    false,
+                    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"ports": [{"name": "http", "port": 80}, {"name": "grpc", "port": 90}], "selector": {"app": "a"}}}),
+                    201,
+                ),
+                apply(
+                    "/api/v1/namespaces/{ns}/services/web",
+                    "other",
+                    false,
+                    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"ports": [{"name": "web", "port": 80, "targetPort": 8080}]}}),
+                    409,
+                ),
+                apply(
+                    "/api/v1/namespaces/{ns}/services/web",
+                    "other",
+                    true,
+                    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "labels": {"x": "y"}}, "spec": {"ports": [{"name": "web", "port": 80, "targetPort": 8080}]}}),
+                    200,
+                ),
+                patch(
+                    "/api/v1/namespaces/{ns}/services/web",
+                    "application/strategic-merge-patch+json",
+                    json!({"spec": {"ports": [{"name": "admin", "port": 91}, {"$patch": "delete", "port": 90}]}}),
+                    200,
+                ),
+                apply(
+                    "/api/v1/namespaces/{ns}/services/web",
+                    "operator",
+                    false,
+                    json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"}, "spec": {"ports": [{"name": "http", "port": 80}], "selector": {"app": "a"}}}),
+                    409,
+                ),
+                req(
+                    "POST",
+                    "/api/v1/namespaces/{ns}/services",
+                    Some(
+                        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "np"}, "spec": {"type": "NodePort", "ports": [{"port": 80, "targetPort": "http"}], "selector": {"app": "a"}}}),
+                    ),
+                    201,
+                ),
+                req(
+                    "POST",
+                    "/api/v1/namespaces/{ns}/secrets",
+                    Some(
+                        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sec"}, "stringData": {"user": "admin"}, "data": {"pw": "c2VjcmV0"}}),
+                    ),
+                    201,
+                ),
             ],
         ),
     ]
