@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::rules::{default_if_empty, default_if_nil, field, is_nil, len, set, text, with};
+use super::fields::{default_if_empty, default_if_nil, field, is_nil, len, set, text, with};
 
 /// Runs the defaulting function of the struct type `short`, if it has one.
 pub(super) fn set_defaults(short: &str, v: &mut Value) {
