@@ -5,15 +5,9 @@
 //!
 //! Amounts are exact: a magnitude (`u128`) and a decimal exponent; a
 //! quantity whose digits do not fit 38 of them is not read (`None`), and
-//! the caller keeps its text.
+//! the caller keeps its text. The text is read by `crate::go::quantity`.
 
-/// How a quantity was written, which decides how it is written back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    DecimalExponent,
-    BinarySI,
-    DecimalSI,
-}
+use crate::go::quantity::{Format, interpret, split};
 
 /// A parsed quantity: `±mag × 10^exp`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,93 +22,7 @@ pub(super) struct Quantity {
     cached: Option<String>,
 }
 
-/// The parts `parseQuantityString` splits a text into: sign, the numeric
-/// text, integer digits (leading zeros dropped), fraction digits, suffix.
-struct Parts<'a> {
-    positive: bool,
-    value: &'a str,
-    num: &'a str,
-    denom: &'a str,
-    suffix: &'a str,
-}
-
-fn split(s: &str) -> Option<Parts<'_>> {
-    let b = s.as_bytes();
-    let end = b.len();
-    let mut positive = true;
-    let mut pos = 0;
-    match b.first() {
-        Some(b'-') => {
-            positive = false;
-            pos = 1;
-        }
-        Some(b'+') => pos = 1,
-        _ => {}
-    }
-    while pos < end && b[pos] == b'0' {
-        pos += 1;
-    }
-    if pos >= end {
-        return Some(Parts {
-            positive,
-            value: "0",
-            num: "0",
-            denom: "",
-            suffix: "",
-        });
-    }
-    let start = pos;
-    while pos < end && b[pos].is_ascii_digit() {
-        pos += 1;
-    }
-    if pos >= end {
-        return Some(Parts {
-            positive,
-            value: s,
-            num: &s[start..],
-            denom: "",
-            suffix: "",
-        });
-    }
-    let num = if pos == start { "0" } else { &s[start..pos] };
-    let mut denom = "";
-    if b[pos] == b'.' {
-        pos += 1;
-        let d = pos;
-        while pos < end && b[pos].is_ascii_digit() {
-            pos += 1;
-        }
-        denom = &s[d..pos];
-        if pos >= end {
-            return Some(Parts {
-                positive,
-                value: s,
-                num,
-                denom,
-                suffix: "",
-            });
-        }
-    }
-    let value = &s[..pos];
-    let suffix_start = pos;
-    while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
-        pos += 1;
-    }
-    if pos < end && (b[pos] == b'-' || b[pos] == b'+') {
-        pos += 1;
-    }
-    while pos < end && b[pos].is_ascii_digit() {
-        pos += 1;
-    }
-    (pos >= end).then(|| Parts {
-        positive,
-        value,
-        num,
-        denom,
-        suffix: &s[suffix_start..],
-    })
-}
-
+/// The suffixes `MarshalJSON` writes, by exponent.
 const DECIMAL: [(&str, i32); 10] = [
     ("n", -9),
     ("u", -6),
@@ -135,20 +43,6 @@ const BINARY: [(&str, i32); 6] = [
     ("Pi", 50),
     ("Ei", 60),
 ];
-
-/// `quantitySuffixer.interpret`: base, exponent and format of a suffix.
-fn interpret(suffix: &str) -> Option<(u32, i32, Format)> {
-    if let Some((_, e)) = DECIMAL.iter().find(|(s, _)| *s == suffix) {
-        return Some((10, *e, Format::DecimalSI));
-    }
-    if let Some((_, e)) = BINARY.iter().find(|(s, _)| *s == suffix) {
-        return Some((2, *e, Format::BinarySI));
-    }
-    let rest = suffix.strip_prefix(['e', 'E']).filter(|r| !r.is_empty())?;
-    // strconv.ParseInt(…, 10, 64), then int32().
-    let e: i64 = rest.parse().ok()?;
-    Some((10, e as i32, Format::DecimalExponent))
-}
 
 fn pow10(n: u32) -> Option<u128> {
     10u128.checked_pow(n)

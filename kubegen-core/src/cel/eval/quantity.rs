@@ -23,6 +23,7 @@ use std::rc::Rc;
 use super::opaque::{Dec, Quantity, Shared};
 use super::value::Val;
 use super::{EvalError, Res};
+use crate::go::quantity::{Format, Parts, interpret, split};
 
 /// The most decimal digits kubegen computes with; beyond them a quantity
 /// is unsupported.
@@ -352,98 +353,6 @@ fn pow10(n: i64) -> f64 {
     if n > 0 { f64::INFINITY } else { 0.0 }
 }
 
-/// The parts `parseQuantityString` splits a text into: whether positive,
-/// the numeric text, its integer digits (no leading zeros), its fraction
-/// digits, and the suffix.
-fn split(s: &str) -> Result<(bool, &str, &str, &str, &str), &'static str> {
-    let b = s.as_bytes();
-    let end = b.len();
-    let mut positive = true;
-    let mut pos = 0;
-    match b.first() {
-        Some(b'-') => {
-            positive = false;
-            pos += 1;
-        }
-        Some(b'+') => pos += 1,
-        _ => {}
-    }
-    while pos < end && b[pos] == b'0' {
-        pos += 1;
-    }
-    if pos >= end {
-        return Ok((positive, "0", "0", "", ""));
-    }
-    let start = pos;
-    while pos < end && b[pos].is_ascii_digit() {
-        pos += 1;
-    }
-    if pos >= end {
-        return Ok((positive, s, &s[start..], "", ""));
-    }
-    let num = if pos == start { "0" } else { &s[start..pos] };
-    let mut denom = "";
-    if b[pos] == b'.' {
-        pos += 1;
-        let d = pos;
-        while pos < end && b[pos].is_ascii_digit() {
-            pos += 1;
-        }
-        denom = &s[d..pos];
-        if pos >= end {
-            return Ok((positive, s, num, denom, ""));
-        }
-    }
-    let value = &s[..pos];
-    let suffix_start = pos;
-    while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
-        pos += 1;
-    }
-    if pos < end && matches!(b[pos], b'-' | b'+') {
-        pos += 1;
-    }
-    while pos < end && b[pos].is_ascii_digit() {
-        pos += 1;
-    }
-    if pos < end {
-        return Err(FORMAT_WRONG);
-    }
-    Ok((positive, value, num, denom, &s[suffix_start..]))
-}
-
-/// The base, exponent and whether binary (`BinarySI`) of a suffix.
-fn interpret(suffix: &str) -> Option<(u32, i32, bool)> {
-    let dec = |e| Some((10, e, false));
-    match suffix {
-        "Ki" => Some((2, 10, true)),
-        "Mi" => Some((2, 20, true)),
-        "Gi" => Some((2, 30, true)),
-        "Ti" => Some((2, 40, true)),
-        "Pi" => Some((2, 50, true)),
-        "Ei" => Some((2, 60, true)),
-        "n" => dec(-9),
-        "u" => dec(-6),
-        "m" => dec(-3),
-        "" => dec(0),
-        "k" => dec(3),
-        "M" => dec(6),
-        "G" => dec(9),
-        "T" => dec(12),
-        "P" => dec(15),
-        "E" => dec(18),
-        _ => {
-            let digits = suffix.strip_prefix(['e', 'E']).filter(|d| !d.is_empty())?;
-            // `strconv.ParseInt(…, 10, 64)`, then truncated to int32.
-            let unsigned = digits.strip_prefix(['+', '-']).unwrap_or(digits);
-            if unsigned.is_empty() || !unsigned.bytes().all(|c| c.is_ascii_digit()) {
-                return None;
-            }
-            let parsed: i64 = digits.strip_prefix('+').unwrap_or(digits).parse().ok()?;
-            Some((10, parsed as i32, false))
-        }
-    }
-}
-
 /// Go's `strconv.ParseInt(s, 10, 64)` of digits.
 fn parse_digits(s: &str) -> Option<i64> {
     s.parse().ok()
@@ -459,8 +368,15 @@ pub fn parse(s: &str) -> Result<Quantity, EvalError> {
     if s == "0" {
         return Ok(Quantity::int(0, 0));
     }
-    let (positive, value, num, denom, suffix) = split(s).map_err(fail)?;
-    let (base, exponent, binary) = interpret(suffix).ok_or_else(|| fail(SUFFIX))?;
+    let Parts {
+        positive,
+        value,
+        num,
+        denom,
+        suffix,
+    } = split(s).ok_or_else(|| fail(FORMAT_WRONG))?;
+    let (base, exponent, format) = interpret(suffix).ok_or_else(|| fail(SUFFIX))?;
+    let binary = format == Format::BinarySI;
     let digits = (num.len() + denom.len()) as i32;
     let (mut scale, mantissa, precision) = if binary {
         if exponent >= 0 && denom.is_empty() {
