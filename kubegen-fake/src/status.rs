@@ -258,9 +258,10 @@ impl ApiError {
         .with(d)
     }
 
-    /// `NewUnsupportedMediaType`-style refusal of a patch type.
-    pub fn unsupported_media_type(message: impl Into<String>) -> ApiError {
-        ApiError::new(415, "UnsupportedMediaType", message)
+    /// The 415 of content negotiation, for a media type no handler
+    /// takes.
+    pub fn unsupported_media_type() -> ApiError {
+        ApiError::new(415, "UnsupportedMediaType", "415: Unsupported Media Type").with(json!({}))
     }
 
     /// A `Status` from an error the patch or apply engines return.

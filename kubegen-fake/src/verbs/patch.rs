@@ -59,14 +59,8 @@ pub fn patch(
     }
     // A media type that is no patch type at all is refused before the
     // patch handler, by content negotiation.
-    let kind = PatchType::from_content_type(content_type).ok_or_else(|| {
-        ApiError::from_parts(
-            415,
-            "UnsupportedMediaType",
-            "415: Unsupported Media Type".into(),
-            Some(serde_json::json!({})),
-        )
-    })?;
+    let kind =
+        PatchType::from_content_type(content_type).ok_or_else(ApiError::unsupported_media_type)?;
     if !accepted.contains(&media) {
         return Err(refused(patch::unsupported_media_type(accepted)));
     }
