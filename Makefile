@@ -46,7 +46,8 @@ test: control-plane lint verify
 ## objects and its dry runs over 3,000, the apiserver's verdicts on every corpus CRD,
 ## flect's plurals and the YAML readers on more seeds, the servers' wire
 ## fuzzing on 15,000 hostile requests, the apiserver's patches over 60,000
-## cases and its field manager over 15,000 apply/update sequences, and the
+## cases, its built-in defaulting over 60,000 objects and its field
+## manager over 15,000 apply/update sequences, and the
 ## in-process API server against the real plane on 1,200 generated
 ## scenarios.
 ## The kubegen book (docs/book) as HTML in target/book/. Its code blocks,
@@ -77,6 +78,7 @@ differential: control-plane
 	KUBEGEN_YAML_CASES=20000 $(CARGO) test -p kubegen-core --test yaml_differential
 	for seed in 1 2 3; do KUBEGEN_WIRE_SEED=$$seed KUBEGEN_WIRE_CASES=5000 $(CARGO) test -p kubegen-runtime --test wire_fuzz || exit 1; done
 	for seed in 1 2 3; do KUBEGEN_PATCH_SEED=$$seed KUBEGEN_PATCH_CASES=20000 $(CARGO) test -p kubegen-core --features apiserver --test patch_differential -- --nocapture || exit 1; done
+	for seed in 1 2 3; do KUBEGEN_DEFAULTS_SEED=$$seed KUBEGEN_DEFAULTS_CASES=20000 $(CARGO) test -p kubegen-core --features apiserver --test defaults_differential || exit 1; done
 	for seed in 1 2 3; do KUBEGEN_SSA_SEED=$$seed KUBEGEN_SSA_CASES=5000 $(CARGO) test -p kubegen-core --features apiserver --test ssa_differential -- --nocapture || exit 1; done
 	for seed in 1 2 3; do KUBEGEN_CONFORMANCE_SEED=$$seed KUBEGEN_CONFORMANCE_CASES=400 $(CARGO) test -p kubegen-fake --test conformance -- --nocapture || exit 1; done
 
