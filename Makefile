@@ -68,7 +68,7 @@ monitoring-check:
 differential: control-plane
 	KUBEGEN_CGDIFF_CASES=2000 $(CARGO) test -p kubegen-cli --test controller_gen_diff -- --nocapture
 	KUBEGEN_RE2_CASES=30000 $(CARGO) test -p kubegen-codegen --test re2_differential -- --nocapture
-	KUBEGEN_CEL_CASES=30000 $(CARGO) test -p kubegen-core --features cel --test cel_differential -- --nocapture
+	KUBEGEN_CEL_CASES=30000 $(CARGO) test -p kubegen-core --test cel_differential -- --nocapture
 	KUBEGEN_CEL_EVAL_CASES=50000 $(CARGO) test -p kubegen-core --features validate --test cel_eval_differential -- --nocapture
 	KUBEGEN_OPENAPI_CASES=10000 $(CARGO) test -p kubegen-core --features validate --test openapi_differential -- --nocapture
 	KUBEGEN_VALIDATE_CASES=20000 $(CARGO) test -p kubegen-core --features validate --test validate_differential -- --nocapture

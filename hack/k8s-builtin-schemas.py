@@ -31,10 +31,11 @@ metadata`). Writes into `kubegen-core/src/builtin/`:
   before flattening (references stay `$ref`s, embedded structs `allOf`s;
   `builtin/inline.rs` flattens them as controller-gen does); `refused` holds
   the errors controller-gen reports for a type it cannot generate.
-- `impls.rs`: one `impl KubeSchema` for every definition that has a
-  (non-generic) k8s-openapi Rust type, through the `builtin_types!` macro of
-  `builtin/mod.rs`, with `FIELDS`, `KEY_FIELDS` and `SCALAR` taken from the
-  schema.
+- `rows.rs`: one row for every definition that has a (non-generic)
+  k8s-openapi Rust type, with `FIELDS`, `KEY_FIELDS` and `SCALAR` taken from
+  the schema, in the macro `__builtin_rows!`: kubegen-core's `builtin/mod.rs`
+  lists the definitions from it, kubegen-runtime's `kube_schema/builtin.rs`
+  writes each type's `impl KubeSchema` and `impl Applicable`.
 
 Definitions without a Rust type are printed, never silently skipped. The
 mapping of definition names to Rust paths is checked against the
@@ -294,10 +295,16 @@ def render(version, openapi, controller_tools, generated, with_rust, types):
         path = types[n][0].removeprefix("k8s_openapi::")
         rows.append(f"    {path} = {json.dumps(n)}, {rust_str_list(fields)}, {rust_str_list(keys)}, {str(is_scalar).lower()};")
     rust = (RUST_HEADER
-            + f"//! `impl KubeSchema` for the {len(rows)} k8s-openapi types of Kubernetes v{version}:\n"
-            + "//! `path = definition, FIELDS, KEY_FIELDS, SCALAR;` (see `builtin_types!`).\n\n"
-            + "super::builtin_types! {\n" + "\n".join(rows) + "\n}\n")
-    return {"definitions.json": table, "impls.rs": rust}, keep
+            + f"//! The {len(rows)} k8s-openapi types of Kubernetes v{version} with a built-in schema, one\n"
+            + "//! row each: `path = definition, FIELDS, KEY_FIELDS, SCALAR;` (see `__builtin_rows!` below).\n\n"
+            + "/// Calls the macro named by its argument with every row of the built-in\n"
+            + "/// table: kubegen-core lists the definitions, kubegen-runtime writes the\n"
+            + "/// `KubeSchema` and `Applicable` impls.\n"
+            + "#[doc(hidden)]\n#[macro_export]\nmacro_rules! __builtin_rows {\n"
+            + "    ($callback:ident) => {\n        $callback! {\n"
+            + "\n".join("            " + r.strip() for r in rows)
+            + "\n        }\n    };\n}\n")
+    return {"definitions.json": table, "rows.rs": rust}, keep
 
 
 def main():

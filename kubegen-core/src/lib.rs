@@ -1,25 +1,24 @@
 //! kubegen-core: the run-time half of kubegen, free of any Rust parser.
 //!
 //! Everything here is pure data and functions over it, depending only on
-//! serde and serde_json (and, behind the run-time features `k8s-openapi`
-//! and `schemars` kubegen-runtime turns on, those crates), so an operator
-//! that links kubegen links no code-generation machinery:
+//! serde and serde_json, so an operator that links kubegen links no
+//! code-generation machinery, and a user's build compiles it once for the
+//! derive and the operator alike (both use it with no features):
 //!
 //! - [`model`]: the serde-serializable resource and type model that the
 //!   code generator (`kubegen-codegen`) produces and embeds in derive output;
 //! - [`schema`]: the one schema builder (model → structural OpenAPI v3), the
 //!   structural checker, schemars conversion and CEL helpers;
 //! - [`builtin`]: the upstream schema of every k8s-openapi type, from a
-//!   table generated out of the Kubernetes OpenAPI spec, as `KubeSchema`
-//!   impls;
-//! - [`applicable`]: what each type holds in a derived apply configuration;
+//!   table generated out of the Kubernetes OpenAPI spec (kubegen-runtime
+//!   implements `KubeSchema` with it);
 //! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
 //! - [`admission`]: admission webhook paths and configurations;
 //! - [`output`]: canonical JSON/YAML with the `@generated` header;
 //! - [`vocabulary`]: every `#[kubegen]` key and every schema keyword, once;
-//! - [`cel`] (feature `cel`, for the code generator): CEL rules parsed as
-//!   the apiserver parses them;
-//! - `go` (feature `validate`): Go's value printing and IP parsing, as the
+//! - [`cel`]: CEL rules parsed, typed and costed as the apiserver does it
+//!   (the code generator checks every rule at compile time);
+//! - [`go`]: Go's value printing, IP and quantity parsing, as the
 //!   apiserver's messages and validators use them;
 //! - `validate` (feature `validate`): custom resources validated offline
 //!   as the apiserver validates them;
@@ -34,14 +33,11 @@
 //!   `kubegen` facade as `kubegen::__private`).
 
 pub mod admission;
-pub mod applicable;
 pub mod builtin;
-#[cfg(feature = "cel")]
 pub mod cel;
 pub mod crd;
 #[cfg(feature = "apiserver")]
 pub mod defaults;
-#[cfg(feature = "cel")]
 pub mod go;
 pub mod model;
 pub mod output;

@@ -90,6 +90,7 @@ mod fast_hash;
 pub mod finalizer;
 pub mod informer;
 mod jitter;
+mod kube_schema;
 pub mod leader_election;
 pub mod lister;
 pub mod logging;
@@ -116,8 +117,8 @@ pub use workqueue::{RateLimiter, WorkQueue};
 
 pub use k8s_openapi;
 pub use kube;
+pub use kube_schema::{CustomResourceExt, KubeSchema};
 pub use kubegen_core::crd::{CrdError, merge_crds};
-pub use kubegen_core::rt::{CustomResourceExt, KubeSchema};
 pub use kubegen_core::schema::SchemaError;
 #[cfg(feature = "derive")]
 pub use kubegen_derive::*;
@@ -139,4 +140,6 @@ pub mod __private {
     pub use kubegen_core::model::ResourceModel;
     pub use kubegen_core::rt::*;
     pub use kubegen_core::schema::SchemaError;
+
+    pub use crate::kube_schema::{crd_decode, schemars_schema};
 }

@@ -4,7 +4,7 @@
 //! field by field).
 //!
 //! A struct `Foo` gets `FooApply`: each serialized field an `Option` of the
-//! field type's [`Applicable`](kubegen_core::applicable::Applicable) apply
+//! field type's `kubegen::apply::Applicable` apply
 //! configuration under the same JSON name (a flattened field flattened),
 //! with `with_<field>` builders (lists append, maps insert, as the
 //! generated ones do), and `impl Applicable for Foo`. Enums, newtypes and

@@ -260,9 +260,7 @@ fn inherent_impl(
                 #krate::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
                 #krate::__private::CrdError,
             > {
-                let json = <Self as #krate::CustomResourceExt>::crd_json()?;
-                #krate::__private::serde_json::from_value(json)
-                    .map_err(|e| #krate::__private::CrdError::Decode(::std::string::ToString::to_string(&e)))
+                #krate::__private::crd_decode(<Self as #krate::CustomResourceExt>::crd_json()?)
             }
         }
     }

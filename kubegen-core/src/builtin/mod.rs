@@ -1,5 +1,5 @@
 //! Built-in Kubernetes types inside CRDs: every (non-generic) k8s-openapi
-//! type implements [`KubeSchema`](crate::rt::KubeSchema) with the schema
+//! type implements kubegen-runtime's `KubeSchema` with the schema
 //! controller-gen embeds in a CRD for the same Go type, so that a CRD
 //! embedding, say, a `PodTemplateSpec` carries `x-kubernetes-list-type: map`
 //! on `containers`, `env` and `ports` (server-side apply merges those lists
@@ -20,15 +20,20 @@
 //!
 //! - `definitions.json`: each type's schema before flattening, the types
 //!   controller-gen refuses with its reasons, and the provenance;
-//! - `impls.rs`: one impl per type, written through `builtin_types!`.
+//! - `rows.rs`: one row per type (its definition and the consts of its
+//!   `KubeSchema` impl) in the exported macro `__builtin_rows!`, which this
+//!   module reads for [`types`] and kubegen-runtime for its impls (a trait
+//!   implemented for k8s-openapi's types lives with the trait, and this
+//!   crate builds no k8s-openapi: the code generator reads the table as
+//!   data).
 //!
 //! [`inline`] turns a definition into the structural schema a CRD holds.
 //! A definition is named as upstream (`io.k8s.api.core.v1.Pod`) and its type
 //! is the same path under `k8s_openapi` (`k8s_openapi::api::core::v1::Pod`;
 //! `-` becomes `_`), as the generator checks against k8s-openapi's sources.
 
-mod impls;
 mod inline;
+mod rows;
 
 use std::sync::OnceLock;
 
@@ -101,9 +106,9 @@ pub fn schema(definition: &str) -> Option<Result<Value, SchemaError>> {
         .then(|| inline(&table.definitions, &table.refused, definition))
 }
 
-/// What the generated impls call: the schema of a definition the table
-/// must hold.
-fn schema_of(definition: &str) -> Result<Value, SchemaError> {
+/// What kubegen-runtime's generated impls call: the schema of a definition
+/// the table must hold.
+pub fn schema_of(definition: &str) -> Result<Value, SchemaError> {
     schema(definition).unwrap_or_else(|| {
         Err(SchemaError {
             path: definition.to_owned(),
@@ -149,7 +154,7 @@ impl BuiltinType {
 
 /// Every type with an impl, in path order.
 pub fn types() -> impl Iterator<Item = BuiltinType> {
-    impls::DEFINITIONS
+    DEFINITIONS
         .iter()
         .map(|&definition| BuiltinType { definition })
 }
@@ -165,46 +170,21 @@ pub fn by_name(name: &str) -> Vec<BuiltinType> {
     types().filter(|t| t.name() == name).collect()
 }
 
-/// Implements `KubeSchema` (and `Applicable`: applied whole) for
-/// k8s-openapi types, one row per type:
-/// `path::under::k8s_openapi = "definition", [FIELDS], [KEY_FIELDS], SCALAR;`
-/// (the consts as `rt::KubeSchema` documents them, read off the definition
-/// by the generator), and lists the rows' definitions in `DEFINITIONS`.
-macro_rules! builtin_types {
+/// Reads the rows of `rows.rs`: every type's definition in `DEFINITIONS`
+/// and, for the tests, its consts.
+macro_rules! definitions {
     ($($($seg:ident)::+ = $def:literal, [$($field:literal),*], [$($key:literal),*], $scalar:literal;)*) => {
-        $(
-            #[cfg(feature = "k8s-openapi")]
-            impl $crate::rt::KubeSchema for ::k8s_openapi::$($seg)::+ {
-                const FIELDS: &'static [&'static str] = &[$($field),*];
-                const KEY_FIELDS: &'static [&'static str] = &[$($key),*];
-                const SCALAR: bool = $scalar;
-                fn kube_schema() -> ::core::result::Result<::serde_json::Value, $crate::schema::SchemaError> {
-                    $crate::builtin::schema_of($def)
-                }
-            }
-            #[cfg(feature = "k8s-openapi")]
-            impl $crate::applicable::Applicable for ::k8s_openapi::$($seg)::+ {
-                type Apply = Self;
-            }
-        )*
-
         /// The definition of every type with an impl, in path order.
-        pub(super) const DEFINITIONS: &[&str] = &[$($def),*];
+        const DEFINITIONS: &[&str] = &[$($def),*];
 
-        /// Every type's definition with its consts, read through its impl.
-        #[cfg(all(test, feature = "k8s-openapi"))]
-        pub(super) fn consts() -> ::std::vec::Vec<(&'static str, &'static [&'static str], &'static [&'static str], bool)> {
-            use $crate::rt::KubeSchema;
-            ::std::vec![$((
-                $def,
-                <::k8s_openapi::$($seg)::+ as KubeSchema>::FIELDS,
-                <::k8s_openapi::$($seg)::+ as KubeSchema>::KEY_FIELDS,
-                <::k8s_openapi::$($seg)::+ as KubeSchema>::SCALAR,
-            )),*]
+        /// Every type's definition with the consts of its impl.
+        #[cfg(test)]
+        fn consts() -> ::std::vec::Vec<(&'static str, &'static [&'static str], &'static [&'static str], bool)> {
+            ::std::vec![$(($def, &[$($field),*], &[$($key),*], $scalar)),*]
         }
     };
 }
-use builtin_types;
+crate::__builtin_rows!(definitions);
 
 #[cfg(test)]
 mod tests;

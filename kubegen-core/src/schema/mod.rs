@@ -3,7 +3,6 @@
 
 pub mod cel;
 pub mod merge;
-#[cfg(feature = "schemars")]
 pub mod schemars_conv;
 pub mod structural;
 pub mod union;

@@ -78,6 +78,7 @@
 //! # Ok(()) }
 //! ```
 
+mod applicable;
 mod conflict;
 mod extract;
 mod fields;
@@ -91,10 +92,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use applicable::Applicable;
 pub use conflict::{FieldConflict, conflicts};
 pub use extract::{extract, extract_value};
 pub use fields::FieldSet;
-pub use kubegen_core::applicable::Applicable;
 pub use meta::{ObjectMetaApply, OwnerReferenceApply};
 pub use schema::{SchemaCell, builtin_schema, crd_schema};
 

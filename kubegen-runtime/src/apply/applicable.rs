@@ -14,7 +14,7 @@
 //!   integer-keyed maps: the same collection of `T`'s apply configuration,
 //!   so a list-map item says only the fields its manager sets;
 //! - every k8s-openapi type (through the built-in table's impls,
-//!   [`crate::builtin`]): the type itself, applied whole — every field its
+//!   `crate::kube_schema`'s `builtin`): the type itself, applied whole — every field its
 //!   value sets is owned. `kubegen generate` writes per-field apply
 //!   configurations for built-in types instead;
 //! - a type deriving `KubeSchema` or `CustomResource` with
