@@ -2,8 +2,8 @@
 //! controller-gen v0.23.0 writes, `strings.ToLower(flect.Pluralize(kind))`
 //! with github.com/gobuffalo/flect v1.0.3, run by `tests/flect/main.go`.
 //!
-//! The kinds: every Kubernetes type name in `src/builtin/impls.rs`, every
-//! word in flect's own tables (`plural_rules.go`, `acronyms.go`, read from
+//! The kinds: every Kubernetes type name in the built-in table
+//! (`kubegen_core::builtin`), every word in flect's own tables (`plural_rules.go`, `acronyms.go`, read from
 //! the module cache) in several spellings, hand-picked ones (the examples'
 //! and fixtures' kinds, flect's corner cases) and a seeded set of generated
 //! CamelCase kinds from English nouns and made-up words with varied endings.
@@ -110,15 +110,14 @@ fn capitalize(word: &str) -> String {
 /// Every type name under a k8s-openapi module path in the built-in table
 /// (`api::core::v1::Pod`, `apimachinery::pkg::apis::meta::v1::Time`).
 fn builtin_type_names() -> BTreeSet<String> {
-    let source =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/builtin/impls.rs"))
-            .unwrap();
-    let path = Regex::new(
-        r"\b(?:api|apimachinery|apiextensions_apiserver)::(?:[a-z0-9_]+::)+([A-Z][A-Za-z0-9]*)",
-    )
-    .unwrap();
-    path.captures_iter(&source)
-        .map(|c| c[1].to_owned())
+    kubegen_core::builtin::types()
+        .filter(|t| {
+            let path = t.path();
+            ["api::", "apimachinery::", "apiextensions_apiserver::"]
+                .iter()
+                .any(|p| path.starts_with(p))
+        })
+        .map(|t| t.name().to_owned())
         .collect()
 }
 

@@ -1,5 +1,5 @@
 //! Twins for every k8s-openapi type kubegen's built-in table serves
-//! (`kubegen-core/src/builtin/impls.rs`): one optional field per type, in
+//! (`kubegen-core/src/builtin/rows.rs`): one optional field per type, in
 //! kinds of `CHUNK` fields, written as Rust (a module of the twin crate)
 //! and as Go (a package of the twin module) from the table itself, so a
 //! type added to the table is compared from then on.
@@ -53,7 +53,7 @@ impl Builtin {
 pub fn table() -> Vec<Builtin> {
     let impls = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../kubegen-core/src/builtin/impls.rs"
+        "/../kubegen-core/src/builtin/rows.rs"
     ))
     .unwrap();
     let mut out = Vec::new();
@@ -67,7 +67,7 @@ pub fn table() -> Vec<Builtin> {
             definition: definition.to_owned(),
         });
     }
-    assert!(out.len() > 600, "read {} types from impls.rs", out.len());
+    assert!(out.len() > 600, "read {} types from rows.rs", out.len());
     let fields: BTreeSet<String> = out.iter().map(Builtin::field).collect();
     assert_eq!(fields.len(), out.len(), "twin field names collide");
     out
