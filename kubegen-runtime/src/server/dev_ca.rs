@@ -3,10 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
-    KeyUsagePurpose,
-};
+use super::x509::Certificate;
 
 /// A self-signed CA that issues serving certificates into a directory in
 /// the layout [`ServingCert::from_dir`](super::ServingCert::from_dir) reads
@@ -24,7 +21,7 @@ use rcgen::{
 /// let ca_bundle = ca.pem(); // for the CRD's or webhook configuration's caBundle
 /// ```
 pub struct DevCa {
-    issuer: Issuer<'static, KeyPair>,
+    ca: Certificate,
     pem: String,
 }
 
@@ -34,25 +31,11 @@ impl std::fmt::Debug for DevCa {
     }
 }
 
-fn io(e: rcgen::Error) -> std::io::Error {
-    std::io::Error::other(e)
-}
-
 impl DevCa {
     /// A new CA with a fresh key, named `common_name`.
     pub fn new(common_name: &str) -> std::io::Result<DevCa> {
-        let mut params = CertificateParams::new(Vec::<String>::new()).map_err(io)?;
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(DnType::CommonName, common_name);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let key = KeyPair::generate().map_err(io)?;
-        let cert = params.self_signed(&key).map_err(io)?;
-        Ok(DevCa {
-            pem: cert.pem(),
-            issuer: Issuer::new(params, key),
-        })
+        let ca = Certificate::ca(common_name)?;
+        Ok(DevCa { pem: ca.pem(), ca })
     }
 
     /// The CA certificate, PEM: the `caBundle` clients trust.
@@ -69,13 +52,9 @@ impl DevCa {
     pub fn issue(&self, dir: impl AsRef<Path>, names: &[&str]) -> std::io::Result<PathBuf> {
         let dir = dir.as_ref();
         std::fs::create_dir_all(dir)?;
-        let params =
-            CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
-                .map_err(io)?;
-        let key = KeyPair::generate().map_err(io)?;
-        let cert = params.signed_by(&key, &self.issuer).map_err(io)?;
+        let cert = Certificate::server(names, Some(&self.ca))?;
         write_atomic(&dir.join("ca.crt"), self.pem.as_bytes())?;
-        write_atomic(&dir.join("tls.key"), key.serialize_pem().as_bytes())?;
+        write_atomic(&dir.join("tls.key"), cert.key_pem().as_bytes())?;
         write_atomic(&dir.join("tls.crt"), cert.pem().as_bytes())?;
         Ok(dir.to_owned())
     }
@@ -92,14 +71,8 @@ impl DevCa {
     ) -> std::io::Result<PathBuf> {
         let dir = dir.as_ref();
         std::fs::create_dir_all(dir)?;
-        let mut params = CertificateParams::new(Vec::<String>::new()).map_err(io)?;
-        params
-            .distinguished_name
-            .push(DnType::CommonName, common_name);
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        let key = KeyPair::generate().map_err(io)?;
-        let cert = params.signed_by(&key, &self.issuer).map_err(io)?;
-        write_atomic(&dir.join("client.key"), key.serialize_pem().as_bytes())?;
+        let cert = Certificate::client(common_name, &self.ca)?;
+        write_atomic(&dir.join("client.key"), cert.key_pem().as_bytes())?;
         write_atomic(&dir.join("client.crt"), cert.pem().as_bytes())?;
         Ok(dir.to_owned())
     }

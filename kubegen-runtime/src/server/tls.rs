@@ -19,6 +19,7 @@ use tokio_rustls::TlsAcceptor;
 
 use super::client_ca::ClientCa;
 use super::watched::Watched;
+use super::x509::Certificate;
 
 /// Where a TLS server's certificate comes from.
 ///
@@ -121,9 +122,10 @@ impl ServingCert {
 
 /// Makes a self-signed certificate and its key.
 fn self_signed(names: &[String]) -> std::io::Result<CertifiedKey> {
-    let made = rcgen::generate_simple_self_signed(names.to_vec()).map_err(std::io::Error::other)?;
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.signing_key.serialize_der()));
-    certified(vec![made.cert.der().clone()], &key)
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let made = Certificate::server(&names, None)?;
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.key_der().to_vec()));
+    certified(vec![CertificateDer::from(made.der().to_vec())], &key)
 }
 
 /// Pairs a chain with its signing key, checking that they belong together.
@@ -183,9 +185,9 @@ mod tests {
     use super::*;
 
     fn write_pair(dir: &Path, name: &str) {
-        let made = rcgen::generate_simple_self_signed(vec![name.to_owned()]).unwrap();
-        std::fs::write(dir.join("tls.crt"), made.cert.pem()).unwrap();
-        std::fs::write(dir.join("tls.key"), made.signing_key.serialize_pem()).unwrap();
+        let made = Certificate::server(&[name], None).unwrap();
+        std::fs::write(dir.join("tls.crt"), made.pem()).unwrap();
+        std::fs::write(dir.join("tls.key"), made.key_pem()).unwrap();
     }
 
     /// The leaf certificate a handshake would get now, as if the last
@@ -205,12 +207,8 @@ mod tests {
         write_pair(dir.path(), "a.example");
         assert!(ServingCert::from_dir(dir.path()).acceptor().is_ok());
         // A key that does not belong to the certificate.
-        let other = rcgen::generate_simple_self_signed(vec!["b.example".into()]).unwrap();
-        std::fs::write(
-            dir.path().join("tls.key"),
-            other.signing_key.serialize_pem(),
-        )
-        .unwrap();
+        let other = Certificate::server(&["b.example"], None).unwrap();
+        std::fs::write(dir.path().join("tls.key"), other.key_pem()).unwrap();
         assert!(ServingCert::from_dir(dir.path()).acceptor().is_err());
     }
 
