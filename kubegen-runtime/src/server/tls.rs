@@ -213,6 +213,35 @@ mod tests {
     }
 
     #[test]
+    fn self_signed_certificates_name_their_names() {
+        use rustls::client::danger::ServerCertVerifier as _;
+
+        let names = ["localhost".to_owned(), "::1".to_owned()];
+        let made = self_signed(&names).unwrap();
+        let leaf = made.cert[0].clone();
+        // A client that trusts this very certificate (webpki).
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(leaf.clone()).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .unwrap();
+        let verify = |name: &str| {
+            let name = rustls::pki_types::ServerName::try_from(name.to_owned()).unwrap();
+            verifier.verify_server_cert(&leaf, &[], &name, &[], rustls::pki_types::UnixTime::now())
+        };
+        assert!(verify("localhost").is_ok());
+        assert!(verify("::1").is_ok());
+        assert!(verify("example.com").is_err());
+        assert!(ServingCert::self_signed(["localhost"]).acceptor().is_ok());
+        let Err(e) = ServingCert::self_signed(["bücher.example"]).acceptor() else {
+            panic!("a name that is no DNS name bound");
+        };
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
     fn changed_files_are_reloaded_and_broken_ones_ignored() {
         let dir = tempfile::tempdir().unwrap();
         write_pair(dir.path(), "first.example");
