@@ -47,7 +47,8 @@ test: control-plane lint verify
 ## flect's plurals and the YAML readers on more seeds, the servers' wire
 ## fuzzing on 15,000 hostile requests, the apiserver's patches over 60,000
 ## cases, its built-in defaulting over 60,000 objects and its field
-## manager over 15,000 apply/update sequences, and the
+## manager over 15,000 apply/update sequences, Go's crypto/x509 over the
+## development CA's certificates for 2,000 name sets, and the
 ## in-process API server against the real plane on 1,200 generated
 ## scenarios.
 ## The kubegen book (docs/book) as HTML in target/book/. Its code blocks,
@@ -77,6 +78,7 @@ differential: control-plane
 	for seed in 1 2 3; do KUBEGEN_PLURAL_SEED=$$seed $(CARGO) test -p kubegen-core --test plural_flect || exit 1; done
 	KUBEGEN_YAML_CASES=20000 $(CARGO) test -p kubegen-core --test yaml_differential
 	for seed in 1 2 3; do KUBEGEN_WIRE_SEED=$$seed KUBEGEN_WIRE_CASES=5000 $(CARGO) test -p kubegen-runtime --test wire_fuzz || exit 1; done
+	KUBEGEN_X509_CASES=2000 $(CARGO) test -p kubegen-runtime --test x509_differential -- --nocapture
 	for seed in 1 2 3; do KUBEGEN_PATCH_SEED=$$seed KUBEGEN_PATCH_CASES=20000 $(CARGO) test -p kubegen-core --features apiserver --test patch_differential -- --nocapture || exit 1; done
 	for seed in 1 2 3; do KUBEGEN_DEFAULTS_SEED=$$seed KUBEGEN_DEFAULTS_CASES=20000 $(CARGO) test -p kubegen-core --features apiserver --test defaults_differential || exit 1; done
 	for seed in 1 2 3; do KUBEGEN_SSA_SEED=$$seed KUBEGEN_SSA_CASES=5000 $(CARGO) test -p kubegen-core --features apiserver --test ssa_differential -- --nocapture || exit 1; done

@@ -16,20 +16,20 @@ use kube::Client;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kubegen::logging::{LogFormat, init};
 use kubegen::manager::Manager;
-use kubegen::server::ServingCert;
+use kubegen::server::{DevCa, ServingCert};
 use kubegen_testenv::{TestEnv, eventually, http_get, https_get};
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
 use tokio_util::sync::CancellationToken;
 
 const WAIT: Duration = Duration::from_secs(30);
 
-/// Writes a fresh self-signed pair as `tls.crt`/`tls.key` into `dir` and
-/// returns the certificate's DER.
+/// Writes a fresh pair for `localhost` as `tls.crt`/`tls.key` into `dir`
+/// (key first: the server reloads once both files changed) and returns
+/// the certificate's DER.
 fn write_cert(dir: &Path) -> Result<Vec<u8>> {
-    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()])?;
-    // Key first: the server reloads once both files changed.
-    std::fs::write(dir.join("tls.key"), made.signing_key.serialize_pem())?;
-    std::fs::write(dir.join("tls.crt"), made.cert.pem())?;
-    Ok(made.cert.der().to_vec())
+    DevCa::new("secure-metrics-e2e")?.issue(dir, &["localhost"])?;
+    Ok(CertificateDer::from_pem_file(dir.join("tls.crt"))?.to_vec())
 }
 
 /// Binds `account` in `ns` to the ClusterRole `role`.

@@ -38,6 +38,7 @@ mod serve;
 mod tls;
 mod watched;
 mod webhook;
+mod x509;
 
 pub use admission::{AdmissionRequest, Operation, paths as admission_paths};
 pub use auth::DelegatedAuth;

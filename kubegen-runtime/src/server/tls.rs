@@ -19,6 +19,7 @@ use tokio_rustls::TlsAcceptor;
 
 use super::client_ca::ClientCa;
 use super::watched::Watched;
+use super::x509::Certificate;
 
 /// Where a TLS server's certificate comes from.
 ///
@@ -121,9 +122,10 @@ impl ServingCert {
 
 /// Makes a self-signed certificate and its key.
 fn self_signed(names: &[String]) -> std::io::Result<CertifiedKey> {
-    let made = rcgen::generate_simple_self_signed(names.to_vec()).map_err(std::io::Error::other)?;
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.signing_key.serialize_der()));
-    certified(vec![made.cert.der().clone()], &key)
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let made = Certificate::server(&names, None)?;
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(made.key_der().to_vec()));
+    certified(vec![CertificateDer::from(made.der().to_vec())], &key)
 }
 
 /// Pairs a chain with its signing key, checking that they belong together.
@@ -183,9 +185,9 @@ mod tests {
     use super::*;
 
     fn write_pair(dir: &Path, name: &str) {
-        let made = rcgen::generate_simple_self_signed(vec![name.to_owned()]).unwrap();
-        std::fs::write(dir.join("tls.crt"), made.cert.pem()).unwrap();
-        std::fs::write(dir.join("tls.key"), made.signing_key.serialize_pem()).unwrap();
+        let made = Certificate::server(&[name], None).unwrap();
+        std::fs::write(dir.join("tls.crt"), made.pem()).unwrap();
+        std::fs::write(dir.join("tls.key"), made.key_pem()).unwrap();
     }
 
     /// The leaf certificate a handshake would get now, as if the last
@@ -205,13 +207,38 @@ mod tests {
         write_pair(dir.path(), "a.example");
         assert!(ServingCert::from_dir(dir.path()).acceptor().is_ok());
         // A key that does not belong to the certificate.
-        let other = rcgen::generate_simple_self_signed(vec!["b.example".into()]).unwrap();
-        std::fs::write(
-            dir.path().join("tls.key"),
-            other.signing_key.serialize_pem(),
-        )
-        .unwrap();
+        let other = Certificate::server(&["b.example"], None).unwrap();
+        std::fs::write(dir.path().join("tls.key"), other.key_pem()).unwrap();
         assert!(ServingCert::from_dir(dir.path()).acceptor().is_err());
+    }
+
+    #[test]
+    fn self_signed_certificates_name_their_names() {
+        use rustls::client::danger::ServerCertVerifier as _;
+
+        let names = ["localhost".to_owned(), "::1".to_owned()];
+        let made = self_signed(&names).unwrap();
+        let leaf = made.cert[0].clone();
+        // A client that trusts this very certificate (webpki).
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(leaf.clone()).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let verifier =
+            rustls::client::WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+                .build()
+                .unwrap();
+        let verify = |name: &str| {
+            let name = rustls::pki_types::ServerName::try_from(name.to_owned()).unwrap();
+            verifier.verify_server_cert(&leaf, &[], &name, &[], rustls::pki_types::UnixTime::now())
+        };
+        assert!(verify("localhost").is_ok());
+        assert!(verify("::1").is_ok());
+        assert!(verify("example.com").is_err());
+        assert!(ServingCert::self_signed(["localhost"]).acceptor().is_ok());
+        let Err(e) = ServingCert::self_signed(["bücher.example"]).acceptor() else {
+            panic!("a name that is no DNS name bound");
+        };
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
     }
 
     #[test]

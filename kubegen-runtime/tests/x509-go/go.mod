@@ -1,0 +1,3 @@
+module kubegen.test/x509-go
+
+go 1.26
