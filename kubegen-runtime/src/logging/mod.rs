@@ -4,10 +4,13 @@
 //! `RUST_LOG` is a comma-separated list of `target=level` directives and at
 //! most one bare `level` for every other target (`info`,
 //! `my_operator=debug,kube=warn`), a target matching every target it
-//! prefixes: the syntax of `tracing_subscriber`'s `Targets` filter. Unlike
-//! `EnvFilter`, span and field filters (`[reconcile{key}]=debug`) are not
-//! supported; such a value is reported and replaced by `info`. (`EnvFilter`'s
-//! regular-expression engine would be built into every operator for them.)
+//! prefixes and the longest matching target deciding: the syntax and
+//! semantics of `tracing_subscriber`'s `Targets` filter (a bare target
+//! means `target=trace`; levels are `off`, `error`, `warn`, `info`,
+//! `debug` and `trace`, in any case). Unlike `EnvFilter`, span and field
+//! filters (`[reconcile{key}]=debug`) are not supported; such a value is
+//! reported and replaced by `info`. (`EnvFilter`'s regular-expression
+//! engine would be built into every operator for them.)
 //!
 //! ```
 //! use kubegen::logging::{LogFormat, init};
@@ -18,16 +21,32 @@
 //!
 //! Spans carry context into every line logged inside them: the
 //! controller's `reconcile` span adds `object.key` and `controller`, shown
-//! as `reconcile{object.key=ns/name controller=foo}:` in human output and
-//! under `span` / `spans` in JSON.
+//! as `reconcile{object.key="ns/name" controller="foo"}:` in human output
+//! and under `span` / `spans` in JSON.
+//!
+//! The subscriber is this module's own, small one (`filter`, `spans`,
+//! `format`, `forward`) rather than `tracing-subscriber`: that crate and
+//! its dependencies (`sharded-slab`, `thread_local`, `nu-ansi-term`,
+//! `tracing-log`, `tracing-serde`, `matchers`, …) took seconds of every
+//! operator's first build for the few features used here. It prints what
+//! `tracing-subscriber`'s `fmt` subscriber printed with this module's
+//! settings, byte for byte: the full human format
+//! (`2024-05-06T07:08:09.123456Z  INFO span{a=1}: target: message k="v"`,
+//! coloured on a terminal) and the JSON format with flattened events, the
+//! current span and the span list. Records of the `log` crate are
+//! forwarded as `tracing-log` did.
 
 use std::io::IsTerminal;
+use std::str::FromStr;
 
-use tracing::Subscriber;
-use tracing_subscriber::filter::Targets;
-use tracing_subscriber::fmt::MakeWriter;
-use tracing_subscriber::layer::SubscriberExt;
-use tracing_subscriber::util::SubscriberInitExt;
+mod filter;
+mod format;
+mod forward;
+mod spans;
+mod subscriber;
+
+pub(crate) use filter::Filter;
+pub(crate) use subscriber::Logger;
 
 /// The filter used when `RUST_LOG` is unset or invalid.
 pub const DEFAULT_FILTER: &str = "info";
@@ -59,7 +78,8 @@ impl LogFormat {
 
 /// Installs the global subscriber: `format` on standard error, filtered by
 /// `RUST_LOG` (`info` when unset; an invalid value is reported and
-/// replaced by `info`). Also forwards records of the `log` crate.
+/// replaced by `info`). Also forwards records of the `log` crate (unless a
+/// `log` logger is already set).
 ///
 /// Returns whether this call installed it: later calls, or a subscriber
 /// installed by someone else, leave the existing one alone (so calling it
@@ -72,60 +92,46 @@ pub fn init(format: LogFormat) -> bool {
         },
         _ => (default_filter(), None),
     };
+    let max_level = filter.max_level();
     let ansi = std::io::stderr().is_terminal();
-    let installed = subscriber(format, filter, ansi, std::io::stderr)
-        .try_init()
-        .is_ok();
-    if installed && let Some((directives, e)) = invalid {
+    let logger = subscriber(format, filter, ansi, || std::io::stderr().lock());
+    if tracing::subscriber::set_global_default(logger).is_err() {
+        return false;
+    }
+    forward::install(max_level);
+    if let Some((directives, e)) = invalid {
         tracing::warn!(
             RUST_LOG = directives,
             "invalid RUST_LOG ignored, using {DEFAULT_FILTER:?}: {e}"
         );
     }
-    installed
+    true
 }
 
 /// `RUST_LOG`'s directives as a filter; span and field filters (which
 /// `Targets` would read as target names matching nothing) are refused.
-fn parse_filter(directives: &str) -> Result<Targets, String> {
-    if directives.contains(['[', ']', '{', '}']) {
-        return Err("span and field filters (`[span{field}]`) are not supported".into());
-    }
-    directives.parse::<Targets>().map_err(|e| e.to_string())
+fn parse_filter(directives: &str) -> Result<Filter, String> {
+    Filter::from_str(directives)
 }
 
 /// [`DEFAULT_FILTER`] as a filter.
-fn default_filter() -> Targets {
-    DEFAULT_FILTER.parse().expect("the default filter parses")
+fn default_filter() -> Filter {
+    parse_filter(DEFAULT_FILTER).expect("the default filter parses")
 }
 
-/// A subscriber printing `format` to `writer`, filtered by `filter`.
-pub(crate) fn subscriber<W>(
+/// A subscriber printing `format` to a writer `make_writer` returns per
+/// line, filtered by `filter`, coloured when `ansi`.
+pub(crate) fn subscriber<M, W>(
     format: LogFormat,
-    filter: Targets,
+    filter: Filter,
     ansi: bool,
-    writer: W,
-) -> Box<dyn Subscriber + Send + Sync>
+    make_writer: M,
+) -> Logger<M>
 where
-    W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
+    M: Fn() -> W + Send + Sync + 'static,
+    W: std::io::Write,
 {
-    // The formatter passes every level (its own default is INFO); `filter`
-    // decides.
-    let builder = tracing_subscriber::fmt()
-        .with_max_level(tracing::level_filters::LevelFilter::TRACE)
-        .with_writer(writer);
-    match format {
-        LogFormat::Human => Box::new(builder.with_ansi(ansi).finish().with(filter)),
-        LogFormat::Json => Box::new(
-            builder
-                .json()
-                .flatten_event(true)
-                .with_current_span(true)
-                .with_span_list(true)
-                .finish()
-                .with(filter),
-        ),
-    }
+    Logger::new(format, filter, ansi, make_writer)
 }
 
 #[cfg(test)]

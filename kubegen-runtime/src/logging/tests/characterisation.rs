@@ -1,64 +1,13 @@
-//! The logging module's tests: the characterisation of what the
-//! `tracing-subscriber` implementation printed, filters, spans and the
-//! `log` forwarding.
+//! What the `tracing-subscriber` implementation printed for a set of
+//! events, spans and `log` records (`logging/testdata/`, recorded before
+//! it was replaced, timestamps normalised): the own subscriber prints the
+//! same bytes.
 
-use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use parking_lot::Mutex;
-use tracing_subscriber::filter::Targets;
-
-use super::{LogFormat, subscriber};
-
-/// Collects what a subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock()).into_owned()
-    }
-}
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Runs `log` with a `format` subscriber at level debug and returns
-/// what it printed.
-pub(crate) fn capture(format: LogFormat, log: impl FnOnce()) -> String {
-    capture_with("debug", format, log)
-}
-
-fn capture_with(filter: &str, format: LogFormat, log: impl FnOnce()) -> String {
-    capture_styled(filter, format, false, log)
-}
-
-/// Runs `log` with a `format` subscriber filtered by `filter`, coloured
-/// when `ansi`, and returns what it printed.
-fn capture_styled(filter: &str, format: LogFormat, ansi: bool, log: impl FnOnce()) -> String {
-    let out = Captured::default();
-    let writer = out.clone();
-    let sub = subscriber(
-        format,
-        filter.parse::<Targets>().unwrap(),
-        ansi,
-        move || writer.clone(),
-    );
-    tracing::subscriber::with_default(sub, log);
-    out.text()
-}
-
-/// Hands `record` to the `log` forwarding `init` installs, as the `log`
-/// macros would.
-fn forward(record: &log::Record<'_>) {
-    log::Log::log(&tracing_log::LogTracer::new(), record);
-}
+use super::{capture_styled, forward};
+use crate::logging::LogFormat;
+use crate::logging::format::write_timestamp;
 
 /// `text` with each RFC 3339 timestamp (`2024-05-06T07:08:09.123456Z`)
 /// replaced by `<TIME>`; panics when there is none.
@@ -233,80 +182,60 @@ fn characterisation() {
 #[test]
 fn prints_what_tracing_subscriber_printed() {
     for (format, ansi, expected) in [
-        (LogFormat::Human, false, include_str!("testdata/human.log")),
+        (
+            LogFormat::Human,
+            false,
+            include_str!("../testdata/human.log"),
+        ),
         (
             LogFormat::Human,
             true,
-            include_str!("testdata/human_ansi.log"),
+            include_str!("../testdata/human_ansi.log"),
         ),
-        (LogFormat::Json, false, include_str!("testdata/json.log")),
+        (LogFormat::Json, false, include_str!("../testdata/json.log")),
     ] {
-        let text = normalise(&capture_styled("debug", format, ansi, characterisation));
+        let text = normalise(&capture_styled("debug", format, ansi, characterisation))
+            // Recorded when these tests were in `logging::tests`.
+            .replace(module_path!(), "kubegen::logging::tests");
         assert_eq!(text, expected, "{format:?} ansi={ansi}");
     }
 }
 
-fn log_in_span() {
-    let span = tracing::info_span!("reconcile", object.key = "ns/a", controller = "demo");
-    let _entered = span.enter();
-    tracing::error!(error = "boom", "reconcile failed");
-}
-
+/// Timestamps are RFC 3339 in UTC with microseconds, as
+/// `tracing_subscriber`'s `SystemTime` printed them: leap days, centuries,
+/// the years 1 and 9999, a signed year past 9999, before 1970.
 #[test]
-fn from_flag_picks_the_format() {
-    assert_eq!(LogFormat::from_flag(true), LogFormat::Json);
-    assert_eq!(LogFormat::from_flag(false), LogFormat::Human);
-}
-
-#[test]
-fn json_lines_carry_span_fields() {
-    let text = capture(LogFormat::Json, log_in_span);
-    let line: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
-    assert_eq!(line["level"], "ERROR");
-    assert_eq!(line["message"], "reconcile failed");
-    assert_eq!(line["error"], "boom");
-    assert_eq!(line["span"]["name"], "reconcile");
-    assert_eq!(line["span"]["object.key"], "ns/a");
-    assert_eq!(line["span"]["controller"], "demo");
-}
-
-#[test]
-fn human_lines_show_span_fields() {
-    let text = capture(LogFormat::Human, log_in_span);
-    assert!(
-        text.contains("reconcile{object.key=\"ns/a\" controller=\"demo\"}"),
-        "{text}"
-    );
-    assert!(text.contains("reconcile failed error=\"boom\""), "{text}");
-}
-
-/// `RUST_LOG` directives select targets by prefix, with a default level
-/// for the rest; span filters are refused (and `init` falls back).
-#[test]
-fn rust_log_directives_filter_by_target() {
-    let log = || {
-        tracing::debug!(target: "my_operator::reconcile", "mine");
-        tracing::debug!(target: "kube_client", "theirs");
-        tracing::warn!(target: "kube_client", "their warning");
+fn timestamps_are_rfc_3339_utc_with_microseconds() {
+    let at = |secs: i64, micros: u64| {
+        let offset = Duration::from_secs(secs.unsigned_abs());
+        let time = if secs >= 0 {
+            UNIX_EPOCH + offset
+        } else {
+            UNIX_EPOCH - offset
+        };
+        let mut out = String::new();
+        write_timestamp(&mut out, time + Duration::from_micros(micros));
+        out
     };
-    let text = capture_with("my_operator=debug,warn", LogFormat::Human, log);
-    assert!(
-        text.contains("mine") && text.contains("their warning"),
-        "{text}"
-    );
-    assert!(!text.contains("theirs"), "{text}");
-    let text = capture_with("my_operator=debug", LogFormat::Human, log);
-    assert!(
-        text.contains("mine") && !text.contains("their warning"),
-        "{text}"
-    );
-    assert!(super::parse_filter("[reconcile{key}]=debug").is_err());
-    assert!(super::parse_filter("my_operator=debug,warn").is_ok());
-    assert!(super::parse_filter("my_operator=loud").is_err());
-}
-
-#[test]
-fn init_is_idempotent() {
-    let _ = super::init(LogFormat::Human);
-    assert!(!super::init(LogFormat::Json));
+    for (secs, micros, expected) in [
+        (0, 0, "1970-01-01T00:00:00.000000Z"),
+        (1_709_251_199, 999_999, "2024-02-29T23:59:59.999999Z"),
+        (951_868_800, 1, "2000-03-01T00:00:00.000001Z"),
+        (4_133_939_405, 123_456, "2100-12-31T12:30:05.123456Z"),
+        (-2_203_891_200, 0, "1900-03-01T00:00:00.000000Z"),
+        (-62_135_596_800, 0, "0001-01-01T00:00:00.000000Z"),
+        (253_402_300_799, 999_999, "9999-12-31T23:59:59.999999Z"),
+        (253_402_300_800, 0, "+10000-01-01T00:00:00.000000Z"),
+        (-2, 500_000, "1969-12-31T23:59:58.500000Z"),
+    ] {
+        assert_eq!(at(secs, micros), expected, "{secs}s {micros}µs");
+    }
+    // Nanoseconds are cut, not rounded.
+    let mut out = String::new();
+    write_timestamp(&mut out, UNIX_EPOCH + Duration::from_nanos(1_999));
+    assert_eq!(out, "1970-01-01T00:00:00.000001Z");
+    // And the clock is read per line.
+    let mut now = String::new();
+    write_timestamp(&mut now, SystemTime::now());
+    assert_eq!(normalise(&now), "<TIME>");
 }
