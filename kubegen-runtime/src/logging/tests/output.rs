@@ -105,30 +105,33 @@ fn with_record(level: log::Level, target: &str, message: &str, f: impl FnOnce(&l
         .build());
 }
 
-/// `log` records pass the filter by their own target and level and are
-/// printed under that target, inside the current span.
+/// `log` records pass the filter by their own target and level (trace
+/// included) and are printed under that target, inside the current span.
 #[test]
 fn log_records_are_filtered_and_printed_as_events() {
     let log = || {
         with_record(log::Level::Info, "rustls::conn", "quiet info", forward);
         with_record(log::Level::Warn, "rustls::conn", "loud warning", forward);
         with_record(log::Level::Debug, "other", "other debug", forward);
+        with_record(log::Level::Trace, "chatty", "chatty trace", forward);
         tracing::info_span!("reconcile", key = "ns/a").in_scope(|| {
             with_record(log::Level::Info, "other", "other info", forward);
         });
     };
-    let text = capture_with("rustls=warn,info", LogFormat::Human, log);
+    let filter = "rustls=warn,info,chatty=trace";
+    let text = capture_with(filter, LogFormat::Human, log);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
+    assert_eq!(lines.len(), 3, "{text}");
     assert!(
         lines[0].ends_with("  WARN rustls::conn: loud warning"),
         "{text}"
     );
+    assert!(lines[1].ends_with(" TRACE chatty: chatty trace"), "{text}");
     assert!(
-        lines[1].ends_with("  INFO reconcile{key=\"ns/a\"}: other: other info"),
+        lines[2].ends_with("  INFO reconcile{key=\"ns/a\"}: other: other info"),
         "{text}"
     );
-    let text = capture_with("rustls=warn,info", LogFormat::Json, log);
+    let text = capture_with(filter, LogFormat::Json, log);
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(first["target"], "rustls::conn");
     assert_eq!(first["level"], "WARN");

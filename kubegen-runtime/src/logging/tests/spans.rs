@@ -114,6 +114,35 @@ fn threads_keep_their_own_span_stacks() {
     assert_eq!(live(&dispatch), 0);
 }
 
+/// Spans entered through one subscriber are not the current spans of
+/// another one on the same thread (ids of different subscribers collide).
+#[test]
+fn subscribers_on_one_thread_keep_their_spans_apart() {
+    let (outer, outer_out) = logger();
+    let (inner, inner_out) = logger();
+    tracing::dispatcher::with_default(&outer, || {
+        let _span = info_span!("outer_only").entered();
+        tracing::dispatcher::with_default(&inner, || {
+            // The inner subscriber's first span has the outer one's id.
+            let _unentered = info_span!("unentered");
+            assert_eq!(Span::current().metadata(), None);
+            info!("in the inner subscriber");
+        });
+        info!("in the outer subscriber");
+    });
+    let (outer_text, inner_text) = (outer_out.text(), inner_out.text());
+    assert!(
+        inner_text.ends_with(" kubegen::logging::tests::spans: in the inner subscriber\n")
+            && !inner_text.contains("outer_only"),
+        "{inner_text}"
+    );
+    assert!(
+        outer_text
+            .ends_with(" outer_only: kubegen::logging::tests::spans: in the outer subscriber\n"),
+        "{outer_text}"
+    );
+}
+
 /// Fields recorded after a span was created show up: appended in human
 /// output, replacing the earlier value in JSON.
 #[test]
