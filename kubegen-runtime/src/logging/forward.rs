@@ -8,6 +8,7 @@
 
 use std::sync::Once;
 
+use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
 use tracing::{Dispatch, Event, Level, Metadata, Value, dispatcher};
 use tracing_core::callsite::{self, Callsite};
@@ -69,9 +70,10 @@ fn callsite(level: log::Level) -> &'static LogCallsite {
     }
 }
 
-/// Whether an event is a forwarded `log` record.
-pub(crate) fn is_log_event(metadata: &Metadata<'_>) -> bool {
-    [
+/// The target of the `log` record `event` forwards, if it forwards one.
+pub(crate) fn record_target(event: &Event<'_>) -> Option<String> {
+    let callsite = event.metadata().callsite();
+    let forwarded = [
         &TRACE_CALLSITE,
         &DEBUG_CALLSITE,
         &INFO_CALLSITE,
@@ -79,7 +81,26 @@ pub(crate) fn is_log_event(metadata: &Metadata<'_>) -> bool {
         &ERROR_CALLSITE,
     ]
     .into_iter()
-    .any(|c| metadata.callsite() == identify_callsite!(c))
+    .any(|c| callsite == identify_callsite!(c));
+    if !forwarded {
+        return None;
+    }
+    let mut target = RecordTarget(None);
+    event.record(&mut target);
+    target.0
+}
+
+/// Picks the `log.target` field.
+struct RecordTarget(Option<String>);
+
+impl Visit for RecordTarget {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "log.target" {
+            self.0 = Some(value.to_owned());
+        }
+    }
+
+    fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }
 
 /// The `log::Log` that forwards records to the current subscriber.

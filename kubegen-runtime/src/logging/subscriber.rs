@@ -5,7 +5,6 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::time::SystemTime;
 
-use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -108,19 +107,13 @@ impl<M> Logger<M> {
     fn format(&self, out: &mut String, event: &Event<'_>) {
         let metadata = event.metadata();
         // A forwarded `log` record names its own target.
-        let log_target = forward::is_log_event(metadata)
-            .then(|| {
-                let mut target = LogTarget(None);
-                event.record(&mut target);
-                target.0
-            })
-            .flatten();
+        let log_target = forward::record_target(event);
         let target = log_target.as_deref().unwrap_or(metadata.target());
         let now = SystemTime::now();
         match self.format {
             LogFormat::Human => {
                 if self.ansi {
-                    out.push_str("\x1b[2m");
+                    out.push_str("\x1b[2m"); // dimmed, as `paint` writes it
                     format::write_timestamp(out, now);
                     out.push_str("\x1b[0m");
                 } else {
@@ -143,19 +136,6 @@ impl<M> Logger<M> {
         }
         out.push('\n');
     }
-}
-
-/// The `log.target` field of a forwarded `log` record.
-struct LogTarget(Option<String>);
-
-impl Visit for LogTarget {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if field.name() == "log.target" {
-            self.0 = Some(value.to_owned());
-        }
-    }
-
-    fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }
 
 thread_local! {
