@@ -56,7 +56,7 @@ serde_json = "1"
 # gets: +7 s for kubegen-runtime alone); a user's crate takes kubegen from
 # crates.io. So each kubegen crate gets the profile a registry crate
 # builds with, as kube's crates get it in the other crate.
-KUBEGEN_CRATES = ["kubegen-runtime", "kubegen-derive", "kubegen-codegen", "kubegen-core"]
+KUBEGEN_CRATES = ["kubegen-runtime", "kubegen-engine", "kubegen-derive", "kubegen-codegen", "kubegen-core"]
 REGISTRY_PROFILE = "".join(f'\n[profile.dev.package."{c}"]\nincremental = false\n' for c in KUBEGEN_CRATES)
 
 KUBEGEN_MAIN = """use kubegen::{CustomResource, KubeSchema};

@@ -20,7 +20,7 @@ top-level module of the crate must be on exactly one floor, every name on a
 floor must be a top-level module, and a module may import only from its own
 floor or the floors below (the crate root, which re-exports, is above them
 all). A violation names the file:line of the offending path, both modules
-and their floors. kubegen-runtime's table is the one in ARCHITECTURE.md.
+and their floors. kubegen-engine's table is the one in ARCHITECTURE.md.
 
 Usage: check-import-cycles.py [--floors CRATE_DIR=FILE.md]... CRATE_DIR...
        check-import-cycles.py --self-test

@@ -73,53 +73,14 @@
 //!   storage version, then trim `status.storedVersions`);
 //! - ground floor: [`api_errors`] (the apiserver's failure predicates).
 //!
-//! Which module may use which is the floors table of the repository's
-//! ARCHITECTURE.md, the one statement of the floors (`make cycles` checks
-//! it).
+//! All of it but the derive macros and `testing` is kubegen-engine's,
+//! re-exported here item for item: the engine is a crate of its own so
+//! that Cargo compiles it while it compiles the derive, which a crate
+//! re-exporting the macros would wait for.
 
-pub mod api_errors;
-pub mod apply;
-pub mod client;
-pub mod conditions;
-pub mod controller;
-pub mod conversion;
-mod duration_histogram;
-pub mod events;
-pub mod factory;
-mod fast_hash;
-pub mod finalizer;
-pub mod informer;
-mod jitter;
-mod kube_schema;
-pub mod leader_election;
-pub mod lister;
-pub mod logging;
-pub mod manager;
-pub mod ownership;
-pub mod protobuf;
-pub mod server;
-pub mod storage_migration;
-pub mod store;
-pub mod workqueue;
+#[doc(inline)]
+pub use kubegen_engine::*;
 
-pub use client::{Error as ClientError, ResourceClient};
-pub use controller::{
-    Action, Controller, ControllerBuilder, ControllerError, Predicate, shutdown_signal,
-};
-pub use events::{EventRecorder, EventType};
-pub use factory::{FactoryBuilder, SharedInformerFactory};
-pub use finalizer::{FinalizerError, FinalizerEvent, FinalizerOutcome, finalizer};
-pub use leader_election::LeaderElectionConfig;
-pub use lister::Lister;
-pub use manager::{Manager, ManagerBuilder, ManagerError};
-pub use server::{ServingCert, WebhookServer};
-pub use workqueue::{RateLimiter, WorkQueue};
-
-pub use k8s_openapi;
-pub use kube;
-pub use kube_schema::{CustomResourceExt, KubeSchema};
-pub use kubegen_core::crd::{CrdError, merge_crds};
-pub use kubegen_core::schema::SchemaError;
 #[cfg(feature = "derive")]
 pub use kubegen_derive::*;
 
@@ -130,16 +91,3 @@ pub use kubegen_derive::*;
 /// no Go. See the `kubegen-fake` crate for what it does and does not do.
 #[cfg(feature = "testing")]
 pub use kubegen_fake as testing;
-
-/// Support for derive-generated code; not a public API.
-#[doc(hidden)]
-pub mod __private {
-    pub use ::serde;
-    pub use ::serde_json;
-    pub use kubegen_core::crd::CrdError;
-    pub use kubegen_core::model::ResourceModel;
-    pub use kubegen_core::rt::*;
-    pub use kubegen_core::schema::SchemaError;
-
-    pub use crate::kube_schema::{crd_decode, schemars_schema};
-}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes kubegen-runtime/src/protobuf/fields.rs, the protobuf field table of
+# Writes kubegen-engine/src/protobuf/fields.rs, the protobuf field table of
 # the built-in types, from the Go types (cmd/table, built from the Go module
 # proxy). With --check, fails if the checked-in table differs instead.
 set -euo pipefail
@@ -13,7 +13,7 @@ trap 'rm -f "$tmp"' EXIT
 (cd "$here" && go run ./cmd/table) > "$tmp"
 if [[ "${1:-}" == "--check" ]]; then
   if ! cmp -s "$tmp" "$table"; then
-    echo "[protobuf-table] $table is stale; run kubegen-runtime/protobuf/table.sh" >&2
+    echo "[protobuf-table] $table is stale; run kubegen-engine/protobuf/table.sh" >&2
     exit 1
   fi
   echo "[protobuf-table] up to date"

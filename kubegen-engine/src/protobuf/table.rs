@@ -1,5 +1,5 @@
 //! The shape of the field table (`fields.rs`, written by
-//! `kubegen-runtime/protobuf/cmd/table` from the Go types): what a protobuf
+//! `kubegen-engine/protobuf/cmd/table` from the Go types): what a protobuf
 //! message's fields are called in JSON, how each is held in Go, and when
 //! encoding/json leaves it out.
 

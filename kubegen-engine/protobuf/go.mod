@@ -1,7 +1,7 @@
 // The Go side of kubegen-runtime's protobuf decoder for built-in types:
 // cmd/table writes the field table the Rust decoder reads
 // (src/protobuf/fields.rs) from the Go types themselves; table.sh runs it.
-module kubegen.local/kubegen-runtime/protobuf
+module kubegen.local/kubegen-engine/protobuf
 
 go 1.26.0
 

@@ -1,0 +1,71 @@
+//! kubegen-engine: the runtime of kubegen's operators — clients,
+//! informers, listers, the workqueue, controllers, leader election,
+//! events, finalizers, servers, conversion and storage migration.
+//!
+//! Operators do not depend on this crate: they depend on
+//! `kubegen-runtime` (library `kubegen`), which re-exports all of it,
+//! item for item, beside the derive macros. The two are apart so that
+//! Cargo compiles this crate while it compiles the derive (a crate that
+//! re-exports a procedural macro cannot start before it is built), as
+//! kube-runtime compiles beside kube-derive under the `kube` facade. The
+//! examples in these docs name the facade, as operators do: `kubegen::…`.
+//!
+//! Which module may use which is the floors table of the repository's
+//! ARCHITECTURE.md, the one statement of the floors (`make cycles` checks
+//! it).
+
+pub mod api_errors;
+pub mod apply;
+pub mod client;
+pub mod conditions;
+pub mod controller;
+pub mod conversion;
+mod duration_histogram;
+pub mod events;
+pub mod factory;
+mod fast_hash;
+pub mod finalizer;
+pub mod informer;
+mod jitter;
+mod kube_schema;
+pub mod leader_election;
+pub mod lister;
+pub mod logging;
+pub mod manager;
+pub mod ownership;
+pub mod protobuf;
+pub mod server;
+pub mod storage_migration;
+pub mod store;
+pub mod workqueue;
+
+pub use client::{Error as ClientError, ResourceClient};
+pub use controller::{
+    Action, Controller, ControllerBuilder, ControllerError, Predicate, shutdown_signal,
+};
+pub use events::{EventRecorder, EventType};
+pub use factory::{FactoryBuilder, SharedInformerFactory};
+pub use finalizer::{FinalizerError, FinalizerEvent, FinalizerOutcome, finalizer};
+pub use leader_election::LeaderElectionConfig;
+pub use lister::Lister;
+pub use manager::{Manager, ManagerBuilder, ManagerError};
+pub use server::{ServingCert, WebhookServer};
+pub use workqueue::{RateLimiter, WorkQueue};
+
+pub use k8s_openapi;
+pub use kube;
+pub use kube_schema::{CustomResourceExt, KubeSchema};
+pub use kubegen_core::crd::{CrdError, merge_crds};
+pub use kubegen_core::schema::SchemaError;
+/// Support for derive-generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::serde;
+    pub use ::serde_json;
+    pub use kubegen_core::crd::CrdError;
+    pub use kubegen_core::model::ResourceModel;
+    pub use kubegen_core::rt::*;
+    pub use kubegen_core::schema::SchemaError;
+
+    pub use crate::kube_schema::{crd_decode, schemars_schema};
+}
