@@ -2,7 +2,9 @@
 """Times `kubegen generate` against the Go generators on the same API.
 
 Builds the kubegen CLI (release), installs controller-gen and code-generator
-(client-gen, lister-gen, informer-gen) from the Go module proxy into
+(applyconfiguration-gen, client-gen, lister-gen, informer-gen: what
+`kubegen generate` writes, typed apply configurations included) from the
+Go module proxy into
 ~/.cache/kubegen/go-tools/<versions>/bin, writes the synthetic 50-kind API
 (synthetic_api.py) in both languages, runs every generator RUNS times after
 one warm-up run and prints median wall times side by side. Then times
@@ -44,6 +46,7 @@ def install_go_tools():
         "client-gen": f"k8s.io/code-generator/cmd/client-gen@{CODE_GENERATOR}",
         "lister-gen": f"k8s.io/code-generator/cmd/lister-gen@{CODE_GENERATOR}",
         "informer-gen": f"k8s.io/code-generator/cmd/informer-gen@{CODE_GENERATOR}",
+        "applyconfiguration-gen": f"k8s.io/code-generator/cmd/applyconfiguration-gen@{CODE_GENERATOR}",
     }
     env = dict(os.environ, GOBIN=str(bin_dir), GOTOOLCHAIN="local", CGO_ENABLED="0")
     for name, module in tools.items():
@@ -125,9 +128,16 @@ def main():
 
     controller_gen = [go_bin / "controller-gen", f"object:headerFile={header}", "crd",
                       "paths=./apis/...", "output:crd:dir=config/crd"]
+    # kubegen generate writes typed apply configurations for server-side
+    # apply, and a clientset whose clients apply them: the Go side of the
+    # same output is applyconfiguration-gen and client-gen told of it.
+    applyconfiguration_gen = [go_bin / "applyconfiguration-gen", "--go-header-file", header,
+                              "--output-dir", "generated/applyconfiguration",
+                              "--output-pkg", "example.com/synthetic/generated/applyconfiguration", *pkgs]
     client_gen = [go_bin / "client-gen", "--go-header-file", header, "--clientset-name", "versioned",
                   "--input-base", "", "--output-dir", "generated/clientset",
-                  "--output-pkg", "example.com/synthetic/generated/clientset"]
+                  "--output-pkg", "example.com/synthetic/generated/clientset",
+                  "--apply-configuration-package", "example.com/synthetic/generated/applyconfiguration"]
     for p in pkgs:
         client_gen += ["--input", p]
     lister_gen = [go_bin / "lister-gen", "--go-header-file", header, "--output-dir", "generated/listers",
@@ -141,14 +151,16 @@ def main():
     timed("controller-gen object+crd", [controller_gen], args.runs, reset_go, go)
     # Each code-generator tool needs deepcopy output present to type-check.
     prepare = lambda: (reset_go(), run(controller_gen, cwd=go))
+    timed("applyconfiguration-gen", [applyconfiguration_gen], args.runs, prepare, go)
     timed("client-gen", [client_gen], args.runs, prepare, go)
     timed("lister-gen", [lister_gen], args.runs, prepare, go)
     timed("informer-gen", [informer_gen], args.runs, prepare, go)
-    go_total = timed("all four, as `make update-codegen` runs them",
-                     [controller_gen, client_gen, lister_gen, informer_gen], args.runs, reset_go, go)
+    go_total = timed("all five, as `make update-codegen` runs them",
+                     [controller_gen, applyconfiguration_gen, client_gen, lister_gen, informer_gen],
+                     args.runs, reset_go, go)
     print(f"ratio: Go generators / kubegen on {kinds} kinds = {go_total / ours:.1f}x")
     print(f"BENCH\tcodegen, {kinds} kinds: kubegen generate vs controller-gen {CONTROLLER_TOOLS} + "
-          f"client/lister/informer-gen {CODE_GENERATOR} (ms)\t{ours * 1000:.1f}\t{go_total * 1000:.1f}\tms")
+          f"applyconfiguration/client/lister/informer-gen {CODE_GENERATOR} (ms)\t{ours * 1000:.1f}\t{go_total * 1000:.1f}\tms")
     shutil.rmtree(work, ignore_errors=True)
     points = [(kinds, ours)]
     for n in [int(x) for x in args.scale.split(",") if x.strip()]:
