@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use kubegen_core::go::time::civil_from_days;
 use tracing::Level;
 use tracing::field::{Field, Visit};
 
@@ -52,7 +53,7 @@ pub(crate) fn write_timestamp(out: &mut String, time: SystemTime) {
         }
     };
     let (days, of_day) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (year, month, day) = civil_date(days);
+    let (year, month, day) = civil_from_days(days);
     if year > 9999 {
         let _ = write!(out, "+{year}");
     } else if year < 0 {
@@ -68,26 +69,6 @@ pub(crate) fn write_timestamp(out: &mut String, time: SystemTime) {
         of_day % 60,
         nanos / 1000,
     );
-}
-
-/// The proleptic Gregorian (year, month, day) `days` after 1970-01-01.
-fn civil_date(days: i64) -> (i64, u32, u32) {
-    // Count from 0000-03-01, so that a leap day ends its 400-year era's
-    // years; years run March to February.
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let of_era = days.rem_euclid(146_097); // [0, 146096]
-    let year_of_era = (of_era - of_era / 1460 + of_era / 36_524 - of_era / 146_096) / 365;
-    let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * of_year + 2) / 153; // [0, 11]
-    let day = (of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// Writes what is formatted into it to a `String`, escaping the control

@@ -2,6 +2,8 @@
 //! in UTC, to the second or to the microsecond, from protobuf's
 //! `Timestamp { seconds, nanos }`.
 
+use kubegen_core::go::time::civil_from_days;
+
 use super::Error;
 
 /// Go's zero `time.Time` (January 1, year 1, UTC) in Unix seconds; both
@@ -56,6 +58,7 @@ pub(super) fn rfc3339(seconds: i64, micros: Option<u32>) -> Result<Rfc3339, Erro
     let days = seconds.div_euclid(86_400);
     let second_of_day = seconds.rem_euclid(86_400) as u32;
     let (year, month, day) = civil_from_days(days);
+    let (month, day) = (month as u32, day as u32);
     if !(0..=9999).contains(&year) {
         return Err(Error::new(format!(
             "a time in year {year}, outside RFC 3339"
@@ -82,22 +85,6 @@ pub(super) fn rfc3339(seconds: i64, micros: Option<u32>) -> Result<Rfc3339, Erro
     }
     out.push(b'Z');
     Ok(out)
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ use std::net::IpAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
+use kubegen_core::go::time::civil_from_days;
 use ring::rand::{SecureRandom as _, SystemRandom};
 use ring::signature::{ECDSA_P256_SHA256_ASN1_SIGNING, EcdsaKeyPair, KeyPair as _};
 
@@ -337,7 +338,7 @@ fn named_bits(bits: &[u8]) -> Vec<u8> {
 /// GeneralizedTime (`YYYYMMDDHHMMSSZ`) outside them (RFC 5280
 /// §4.1.2.5); `unix` is seconds since 1970, UTC.
 fn time(unix: i64) -> Vec<u8> {
-    let (year, month, day) = civil(unix.div_euclid(DAY));
+    let (year, month, day) = civil_from_days(unix.div_euclid(DAY));
     let second = unix.rem_euclid(DAY);
     let clock = format!(
         "{month:02}{day:02}{:02}{:02}{:02}Z",
@@ -350,27 +351,6 @@ fn time(unix: i64) -> Vec<u8> {
     } else {
         tlv(0x18, format!("{year:04}{clock}").as_bytes())
     }
-}
-
-/// The proleptic Gregorian date (year, month, day) `days` after
-/// 1970-01-01: counted in 400-year eras of 146,097 days from 0000-03-01,
-/// with March first in the year so the leap day is the year's last.
-fn civil(days: i64) -> (i64, i64, i64) {
-    let since_0000_03_01 = days + 719_468;
-    let era = since_0000_03_01.div_euclid(146_097);
-    let day_of_era = since_0000_03_01.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    };
-    let year = era * 400 + year_of_era + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
