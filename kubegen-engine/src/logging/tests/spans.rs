@@ -132,13 +132,15 @@ fn subscribers_on_one_thread_keep_their_spans_apart() {
     });
     let (outer_text, inner_text) = (outer_out.text(), inner_out.text());
     assert!(
-        inner_text.ends_with(" kubegen::logging::tests::spans: in the inner subscriber\n")
+        inner_text.ends_with(&format!(" {}: in the inner subscriber\n", module_path!()))
             && !inner_text.contains("outer_only"),
         "{inner_text}"
     );
     assert!(
-        outer_text
-            .ends_with(" outer_only: kubegen::logging::tests::spans: in the outer subscriber\n"),
+        outer_text.ends_with(&format!(
+            " outer_only: {}: in the outer subscriber\n",
+            module_path!()
+        )),
         "{outer_text}"
     );
 }
@@ -248,7 +250,10 @@ fn logging_from_debug_impls_prints_whole_lines() {
                 "{text}"
             );
             assert!(
-                lines[3].ends_with(" s{created=noisy later=noisy}: kubegen::logging::tests::spans: outer event value=noisy"),
+                lines[3].ends_with(&format!(
+                    " s{{created=noisy later=noisy}}: {}: outer event value=noisy",
+                    module_path!()
+                )),
                 "{text}"
             );
         }
