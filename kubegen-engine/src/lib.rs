@@ -35,6 +35,7 @@ pub mod manager;
 pub mod ownership;
 pub mod protobuf;
 pub mod server;
+pub mod sharding;
 pub mod storage_migration;
 pub mod store;
 pub mod workqueue;

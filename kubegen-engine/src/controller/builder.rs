@@ -19,7 +19,9 @@ use super::source::{
     InformerSource, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
 };
 use super::worker::{DeletedFn, ReconcileFn, Worker};
-use crate::informer::Informer;
+use crate::factory::ApiScope;
+use crate::informer::{Informer, ShardError};
+use crate::sharding::{ShardBy, Shards};
 use crate::store::ObjectKey;
 use crate::workqueue::{RateLimiter, WorkQueue};
 
@@ -44,6 +46,10 @@ pub struct ControllerBuilder<K> {
     metrics: Option<ControllerMetrics>,
     shutdown_deadline: Duration,
     on_deleted: Option<DeletedFn>,
+    shards: Option<Shards>,
+    /// Shards the owned informers by their controller owner.
+    owned: Vec<Box<dyn FnOnce(&Shards) -> Result<(), ShardError> + Send>>,
+    sharding_error: Option<ShardError>,
 }
 
 impl<K> Debug for ControllerBuilder<K> {
@@ -77,6 +83,9 @@ where
             metrics: None,
             shutdown_deadline: DEFAULT_SHUTDOWN_DEADLINE,
             on_deleted: None,
+            shards: None,
+            owned: Vec::new(),
+            sharding_error: None,
         }
     }
 }
@@ -106,6 +115,10 @@ where
         K::Scope: 'static,
     {
         let owner = OwnerType::of::<K>();
+        let owned = informer.clone();
+        self.owned.push(Box::new(move |shards: &Shards| {
+            owned.shard_by_owner(shards)
+        }));
         self.secondaries.push(Box::new(move |queue: &KeyQueue| {
             let handler = OwnedHandler {
                 queue: queue.clone(),
@@ -133,6 +146,31 @@ where
             };
             Box::new(InformerSource::new(informer, handler)) as Box<dyn Source>
         }));
+        self
+    }
+
+    /// Shards the controller (see [`crate::sharding`]): its primary
+    /// informer caches only the objects of the partitions `shards` holds
+    /// (filtered by the apiserver when it can), its
+    /// [owned](Self::owns) informers only the objects whose controller
+    /// owner is in them, and a key is reconciled only while its partition
+    /// is acted on — under a permit that a handover waits for (or abandons
+    /// after its timeout). A sharded controller runs on every replica, not
+    /// only the leader. Informers given to [`watches`](Self::watches) are
+    /// not sharded: they see every object, and the keys they map to are
+    /// reconciled where their partition is held.
+    ///
+    /// The informers must not have started; [`Controller::run`] fails if
+    /// they have.
+    #[must_use]
+    pub fn shards(mut self, shards: &Shards) -> Self
+    where
+        K::Scope: ApiScope,
+    {
+        if let Err(error) = self.primary.shard(shards, ShardBy::Uid) {
+            self.sharding_error.get_or_insert(error);
+        }
+        self.shards = Some(shards.clone());
         self
     }
 
@@ -229,6 +267,14 @@ where
         let mut sources: Vec<Box<dyn Source>> =
             vec![Box::new(InformerSource::new(self.primary.clone(), primary))];
         sources.extend(self.secondaries.into_iter().map(|source| source(&queue)));
+        let mut sharding_error = self.sharding_error;
+        if let Some(shards) = &self.shards {
+            for shard in self.owned {
+                if let Err(error) = shard(shards) {
+                    sharding_error.get_or_insert(error);
+                }
+            }
+        }
         let name: Arc<str> = self.name.into();
         let worker = Worker {
             metrics: self.metrics.as_ref().map(|m| m.series(&name, self.workers)),
@@ -238,12 +284,14 @@ where
             reconcile,
             on_deleted: self.on_deleted,
             stopping: AtomicBool::new(false),
+            shards: self.shards,
         };
         Controller::new(
             Arc::new(worker),
             sources,
             self.workers,
             self.shutdown_deadline,
+            sharding_error,
         )
     }
 }

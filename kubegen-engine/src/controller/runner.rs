@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 
 use super::source::Source;
 use super::worker::{Worker, run_workers};
+use crate::informer::ShardError;
 use crate::store::ObjectKey;
 use crate::workqueue::WorkQueue;
 
@@ -28,6 +29,15 @@ pub enum ControllerError {
         /// The resource names of the informers that did not sync.
         resources: Vec<String>,
     },
+    /// An informer of a [sharded](super::ControllerBuilder::shards)
+    /// controller could not be sharded.
+    #[error("controller {controller}: {source}")]
+    Sharding {
+        /// The controller's name.
+        controller: String,
+        /// Why.
+        source: ShardError,
+    },
 }
 
 /// A controller: keys of the primary resource `K` flow from informer
@@ -41,6 +51,8 @@ pub struct Controller<K> {
     sources: Vec<Box<dyn Source>>,
     workers: usize,
     shutdown_deadline: Duration,
+    /// Why an informer could not be sharded, reported by `run`.
+    sharding_error: Option<ShardError>,
 }
 
 impl<K> Debug for Controller<K> {
@@ -66,13 +78,21 @@ where
         sources: Vec<Box<dyn Source>>,
         workers: usize,
         shutdown_deadline: Duration,
+        sharding_error: Option<ShardError>,
     ) -> Self {
         Controller {
             worker,
             sources,
             workers,
             shutdown_deadline,
+            sharding_error,
         }
+    }
+
+    /// Whether it reconciles only the partitions its shards act on (see
+    /// [`ControllerBuilder::shards`](super::ControllerBuilder::shards)).
+    pub fn is_sharded(&self) -> bool {
+        self.worker.shards.is_some()
     }
 
     /// The controller's name.
@@ -111,9 +131,17 @@ where
     /// a [`Leadership::lost`](crate::leader_election::Leadership::lost), or
     /// any future.
     ///
-    /// Fails when an informer is shut down before its cache synced.
+    /// Fails when an informer is shut down before its cache synced, or
+    /// could not be sharded.
     pub async fn run(self, shutdown: impl Future) -> Result<(), ControllerError> {
         let name = self.worker.name.clone();
+        if let Some(source) = self.sharding_error {
+            self.worker.queue.shutdown();
+            return Err(ControllerError::Sharding {
+                controller: name.to_string(),
+                source,
+            });
+        }
         for source in &self.sources {
             source.start();
         }

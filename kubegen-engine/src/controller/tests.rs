@@ -387,6 +387,7 @@ fn worker(
         on_deleted: None,
         metrics: metrics.map(|m| m.series("demo", 1)),
         stopping: AtomicBool::new(false),
+        shards: None,
     })
 }
 
@@ -585,6 +586,7 @@ async fn one_key_is_never_reconciled_twice_at_once() {
         on_deleted: None,
         metrics: None,
         stopping: AtomicBool::new(false),
+        shards: None,
     });
     let (stop, task) = spawn_workers(&worker, 4, Duration::from_secs(1));
     for round in 0..200 {

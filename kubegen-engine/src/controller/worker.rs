@@ -20,6 +20,7 @@ use super::metrics::Series;
 use super::source::KeyQueue;
 use super::{Action, ReconcileResult};
 use crate::lister::Lister;
+use crate::sharding::Shards;
 use crate::store::ObjectKey;
 
 /// The reconcile function with the user's context bound and its error
@@ -40,6 +41,8 @@ pub(super) struct Worker<K> {
     pub(super) metrics: Option<Series>,
     /// Set at shutdown: keys handed out from then on are not reconciled.
     pub(super) stopping: AtomicBool,
+    /// The partitions a sharded controller may act on.
+    pub(super) shards: Option<Shards>,
 }
 
 impl<K: Resource + Send + Sync + 'static> Worker<K> {
@@ -81,10 +84,33 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
             }
             return;
         };
+        let mut permit = match &self.shards {
+            None => None,
+            Some(shards) => match obj.meta().uid.as_deref().and_then(|uid| shards.enter(uid)) {
+                Some(permit) => Some(permit),
+                None => {
+                    tracing::debug!("not in a partition this replica acts on; not reconciled");
+                    self.queue.forget(key);
+                    return;
+                }
+            },
+        };
         let _busy = self.metrics.as_ref().map(Series::busy);
         let started = Instant::now();
         let reconcile = self.reconcile.clone();
-        let outcome = catch_panic(async move { reconcile(obj).await }).await;
+        let reconcile = catch_panic(async move { reconcile(obj).await });
+        let outcome = match &mut permit {
+            None => reconcile.await,
+            Some(permit) => tokio::select! {
+                outcome = reconcile => outcome,
+                () = permit.abandoned() => {
+                    tracing::warn!("partition handed over; reconcile abandoned");
+                    self.queue.forget(key);
+                    return;
+                }
+            },
+        };
+        drop(permit);
         let result = match outcome {
             Ok(Ok(action)) => {
                 self.queue.forget(key);

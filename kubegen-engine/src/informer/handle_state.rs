@@ -11,6 +11,7 @@ use tokio::task::JoinHandle;
 
 use super::config::InformerConfig;
 use super::processor::Processor;
+use super::sharded::InformerShard;
 use crate::store::Store;
 
 /// State shared by the handles and the watch task.
@@ -28,6 +29,11 @@ pub(super) struct Shared<K> {
     pub(super) processor: Mutex<Processor<K>>,
     pub(super) state: watch::Sender<Lifecycle>,
     pub(super) control: Mutex<Control>,
+    /// How the informer is sharded, if it is; read when the watch starts.
+    pub(super) shard: Mutex<Option<InformerShard<K>>>,
+    /// Whether the apiserver filters the sharded informer's lists and
+    /// watches, once the watch has found out.
+    pub(super) server_side: Mutex<Option<bool>>,
 }
 
 /// Whether the cache has synced and whether the informer has stopped, as

@@ -24,6 +24,7 @@ mod metrics;
 mod processor;
 mod protobuf_watch;
 mod received;
+mod sharded;
 #[cfg(test)]
 mod tests;
 mod watch;
@@ -43,11 +44,15 @@ pub use config::{InformerConfig, Transform, strip_managed_fields};
 pub use handler::{EventHandler, HandlerFns, HandlerRegistration};
 pub use metrics::InformerMetrics;
 pub use protobuf_watch::watcher as protobuf_watcher;
+pub use sharded::ShardError;
 
+use crate::factory::ApiScope;
 use crate::lister::Lister;
+use crate::sharding::{ShardBy, Shards};
 use crate::store::{CacheError, IndexFn, Store};
 use handle_state::{Control, Lifecycle, Shared};
 use processor::Processor;
+use sharded::InformerShard;
 
 /// A metadata-only informer: it lists and watches `PartialObjectMetadata`
 /// (name, labels, owner references, ...) instead of whole objects, which
@@ -181,6 +186,8 @@ where
             processor: Mutex::new(Processor::new()),
             state,
             control: Mutex::new(Control::default()),
+            shard: Mutex::new(None),
+            server_side: Mutex::new(None),
         });
         Informer {
             owner: Arc::new(Owner { shared }),
@@ -249,6 +256,73 @@ where
     /// Whether [`Informer::start`] was called.
     pub fn is_started(&self) -> bool {
         self.shared().control.lock().started
+    }
+
+    /// Caches only the objects of the partitions `shards` holds, placed by
+    /// `by`, and lists again whenever they change (see
+    /// [`crate::sharding`]). With [`ShardBy::Uid`](crate::sharding::ShardBy::Uid)
+    /// the lists and watches carry the apiserver's `shardSelector` when it
+    /// filters ([`ServerSideFiltering`](crate::sharding::ServerSideFiltering));
+    /// otherwise every event is received and those of other partitions are
+    /// dropped. While no partition is held the informer watches nothing and
+    /// counts as synced. [`ControllerBuilder::shards`](crate::controller::ControllerBuilder::shards)
+    /// calls it for a controller's informers.
+    ///
+    /// Fails once the informer has started, or when it is already sharded
+    /// by other shards or another key (sharding it again the same way does
+    /// nothing).
+    pub fn shard(&self, shards: &Shards, by: ShardBy) -> Result<(), ShardError>
+    where
+        K::DynamicType: Default,
+        K::Scope: ApiScope,
+    {
+        let namespace = self.shared().api.namespace().map(str::to_string);
+        let rebuild: sharded::Rebuild<K> = Arc::new(move |client| {
+            K::Scope::api::<K>(client, namespace.as_deref(), &K::DynamicType::default())
+        });
+        self.set_shard(shards, by, Some(rebuild))
+    }
+
+    /// For a [sharded](Informer::shard) informer whose watch has started:
+    /// whether the apiserver filters its lists and watches by shard
+    /// (`false`: the informer drops other partitions' events itself).
+    /// `None` before the watch has found out, and for an unsharded
+    /// informer.
+    pub fn filtered_by_server(&self) -> Option<bool> {
+        *self.shared().server_side.lock()
+    }
+
+    /// [`Informer::shard`] by [`ShardBy::ControllerOwner`], which filters
+    /// on the client only and so needs no way to rebuild the `Api`.
+    pub(crate) fn shard_by_owner(&self, shards: &Shards) -> Result<(), ShardError> {
+        self.set_shard(shards, ShardBy::ControllerOwner, None)
+    }
+
+    fn set_shard(
+        &self,
+        shards: &Shards,
+        by: ShardBy,
+        rebuild: Option<sharded::Rebuild<K>>,
+    ) -> Result<(), ShardError> {
+        let shared = self.shared();
+        let control = shared.control.lock();
+        let mut slot = shared.shard.lock();
+        if let Some(current) = &*slot {
+            return if current.by == by && current.shards.same(shards) {
+                Ok(())
+            } else {
+                Err(ShardError::Conflict(shared.name.clone(), current.by))
+            };
+        }
+        if control.started || control.stopped {
+            return Err(ShardError::Started(shared.name.clone()));
+        }
+        *slot = Some(InformerShard {
+            shards: shards.clone(),
+            by,
+            rebuild,
+        });
+        Ok(())
     }
 
     /// Starts the watch task (and the handler tasks) on the current Tokio

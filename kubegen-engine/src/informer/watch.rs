@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use kube::Resource;
 use kube::runtime::watcher::InitialListStrategy;
 use kube::runtime::{WatchStreamExt, watcher};
+use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
@@ -29,6 +29,7 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 use super::handle_state::Shared;
 use super::protobuf_watch::{self, map_event};
 use super::received::{Received, Wire};
+use super::sharded::Scope;
 use crate::store::{Notification, Staged, Store};
 
 /// Runs until `stop` fires (or its sender is dropped).
@@ -57,15 +58,20 @@ type Events<W> = BoxStream<'static, Result<watcher::Event<W>, watcher::Error>>;
 
 /// The watcher `shared`'s informer uses with `config`: protobuf when
 /// `protobuf`, kube's JSON watcher otherwise; with kube's default backoff.
-fn open<K, W>(shared: &Shared<K>, config: &watcher::Config, protobuf: bool) -> Events<W>
+fn open<K, W>(
+    shared: &Shared<K>,
+    api: &Api<K>,
+    config: &watcher::Config,
+    protobuf: bool,
+) -> Events<W>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     W: Received<K>,
 {
     if protobuf {
         let source = protobuf_watch::Source {
-            client: shared.api.clone().into_client(),
-            url: shared.api.resource_url().to_string(),
+            client: api.clone().into_client(),
+            url: api.resource_url().to_string(),
             config: config.clone(),
             keep_managed_fields: !shared.config.strips_managed_fields,
             keep_bytes: keeps_bytes(shared),
@@ -79,11 +85,11 @@ where
             .default_backoff()
             .boxed()
     } else if shared.config.strips_managed_fields {
-        watcher(W::api(&shared.api), config.clone())
+        watcher(W::api(api), config.clone())
             .default_backoff()
             .boxed()
     } else {
-        watcher(shared.api.clone(), config.clone())
+        watcher(api.clone(), config.clone())
             .map_ok(|event| map_event(event, |obj| W::decoded(obj, None)))
             .default_backoff()
             .boxed()
@@ -98,19 +104,38 @@ where
 {
     let mut config = shared.config.watcher.clone();
     let mut protobuf = shared.protobuf;
-    let mut events = open::<K, W>(&shared, &config, protobuf);
+    let shard = shared.shard.lock().clone();
+    let mut scope = match shard {
+        Some(shard) => tokio::select! {
+            biased;
+            _ = &mut stop => return,
+            scope = Scope::resolve(shard, &shared.api, &shared.name) => Some(scope),
+        },
+        None => None,
+    };
+    if let Some(scope) = &scope {
+        *shared.server_side.lock() = Some(scope.server_side());
+    }
+    let mut relist = Relist::default();
+    let mut events = open_scoped::<K, W>(&shared, scope.as_ref(), &config, protobuf, &mut relist);
     let mut resync = shared.config.resync.map(|period| {
         let mut interval = tokio::time::interval_at(Instant::now() + period, period);
         interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
         interval
     });
-    let mut relist = Relist::default();
     loop {
         tokio::select! {
             biased;
             _ = &mut stop => break,
             event = events.next() => match event {
-                Some(Ok(event)) => shared.on_event(event, &mut relist),
+                Some(Ok(event)) => match &scope {
+                    Some(scope) => {
+                        if let Some(event) = scoped(scope, event) {
+                            shared.on_event(event, &mut relist);
+                        }
+                    }
+                    None => shared.on_event(event, &mut relist),
+                },
                 Some(Err(error)) => {
                     if let Some(metrics) = &shared.config.metrics {
                         metrics.inc_watch_restarts(&shared.name);
@@ -131,13 +156,67 @@ where
                     };
                     if falls_back {
                         relist.abandon();
-                        events = open::<K, W>(&shared, &config, protobuf);
+                        events = open_scoped::<K, W>(&shared, scope.as_ref(), &config, protobuf, &mut relist);
                     }
                 }
                 None => break,
             },
             _ = tick(&mut resync) => shared.resync(),
+            () = held_changed(&mut scope) => {
+                tracing::debug!(resource = %shared.name, "partitions held changed; listing again");
+                relist.abandon();
+                events = open_scoped::<K, W>(&shared, scope.as_ref(), &config, protobuf, &mut relist);
+            }
         }
+    }
+}
+
+/// The watcher of `shared`'s informer within `scope`: over the scope's
+/// `Api` (with the shard selector when the apiserver filters); while no
+/// partition is held, none — the cache is emptied and counts as synced.
+fn open_scoped<K, W>(
+    shared: &Shared<K>,
+    scope: Option<&Scope<K>>,
+    config: &watcher::Config,
+    protobuf: bool,
+    relist: &mut Relist<K>,
+) -> Events<W>
+where
+    K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    W: Received<K>,
+{
+    let Some(scope) = scope else {
+        return open::<K, W>(shared, &shared.api, config, protobuf);
+    };
+    match scope.api(&shared.api) {
+        Some(api) => open::<K, W>(shared, &api, config, protobuf),
+        None => {
+            shared.on_event(watcher::Event::<W>::Init, relist);
+            shared.on_event(watcher::Event::<W>::InitDone, relist);
+            futures::stream::pending().boxed()
+        }
+    }
+}
+
+/// `event` kept to the partitions `scope` holds: objects of others are not
+/// listed, and an update of one (which the apiserver does not send when
+/// it filters) is a deletion.
+fn scoped<K, W: Received<K>>(
+    scope: &Scope<K>,
+    event: watcher::Event<W>,
+) -> Option<watcher::Event<W>> {
+    match event {
+        watcher::Event::InitApply(obj) if !scope.keeps(obj.meta()) => None,
+        watcher::Event::Apply(obj) if !scope.keeps(obj.meta()) => Some(watcher::Event::Delete(obj)),
+        event => Some(event),
+    }
+}
+
+/// Resolves when the partitions of `scope` change; never without a scope.
+async fn held_changed<K>(scope: &mut Option<Scope<K>>) {
+    match scope {
+        Some(scope) => scope.changed().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -61,7 +61,7 @@ mod elector;
 mod identity;
 mod lock;
 mod metrics;
-mod record;
+pub(crate) mod record;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -15,11 +15,14 @@ use crate::client::RestClientMetrics;
 use crate::controller::ControllerMetrics;
 use crate::factory::{FactoryBuilder, SharedInformerFactory};
 use crate::informer::InformerMetrics;
-use crate::leader_election::{LeaderElectionConfig, LeaderElectionMetrics, LeaderElectorBuilder};
+use crate::leader_election::{
+    LeaderElectionConfig, LeaderElectionMetrics, LeaderElectorBuilder, default_identity,
+};
 use crate::server::{
     Budget, DelegatedAuth, Limits, MetricsServer, ProbeServer, ReadyFlag, ServingCert,
     SharedRegistry, WebhookPanics, WebhookServerBuilder,
 };
+use crate::sharding::{Coordinator, ShardingConfig, Shards};
 
 /// How long runnables get to return at shutdown by default
 /// (controller-runtime's `GracefulShutdownTimeout`).
@@ -42,6 +45,7 @@ pub struct ManagerBuilder {
     limits: Limits,
     /// The apiserver host the client's requests are counted under.
     rest_client_host: Option<String>,
+    sharding: Option<ShardingConfig>,
 }
 
 impl fmt::Debug for ManagerBuilder {
@@ -55,6 +59,7 @@ impl fmt::Debug for ManagerBuilder {
             .field("warm_standby", &self.warm_standby)
             .field("webhooks", &self.webhooks)
             .field("limits", &self.limits)
+            .field("sharding", &self.sharding)
             .finish_non_exhaustive()
     }
 }
@@ -76,6 +81,7 @@ impl Manager {
             webhooks: None,
             limits: Limits::default(),
             rest_client_host: None,
+            sharding: None,
         }
     }
 }
@@ -101,6 +107,21 @@ impl ManagerBuilder {
     #[must_use]
     pub fn leader_election(mut self, config: LeaderElectionConfig) -> Self {
         self.leader_election = Some(config);
+        self
+    }
+
+    /// Joins the shard set `config` names (see [`crate::sharding`]): this
+    /// replica keeps a member Lease alive, holds the partitions the
+    /// balanced assignment gives it through their Leases, and
+    /// [`Manager::shards`] tells its sharded controllers
+    /// ([`ControllerBuilder::shards`](crate::controller::ControllerBuilder::shards))
+    /// which. Sharded controllers run on every replica. With leader
+    /// election as well, the runnables that need it still run on the
+    /// leader only; without it, [`Manager::run`] refuses runnables that
+    /// need leader election.
+    #[must_use]
+    pub fn sharding(mut self, config: ShardingConfig) -> Self {
+        self.sharding = Some(config);
         self
     }
 
@@ -233,6 +254,16 @@ impl ManagerBuilder {
             }
             None => None,
         };
+        let sharding = match self.sharding {
+            Some(config) => {
+                let partitions = config.validate()?;
+                let identity = config.identity.clone().unwrap_or_else(default_identity);
+                let shards = Shards::new(partitions, identity, config.server_side);
+                let coordinator = Coordinator::new(client.clone(), config, shards.clone());
+                Some((shards, coordinator))
+            }
+            None => None,
+        };
         let caches_synced = ReadyFlag::default();
         let probes = match self.health_probe_addr {
             Some(addr) => {
@@ -310,6 +341,7 @@ impl ManagerBuilder {
             drain_timeout: self.drain_timeout,
             warm_standby: self.warm_standby,
             runnables: Vec::new(),
+            sharding,
         })
     }
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::runnable::BoxError;
 use crate::leader_election::ConfigError;
+use crate::sharding::{ShardingConfigError, ShardingError};
 
 /// Why [`ManagerBuilder::build`](super::ManagerBuilder::build) or
 /// [`Manager::run`](super::Manager::run) failed.
@@ -14,6 +15,19 @@ pub enum ManagerError {
     /// The leader election configuration cannot work.
     #[error(transparent)]
     LeaderElection(#[from] ConfigError),
+    /// The sharding configuration cannot work.
+    #[error(transparent)]
+    ShardingConfig(#[from] ShardingConfigError),
+    /// The shard set's coordination failed; the manager stopped.
+    #[error(transparent)]
+    Sharding(#[from] ShardingError),
+    /// A runnable needs leader election, but the manager shards without
+    /// it: every replica would run it.
+    #[error(
+        "runnable {0} needs leader election, but the manager shards without it and would run it on every replica; \
+         shard it (ControllerBuilder::shards), mark it without_leader_election(), or add leader_election(..)"
+    )]
+    UnshardedRunnable(String),
     /// The probe or metrics server could not listen (or its certificate
     /// could not be loaded).
     #[error("cannot listen on {addr}: {source}")]

@@ -62,6 +62,12 @@ where
         Controller::name(self)
     }
 
+    /// A [sharded](crate::controller::ControllerBuilder::shards) controller
+    /// runs on every replica; others only while this replica leads.
+    fn need_leader_election(&self) -> bool {
+        !self.is_sharded()
+    }
+
     fn warm_up(&self) -> BoxFuture<'static, bool> {
         Controller::warm_up(self)
     }

@@ -24,6 +24,7 @@ use crate::controller::{ControllerMetrics, shutdown_signal};
 use crate::factory::SharedInformerFactory;
 use crate::leader_election::{LeaderElector, LeaderState};
 use crate::server::{MetricsServer, ProbeServer, ReadyFlag, SharedRegistry, WebhookServer};
+use crate::sharding::{Coordinator, ShardingError, Shards};
 
 /// The name of the readiness check that passes once the caches synced.
 pub(super) const CACHES_SYNCED: &str = "caches-synced";
@@ -85,6 +86,8 @@ pub struct Manager {
     /// leads).
     pub(super) warm_standby: bool,
     pub(super) runnables: Vec<Box<dyn Runnable>>,
+    /// This replica's shards and what keeps them current.
+    pub(super) sharding: Option<(Shards, Coordinator)>,
 }
 
 impl fmt::Debug for Manager {
@@ -159,6 +162,13 @@ impl Manager {
         self.elector.as_ref().map(|(elector, _)| elector.state())
     }
 
+    /// The partitions this replica holds, when the manager
+    /// [shards](super::ManagerBuilder::sharding): pass them to
+    /// [`ControllerBuilder::shards`](crate::controller::ControllerBuilder::shards).
+    pub fn shards(&self) -> Option<&Shards> {
+        self.sharding.as_ref().map(|(shards, _)| shards)
+    }
+
     /// Adds a runnable: a [`Controller`](crate::controller::Controller), or
     /// a closure through [`runnable`](super::runnable).
     pub fn add(&mut self, runnable: impl Runnable) {
@@ -195,8 +205,29 @@ impl Manager {
             drain_timeout,
             warm_standby,
             runnables,
+            sharding,
             ..
         } = self;
+        if sharding.is_some()
+            && elector.is_none()
+            && let Some(runnable) = runnables.iter().find(|r| r.need_leader_election())
+        {
+            return Err(ManagerError::UnshardedRunnable(runnable.name().to_owned()));
+        }
+        // The coordinator runs from the start (so that the first lists are
+        // already scoped to the partitions held) until the runnables have
+        // drained; its failure stops the manager.
+        let coordination = sharding.map(|(_, coordinator)| Coordination::start(coordinator));
+        let failed = coordination.as_ref().map(|c| c.failed.clone());
+        let shutdown = async move {
+            match failed {
+                Some(failed) => tokio::select! {
+                    () = shutdown => {}
+                    () = failed.cancelled() => {}
+                },
+                None => shutdown.await,
+            }
+        };
         let server_stop = CancellationToken::new();
         let stopped = || server_stop.clone().cancelled_owned();
         let serving = [
@@ -243,6 +274,10 @@ impl Manager {
             .await
         };
         caches_synced.set(false);
+        let result = match coordination {
+            Some(coordination) => coordination.stop(result).await,
+            None => result,
+        };
         factory.shutdown().await;
         server_stop.cancel();
         let mut served = Ok(());
@@ -257,6 +292,43 @@ impl Manager {
         }
         tracing::info!("manager stopped");
         result.and(served)
+    }
+}
+
+/// The shard coordinator's task.
+struct Coordination {
+    stop: CancellationToken,
+    /// Cancelled when the coordinator failed.
+    failed: CancellationToken,
+    task: JoinHandle<Result<(), ShardingError>>,
+}
+
+impl Coordination {
+    fn start(coordinator: Coordinator) -> Self {
+        let (stop, failed) = (CancellationToken::new(), CancellationToken::new());
+        let (until, on_failure) = (stop.clone(), failed.clone());
+        let task = tokio::spawn(async move {
+            let result = coordinator.run(until).await;
+            if result.is_err() {
+                on_failure.cancel();
+            }
+            result
+        });
+        Coordination { stop, failed, task }
+    }
+
+    /// Stops the coordinator (it releases the partitions) and returns
+    /// `result`, or the coordinator's failure.
+    async fn stop(self, result: Result<(), ManagerError>) -> Result<(), ManagerError> {
+        self.stop.cancel();
+        match self.task.await {
+            Ok(Ok(())) => result,
+            Ok(Err(error)) => Err(ManagerError::Sharding(error)),
+            Err(join) => {
+                tracing::error!(error = %join, "the shard coordinator panicked");
+                result
+            }
+        }
     }
 }
 

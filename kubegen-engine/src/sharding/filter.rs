@@ -1,0 +1,201 @@
+//! How a sharded informer keeps to the partitions held: which uid places
+//! an object ([`ShardBy`]), the client-side test, the apiserver's
+//! `shardSelector` added to the informer's list and watch requests, and the
+//! probe that tells whether the apiserver filters.
+
+use kube::api::ObjectMeta;
+use serde::Deserialize;
+
+use super::partition::{PartitionSet, Partitions};
+
+/// The query parameter of KEP-5866's server-side sharded list and watch.
+pub const SHARD_SELECTOR_PARAM: &str = "shardSelector";
+
+/// Which uid places an object in a partition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardBy {
+    /// Its own `metadata.uid` — the apiserver's shard key, so the apiserver
+    /// can filter (the primary kind of a sharded controller). The uid,
+    /// not `namespace/name`: it is the key the apiserver hashes, and a
+    /// re-created object, a new uid, may land on another replica without
+    /// harm — the old one's work is finished.
+    Uid,
+    /// The uid of its controller owner reference: owned objects follow
+    /// their owner's partition. The apiserver cannot select on it, so these
+    /// informers always filter on the client.
+    ControllerOwner,
+}
+
+impl ShardBy {
+    /// The uid that places `meta`, if any (`ControllerOwner` of an object
+    /// without a controller: none).
+    pub fn uid<'a>(&self, meta: &'a ObjectMeta) -> Option<&'a str> {
+        match self {
+            ShardBy::Uid => meta.uid.as_deref(),
+            ShardBy::ControllerOwner => meta
+                .owner_references
+                .as_ref()?
+                .iter()
+                .find(|owner| owner.controller == Some(true))
+                .map(|owner| owner.uid.as_str()),
+        }
+    }
+
+    /// Whether an object with `meta` belongs to a partition of `held`.
+    pub fn matches(&self, partitions: Partitions, held: &PartitionSet, meta: &ObjectMeta) -> bool {
+        self.uid(meta)
+            .is_some_and(|uid| held.contains(partitions.of_uid(uid)))
+    }
+}
+
+/// `value` percent-encoded for a URL query (everything but RFC 3986's
+/// unreserved characters).
+pub(crate) fn query_escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() * 3);
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// `client` adding `shardSelector=selector` to every GET of the collection
+/// at `path` (the informer's lists and watches).
+pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &str) -> kube::Client {
+    let namespace = client.default_namespace().to_owned();
+    let param = format!("{SHARD_SELECTOR_PARAM}={}", query_escape(selector));
+    let service = tower::service_fn(move |mut request: http::Request<kube::client::Body>| {
+        let client = client.clone();
+        if request.method() == http::Method::GET && request.uri().path() == path {
+            let uri = request.uri();
+            let joined = match uri.query() {
+                Some(query) => format!("{}?{query}&{param}", uri.path()),
+                None => format!("{}?{param}", uri.path()),
+            };
+            match joined.parse() {
+                Ok(uri) => *request.uri_mut() = uri,
+                Err(error) => tracing::error!(%error, "could not add the shard selector"),
+            }
+        }
+        async move { client.send(request).await }
+    });
+    kube::Client::new(service, namespace)
+}
+
+/// Whether the apiserver filters the collection at `path` by shard: a list
+/// of at most one object with a selector of the whole key space comes back
+/// with `metadata.shardInfo` only when the apiserver applied it (Kubernetes
+/// 1.36+ with the `ShardedListAndWatch` feature gate); an apiserver without
+/// it ignores the parameter.
+pub(crate) async fn probe(
+    client: &kube::Client,
+    path: &str,
+    partitions: Partitions,
+) -> Result<bool, kube::Error> {
+    #[derive(Deserialize)]
+    struct List {
+        #[serde(default)]
+        metadata: ListMeta,
+    }
+    #[derive(Deserialize, Default)]
+    struct ListMeta {
+        #[serde(rename = "shardInfo")]
+        shard_info: Option<serde_json::Value>,
+    }
+    let selector = partitions
+        .selector(&partitions.all())
+        .expect("a shard set has at least one partition");
+    let request = http::Request::get(format!(
+        "{path}?limit=1&{SHARD_SELECTOR_PARAM}={}",
+        query_escape(&selector)
+    ))
+    .header(http::header::ACCEPT, "application/json")
+    .body(Vec::new())
+    .map_err(kube::Error::HttpError)?;
+    let list: List = client.request(request).await?;
+    Ok(list.metadata.shard_info.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
+
+    use super::*;
+
+    fn owned(controller: Option<bool>, uid: &str) -> ObjectMeta {
+        ObjectMeta {
+            uid: Some("own-uid".into()),
+            owner_references: Some(vec![OwnerReference {
+                uid: uid.into(),
+                controller,
+                ..OwnerReference::default()
+            }]),
+            ..ObjectMeta::default()
+        }
+    }
+
+    #[test]
+    fn owned_objects_follow_their_controller_only() {
+        assert_eq!(
+            ShardBy::ControllerOwner.uid(&owned(Some(true), "u1")),
+            Some("u1")
+        );
+        assert_eq!(ShardBy::ControllerOwner.uid(&owned(None, "u1")), None);
+        assert_eq!(ShardBy::Uid.uid(&owned(Some(true), "u1")), Some("own-uid"));
+        let partitions = Partitions::new(2).unwrap();
+        let mine = partitions.of_uid("u1");
+        let held: PartitionSet = [mine].into_iter().collect();
+        assert!(ShardBy::ControllerOwner.matches(partitions, &held, &owned(Some(true), "u1")));
+        assert!(!ShardBy::ControllerOwner.matches(
+            partitions,
+            &PartitionSet::new(),
+            &owned(Some(true), "u1")
+        ));
+        assert!(!ShardBy::ControllerOwner.matches(partitions, &held, &owned(Some(false), "u1")));
+    }
+
+    #[test]
+    fn selectors_are_escaped_for_the_query() {
+        assert_eq!(
+            query_escape("shardRange(object.metadata.uid, '0x0', '0x1') || x"),
+            "shardRange%28object.metadata.uid%2C%20%270x0%27%2C%20%270x1%27%29%20%7C%7C%20x"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_selecting_client_adds_the_selector_to_gets_of_its_collection_only() {
+        let seen = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let inner = kube::Client::new(
+            tower::service_fn(move |request: http::Request<kube::client::Body>| {
+                record.lock().push(request.uri().to_string());
+                async move {
+                    Ok::<_, std::convert::Infallible>(http::Response::new(
+                        kube::client::Body::from(b"{}".to_vec()),
+                    ))
+                }
+            }),
+            "default",
+        );
+        let client = selecting_client(inner, "/api/v1/configmaps".into(), "s('a')");
+        for uri in [
+            "/api/v1/configmaps?watch=true",
+            "/api/v1/configmaps",
+            "/api/v1/secrets",
+        ] {
+            let request = http::Request::get(uri).body(Vec::new()).unwrap();
+            let _ = client.request_text(request).await;
+        }
+        assert_eq!(
+            *seen.lock(),
+            [
+                "/api/v1/configmaps?watch=true&shardSelector=s%28%27a%27%29",
+                "/api/v1/configmaps?shardSelector=s%28%27a%27%29",
+                "/api/v1/secrets",
+            ]
+        );
+    }
+}
