@@ -13,6 +13,7 @@ use kubegen::k8s_openapi::api::apps::v1::Deployment;
 use kubegen::k8s_openapi::api::core::v1::Service;
 use kubegen::kube::runtime::watcher::InitialListStrategy;
 use kubegen::leader_election::default_identity;
+use kubegen::sharding::{ServerSideFiltering, ShardingConfig};
 use kubegen::{
     Action, Controller, EventRecorder, LeaderElectionConfig, Manager, ServingCert, WebhookServer,
 };
@@ -78,6 +79,17 @@ pub struct Options {
     /// On by default; off, they are cached decoded
     /// ([`decoded_for`](kubegen::FactoryBuilder::decoded_for)).
     pub compact_caches: bool,
+    /// Split the applications between the replicas instead of electing a
+    /// leader (see `kubegen::sharding`): the shard set is named after the
+    /// Lease ([`lease_name`](Self::lease_name), in
+    /// [`lease_namespace`](Self::lease_namespace)), with this many
+    /// partitions, the lease timings above, and the apiserver filtering by
+    /// shard when it can ([`shard_filtering`](Self::shard_filtering)).
+    /// Every replica then reconciles its share; leader election is off.
+    pub shard_partitions: Option<u32>,
+    /// Whether sharded informers ask the apiserver to filter
+    /// (`ShardedListAndWatch`, Kubernetes 1.36+).
+    pub shard_filtering: ServerSideFiltering,
     /// The apiserver's `host:port`, which labels the count of the
     /// operator's requests (`rest_client_requests_total`, as
     /// controller-runtime counts them); not counted when `None`.
@@ -102,6 +114,8 @@ impl Default for Options {
             workers: 2,
             paginated_lists: false,
             compact_caches: true,
+            shard_partitions: None,
+            shard_filtering: ServerSideFiltering::Auto,
             apiserver_host: None,
         }
     }
@@ -176,7 +190,18 @@ pub async fn manager(
         }
         factory
     });
-    if options.leader_election {
+    if let Some(partitions) = options.shard_partitions {
+        builder = builder.sharding(ShardingConfig {
+            identity: Some(identity.clone()),
+            partitions,
+            lease_duration: options.lease_duration,
+            renew_deadline: options.lease_duration * 2 / 3,
+            retry_period: options.lease_duration * 2 / 15,
+            handover_timeout: options.lease_duration / 3,
+            server_side: options.shard_filtering,
+            ..ShardingConfig::new(&options.lease_namespace, &options.lease_name)
+        });
+    } else if options.leader_election {
         builder = builder.leader_election(LeaderElectionConfig {
             identity: Some(identity.clone()),
             lease_duration: options.lease_duration,
@@ -212,14 +237,17 @@ pub async fn manager(
         recorder: recorder.clone(),
         writes: writes.clone(),
     });
-    let controller =
+    let mut controller =
         Controller::builder(factory.stable().v1().my_applications().informer().clone())
             .name("myapplication")
             .owns(deployments.informer().clone())
             .owns(services.informer().clone())
             .workers(options.workers)
-            .metrics(manager.controller_metrics())
-            .reconcile(
+            .metrics(manager.controller_metrics());
+    if let Some(shards) = manager.shards() {
+        controller = controller.shards(shards);
+    }
+    let controller = controller.reconcile(
                 |app: Arc<MyApplication>, ctx: Arc<Context>| async move {
                     match reconcile(&app, &ctx).await? {
                         Next::Done => Ok::<_, crate::controller::Error>(Action::done()),

@@ -12,6 +12,8 @@
 //!     [--paginated-lists]                  (fill caches with paginated LISTs, not streaming lists)
 //!     [--decoded-caches]                   (cache every object decoded, not as JSON)
 //!     [--worker-threads N]                 (async runtime threads; default 1)
+//!     [--shard-partitions N]               (split the applications between replicas, N partitions; no leader election)
+//!     [--shard-filtering auto|required|off] (apiserver-side filtering of sharded informers; default auto)
 //! ```
 //! With one worker thread (the default) every task runs on the main thread
 //! (Tokio's current-thread runtime): the operator's work is waiting on the
@@ -28,6 +30,7 @@
 
 use anyhow::{Context, Result, bail};
 use kubegen::logging::{LogFormat, init};
+use kubegen::sharding::ServerSideFiltering;
 use my_application::operator::{Options, manager};
 
 /// mimalloc, built without transparent huge pages (its `no_thp` feature).
@@ -40,7 +43,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const USAGE: &str = "usage: my-application-controller [--json-logs] [--namespace NS] [--workers N] \
 [--health-probe-bind-address ADDR] [--metrics-bind-address ADDR] [--metrics-cert-dir DIR] \
-[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists] [--decoded-caches] [--worker-threads N]";
+[--insecure-metrics] [--webhook-cert-dir DIR] [--webhook-bind-address ADDR] [--lease-namespace NS] [--lease-duration SECONDS] [--no-leader-elect] [--paginated-lists] [--decoded-caches] [--worker-threads N] [--shard-partitions N] [--shard-filtering auto|required|off]";
 
 /// What the command line asks for besides the operator's [`Options`].
 struct Process {
@@ -93,6 +96,17 @@ fn parse(args: &[String]) -> Result<(Options, Process)> {
                 process.worker_threads = value()?.parse().context("--worker-threads")?;
                 if process.worker_threads == 0 {
                     bail!("--worker-threads must be at least 1");
+                }
+            }
+            "--shard-partitions" => {
+                options.shard_partitions = Some(value()?.parse().context("--shard-partitions")?)
+            }
+            "--shard-filtering" => {
+                options.shard_filtering = match value()?.as_str() {
+                    "auto" => ServerSideFiltering::Auto,
+                    "required" => ServerSideFiltering::Required,
+                    "off" => ServerSideFiltering::Off,
+                    other => bail!("--shard-filtering {other}: expected auto, required or off"),
                 }
             }
             "--lease-duration" => {
