@@ -34,6 +34,9 @@ pub const DEFAULT_SHUTDOWN_DEADLINE: Duration = Duration::from_secs(30);
 /// Builds the source of a secondary informer once the queue exists.
 type SourceFn = Box<dyn FnOnce(&KeyQueue) -> Box<dyn Source> + Send>;
 
+/// Shards an owned informer by its objects' controller owner.
+type ShardFn = Box<dyn FnOnce(&Shards) -> Result<(), ShardError> + Send>;
+
 /// Configures a [`Controller`]; see [`Controller::builder`]. Finish with
 /// [`reconcile`](ControllerBuilder::reconcile).
 pub struct ControllerBuilder<K> {
@@ -48,7 +51,7 @@ pub struct ControllerBuilder<K> {
     on_deleted: Option<DeletedFn>,
     shards: Option<Shards>,
     /// Shards the owned informers by their controller owner.
-    owned: Vec<Box<dyn FnOnce(&Shards) -> Result<(), ShardError> + Send>>,
+    owned: Vec<ShardFn>,
     sharding_error: Option<ShardError>,
 }
 

@@ -303,6 +303,16 @@ struct Coordination {
     task: JoinHandle<Result<(), ShardingError>>,
 }
 
+/// Dropping the manager's `run` future (instead of driving it to its end)
+/// aborts the coordinator: it must not go on renewing partitions for
+/// controllers that no longer run — their Leases then expire and the other
+/// replicas take over.
+impl Drop for Coordination {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
 impl Coordination {
     fn start(coordinator: Coordinator) -> Self {
         let (stop, failed) = (CancellationToken::new(), CancellationToken::new());
@@ -319,9 +329,9 @@ impl Coordination {
 
     /// Stops the coordinator (it releases the partitions) and returns
     /// `result`, or the coordinator's failure.
-    async fn stop(self, result: Result<(), ManagerError>) -> Result<(), ManagerError> {
+    async fn stop(mut self, result: Result<(), ManagerError>) -> Result<(), ManagerError> {
         self.stop.cancel();
-        match self.task.await {
+        match (&mut self.task).await {
             Ok(Ok(())) => result,
             Ok(Err(error)) => Err(ManagerError::Sharding(error)),
             Err(join) => {

@@ -54,7 +54,7 @@ impl Partitions {
     /// the last one). The smallest value whose partition is `index`.
     fn start(self, index: u32) -> u128 {
         let count = u128::from(self.count);
-        ((u128::from(index) << 64) + count - 1) / count
+        (u128::from(index) << 64).div_ceil(count)
     }
 
     /// Every partition.

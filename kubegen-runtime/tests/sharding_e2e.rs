@@ -1,0 +1,421 @@
+//! Sharded managers (`kubegen::sharding`) against a real control plane:
+//! replicas split the partitions of a shard set through Leases, each
+//! caches and reconciles only its share, and partitions change hands —
+//! on a graceful stop, a join and a crash — without any object being
+//! reconciled by two replicas at once. Run on a plane with the
+//! `ShardedListAndWatch` feature gate (the informers' lists and watches
+//! carry a `shardSelector`) and on the shared plane without it (the
+//! informers filter themselves).
+//!
+//! Lease timings are client-go's ratios scaled down (3 s / 2 s / 0.4 s).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, ensure};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams, PostParams};
+use kube::{Client, ResourceExt};
+use kubegen::controller::{Action, Controller};
+use kubegen::informer::Informer;
+use kubegen::logging::{LogFormat, init};
+use kubegen::manager::Manager;
+use kubegen::sharding::{
+    PartitionSet, SHARD_SET_LABEL, ServerSideFiltering, ShardingConfig, Shards,
+};
+use kubegen_testenv::{Options, TestEnv, eventually};
+use parking_lot::Mutex;
+use serde_json::json;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+const SET: &str = "sharded-test";
+const PARTITIONS: u32 = 8;
+const LABEL: &str = "kubegen-test=sharding";
+const WAIT: Duration = Duration::from_secs(90);
+
+/// Who is reconciling what, across every replica of a test.
+#[derive(Default)]
+struct Journal {
+    /// uid → the replica reconciling it now.
+    in_flight: Mutex<HashMap<String, String>>,
+    /// Reconciles that started while another replica's were running.
+    overlaps: Mutex<Vec<String>>,
+    /// uid → replica → reconciles.
+    done: Mutex<BTreeMap<String, BTreeMap<String, usize>>>,
+}
+
+impl Journal {
+    fn reconciled_by(&self, uid: &str) -> Vec<String> {
+        self.done
+            .lock()
+            .get(uid)
+            .map(|by| by.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// One replica running in the background.
+struct Replica {
+    name: String,
+    shards: Shards,
+    informer: Informer<ConfigMap>,
+    stop: CancellationToken,
+    task: JoinHandle<Result<(), kubegen::ManagerError>>,
+}
+
+impl Replica {
+    async fn start(
+        client: &Client,
+        ns: &str,
+        name: &str,
+        journal: &Arc<Journal>,
+        server_side: ServerSideFiltering,
+    ) -> Result<Replica> {
+        let ns_owned = ns.to_string();
+        let mut manager = Manager::builder(client.clone())
+            .sharding(ShardingConfig {
+                identity: Some(name.to_string()),
+                partitions: PARTITIONS,
+                lease_duration: Duration::from_secs(3),
+                renew_deadline: Duration::from_secs(2),
+                retry_period: Duration::from_millis(400),
+                handover_timeout: Duration::from_secs(1),
+                server_side,
+                ..ShardingConfig::new(ns, SET)
+            })
+            .informer_factory(move |factory| {
+                factory
+                    .namespace(ns_owned)
+                    .tweak_list_params(|w| w.label_selector = Some(LABEL.into()))
+            })
+            .drain_timeout(Duration::from_secs(5))
+            .build()
+            .await?;
+        let shards = manager.shards().cloned().context("sharding is on")?;
+        let informer = manager.factory().informer::<ConfigMap>();
+        let me = name.to_string();
+        let controller = Controller::builder(informer.clone())
+            .shards(&shards)
+            .workers(4)
+            .reconcile(
+                move |cm: Arc<ConfigMap>, journal: Arc<Journal>| {
+                    let me = me.clone();
+                    async move {
+                        let uid = cm.uid().unwrap_or_default();
+                        {
+                            let mut in_flight = journal.in_flight.lock();
+                            if let Some(other) = in_flight.insert(uid.clone(), me.clone()) {
+                                journal
+                                    .overlaps
+                                    .lock()
+                                    .push(format!("{uid}: {me} while {other}"));
+                            }
+                        }
+                        // Removed again even if the reconcile is abandoned.
+                        let _leave = Leave(journal.clone(), uid.clone(), me.clone());
+                        tokio::time::sleep(Duration::from_millis(30)).await;
+                        *journal
+                            .done
+                            .lock()
+                            .entry(uid)
+                            .or_default()
+                            .entry(me)
+                            .or_default() += 1;
+                        Ok::<_, std::convert::Infallible>(Action::requeue_after(
+                            Duration::from_millis(300),
+                        ))
+                    }
+                },
+                journal.clone(),
+            );
+        manager.add(controller);
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(manager.run_until(stop.clone().cancelled_owned()));
+        Ok(Replica {
+            name: name.to_string(),
+            shards,
+            informer,
+            stop,
+            task,
+        })
+    }
+
+    /// Stops it gracefully: drain, release, return.
+    async fn stop(self) -> Result<()> {
+        self.stop.cancel();
+        self.task.await??;
+        Ok(())
+    }
+
+    /// Kills it: its task is aborted, nothing is released.
+    async fn crash(self) {
+        self.task.abort();
+        let _ = self.task.await;
+    }
+
+    /// The uids in its cache.
+    fn cached(&self) -> Vec<String> {
+        self.informer
+            .store()
+            .list()
+            .iter()
+            .filter_map(|cm| cm.uid())
+            .collect()
+    }
+}
+
+/// Takes `uid` out of the in-flight map when dropped.
+struct Leave(Arc<Journal>, String, String);
+
+impl Drop for Leave {
+    fn drop(&mut self) {
+        let mut in_flight = self.0.in_flight.lock();
+        if in_flight.get(&self.1) == Some(&self.2) {
+            in_flight.remove(&self.1);
+        }
+    }
+}
+
+async fn create_configmaps(client: &Client, ns: &str, count: usize) -> Result<Vec<String>> {
+    let api = Api::<ConfigMap>::namespaced(client.clone(), ns);
+    let mut uids = Vec::new();
+    for i in 0..count {
+        let cm: ConfigMap = serde_json::from_value(json!({
+            "metadata": { "name": format!("cm-{i:03}"), "labels": { "kubegen-test": "sharding" } },
+        }))?;
+        let created = api.create(&PostParams::default(), &cm).await?;
+        uids.push(created.uid().context("uid")?);
+    }
+    Ok(uids)
+}
+
+/// The partition Leases' holders, by partition.
+async fn holders(client: &Client, ns: &str) -> Result<BTreeMap<String, String>> {
+    let leases = Api::<Lease>::namespaced(client.clone(), ns)
+        .list(&ListParams::default().labels(&format!(
+            "{SHARD_SET_LABEL}={SET},kubegen.io/shard-role=partition"
+        )))
+        .await?;
+    Ok(leases
+        .items
+        .into_iter()
+        .filter_map(|lease| {
+            let holder = lease.spec?.holder_identity.filter(|h| !h.is_empty())?;
+            Some((lease.metadata.name?, holder))
+        })
+        .collect())
+}
+
+/// Waits until `replicas` hold disjoint sets covering every partition,
+/// each caching exactly the objects of its partitions, and returns how
+/// long it took.
+async fn balanced(replicas: &[&Replica], uids: &[String]) -> Result<Duration> {
+    let started = Instant::now();
+    let all: PartitionSet = (0..PARTITIONS).collect();
+    eventually(WAIT, "the partitions to be split and cached", || async {
+        let mut union = PartitionSet::new();
+        let mut total = 0;
+        for replica in replicas {
+            let held = replica.shards.held();
+            if held.is_empty() || held != replica.shards.acting() {
+                return Ok(None);
+            }
+            total += held.len();
+            union = held.iter().chain(union.iter()).collect();
+            let partitions = replica.shards.partitions();
+            let mut expected: Vec<&String> = uids
+                .iter()
+                .filter(|uid| held.contains(partitions.of_uid(uid)))
+                .collect();
+            let mut cached = replica.cached();
+            cached.sort();
+            expected.sort();
+            if cached.iter().collect::<Vec<_>>() != expected {
+                return Ok(None);
+            }
+        }
+        let sizes: Vec<usize> = replicas.iter().map(|r| r.shards.held().len()).collect();
+        let even = sizes
+            .iter()
+            .max()
+            .zip(sizes.iter().min())
+            .is_some_and(|(max, min)| max - min <= 1);
+        Ok((union == all && total == all.len() && even).then_some(()))
+    })
+    .await?;
+    Ok(started.elapsed())
+}
+
+/// Waits until every object has been reconciled by the replica holding
+/// its partition since `mark` (a count of its reconciles then).
+async fn all_reconciled_by_holders(
+    journal: &Journal,
+    replicas: &[&Replica],
+    uids: &[String],
+) -> Result<()> {
+    let before: BTreeMap<String, BTreeMap<String, usize>> = journal.done.lock().clone();
+    eventually(
+        WAIT,
+        "every object to be reconciled by its holder",
+        || async {
+            let done = journal.done.lock();
+            Ok(uids
+                .iter()
+                .all(|uid| {
+                    replicas.iter().any(|r| {
+                        let mine = r.shards.partitions().of_uid(uid);
+                        let count = |map: &BTreeMap<String, BTreeMap<String, usize>>| {
+                            map.get(uid)
+                                .and_then(|by| by.get(&r.name))
+                                .copied()
+                                .unwrap_or(0)
+                        };
+                        r.shards.acting().contains(mine) && count(&done) > count(&before)
+                    })
+                })
+                .then_some(()))
+        },
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_split_the_objects_and_hand_partitions_over_without_overlap() -> Result<()> {
+    init(LogFormat::Human);
+    let env = TestEnv::start_with(Options {
+        nodes: 0,
+        feature_gates: vec!["ShardedListAndWatch=true".into()],
+        ..Options::default()
+    })
+    .await?;
+    let ns = env.namespace("sharding").await?;
+    let client = env.client().await?;
+    let uids = create_configmaps(&client, &ns, 60).await?;
+    let journal = Arc::new(Journal::default());
+    let start = |name: &'static str| {
+        Replica::start(&client, &ns, name, &journal, ServerSideFiltering::Required)
+    };
+    let a = start("replica-a").await?;
+    let b = start("replica-b").await?;
+    let c = start("replica-c").await?;
+    let took = balanced(&[&a, &b, &c], &uids).await?;
+    eprintln!("3 replicas balanced in {took:?}");
+    for replica in [&a, &b, &c] {
+        ensure!(
+            replica.informer.filtered_by_server() == Some(true),
+            "{}: the apiserver with ShardedListAndWatch should filter",
+            replica.name
+        );
+    }
+    all_reconciled_by_holders(&journal, &[&a, &b, &c], &uids).await?;
+
+    // Scale down: c stops gracefully; its partitions move after a drain.
+    c.stop().await?;
+    let took = balanced(&[&a, &b], &uids).await?;
+    eprintln!("graceful stop: rebalanced over 2 replicas in {took:?}");
+    all_reconciled_by_holders(&journal, &[&a, &b], &uids).await?;
+
+    // Scale up: d joins; a and b drain what the assignment gives it.
+    let d = start("replica-d").await?;
+    let took = balanced(&[&a, &b, &d], &uids).await?;
+    eprintln!("join: rebalanced over 3 replicas in {took:?}");
+    all_reconciled_by_holders(&journal, &[&a, &b, &d], &uids).await?;
+
+    // Crash: d's task is aborted without releasing anything; its
+    // partitions are taken over once their Leases expired.
+    let crashed_at = Instant::now();
+    d.crash().await;
+    let took = balanced(&[&a, &b], &uids).await?;
+    ensure!(
+        crashed_at.elapsed() >= Duration::from_secs(3),
+        "partitions of a crashed replica were taken over before their Leases expired"
+    );
+    eprintln!("crash: taken over in {took:?}");
+    all_reconciled_by_holders(&journal, &[&a, &b], &uids).await?;
+
+    let overlaps = journal.overlaps.lock().clone();
+    ensure!(
+        overlaps.is_empty(),
+        "reconciled by two replicas at once: {overlaps:?}"
+    );
+    let multi = uids
+        .iter()
+        .filter(|uid| journal.reconciled_by(uid).len() > 1)
+        .count();
+    eprintln!(
+        "{multi} of {} objects changed hands at least once",
+        uids.len()
+    );
+    ensure!(
+        multi > 0,
+        "no object changed hands: the handovers were not exercised"
+    );
+    a.stop().await?;
+    b.stop().await?;
+    let left = holders(&client, &ns).await?;
+    ensure!(
+        left.is_empty(),
+        "partitions still held after every replica stopped: {left:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_feature_gate_informers_filter_themselves() -> Result<()> {
+    init(LogFormat::Human);
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("sharding-client").await?;
+    let client = env.client().await?;
+    let uids = create_configmaps(&client, &ns, 30).await?;
+    let journal = Arc::new(Journal::default());
+    let a = Replica::start(
+        &client,
+        &ns,
+        "replica-a",
+        &journal,
+        ServerSideFiltering::Auto,
+    )
+    .await?;
+    let b = Replica::start(
+        &client,
+        &ns,
+        "replica-b",
+        &journal,
+        ServerSideFiltering::Auto,
+    )
+    .await?;
+    balanced(&[&a, &b], &uids).await?;
+    for replica in [&a, &b] {
+        ensure!(
+            replica.informer.filtered_by_server() == Some(false),
+            "{}: an apiserver without ShardedListAndWatch does not filter",
+            replica.name
+        );
+    }
+    all_reconciled_by_holders(&journal, &[&a, &b], &uids).await?;
+    ensure!(journal.overlaps.lock().is_empty());
+    a.stop().await?;
+    b.stop().await?;
+
+    // Required, where the apiserver does not filter: the informer never
+    // fills its cache, rather than fall back silently.
+    let strict = Replica::start(
+        &client,
+        &ns,
+        "replica-strict",
+        &journal,
+        ServerSideFiltering::Required,
+    )
+    .await?;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    ensure!(strict.informer.filtered_by_server().is_none());
+    ensure!(
+        !strict.informer.has_synced(),
+        "a required server-side filter fell back"
+    );
+    strict.stop().await?;
+    Ok(())
+}
