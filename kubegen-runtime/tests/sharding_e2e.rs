@@ -61,6 +61,7 @@ impl Journal {
 struct Replica {
     name: String,
     shards: Shards,
+    registry: kubegen::server::SharedRegistry,
     informer: Informer<ConfigMap>,
     stop: CancellationToken,
     task: JoinHandle<Result<(), kubegen::ManagerError>>,
@@ -96,6 +97,7 @@ impl Replica {
             .await?;
         let shards = manager.shards().cloned().context("sharding is on")?;
         let informer = manager.factory().informer::<ConfigMap>();
+        let registry = manager.registry().clone();
         let me = name.to_string();
         let controller = Controller::builder(informer.clone())
             .shards(&shards)
@@ -137,6 +139,7 @@ impl Replica {
         Ok(Replica {
             name: name.to_string(),
             shards,
+            registry,
             informer,
             stop,
             task,
@@ -154,6 +157,23 @@ impl Replica {
     async fn crash(self) {
         self.task.abort();
         let _ = self.task.await;
+    }
+
+    /// The value of informer counter `name` for ConfigMaps (0 before its
+    /// first increment, which an empty family does not show; the informer
+    /// must have counted received objects, so that its metrics are known
+    /// to be recorded).
+    fn counter(&self, name: &str) -> Result<u64> {
+        let text = self.registry.encode()?;
+        ensure!(
+            text.contains("kubegen_informer_objects_received_total{resource=\"v1/ConfigMap\"}"),
+            "the informer's metrics are not recorded:\n{text}"
+        );
+        let prefix = format!("{name}_total{{resource=\"v1/ConfigMap\"}} ");
+        match text.lines().find_map(|line| line.strip_prefix(&prefix)) {
+            Some(value) => value.trim().parse().context("a counter"),
+            None => Ok(0),
+        }
     }
 
     /// The uids in its cache.
@@ -309,6 +329,12 @@ async fn replicas_split_the_objects_and_hand_partitions_over_without_overlap() -
             "{}: the apiserver with ShardedListAndWatch should filter",
             replica.name
         );
+        let not_held = replica.counter("kubegen_informer_objects_not_held")?;
+        ensure!(
+            not_held == 0,
+            "{}: received {not_held} objects of other partitions",
+            replica.name
+        );
     }
     all_reconciled_by_holders(&journal, &[&a, &b, &c], &uids).await?;
 
@@ -392,6 +418,14 @@ async fn without_the_feature_gate_informers_filter_themselves() -> Result<()> {
         ensure!(
             replica.informer.filtered_by_server() == Some(false),
             "{}: an apiserver without ShardedListAndWatch does not filter",
+            replica.name
+        );
+        // Every replica received every object, and dropped the others'.
+        let received = replica.counter("kubegen_informer_objects_received")?;
+        let not_held = replica.counter("kubegen_informer_objects_not_held")?;
+        ensure!(
+            received >= uids.len() as u64 && not_held > 0,
+            "{}: received {received}, dropped {not_held}",
             replica.name
         );
     }

@@ -394,6 +394,7 @@ async fn run(
     let env = TestEnv::start_with(Options {
         nodes,
         audited_writes: reaction::audited(),
+        ..Options::default()
     })
     .await?;
     let admin = env.client().await?;

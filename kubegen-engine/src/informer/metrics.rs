@@ -1,5 +1,6 @@
-//! Prometheus metrics of informers: cache size, relists and watch restarts,
-//! labelled by resource type.
+//! Prometheus metrics of informers: cache size, relists, watch restarts,
+//! objects received and objects of other shards dropped, labelled by
+//! resource type.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -19,12 +20,20 @@ struct ResourceLabel {
 /// - `kubegen_informer_relists_total` (counter): full relists after the
 ///   initial list (after a 410 Gone or a broken watch that could not resume);
 /// - `kubegen_informer_watch_restarts_total` (counter): list or watch
-///   failures after which the watcher backed off and restarted.
+///   failures after which the watcher backed off and restarted;
+/// - `kubegen_informer_objects_received_total` (counter): objects received
+///   from the apiserver, listed or watched (added, modified, deleted);
+/// - `kubegen_informer_objects_not_held_total` (counter): of those, the
+///   objects a [sharded](crate::informer::Informer::shard) informer
+///   dropped because their partition is held elsewhere — none when the
+///   apiserver filters.
 #[derive(Clone, Debug, Default)]
 pub struct InformerMetrics {
     store_objects: Family<ResourceLabel, Gauge>,
     relists: Family<ResourceLabel, Counter>,
     watch_restarts: Family<ResourceLabel, Counter>,
+    received: Family<ResourceLabel, Counter>,
+    not_held: Family<ResourceLabel, Counter>,
 }
 
 impl InformerMetrics {
@@ -46,7 +55,35 @@ impl InformerMetrics {
             "List or watch failures after which the watch was restarted",
             metrics.watch_restarts.clone(),
         );
+        registry.register(
+            "kubegen_informer_objects_received",
+            "Objects received from the apiserver, listed or watched",
+            metrics.received.clone(),
+        );
+        registry.register(
+            "kubegen_informer_objects_not_held",
+            "Objects received that a sharded informer dropped: their partition is held elsewhere",
+            metrics.not_held.clone(),
+        );
         metrics
+    }
+
+    /// The objects received for `resource`.
+    pub fn objects_received(&self, resource: &str) -> u64 {
+        self.received.get_or_create(&label(resource)).get()
+    }
+
+    /// The objects of other partitions dropped for `resource`.
+    pub fn objects_not_held(&self, resource: &str) -> u64 {
+        self.not_held.get_or_create(&label(resource)).get()
+    }
+
+    pub(crate) fn inc_received(&self, resource: &str) {
+        self.received.get_or_create(&label(resource)).inc();
+    }
+
+    pub(crate) fn inc_not_held(&self, resource: &str) {
+        self.not_held.get_or_create(&label(resource)).inc();
     }
 
     /// The current cache size recorded for `resource`.

@@ -128,14 +128,17 @@ where
             biased;
             _ = &mut stop => break,
             event = events.next() => match event {
-                Some(Ok(event)) => match &scope {
-                    Some(scope) => {
-                        if let Some(event) = scoped(scope, event) {
-                            shared.on_event(event, &mut relist);
+                Some(Ok(event)) => {
+                    shared.count_received(scope.as_ref(), &event);
+                    match &scope {
+                        Some(scope) => {
+                            if let Some(event) = scoped(scope, event) {
+                                shared.on_event(event, &mut relist);
+                            }
                         }
+                        None => shared.on_event(event, &mut relist),
                     }
-                    None => shared.on_event(event, &mut relist),
-                },
+                }
                 Some(Err(error)) => {
                     if let Some(metrics) = &shared.config.metrics {
                         metrics.inc_watch_restarts(&shared.name);
@@ -209,6 +212,16 @@ fn scoped<K, W: Received<K>>(
         watcher::Event::InitApply(obj) if !scope.keeps(obj.meta()) => None,
         watcher::Event::Apply(obj) if !scope.keeps(obj.meta()) => Some(watcher::Event::Delete(obj)),
         event => Some(event),
+    }
+}
+
+/// The object an event carries, if any.
+fn event_object<W>(event: &watcher::Event<W>) -> Option<&W> {
+    match event {
+        watcher::Event::InitApply(obj)
+        | watcher::Event::Apply(obj)
+        | watcher::Event::Delete(obj) => Some(obj),
+        watcher::Event::Init | watcher::Event::InitDone => None,
     }
 }
 
@@ -340,6 +353,21 @@ where
         }
         drop(processor);
         self.record_size();
+    }
+
+    /// Counts an object received, and whether `scope` drops it.
+    fn count_received<W: Received<K>>(&self, scope: Option<&Scope<K>>, event: &watcher::Event<W>) {
+        let (Some(metrics), Some(obj)) = (&self.config.metrics, event_object(event)) else {
+            return;
+        };
+        metrics.inc_received(&self.name);
+        let applied = matches!(
+            event,
+            watcher::Event::InitApply(_) | watcher::Event::Apply(_)
+        );
+        if applied && scope.is_some_and(|scope| !scope.keeps(obj.meta())) {
+            metrics.inc_not_held(&self.name);
+        }
     }
 
     fn record_size(&self) {

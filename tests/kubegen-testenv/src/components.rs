@@ -36,6 +36,13 @@ impl TestEnv {
     /// (e.g. `--feature-gates=WatchList=false`, to play an apiserver without
     /// streaming lists) and waits until it is ready. The flags stay for
     /// later restarts; an empty slice removes them.
+    ///
+    /// A `--feature-gates` flag here adds to
+    /// [`Options::feature_gates`](crate::Options::feature_gates) rather than
+    /// replacing them: the apiserver merges repeated `--feature-gates`
+    /// flags, and for a gate named in both, the flag given here wins (it
+    /// comes later). Write gates without the `kube:` component prefix, as
+    /// the apiserver refuses a mix of the two forms.
     pub async fn start_apiserver_with_flags(&self, flags: &[&str]) -> Result<()> {
         self.component(Part::ApiServer)
             .set_extra_args(flags.iter().map(Into::into).collect());

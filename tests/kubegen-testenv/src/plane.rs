@@ -44,6 +44,11 @@ pub struct Options {
     /// not only ServiceAccounts (default none); read them back with
     /// [`TestEnv::audit_writes`].
     pub audited_writes: Vec<AuditedResource>,
+    /// kube-apiserver feature gates as `Name=bool` (default none), e.g.
+    /// `vec!["ShardedListAndWatch=true".into()]`, given as one
+    /// `--feature-gates` flag at every start of the apiserver, restarts
+    /// included.
+    pub feature_gates: Vec<String>,
 }
 
 impl Default for Options {
@@ -51,6 +56,7 @@ impl Default for Options {
         Options {
             nodes: 3,
             audited_writes: Vec::new(),
+            feature_gates: Vec::new(),
         }
     }
 }

@@ -29,6 +29,8 @@ pub(crate) struct Setup {
     kwok_config: PathBuf,
     /// The apiserver's audit flags (policy and log).
     audit: Vec<String>,
+    /// The apiserver's `--feature-gates` flag, when any gate is set.
+    feature_gates: Option<String>,
 }
 
 impl Setup {
@@ -54,6 +56,7 @@ impl Setup {
         )?;
         let kwok_config = write_kwok_config(&dir, &binaries.stages_dir())?;
         let audit = audit::flags(&dir, &logs.join("audit.log"), &options.audited_writes)?;
+        let feature_gates = feature_gates_flag(&options.feature_gates);
         Ok(Setup {
             binaries,
             dir,
@@ -67,6 +70,7 @@ impl Setup {
             kubeconfig,
             kwok_config,
             audit,
+            feature_gates,
         })
     }
 
@@ -142,6 +146,7 @@ impl Setup {
             ])
             .into_iter()
             .chain(self.audit.iter().map(OsString::from))
+            .chain(self.feature_gates.iter().map(OsString::from))
             .collect(),
             &self.logs,
         )
@@ -223,6 +228,12 @@ impl Setup {
     }
 }
 
+/// One `--feature-gates` flag for `gates` (`Name=bool` each), none for no
+/// gates.
+fn feature_gates_flag(gates: &[String]) -> Option<String> {
+    (!gates.is_empty()).then(|| format!("--feature-gates={}", gates.join(",")))
+}
+
 fn args(list: &[String]) -> Vec<OsString> {
     list.iter().map(OsString::from).collect()
 }
@@ -283,4 +294,19 @@ fn write_kwok_config(dir: &Path, stages: &Path) -> Result<PathBuf> {
     let path = dir.join("kwok.yaml");
     std::fs::write(&path, config)?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_gates_become_one_flag_or_none() {
+        assert_eq!(feature_gates_flag(&[]), None);
+        assert_eq!(
+            feature_gates_flag(&["ShardedListAndWatch=true".into(), "WatchList=false".into()])
+                .as_deref(),
+            Some("--feature-gates=ShardedListAndWatch=true,WatchList=false")
+        );
+    }
 }
