@@ -45,6 +45,8 @@ struct Journal {
     overlaps: Mutex<Vec<String>>,
     /// uid → replica → reconciles.
     done: Mutex<BTreeMap<String, BTreeMap<String, usize>>>,
+    /// The deleted hook's calls: (replica, object name).
+    deleted: Mutex<Vec<(String, String)>>,
 }
 
 impl Journal {
@@ -99,9 +101,17 @@ impl Replica {
         let informer = manager.factory().informer::<ConfigMap>();
         let registry = manager.registry().clone();
         let me = name.to_string();
+        let (hook_journal, hook_me) = (journal.clone(), name.to_string());
         let controller = Controller::builder(informer.clone())
             .shards(&shards)
             .workers(4)
+            .on_deleted(move |key| {
+                hook_journal
+                    .deleted
+                    .lock()
+                    .push((hook_me.clone(), key.name.clone()));
+                async {}
+            })
             .reconcile(
                 move |cm: Arc<ConfigMap>, journal: Arc<Journal>| {
                     let me = me.clone();
@@ -367,6 +377,32 @@ async fn replicas_split_the_objects_and_hand_partitions_over_without_overlap() -
         overlaps.is_empty(),
         "reconciled by two replicas at once: {overlaps:?}"
     );
+    // Objects that moved between replicas were not deleted: no hook ran.
+    let hooked = journal.deleted.lock().clone();
+    ensure!(
+        hooked.is_empty(),
+        "deleted hook called for objects that only moved: {hooked:?}"
+    );
+    // A real deletion runs it once, on the replica holding the object.
+    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+    for i in 0..10 {
+        api.delete(&format!("cm-{i:03}"), &Default::default())
+            .await?;
+    }
+    eventually(WAIT, "the deleted hook for each deleted object", || async {
+        Ok((journal.deleted.lock().len() >= 10).then_some(()))
+    })
+    .await?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let mut hooked: Vec<String> = journal
+        .deleted
+        .lock()
+        .iter()
+        .map(|(_, name)| name.clone())
+        .collect();
+    hooked.sort();
+    let expected: Vec<String> = (0..10).map(|i| format!("cm-{i:03}")).collect();
+    ensure!(hooked == expected, "deleted hook calls: {hooked:?}");
     let multi = uids
         .iter()
         .filter(|uid| journal.reconciled_by(uid).len() > 1)

@@ -17,6 +17,7 @@ use super::predicate::Predicate;
 use super::runner::Controller;
 use super::source::{
     InformerSource, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
+    Tombstones,
 };
 use super::worker::{DeletedFn, ReconcileFn, Worker};
 use crate::factory::ApiScope;
@@ -263,9 +264,11 @@ where
             queue = queue.metrics(metrics.workqueue());
         }
         let queue = queue.build();
+        let tombstones = self.shards.as_ref().map(|_| Tombstones::default());
         let primary = PrimaryHandler {
             queue: queue.clone(),
             predicate: self.predicate,
+            tombstones: tombstones.clone(),
         };
         let mut sources: Vec<Box<dyn Source>> =
             vec![Box::new(InformerSource::new(self.primary.clone(), primary))];
@@ -288,6 +291,7 @@ where
             on_deleted: self.on_deleted,
             stopping: AtomicBool::new(false),
             shards: self.shards,
+            tombstones,
         };
         Controller::new(
             Arc::new(worker),

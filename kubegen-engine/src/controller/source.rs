@@ -97,7 +97,14 @@ where
 pub(super) struct PrimaryHandler {
     pub(super) queue: KeyQueue,
     pub(super) predicate: Option<Predicate>,
+    /// For a sharded controller: the keys of objects deleted (not merely
+    /// gone to another replica), which alone call the deleted hook.
+    pub(super) tombstones: Option<Tombstones>,
 }
+
+/// Keys of deleted objects, shared by a sharded controller's primary
+/// handler and its workers.
+pub(super) type Tombstones = Arc<parking_lot::Mutex<std::collections::HashSet<ObjectKey>>>;
 
 impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
     fn on_add(&self, obj: Arc<K>) {
@@ -121,7 +128,11 @@ impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
     }
 
     fn on_delete(&self, obj: DeletedObject<K>) {
-        self.queue.add(obj.key());
+        let key = obj.key();
+        if let Some(tombstones) = &self.tombstones {
+            tombstones.lock().insert(key.clone());
+        }
+        self.queue.add(key);
     }
 }
 

@@ -110,6 +110,7 @@ fn primary_handler_filters_updates_only() {
     let handler = PrimaryHandler {
         queue: queue.clone(),
         predicate: Some(Predicate::GenerationChanged),
+        tombstones: None,
     };
     let a = Arc::new(cm("a"));
     EventHandler::on_add(&handler, a.clone());
@@ -236,6 +237,7 @@ async fn watch_events_overtake_the_initial_list_and_resyncs() {
     let handler = PrimaryHandler {
         queue: queue.clone(),
         predicate: None,
+        tombstones: None,
     };
     handler.on_initial_add(cm_at("a", "1"));
     handler.on_initial_add(cm_at("b", "1"));
@@ -388,6 +390,7 @@ fn worker(
         metrics: metrics.map(|m| m.series("demo", 1)),
         stopping: AtomicBool::new(false),
         shards: None,
+        tombstones: None,
     })
 }
 
@@ -587,6 +590,7 @@ async fn one_key_is_never_reconciled_twice_at_once() {
         metrics: None,
         stopping: AtomicBool::new(false),
         shards: None,
+        tombstones: None,
     });
     let (stop, task) = spawn_workers(&worker, 4, Duration::from_secs(1));
     for round in 0..200 {

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::metrics::Series;
-use super::source::KeyQueue;
+use super::source::{KeyQueue, Tombstones};
 use super::{Action, ReconcileResult};
 use crate::lister::Lister;
 use crate::sharding::Shards;
@@ -43,6 +43,10 @@ pub(super) struct Worker<K> {
     pub(super) stopping: AtomicBool,
     /// The partitions a sharded controller may act on.
     pub(super) shards: Option<Shards>,
+    /// A sharded controller's deleted keys: a key whose object is not
+    /// cached calls the deleted hook only if it is one (else the object
+    /// moved to another replica's partition).
+    pub(super) tombstones: Option<Tombstones>,
 }
 
 impl<K: Resource + Send + Sync + 'static> Worker<K> {
@@ -71,8 +75,14 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
 
     async fn process_in_span(&self, key: &ObjectKey, priority: i32) {
         let Ok(obj) = self.lister.get_key(key) else {
-            tracing::debug!("object is gone; not reconciled");
             self.queue.forget(key);
+            if let Some(tombstones) = &self.tombstones
+                && !tombstones.lock().remove(key)
+            {
+                tracing::debug!("object not in a partition held; not reconciled");
+                return;
+            }
+            tracing::debug!("object is gone; not reconciled");
             if let Some(hook) = &self.on_deleted
                 && let Err(panic) = catch_panic(hook(key.clone())).await
             {
@@ -84,6 +94,9 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
             }
             return;
         };
+        if let Some(tombstones) = &self.tombstones {
+            tombstones.lock().remove(key);
+        }
         let mut permit = match &self.shards {
             None => None,
             Some(shards) => match obj.meta().uid.as_deref().and_then(|uid| shards.enter(uid)) {

@@ -11,7 +11,7 @@ use kube::{Api, Client};
 use tokio::sync::watch;
 
 use crate::sharding::{
-    PartitionSet, ServerSideFiltering, ShardBy, Shards, probe, selecting_client,
+    Kept, PartitionSet, ServerSideFiltering, ShardBy, Shards, probe, selecting_client,
 };
 
 /// Builds the informer's `Api` over another client (same URL and
@@ -138,11 +138,18 @@ impl<K> Scope<K> {
         Some(rebuild(client))
     }
 
+    /// What the informer keeps now.
+    pub(super) fn kept(&self) -> Kept {
+        Kept {
+            by: self.shard.by,
+            partitions: self.shard.shards.partitions(),
+            held: self.held,
+        }
+    }
+
     /// Whether an object with `meta` is in a partition held.
     pub(super) fn keeps(&self, meta: &ObjectMeta) -> bool {
-        self.shard
-            .by
-            .matches(self.shard.shards.partitions(), &self.held, meta)
+        self.kept().keeps(meta)
     }
 
     /// Resolves when the partitions held change, and takes the new set.

@@ -30,6 +30,7 @@ use super::handle_state::Shared;
 use super::protobuf_watch::{self, map_event};
 use super::received::{Received, Wire};
 use super::sharded::Scope;
+use crate::sharding::Kept;
 use crate::store::{Notification, Staged, Store};
 
 /// Runs until `stop` fires (or its sender is dropped).
@@ -131,11 +132,11 @@ where
                 Some(Ok(event)) => {
                     shared.count_received(scope.as_ref(), &event);
                     match &scope {
-                        Some(scope) => {
-                            if let Some(event) = scoped(scope, event) {
-                                shared.on_event(event, &mut relist);
-                            }
-                        }
+                        Some(scope) => match scoped(scope, event) {
+                            Scoped::Pass(event) => shared.on_event(event, &mut relist),
+                            Scoped::Skip => {}
+                            Scoped::Evict(obj) => shared.evict(obj),
+                        },
                         None => shared.on_event(event, &mut relist),
                     }
                 }
@@ -191,6 +192,7 @@ where
     let Some(scope) = scope else {
         return open::<K, W>(shared, &shared.api, config, protobuf);
     };
+    relist.kept = Some(scope.kept());
     match scope.api(&shared.api) {
         Some(api) => open::<K, W>(shared, &api, config, protobuf),
         None => {
@@ -201,17 +203,25 @@ where
     }
 }
 
-/// `event` kept to the partitions `scope` holds: objects of others are not
-/// listed, and an update of one (which the apiserver does not send when
-/// it filters) is a deletion.
-fn scoped<K, W: Received<K>>(
-    scope: &Scope<K>,
-    event: watcher::Event<W>,
-) -> Option<watcher::Event<W>> {
+/// What becomes of an event of a sharded informer.
+enum Scoped<W> {
+    /// Applied as received.
+    Pass(watcher::Event<W>),
+    /// An object of a partition not held, listed: not cached.
+    Skip,
+    /// An object of a partition not held, updated (which the apiserver
+    /// does not send when it filters, and a controller owner change can
+    /// cause): removed from the cache without telling the handlers, for
+    /// it was not deleted.
+    Evict(W),
+}
+
+/// `event` kept to the partitions `scope` holds.
+fn scoped<K, W: Received<K>>(scope: &Scope<K>, event: watcher::Event<W>) -> Scoped<W> {
     match event {
-        watcher::Event::InitApply(obj) if !scope.keeps(obj.meta()) => None,
-        watcher::Event::Apply(obj) if !scope.keeps(obj.meta()) => Some(watcher::Event::Delete(obj)),
-        event => Some(event),
+        watcher::Event::InitApply(obj) if !scope.keeps(obj.meta()) => Scoped::Skip,
+        watcher::Event::Apply(obj) if !scope.keeps(obj.meta()) => Scoped::Evict(obj),
+        event => Scoped::Pass(event),
     }
 }
 
@@ -269,6 +279,10 @@ async fn tick(interval: &mut Option<Interval>) {
 pub(super) struct Relist<K> {
     buffer: Option<Vec<Staged<K>>>,
     lists: u64,
+    /// For a sharded informer, what it keeps: a cached object missing from
+    /// the list and not kept left with its partition, which handlers are
+    /// not told of as a deletion.
+    kept: Option<Kept>,
 }
 
 impl<K> Relist<K> {
@@ -283,6 +297,7 @@ impl<K> Default for Relist<K> {
         Relist {
             buffer: None,
             lists: 0,
+            kept: None,
         }
     }
 }
@@ -325,7 +340,13 @@ where
             watcher::Event::InitDone => {
                 let objects = relist.buffer.take().unwrap_or_default();
                 let mut processor = self.processor.lock();
-                let changes = self.store.replace(objects, processor.has_listeners());
+                let mut changes = self.store.replace(objects, processor.has_listeners());
+                if let Some(kept) = &relist.kept {
+                    changes.retain(|change| match change {
+                        Notification::Delete(gone) => kept.keeps(gone.object().meta()),
+                        _ => true,
+                    });
+                }
                 processor.distribute(changes);
                 processor.mark_synced();
                 drop(processor);
@@ -342,6 +363,16 @@ where
                 self.commit(|store| store.delete(obj));
             }
         }
+    }
+
+    /// Removes `received`'s object from the cache without telling the
+    /// handlers (it left the partitions held; it was not deleted).
+    fn evict<W: Received<K>>(&self, received: W) {
+        let (obj, _) = self.prepare(received);
+        let processor = self.processor.lock();
+        let _ = self.store.delete(obj);
+        drop(processor);
+        self.record_size();
     }
 
     /// Applies one change to the store and queues it for the handlers, as

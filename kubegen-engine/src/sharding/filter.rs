@@ -48,6 +48,22 @@ impl ShardBy {
     }
 }
 
+/// What a sharded informer keeps at one moment: objects placed by `by` in
+/// a partition of `held`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Kept {
+    pub(crate) by: ShardBy,
+    pub(crate) partitions: Partitions,
+    pub(crate) held: PartitionSet,
+}
+
+impl Kept {
+    /// Whether an object with `meta` is kept.
+    pub(crate) fn keeps(&self, meta: &ObjectMeta) -> bool {
+        self.by.matches(self.partitions, &self.held, meta)
+    }
+}
+
 /// `value` percent-encoded for a URL query (everything but RFC 3986's
 /// unreserved characters).
 pub(crate) fn query_escape(value: &str) -> String {

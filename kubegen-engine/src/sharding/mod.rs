@@ -46,4 +46,4 @@ pub use partition::{MAX_PARTITIONS, PartitionSet, Partitions, shard_hash};
 pub use shards::Shards;
 
 pub(crate) use coordinator::Coordinator;
-pub(crate) use filter::{probe, selecting_client};
+pub(crate) use filter::{Kept, probe, selecting_client};
