@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
@@ -197,6 +198,21 @@ impl Replica {
     }
 }
 
+/// `client`, whose requests never answer once `cut` is set.
+fn hanging(client: Client, cut: Arc<AtomicBool>) -> Client {
+    let namespace = client.default_namespace().to_owned();
+    let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+        let (client, cut) = (client.clone(), cut.clone());
+        async move {
+            if cut.load(Ordering::SeqCst) {
+                std::future::pending::<()>().await;
+            }
+            client.send(request).await
+        }
+    });
+    Client::new(service, namespace)
+}
+
 /// Takes `uid` out of the in-flight map when dropped.
 struct Leave(Arc<Journal>, String, String);
 
@@ -325,9 +341,11 @@ async fn replicas_split_the_objects_and_hand_partitions_over_without_overlap() -
     let client = env.client().await?;
     let uids = create_configmaps(&client, &ns, 60).await?;
     let journal = Arc::new(Journal::default());
-    let start = |name: &'static str| {
-        Replica::start(&client, &ns, name, &journal, ServerSideFiltering::Required)
+    let start_with = |client: Client, name: &'static str| {
+        let (ns, journal) = (ns.clone(), journal.clone());
+        async move { Replica::start(&client, &ns, name, &journal, ServerSideFiltering::Required).await }
     };
+    let start = |name: &'static str| start_with(client.clone(), name);
     let a = start("replica-a").await?;
     let b = start("replica-b").await?;
     let c = start("replica-c").await?;
@@ -371,6 +389,27 @@ async fn replicas_split_the_objects_and_hand_partitions_over_without_overlap() -
     );
     eprintln!("crash: taken over in {took:?}");
     all_reconciled_by_holders(&journal, &[&a, &b], &uids).await?;
+
+    // Partitioned from the apiserver: e's requests stop being answered
+    // (as behind a dead link). It must stop acting within the renew
+    // deadline of its last renewal, before the others may take over.
+    let cut = Arc::new(AtomicBool::new(false));
+    let e = start_with(hanging(client.clone(), cut.clone()), "replica-e").await?;
+    balanced(&[&a, &b, &e], &uids).await?;
+    cut.store(true, Ordering::SeqCst);
+    let cut_at = Instant::now();
+    eventually(WAIT, "the cut-off replica to stop acting", || async {
+        Ok(e.shards.acting().is_empty().then_some(()))
+    })
+    .await?;
+    let stopped_acting = cut_at.elapsed();
+    ensure!(
+        stopped_acting <= Duration::from_millis(2000 + 500),
+        "a replica cut off from the apiserver acted for {stopped_acting:?}, beyond its renew deadline"
+    );
+    let took = balanced(&[&a, &b], &uids).await?;
+    eprintln!("cut off: stopped acting after {stopped_acting:?}, taken over after {took:?} more");
+    e.crash().await;
 
     let overlaps = journal.overlaps.lock().clone();
     ensure!(
@@ -432,6 +471,24 @@ async fn without_the_feature_gate_informers_filter_themselves() -> Result<()> {
     let ns = env.namespace("sharding-client").await?;
     let client = env.client().await?;
     let uids = create_configmaps(&client, &ns, 30).await?;
+    // The member Lease of a replica that crashed an hour ago.
+    let leases = Api::<Lease>::namespaced(client.clone(), &ns);
+    let ghost: Lease = serde_json::from_value(json!({
+        "metadata": {
+            "name": format!("{SET}-member-ghost"),
+            "labels": {
+                SHARD_SET_LABEL: SET,
+                "kubegen.io/shard-role": "member",
+                "kubegen.io/shard-partitions": PARTITIONS.to_string(),
+            },
+        },
+        "spec": {
+            "holderIdentity": "ghost",
+            "leaseDurationSeconds": 3,
+            "renewTime": "2020-01-01T00:00:00.000000Z",
+        },
+    }))?;
+    leases.create(&PostParams::default(), &ghost).await?;
     let journal = Arc::new(Journal::default());
     let a = Replica::start(
         &client,
@@ -467,6 +524,18 @@ async fn without_the_feature_gate_informers_filter_themselves() -> Result<()> {
     }
     all_reconciled_by_holders(&journal, &[&a, &b], &uids).await?;
     ensure!(journal.overlaps.lock().is_empty());
+    eventually(
+        WAIT,
+        "the member Lease of a replica long gone to be deleted",
+        || async {
+            Ok(leases
+                .get_opt(&format!("{SET}-member-ghost"))
+                .await?
+                .is_none()
+                .then_some(()))
+        },
+    )
+    .await?;
     a.stop().await?;
     b.stop().await?;
 

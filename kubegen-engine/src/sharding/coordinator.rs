@@ -19,7 +19,7 @@ use futures::future::join_all;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::jiff::Timestamp;
 use kube::Client;
-use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
+use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams, Preconditions};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -127,9 +127,26 @@ impl Coordinator {
                 () = tokio::time::sleep_until(next) => {}
             }
             let started = Instant::now();
-            if let Err(error) = self.tick(started).await {
-                self.stop().await;
-                return Err(error);
+            self.fence(started);
+            // A round that does not answer (an apiserver that hangs) must
+            // not keep this replica acting past a renew deadline: the
+            // round is dropped at the earliest one, and its writes count
+            // as failed.
+            let deadline = self
+                .held
+                .values()
+                .map(|held| held.renewed_at + self.config.renew_deadline)
+                .fold(started + self.config.renew_deadline, Instant::min);
+            match tokio::time::timeout_at(deadline, self.tick(started)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => {
+                    self.stop().await;
+                    return Err(error);
+                }
+                Err(_) => tracing::warn!(
+                    set = %self.config.name,
+                    "the shard set's Lease requests did not answer before a renew deadline"
+                ),
             }
             self.fence(Instant::now());
             next = self
@@ -171,15 +188,20 @@ impl Coordinator {
         self.observed.retain(|name, _| by_name.contains_key(name));
         self.renew_member(by_name.remove(&self.member)).await;
         let now_std = now.into_std();
-        let mut members: Vec<String> = by_name
+        let mut members = Vec::new();
+        let mut stale = Vec::new();
+        for (name, lease) in by_name
             .iter()
             .filter(|(_, lease)| role(lease) == Some("member"))
-            .filter_map(|(name, _)| {
-                let seen = &self.observed[name];
-                let holder = seen.holder()?;
-                (now_std < seen.expires_at()).then(|| holder.to_string())
-            })
-            .collect();
+        {
+            let seen = &self.observed[name];
+            match seen.holder() {
+                Some(holder) if now_std < seen.expires_at() => members.push(holder.to_string()),
+                _ if self.long_gone(lease) => stale.push(lease.clone()),
+                _ => {}
+            }
+        }
+        self.collect(stale).await;
         members.push(self.identity().to_string());
         let desired = assign(self.partitions, members.iter().map(String::as_str));
         let mine = desired.get(self.identity()).copied().unwrap_or_default();
@@ -195,6 +217,47 @@ impl Coordinator {
         }
         self.publish();
         Ok(())
+    }
+
+    /// Whether member Lease `lease` was last renewed more than ten lease
+    /// durations ago by its own timestamp: a replica that crashed, whose
+    /// Lease nobody will delete otherwise (every restart is a new
+    /// identity). Judged on the wall clock, so only with a margin far
+    /// beyond any clock skew; and deleted only if unchanged since read.
+    fn long_gone(&self, lease: &Lease) -> bool {
+        let Some(renewed) = lease
+            .spec
+            .as_ref()
+            .and_then(|spec| spec.renew_time.as_ref())
+        else {
+            return false;
+        };
+        let age = Timestamp::now().duration_since(renewed.0);
+        let limit = self.config.lease_duration * 10;
+        age.as_secs_f64() > limit.as_secs_f64()
+    }
+
+    /// Deletes the member Leases of replicas long gone, each only if it is
+    /// still the version read.
+    async fn collect(&self, stale: Vec<Lease>) {
+        for lease in stale {
+            let name = lease.metadata.name.clone().unwrap_or_default();
+            let params = DeleteParams {
+                preconditions: Some(Preconditions {
+                    resource_version: lease.metadata.resource_version.clone(),
+                    uid: lease.metadata.uid.clone(),
+                }),
+                ..DeleteParams::default()
+            };
+            match self.api.delete(&name, &params).await {
+                Ok(_) => {
+                    tracing::info!(lease = %name, "deleted the member Lease of a replica long gone")
+                }
+                Err(error) => {
+                    tracing::debug!(lease = %name, %error, "could not delete a stale member Lease")
+                }
+            }
+        }
     }
 
     /// Fails when `lease` says another partition count than ours.
@@ -468,15 +531,22 @@ impl Coordinator {
             .iter()
             .filter(|(_, held)| Instant::now() < fenced_until(held))
             .map(|(p, _)| self.release_by_name(self.lease_name(*p)));
-        join_all(releases).await;
+        // Unreleased Leases expire; an apiserver that hangs must not hold
+        // the shutdown.
+        if tokio::time::timeout(self.config.renew_deadline, join_all(releases))
+            .await
+            .is_err()
+        {
+            tracing::warn!("could not release every partition in time; they expire instead");
+        }
         self.held.clear();
         self.publish();
-        if let Err(error) = self
-            .api
-            .delete(&self.member, &DeleteParams::default())
-            .await
-        {
-            tracing::debug!(%error, "could not delete the member Lease");
+        let params = DeleteParams::default();
+        let delete = self.api.delete(&self.member, &params);
+        match tokio::time::timeout(self.config.retry_period, delete).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => tracing::debug!(%error, "could not delete the member Lease"),
+            Err(_) => tracing::debug!("the member Lease's deletion did not answer in time"),
         }
     }
 
