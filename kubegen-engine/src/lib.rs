@@ -29,6 +29,7 @@ pub mod informer;
 mod jitter;
 mod kube_schema;
 pub mod leader_election;
+mod lease;
 pub mod lister;
 pub mod logging;
 pub mod manager;

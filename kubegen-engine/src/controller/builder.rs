@@ -20,8 +20,7 @@ use super::source::{
     Tombstones,
 };
 use super::worker::{DeletedFn, ReconcileFn, Worker};
-use crate::factory::ApiScope;
-use crate::informer::{Informer, ShardError};
+use crate::informer::{ApiScope, Informer, ShardError};
 use crate::sharding::{ShardBy, Shards};
 use crate::store::ObjectKey;
 use crate::workqueue::{RateLimiter, WorkQueue};

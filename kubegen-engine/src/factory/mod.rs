@@ -16,8 +16,6 @@
 //! # }
 //! ```
 
-mod scope;
-
 use std::any::{Any, TypeId};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
@@ -32,7 +30,7 @@ use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-pub use scope::ApiScope;
+pub use crate::informer::ApiScope;
 
 use crate::informer::{Informer, InformerConfig, InformerMetrics, Transform, resource_name};
 use crate::store::Codec;

@@ -24,6 +24,7 @@ mod metrics;
 mod processor;
 mod protobuf_watch;
 mod received;
+mod scope;
 mod sharded;
 #[cfg(test)]
 mod tests;
@@ -44,9 +45,9 @@ pub use config::{InformerConfig, Transform, strip_managed_fields};
 pub use handler::{EventHandler, HandlerFns, HandlerRegistration};
 pub use metrics::InformerMetrics;
 pub use protobuf_watch::watcher as protobuf_watcher;
+pub use scope::ApiScope;
 pub use sharded::ShardError;
 
-use crate::factory::ApiScope;
 use crate::lister::Lister;
 use crate::sharding::{ShardBy, Shards};
 use crate::store::{CacheError, IndexFn, Store};

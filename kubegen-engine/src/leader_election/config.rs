@@ -3,15 +3,7 @@
 
 use std::time::Duration;
 
-/// client-go's default lease duration: how long a standby waits, after it
-/// last saw the record change, before it takes the Lease over.
-pub const DEFAULT_LEASE_DURATION: Duration = Duration::from_secs(15);
-/// client-go's default renew deadline: how long a leader keeps leading
-/// without a successful renewal.
-pub const DEFAULT_RENEW_DEADLINE: Duration = Duration::from_secs(10);
-/// client-go's default retry period: how often candidates try to acquire
-/// and leaders renew.
-pub const DEFAULT_RETRY_PERIOD: Duration = Duration::from_secs(2);
+pub use crate::lease::{DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD};
 
 /// client-go's jitter factor: the renew deadline must exceed this many
 /// retry periods.

@@ -17,10 +17,10 @@ use tokio_util::sync::CancellationToken;
 use super::config::LeaderElectionConfig;
 use super::lock::LeaseLock;
 use super::metrics::LeaderElectionMetrics;
-use super::record::{self, Decision, Observation};
 use super::state::{LeaderState, Leadership};
 use crate::api_errors::{is_already_exists, is_conflict, is_not_found};
 use crate::jitter::random_fraction;
+use crate::lease::{self as record, Decision, Observation};
 
 /// A future the elector runs or awaits.
 type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send>>;

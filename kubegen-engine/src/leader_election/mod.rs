@@ -61,7 +61,6 @@ mod elector;
 mod identity;
 mod lock;
 mod metrics;
-pub(crate) mod record;
 mod state;
 #[cfg(test)]
 mod tests;

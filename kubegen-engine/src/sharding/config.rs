@@ -4,9 +4,7 @@
 
 use std::time::Duration;
 
-use crate::leader_election::{
-    DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD,
-};
+use crate::lease::{DEFAULT_LEASE_DURATION, DEFAULT_RENEW_DEADLINE, DEFAULT_RETRY_PERIOD};
 
 use super::partition::{MAX_PARTITIONS, Partitions};
 

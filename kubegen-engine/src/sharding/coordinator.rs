@@ -4,7 +4,7 @@
 //! that [`Shards`] always names partitions this replica may act on.
 //!
 //! Fencing follows leader election (client-go's, see
-//! `leader_election::record`): expiry is judged on the local clock from
+//! `lease`): expiry is judged on the local clock from
 //! when a record was last seen changing, a holder acts on a partition only
 //! until `renew_deadline` after the start of its last successful renewal,
 //! and another replica takes the Lease over only `lease_duration` after it
@@ -27,8 +27,8 @@ use super::assign::assign;
 use super::config::ShardingConfig;
 use super::partition::{PartitionSet, Partitions, shard_hash};
 use super::shards::Shards;
-use crate::leader_election::record::{
-    self, Decision, Observation, holder_of, next_record, released_record,
+use crate::lease::{
+    self as record, Decision, Observation, holder_of, next_record, released_record,
 };
 
 /// The label naming the shard set a Lease belongs to.

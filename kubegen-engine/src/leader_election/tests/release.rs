@@ -10,7 +10,7 @@ use super::{Events, ME, OTHER, builder, config, record};
 use crate::leader_election::LeaderElector;
 use crate::leader_election::LeaderState;
 use crate::leader_election::elector::{Attempt, Release};
-use crate::leader_election::record::Observation;
+use crate::lease::Observation;
 
 /// An elector for [`ME`] with the timings of client-go's release tests.
 fn elector(lock: &FakeLock, events: &Events) -> LeaderElector {

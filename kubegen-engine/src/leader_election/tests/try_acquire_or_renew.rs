@@ -10,7 +10,7 @@ use super::fake_lock::{FakeLock, Verb};
 use super::{Events, ME, OTHER, builder, config, record};
 use crate::leader_election::LeaderElector;
 use crate::leader_election::elector::Attempt;
-use crate::leader_election::record::Observation;
+use crate::lease::Observation;
 
 /// An elector for [`ME`] with client-go's test lease duration (10 s).
 fn elector(lock: &FakeLock, events: &Events) -> LeaderElector {

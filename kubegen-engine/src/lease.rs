@@ -1,6 +1,7 @@
-//! The pure part of leader election: what a candidate decides from the Lease
+//! The pure part of holding a Lease — one leader election's, or one
+//! partition's of a shard set: what a candidate decides from the Lease
 //! record it reads and from its own clock, with no I/O, so that it can be
-//! tested with a fake clock.
+//! tested with a fake clock; and client-go's default timings.
 //!
 //! As in client-go, expiry is judged on the candidate's **local** clock: a
 //! record is valid until `observed_at + leaseDurationSeconds`, where
@@ -26,6 +27,16 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::coordination::v1::LeaseSpec;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
+
+/// client-go's default lease duration: how long a standby waits, after it
+/// last saw the record change, before it takes the Lease over.
+pub const DEFAULT_LEASE_DURATION: Duration = Duration::from_secs(15);
+/// client-go's default renew deadline: how long a holder keeps acting
+/// without a successful renewal.
+pub const DEFAULT_RENEW_DEADLINE: Duration = Duration::from_secs(10);
+/// client-go's default retry period: how often candidates try to acquire
+/// and holders renew.
+pub const DEFAULT_RETRY_PERIOD: Duration = Duration::from_secs(2);
 
 /// A Lease record as this candidate last saw it, and when (local clock).
 #[derive(Debug, Clone, PartialEq)]

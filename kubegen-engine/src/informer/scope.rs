@@ -1,5 +1,6 @@
 //! [`ApiScope`]: building an `Api<K>` restricted to a namespace for any
-//! resource scope.
+//! resource scope (for the factory's informers, and for a sharded
+//! informer's `Api` over its selecting client).
 
 use kube::core::{ClusterResourceScope, DynamicResourceScope, NamespaceResourceScope};
 use kube::{Api, Client, Resource};
