@@ -101,11 +101,17 @@ pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &st
     kube::Client::new(service, namespace)
 }
 
-/// Whether the apiserver filters the collection at `path` by shard: a list
-/// of at most one object with a selector of the whole key space comes back
-/// with `metadata.shardInfo` only when the apiserver applied it (Kubernetes
-/// 1.36+ with the `ShardedListAndWatch` feature gate); an apiserver without
-/// it ignores the parameter.
+/// Whether the apiserver filters the collection at `path` by shard
+/// (Kubernetes 1.36+ with the `ShardedListAndWatch` feature gate; an
+/// apiserver without it ignores the parameter):
+///
+/// 1. a list of at most one object with a selector of the whole key space
+///    comes back with `metadata.shardInfo` when the apiserver applied it —
+///    for built-in kinds (1.36 does not echo it on custom resources' lists,
+///    which it filters all the same);
+/// 2. failing that, a selector of an empty range (start above end) is
+///    refused by an apiserver that parses selectors ("invalid shard
+///    selector", a 500 in 1.36) and ignored by one that does not.
 pub(crate) async fn probe(
     client: &kube::Client,
     path: &str,
@@ -121,18 +127,28 @@ pub(crate) async fn probe(
         #[serde(rename = "shardInfo")]
         shard_info: Option<serde_json::Value>,
     }
-    let selector = partitions
+    let list = |selector: &str| {
+        http::Request::get(format!(
+            "{path}?limit=1&{SHARD_SELECTOR_PARAM}={}",
+            query_escape(selector)
+        ))
+        .header(http::header::ACCEPT, "application/json")
+        .body(Vec::new())
+        .map_err(kube::Error::HttpError)
+    };
+    let everything = partitions
         .selector(&partitions.all())
         .expect("a shard set has at least one partition");
-    let request = http::Request::get(format!(
-        "{path}?limit=1&{SHARD_SELECTOR_PARAM}={}",
-        query_escape(&selector)
-    ))
-    .header(http::header::ACCEPT, "application/json")
-    .body(Vec::new())
-    .map_err(kube::Error::HttpError)?;
-    let list: List = client.request(request).await?;
-    Ok(list.metadata.shard_info.is_some())
+    let answer: List = client.request(list(&everything)?).await?;
+    if answer.metadata.shard_info.is_some() {
+        return Ok(true);
+    }
+    let empty = "shardRange(object.metadata.uid, '0x8000000000000000', '0x0000000000000000')";
+    match client.request::<List>(list(empty)?).await {
+        Ok(_) => Ok(false),
+        Err(kube::Error::Api(status)) if status.message.contains("shard") => Ok(true),
+        Err(error) => Err(error),
+    }
 }
 
 #[cfg(test)]

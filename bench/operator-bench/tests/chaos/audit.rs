@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::replicas::{LEASE_DURATION_SECS, username_prefix};
 
 /// Microseconds.
-const SECOND: i64 = 1_000_000;
+pub(super) const SECOND: i64 = 1_000_000;
 
 /// The least gap, between the last write of one process and the first
 /// write of the next, that passes. Leader election guarantees
@@ -41,40 +41,43 @@ pub const MIN_HANDOVER_GAP: i64 = SECOND / 2;
 pub const LEASE_SLACK: i64 = SECOND / 2;
 
 /// The renew deadline: 2/3 of the lease duration (see `operator.rs`).
-const RENEW_DEADLINE: i64 = LEASE_DURATION_SECS as i64 * SECOND * 2 / 3;
+pub(super) const RENEW_DEADLINE: i64 = LEASE_DURATION_SECS as i64 * SECOND * 2 / 3;
 
 /// One request of an operator process.
 #[derive(Debug, Clone)]
-struct Request {
+pub(super) struct Request {
     /// The process: the ServiceAccount's name (`op-a-3`).
-    who: String,
-    verb: String,
+    pub(super) who: String,
+    pub(super) verb: String,
     /// `deployments`, `services`, `myapplications/status`, `leases`, ...
-    resource: String,
-    name: String,
-    code: u64,
+    pub(super) resource: String,
+    pub(super) name: String,
+    /// The `resourceVersion` the request carried (an update's
+    /// precondition: the version it replaces); empty when none.
+    pub(super) resource_version: String,
+    pub(super) code: u64,
     /// Microseconds since the epoch.
-    received: i64,
-    completed: i64,
+    pub(super) received: i64,
+    pub(super) completed: i64,
 }
 
 impl Request {
-    fn ok(&self) -> bool {
+    pub(super) fn ok(&self) -> bool {
         (200..300).contains(&self.code)
     }
 
-    fn is_write(&self) -> bool {
+    pub(super) fn is_write(&self) -> bool {
         matches!(
             self.resource.as_str(),
             "deployments" | "services" | "myapplications/status"
         ) && matches!(self.verb.as_str(), "create" | "update" | "patch" | "delete")
     }
 
-    fn is_lease_write(&self) -> bool {
+    pub(super) fn is_lease_write(&self) -> bool {
         self.resource == "leases" && matches!(self.verb.as_str(), "create" | "update")
     }
 
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         format!(
             "{} {} {} {} ({}) at {}",
             self.who,
@@ -146,7 +149,7 @@ fn micros(value: &Value) -> Option<i64> {
 }
 
 /// The completed requests of the operator processes in `ns`, in log order.
-fn read(path: &Path, ns: &str) -> Result<Vec<Request>> {
+pub(super) fn read(path: &Path, ns: &str) -> Result<Vec<Request>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the audit log {}", path.display()))?;
     let prefix = username_prefix(ns);
@@ -182,6 +185,7 @@ fn read(path: &Path, ns: &str) -> Result<Vec<Request>> {
             verb: field(&event["verb"]),
             resource,
             name: field(&object["name"]),
+            resource_version: field(&object["resourceVersion"]),
             code: event["responseStatus"]["code"].as_u64().unwrap_or(0),
             received,
             completed,

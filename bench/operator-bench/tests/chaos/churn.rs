@@ -71,6 +71,25 @@ pub struct Intent {
     pub ready: Option<u64>,
 }
 
+/// One object a name stood for: its uid, from before its create was
+/// first sent until its delete was confirmed (wall clock, microseconds
+/// since the epoch, as the audit log's timestamps), so that a write the
+/// audit log records by name can be traced to the application it was for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Incarnation {
+    /// `metadata.uid`.
+    pub uid: String,
+    /// Taken before the first create request was sent.
+    pub created: i64,
+    /// Taken once the delete was confirmed; `None` while it exists.
+    pub deleted: Option<i64>,
+}
+
+/// Now on the wall clock, in microseconds since the epoch.
+pub fn wall_micros() -> i64 {
+    k8s_openapi::jiff::Timestamp::now().as_microsecond()
+}
+
 /// Everything the churn did.
 #[derive(Debug, Default)]
 pub struct Book {
@@ -84,6 +103,8 @@ pub struct Book {
     pub retries: usize,
     /// When the last change was confirmed.
     pub last_change: Option<Instant>,
+    /// Every object each name stood for, oldest first.
+    pub incarnations: BTreeMap<String, Vec<Incarnation>>,
 }
 
 /// The book, shared with the observer.
@@ -142,6 +163,7 @@ pub async fn churn(
             intent.pending = true;
             intent.spec.clone()
         };
+        let sent = wall_micros();
         let (kind, spec, uid) = match current {
             None => {
                 let spec = Spec::random(&mut rng);
@@ -163,9 +185,24 @@ pub async fn churn(
             }
         };
         let now = Instant::now();
+        let confirmed = wall_micros();
         let mut book = lock(&book);
         if let Some(uid) = &uid {
             book.uids.insert(uid.clone());
+        }
+        let incarnations = book.incarnations.entry(name.clone()).or_default();
+        match kind {
+            "create" => incarnations.push(Incarnation {
+                uid: uid.clone().unwrap_or_default(),
+                created: sent,
+                deleted: None,
+            }),
+            "delete" => {
+                if let Some(last) = incarnations.last_mut() {
+                    last.deleted = Some(confirmed);
+                }
+            }
+            _ => {}
         }
         *book.changes.entry(kind).or_default() += 1;
         book.last_change = Some(now);

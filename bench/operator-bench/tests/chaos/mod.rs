@@ -27,13 +27,30 @@
 //! ([`my_application_bench::operator_binary`]). `KUBEGEN_CHAOS_SEED` replays a run's decisions;
 //! `KUBEGEN_CHAOS_DURATION` (seconds) and `KUBEGEN_CHAOS_APPS` override the
 //! size.
+//!
+//! **Sharded** ([`Mode::Sharded`]; `tests/chaos_e2e.rs` runs it too, and
+//! `KUBEGEN_CHAOS_SHARDED=N` makes any soak sharded with N partitions):
+//! up to three replicas run `--shard-partitions N` without leader
+//! election on a plane whose apiserver has the `ShardedListAndWatch`
+//! feature gate, so that their MyApplication informers may be filtered
+//! on the server (the figures say whether they were). The soak starts one replica, scales to three and back down to
+//! two — stopping one by SIGTERM, a graceful handover — and kills random
+//! replicas instead of the leader (`faults.rs`). The invariants are the
+//! same but per partition (`shard_audit.rs`): every write fenced by its
+//! process's own renewal of its application's partition Lease, never two
+//! processes acting on one partition, a partition changing hands only
+//! after a release or expiry; also no process exiting on its own, and,
+//! once converged, every replica caching exactly the objects of its
+//! partitions (`shards.rs`).
 
 pub mod audit;
-mod churn;
+pub mod churn;
 mod cluster;
 mod faults;
 mod replicas;
 mod rng;
+pub mod shard_audit;
+mod shards;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -42,9 +59,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, PostParams};
 use kubegen::kube;
+use kubegen::sharding::Partitions;
 use kubegen_testenv::{TestEnv, eventually};
 use tokio_util::sync::CancellationToken;
 
@@ -52,7 +70,9 @@ use audit::AuditFigures;
 use churn::SharedBook;
 use cluster::{Cluster, POLL};
 use faults::{FaultKind, FaultStats};
-use replicas::{ReplicaStats, Replicas};
+use replicas::{LEASE_NAME, ReplicaStats, Replicas};
+use shard_audit::ShardAuditFigures;
+use shards::CacheCheck;
 
 /// How long, once everything reflects its last intent, the soak waits
 /// for every application to be Ready as well. Readiness needs the
@@ -68,9 +88,23 @@ const READY_GRACE: Duration = Duration::from_secs(30);
 /// its Deployments and follows within a reconcile.
 const STATUS_LAG: Duration = Duration::from_secs(10);
 
+/// How the replicas share the work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Two replicas, one leader at a time.
+    LeaderElection,
+    /// One to three replicas splitting `partitions` partitions.
+    Sharded {
+        /// `--shard-partitions`.
+        partitions: u32,
+    },
+}
+
 /// The size of one soak.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Leader election or sharding.
+    pub mode: Mode,
     /// How long the churn and the faults go on.
     pub duration: Duration,
     /// How many application names the churn uses.
@@ -85,10 +119,17 @@ pub struct Config {
 impl Config {
     /// `duration` and `apps` unless `KUBEGEN_CHAOS_DURATION` (seconds) or
     /// `KUBEGEN_CHAOS_APPS` say otherwise; the seed from
-    /// `KUBEGEN_CHAOS_SEED` or the clock; a 120 s convergence bound.
+    /// `KUBEGEN_CHAOS_SEED` or the clock; a 120 s convergence bound;
+    /// leader election unless `KUBEGEN_CHAOS_SHARDED` gives a partition
+    /// count.
     pub fn from_env(duration: Duration, apps: usize) -> Config {
-        let number = |name: &str| std::env::var(name).ok().and_then(|v| v.trim().parse().ok());
+        fn number<T: std::str::FromStr>(name: &str) -> Option<T> {
+            std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+        }
         Config {
+            mode: number("KUBEGEN_CHAOS_SHARDED").map_or(Mode::LeaderElection, |partitions| {
+                Mode::Sharded { partitions }
+            }),
             duration: number("KUBEGEN_CHAOS_DURATION").map_or(duration, Duration::from_secs),
             apps: number("KUBEGEN_CHAOS_APPS").map_or(apps, |n: u64| n.max(1) as usize),
             convergence_bound: Duration::from_secs(120),
@@ -118,11 +159,27 @@ pub struct Report {
     all_ready: Option<Duration>,
     /// Applications not Ready when the soak stopped waiting.
     not_ready: usize,
+    /// What the sharded soak saw besides.
+    sharded: Option<ShardReport>,
     /// Broken invariants; empty when the soak passed.
     pub violations: Vec<String>,
     /// Where the logs were kept (when there are violations, or not every
     /// application became Ready); else the removed plane's directory.
     pub dir: std::path::PathBuf,
+}
+
+/// The sharded soak's own figures.
+#[derive(Debug)]
+struct ShardReport {
+    partitions: u32,
+    audit: ShardAuditFigures,
+    /// Lease versions the watch saw.
+    lease_versions: usize,
+    /// `None`: not checked (no convergence).
+    caches: Option<CacheCheck>,
+    /// Incarnations whose MyApplication informer the apiserver filtered,
+    /// and did not.
+    filtering: (usize, usize),
 }
 
 /// The `q` quantile (nearest rank) of sorted `samples`.
@@ -148,7 +205,17 @@ impl Report {
             let _ = writeln!(t, "  {k:<34} {v}");
         };
         let total: usize = self.faults.injected.values().sum();
-        let kinds = [FaultKind::ApiServer, FaultKind::Etcd, FaultKind::Leader]
+        let kinds = match self.config.mode {
+            Mode::LeaderElection => &[FaultKind::ApiServer, FaultKind::Etcd, FaultKind::Leader][..],
+            Mode::Sharded { .. } => &[
+                FaultKind::ApiServer,
+                FaultKind::Etcd,
+                FaultKind::Replica,
+                FaultKind::ScaleUp,
+                FaultKind::ScaleDown,
+            ][..],
+        };
+        let kinds = kinds
             .iter()
             .map(|k| {
                 format!(
@@ -166,6 +233,9 @@ impl Report {
             .collect::<Vec<_>>()
             .join(", ");
         let exits = self.replicas.exits.values().sum::<usize>();
+        if let Some(sharded) = &self.sharded {
+            return self.sharded_table(sharded, &kinds, exits);
+        }
         let writes = self.audit.total_writes();
         let mut reflected = self.samples.reflected.clone();
         reflected.sort();
@@ -259,6 +329,147 @@ impl Report {
         row("violations", self.violations.len().to_string());
         t
     }
+
+    /// The figures of a sharded soak.
+    fn sharded_table(&self, sharded: &ShardReport, kinds: &str, exits: usize) -> String {
+        let mut t = String::new();
+        let mut row = |k: &str, v: String| {
+            let _ = writeln!(t, "  {k:<34} {v}");
+        };
+        let audit = &sharded.audit;
+        let total: usize = self.faults.injected.values().sum();
+        let writes = audit.total_writes();
+        let mut reflected = self.samples.reflected.clone();
+        reflected.sort();
+        let spread = |samples: &[Duration]| {
+            format!(
+                "p50 {}, p99 {}, max {} (n = {})",
+                secs(quantile(samples, 0.5)),
+                secs(quantile(samples, 0.99)),
+                secs(samples.last().copied()),
+                samples.len()
+            )
+        };
+        row("seed", format!("{} (KUBEGEN_CHAOS_SEED)", self.config.seed));
+        row(
+            "duration, applications, partitions",
+            format!(
+                "{:.0} s of churn and faults, {} names, {} partitions",
+                self.config.duration.as_secs_f64(),
+                self.config.apps,
+                sharded.partitions
+            ),
+        );
+        row(
+            "faults injected",
+            format!(
+                "{total}: {kinds}; replica kills skipped {}",
+                self.faults.skipped
+            ),
+        );
+        row(
+            "operator processes",
+            format!(
+                "{} started: {} killed -9, {} stopped by SIGTERM {:?} (code: count), {} exited on their own {:?}",
+                self.replicas.starts,
+                self.replicas.killed,
+                self.replicas.terminated.values().sum::<usize>(),
+                self.replicas.terminated,
+                exits,
+                self.replicas.exits
+            ),
+        );
+        row(
+            "changes confirmed",
+            format!("{:?}, {} requests retried", self.changes, self.retries),
+        );
+        row("objects ever created", self.objects.to_string());
+        row(
+            "operator writes (2xx)",
+            format!(
+                "{writes} {:?}; {} failed; {} for an application deleted > {} s before",
+                audit.writes,
+                audit.failed_writes,
+                audit.stale,
+                shard_audit::STALE_GRACE / 1_000_000
+            ),
+        );
+        row(
+            "partition Lease writes",
+            format!(
+                "{}; {} Lease versions watched",
+                audit.lease_writes, sharded.lease_versions
+            ),
+        );
+        row(
+            "partition handovers",
+            format!(
+                "{}: {} after a release (min {}), {} after expiry (min {}), {} unverified",
+                audit.partition_handovers,
+                audit.released,
+                micros(audit.min_release_handover),
+                audit.expired,
+                micros(audit.min_expiry_handover),
+                audit.unverified
+            ),
+        );
+        row(
+            "writers of one application",
+            format!(
+                "{} processes wrote; {} changes of writer, min gap {}{}",
+                audit.writers,
+                audit.object_handovers.len(),
+                micros(audit.min_gap().map(|h| h.gap)),
+                audit.min_gap().map_or_else(String::new, |h| format!(
+                    " ({} → {}, {} in partition {})",
+                    h.from, h.to, h.app, h.partition
+                ))
+            ),
+        );
+        row(
+            "fencing",
+            format!(
+                "writes at most {} after their process renewed their partition",
+                micros(audit.max_since_renew)
+            ),
+        );
+        row("double-acting windows", audit.double_acting.to_string());
+        row(
+            "apiserver filtering",
+            format!(
+                "{} incarnations' MyApplication informers sent a shardSelector, {} filtered on the client",
+                sharded.filtering.0, sharded.filtering.1
+            ),
+        );
+        match &sharded.caches {
+            None => row("caches", "not checked (no convergence)".into()),
+            Some(caches) => {
+                row(
+                    "caches = own partitions",
+                    if caches.matched { "yes" } else { "NO" }.to_string(),
+                );
+                for line in &caches.replicas {
+                    row("", line.clone());
+                }
+            }
+        }
+        row("change reflected (children, status)", spread(&reflected));
+        row(
+            "converged after the last fault",
+            format!(
+                "{} (bound {:.0} s); all Ready after {}{}",
+                secs(self.settled),
+                self.config.convergence_bound.as_secs_f64(),
+                secs(self.all_ready),
+                match self.not_ready {
+                    0 => String::new(),
+                    n => format!(" ({n} not Ready {READY_GRACE:?} later: control-plane lag)"),
+                }
+            ),
+        );
+        row("violations", self.violations.len().to_string());
+        t
+    }
 }
 
 /// Copies the plane's logs (audit log included) and the operators' logs
@@ -330,7 +541,24 @@ pub async fn soak(config: Config) -> Result<Report> {
     // Built before the plane starts, so that no replica waits for cargo.
     let binary = tokio::task::spawn_blocking(my_application_bench::operator_binary).await??;
     println!("operator: {}", binary.display());
-    let env = Arc::new(TestEnv::start().await?);
+    let sharding = match config.mode {
+        Mode::LeaderElection => None,
+        Mode::Sharded { partitions } => Some(
+            Partitions::new(partitions)
+                .with_context(|| format!("{partitions} partitions: 1 to 256"))?,
+        ),
+    };
+    let env = Arc::new(match sharding {
+        None => TestEnv::start().await?,
+        // The apiserver filters the sharded informers' lists and watches.
+        Some(_) => {
+            TestEnv::start_with(kubegen_testenv::Options {
+                feature_gates: vec!["ShardedListAndWatch=true".into()],
+                ..kubegen_testenv::Options::default()
+            })
+            .await?
+        }
+    });
     println!(
         "control plane up in {:.1} s at {}",
         env.startup_time().as_secs_f64(),
@@ -347,9 +575,17 @@ pub async fn soak(config: Config) -> Result<Report> {
     Api::<ClusterRoleBinding>::all(admin.clone())
         .create(&PostParams::default(), &binding)
         .await?;
+    if sharding.is_some() {
+        lease_role(&admin, &ns).await?;
+    }
+    let lease_watch = sharding.map(|_| shards::LeaseWatch::start(admin.clone(), &ns));
 
     // The replicas, supervised until the end.
-    let replicas = Arc::new(Replicas::new(env.clone(), &ns));
+    let replicas = Arc::new(match sharding {
+        None => Replicas::new(env.clone(), &ns),
+        // One at first; the faults scale them.
+        Some(partitions) => Replicas::sharded(env.clone(), &ns, partitions.count(), 1),
+    });
     let supervising = CancellationToken::new();
     let supervisor = {
         let (replicas, stop) = (replicas.clone(), supervising.clone());
@@ -361,15 +597,32 @@ pub async fn soak(config: Config) -> Result<Report> {
         })
     };
     let leases = Api::<Lease>::namespaced(admin.clone(), &ns);
-    let leader = eventually(Duration::from_secs(90), "a replica to lead", || async {
-        Ok(leases
-            .get_opt("my-application-controller")
-            .await?
-            .and_then(|l| l.spec?.holder_identity)
-            .filter(|h| !h.is_empty()))
-    })
-    .await?;
-    println!("{leader} leads; churn and faults for {:?}", config.duration);
+    if let Some(partitions) = sharding {
+        let holders = eventually(
+            Duration::from_secs(90),
+            "a replica to hold every partition",
+            || async {
+                Ok(shards::holders(&leases, partitions)
+                    .await
+                    .filter(|h| h.len() == partitions.count() as usize))
+            },
+        )
+        .await?;
+        println!(
+            "partitions held: {holders:?}; churn, faults and scaling for {:?}",
+            config.duration
+        );
+    } else {
+        let leader = eventually(Duration::from_secs(90), "a replica to lead", || async {
+            Ok(leases
+                .get_opt("my-application-controller")
+                .await?
+                .and_then(|l| l.spec?.holder_identity)
+                .filter(|h| !h.is_empty()))
+        })
+        .await?;
+        println!("{leader} leads; churn and faults for {:?}", config.duration);
+    }
 
     // Churn, observation and faults.
     let names = churn::names(config.apps);
@@ -401,7 +654,10 @@ pub async fn soak(config: Config) -> Result<Report> {
         rng.fork(),
         until,
     ));
-    let faults = faults::inject(&env, &ns, &replicas, rng.fork(), until).await;
+    let faults = match sharding {
+        None => faults::inject(&env, &ns, &replicas, rng.fork(), until).await,
+        Some(_) => faults::inject_sharded(&env, &replicas, rng.fork(), begun, until).await,
+    };
     let churned = churning.await.context("the churn task panicked")?;
     observing.cancel();
     observer.await.context("the observer panicked")?;
@@ -485,13 +741,59 @@ pub async fn soak(config: Config) -> Result<Report> {
             ));
         }
     }
+    // Sharded: each replica caches its partitions' objects only.
+    let caches = match sharding {
+        Some(partitions) if settled.is_some() => Some(
+            shards::check_caches(&admin, &ns, &replicas, partitions, Duration::from_secs(30)).await,
+        ),
+        _ => None,
+    };
     supervising.cancel();
     supervisor.await.context("the supervisor panicked")?;
     replicas.kill_all();
 
-    // The leader invariants, from the audit log.
-    let audit = audit::analyze(&env.audit_log(), &ns)?;
-    violations.extend(audit.violations.iter().cloned());
+    // The leader invariants, or the sharded ones, from the audit log.
+    let (audit, sharded) = match (sharding, lease_watch) {
+        (Some(partitions), Some(watch)) => {
+            let states = watch.finish().await;
+            let incarnations = churn::lock(&book).incarnations.clone();
+            let audit = shard_audit::analyze(
+                &env.audit_log(),
+                &ns,
+                LEASE_NAME,
+                partitions,
+                &incarnations,
+                &states,
+            )?;
+            violations.extend(audit.violations.iter().cloned());
+            if let Some(caches) = &caches {
+                violations.extend(caches.violations.iter().cloned());
+            }
+            // The plane has ShardedListAndWatch: the runtime's probe must
+            // find it for the MyApplication informers (custom resources,
+            // whose lists 1.36 filters without echoing shardInfo).
+            let filtering = shards::filtering(&replicas.stats().logs);
+            if filtering.1 > 0 || filtering.0 == 0 {
+                violations.push(format!(
+                    "the apiserver has ShardedListAndWatch, but {} incarnations' MyApplication informers filtered on the client ({} on the server)",
+                    filtering.1, filtering.0
+                ));
+            }
+            let report = ShardReport {
+                partitions: partitions.count(),
+                audit,
+                lease_versions: states.len(),
+                caches,
+                filtering,
+            };
+            (AuditFigures::default(), Some(report))
+        }
+        _ => {
+            let audit = audit::analyze(&env.audit_log(), &ns)?;
+            violations.extend(audit.violations.iter().cloned());
+            (audit, None)
+        }
+    };
     let seen = std::mem::take(&mut *seen.lock().unwrap_or_else(|p| p.into_inner()));
     for (violation, polls) in seen.violations {
         violations.push(format!("{violation} (seen in {polls} polls)"));
@@ -505,11 +807,33 @@ pub async fn soak(config: Config) -> Result<Report> {
             violations.push(format!("{}: {line}", log.display()));
         }
     }
-    for (code, count) in &stats.exits {
-        if *code != 1 {
+    if sharded.is_some() {
+        // Without leader election nothing makes a replica exit.
+        for (code, count) in &stats.exits {
             violations.push(format!(
-                "{count} operator processes exited with code {code} (expected 1: lost leadership)"
+                "{count} operator processes exited on their own with code {code}"
             ));
+        }
+        for (code, count) in &stats.terminated {
+            if *code != 0 {
+                violations.push(format!(
+                    "{count} operator processes exited with code {code} after SIGTERM (expected 0)"
+                ));
+            }
+        }
+        if stats.stop_timeouts > 0 {
+            violations.push(format!(
+                "{} operator processes did not exit within the grace period after SIGTERM",
+                stats.stop_timeouts
+            ));
+        }
+    } else {
+        for (code, count) in &stats.exits {
+            if *code != 1 {
+                violations.push(format!(
+                    "{count} operator processes exited with code {code} (expected 1: lost leadership)"
+                ));
+            }
         }
     }
 
@@ -522,6 +846,7 @@ pub async fn soak(config: Config) -> Result<Report> {
         retries: book.retries,
         objects: book.uids.len(),
         audit,
+        sharded,
         samples: seen.samples,
         settled,
         all_ready,
@@ -548,4 +873,30 @@ pub async fn soak(config: Config) -> Result<Report> {
         println!("logs kept in {}", report.dir.display());
     }
     Ok(report)
+}
+
+/// Grants the namespace's ServiceAccounts what a sharded replica needs
+/// besides the operator's ClusterRole: get, list, create, update and
+/// delete of the Leases in `ns` (its partition and member Leases).
+async fn lease_role(admin: &kube::Client, ns: &str) -> Result<()> {
+    let role: Role = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": "shard-leases" },
+        "rules": [{
+            "apiGroups": ["coordination.k8s.io"],
+            "resources": ["leases"],
+            "verbs": ["get", "list", "create", "update", "delete"],
+        }],
+    }))?;
+    let binding: RoleBinding = serde_json::from_value(serde_json::json!({
+        "metadata": { "name": "shard-leases" },
+        "roleRef": { "apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "shard-leases" },
+        "subjects": [{ "kind": "Group", "name": format!("system:serviceaccounts:{ns}"), "apiGroup": "rbac.authorization.k8s.io" }],
+    }))?;
+    Api::<Role>::namespaced(admin.clone(), ns)
+        .create(&PostParams::default(), &role)
+        .await?;
+    Api::<RoleBinding>::namespaced(admin.clone(), ns)
+        .create(&PostParams::default(), &binding)
+        .await?;
+    Ok(())
 }
