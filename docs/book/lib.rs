@@ -42,6 +42,9 @@ pub mod guides {
     /// `guides/scaling.md`
     #[doc = include_str!("src/guides/scaling.md")]
     pub mod scaling {}
+    /// `guides/sharding.md`
+    #[doc = include_str!("src/guides/sharding.md")]
+    pub mod sharding {}
     /// `guides/ci.md`
     #[doc = include_str!("src/guides/ci.md")]
     pub mod ci {}

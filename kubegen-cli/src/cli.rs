@@ -255,6 +255,15 @@ struct NewArgs {
     /// `kubegen add webhook`.
     #[arg(long)]
     webhook: bool,
+    /// Scaffold a sharded operator: every replica reconciles the objects
+    /// of the partitions it holds through Leases, no leader is elected,
+    /// and the Deployment runs three replicas.
+    #[arg(long)]
+    sharded: bool,
+    /// The sharded operator's partition count, 1 to 256, the same on
+    /// every replica [default: 16].
+    #[arg(long, value_name = "N", requires = "sharded")]
+    partitions: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -478,14 +487,18 @@ fn execute(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> Result
             Ok(EXIT_OK)
         }
         Command::New(args) => {
-            let created = scaffold::create(&scaffold::Options {
+            let sharding = args.sharded.then(|| scaffold::Sharding {
+                partitions: args.partitions.unwrap_or(scaffold::DEFAULT_PARTITIONS),
+            });
+            let options = scaffold::Options {
                 dir: args.dir,
                 group: args.group,
                 version: args.version,
                 kind: args.kind,
                 kubegen_path: args.kubegen_path,
                 webhook: args.webhook,
-            })?;
+            };
+            let created = scaffold::create_with(&options, sharding)?;
             write_out(out, &created.summary())?;
             Ok(EXIT_OK)
         }

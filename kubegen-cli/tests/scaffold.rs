@@ -46,7 +46,14 @@ fn help_lists_the_flags() {
     let out = kubegen(&["new", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = text(&out.stdout);
-    for flag in ["--group", "--version <VERSION>", "--kind", "--kubegen-path"] {
+    for flag in [
+        "--group",
+        "--version <VERSION>",
+        "--kind",
+        "--kubegen-path",
+        "--sharded",
+        "--partitions <N>",
+    ] {
         assert!(help.contains(flag), "{flag} not in\n{help}");
     }
 }

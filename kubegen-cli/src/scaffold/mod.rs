@@ -1,7 +1,8 @@
 //! `kubegen new`: scaffolds a compiling operator crate — API, controller
-//! stub, `main` with leader election and a health/metrics server, an e2e
-//! test, Makefile and README — and runs the generator on it in-process, so
-//! the crate starts out generated and verified.
+//! stub, `main` with leader election (or, sharded, with every replica
+//! reconciling its share of the objects) and a health/metrics server, an
+//! e2e test, Makefile and README — and runs the generator on it
+//! in-process, so the crate starts out generated and verified.
 //!
 //! Every input is checked first and every problem reported; nothing is
 //! written unless all checks pass. The crate is assembled in a staging
@@ -23,14 +24,24 @@ use crate::source::{CrateSource, Diagnostic};
 use names::Names;
 
 /// Template variables that come from the options rather than [`Names`].
-const EXTRA_VARIABLES: [&str; 6] = [
+const EXTRA_VARIABLES: [&str; 8] = [
     "runtime_dependency",
     "runtime_testing_dependency",
     "testenv_dependency",
     "kubegen_command",
     "kubegen_source",
     "command",
+    "shard_set",
+    "partitions",
 ];
+
+/// The partition count of a sharded operator unless `--partitions` says
+/// otherwise: the runtime's `kubegen::sharding::DEFAULT_PARTITIONS`.
+pub const DEFAULT_PARTITIONS: u32 = 16;
+
+/// The longest shard set name the runtime accepts (its Leases' names add
+/// `-NNN` and `-member-` and a hash to it).
+const MAX_SHARD_SET_LEN: usize = 40;
 
 /// What `kubegen new` was asked to create.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +61,25 @@ pub struct Options {
     /// Wire in the webhook server (`src/webhook.rs`, its flags, Service
     /// and certificate volume), for conversion and admission webhooks.
     pub webhook: bool,
+}
+
+/// How a sharded operator (`kubegen new --sharded`) splits its work: every
+/// replica reconciles the objects of the partitions it holds through
+/// `coordination.k8s.io` Leases (`kubegen::sharding`), instead of one
+/// elected leader reconciling them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sharding {
+    /// How many partitions the objects are split into, 1 to 256; the same
+    /// on every replica of the operator.
+    pub partitions: u32,
+}
+
+impl Default for Sharding {
+    fn default() -> Self {
+        Sharding {
+            partitions: DEFAULT_PARTITIONS,
+        }
+    }
 }
 
 /// A crate that was created.
@@ -140,7 +170,18 @@ impl Source {
 /// Validates `options`, writes the crate, generates its CRD, RBAC and
 /// client modules and checks them. On error nothing is left behind.
 pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
-    let (names, source) = check(options)?;
+    create_with(options, None)
+}
+
+/// [`create`], for a sharded operator when `sharding` is given
+/// (`kubegen new --sharded`): its `main` joins a shard set instead of
+/// electing a leader and shards the controller, its Deployment runs three
+/// replicas, and its role grants what the shard set's Leases need.
+pub fn create_with(
+    options: &Options,
+    sharding: Option<Sharding>,
+) -> Result<Created, Vec<Diagnostic>> {
+    let (names, source) = check(options, sharding)?;
     let mut variables = names.variables();
     let [runtime, runtime_testing, testenv, kubegen, described] = source.variables();
     let extra = [
@@ -149,10 +190,12 @@ pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
         testenv,
         kubegen,
         described,
-        command_line(options),
+        command_line(options, sharding),
+        shard_set(&names.chart),
+        sharding.unwrap_or_default().partitions.to_string(),
     ];
     variables.extend(EXTRA_VARIABLES.into_iter().zip(extra));
-    let mut rendered = templates::render_all(&variables, options.webhook);
+    let mut rendered = templates::render_all(&variables, options.webhook, sharding.is_some());
     if options.webhook {
         for (path, text) in &mut rendered {
             if path.as_path() == Path::new("src/lib.rs") {
@@ -205,7 +248,10 @@ pub fn create(options: &Options) -> Result<Created, Vec<Diagnostic>> {
 
 /// Every input check, all reported together; the derived names and where
 /// the crate gets kubegen from when they pass.
-fn check(options: &Options) -> Result<(Names, Source), Vec<Diagnostic>> {
+fn check(
+    options: &Options,
+    sharding: Option<Sharding>,
+) -> Result<(Names, Source), Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut flag = |name: &str, result: Result<(), String>| {
         if let Err(message) = result {
@@ -215,6 +261,9 @@ fn check(options: &Options) -> Result<(Names, Source), Vec<Diagnostic>> {
     flag("--group", validate::group(&options.group));
     flag("--version", validate::version(&options.version));
     flag("--kind", validate::kind(&options.kind));
+    if let Some(sharding) = sharding {
+        flag("--partitions", validate::partitions(sharding.partitions));
+    }
     let package = options
         .dir
         .file_name()
@@ -286,8 +335,16 @@ fn stage(
     Ok(written)
 }
 
-/// The `kubegen new` command line that reproduces `options`.
-fn command_line(options: &Options) -> String {
+/// The name of a sharded operator's shard set: its chart's name (a DNS
+/// label) cut to the length the runtime accepts.
+fn shard_set(chart: &str) -> String {
+    let cut: String = chart.chars().take(MAX_SHARD_SET_LEN).collect();
+    cut.trim_end_matches('-').to_string()
+}
+
+/// The `kubegen new` command line that reproduces `options` and
+/// `sharding`.
+fn command_line(options: &Options, sharding: Option<Sharding>) -> String {
     let mut words = vec![
         "kubegen".to_string(),
         "new".into(),
@@ -301,6 +358,13 @@ fn command_line(options: &Options) -> String {
     ];
     if options.webhook {
         words.push("--webhook".into());
+    }
+    if let Some(sharding) = sharding {
+        words.push("--sharded".into());
+        if sharding.partitions != DEFAULT_PARTITIONS {
+            words.push("--partitions".into());
+            words.push(sharding.partitions.to_string());
+        }
     }
     if let Some(path) = &options.kubegen_path {
         words.push("--kubegen-path".into());
@@ -346,11 +410,37 @@ mod tests {
     fn command_lines_quote_what_needs_it() {
         let mut o = options(Path::new("ops/my op"));
         assert_eq!(
-            command_line(&o),
+            command_line(&o, None),
             "kubegen new 'ops/my op' --group stable.example.com --version v1 --kind MyApplication"
         );
         o.kubegen_path = Some(PathBuf::from("/src/kube'gen"));
-        assert!(command_line(&o).ends_with(r" --kubegen-path '/src/kube'\''gen'"));
+        assert!(command_line(&o, None).ends_with(r" --kubegen-path '/src/kube'\''gen'"));
+        let sharded = command_line(&o, Some(Sharding::default()));
+        assert!(
+            sharded.contains(" --kind MyApplication --sharded --kubegen-path "),
+            "{sharded}"
+        );
+        let sharded = command_line(&o, Some(Sharding { partitions: 64 }));
+        assert!(
+            sharded.contains(" --sharded --partitions 64 --kubegen-path "),
+            "{sharded}"
+        );
+    }
+
+    #[test]
+    fn shard_set_names_are_dns_labels_the_runtime_accepts() {
+        assert_eq!(shard_set("my-operator"), "my-operator");
+        let long = format!("{}-x", "a".repeat(39));
+        assert_eq!(shard_set(&long), "a".repeat(39));
+        assert_eq!(shard_set(&"b".repeat(53)).len(), MAX_SHARD_SET_LEN);
+    }
+
+    /// The scaffold's default is the runtime's.
+    #[test]
+    fn the_default_partition_count_is_the_runtimes() {
+        let config = include_str!("../../../kubegen-engine/src/sharding/config.rs");
+        let line = format!("pub const DEFAULT_PARTITIONS: u32 = {DEFAULT_PARTITIONS};");
+        assert!(config.contains(&line), "{line}");
     }
 
     #[test]

@@ -1,9 +1,18 @@
 //! The new crate's hand-written files as templates (under `templates/`),
-//! the `{{name}}` substitution that renders them, and their webhook
-//! blocks: lines between `{{#webhook}}` and `{{/webhook}}` lines, kept when
-//! the crate serves webhooks (`kubegen new --webhook`) and otherwise left
-//! out — and what `kubegen add` inserts, after the same anchor line, to
-//! wire the webhook server into a crate created without it.
+//! the `{{name}}` substitution that renders them, and their blocks:
+//!
+//! * webhook blocks, lines between `{{#webhook}}` and `{{/webhook}}`
+//!   lines, kept when the crate serves webhooks (`kubegen new --webhook`)
+//!   and otherwise left out — and what `kubegen add` inserts, after the
+//!   same anchor line, to wire the webhook server into a crate created
+//!   without it;
+//! * sharding blocks, lines between `{{#sharded}}` (or `{{^sharded}}`)
+//!   and `{{/sharded}}` lines, kept only in a sharded operator
+//!   (`kubegen new --sharded`), or only in one that elects a leader.
+//!
+//! Blocks do not nest. A crate is sharded or not for good, so the
+//! sharding blocks are chosen first and the webhook blocks' anchors are
+//! lines of that variant.
 
 use std::path::PathBuf;
 
@@ -76,14 +85,43 @@ pub const WEBHOOK_TEMPLATES: &[(&str, &str)] = &[
     ),
 ];
 
+/// What only a sharded operator's `src/main.rs` says: it shards its
+/// controllers by the manager's shards.
+pub const SHARDED_MARKER: &str = ".shards(&shards)";
+
 /// The line opening a webhook block.
 const BLOCK_START: &str = "{{#webhook}}";
 /// The line closing a webhook block.
 const BLOCK_END: &str = "{{/webhook}}";
+/// The line opening a block kept only in a sharded operator.
+const SHARDED_START: &str = "{{#sharded}}";
+/// The line opening a block kept only in an operator that is not sharded.
+const UNSHARDED_START: &str = "{{^sharded}}";
+/// The line closing either sharding block.
+const SHARDED_END: &str = "{{/sharded}}";
 
-/// `template` with its webhook blocks' marker lines removed, and their
-/// contents kept when `webhook` is set and dropped otherwise.
-pub fn select(template: &str, webhook: bool) -> String {
+/// `template` with its sharding blocks' marker lines removed and their
+/// contents chosen by `sharded`; its webhook blocks are left as they are.
+pub fn select_sharded(template: &str, sharded: bool) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut keep = true;
+    for line in template.split_inclusive('\n') {
+        match line.trim_end() {
+            SHARDED_START => keep = sharded,
+            UNSHARDED_START => keep = !sharded,
+            SHARDED_END => keep = true,
+            _ if keep => out.push_str(line),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `template` with its blocks' marker lines removed, the contents of its
+/// webhook blocks kept when `webhook` is set, and those of its sharding
+/// blocks chosen by `sharded`.
+pub fn select(template: &str, webhook: bool, sharded: bool) -> String {
+    let template = select_sharded(template, sharded);
     let mut out = String::with_capacity(template.len());
     let mut inside = false;
     for line in template.split_inclusive('\n') {
@@ -97,10 +135,11 @@ pub fn select(template: &str, webhook: bool) -> String {
     out
 }
 
-/// The webhook blocks of `template`: the line each follows (its anchor,
-/// without the newline; a block always follows a line) and the block's
-/// lines.
-pub fn blocks(template: &str) -> Vec<(String, String)> {
+/// The webhook blocks of `template` in its `sharded` variant: the line
+/// each follows (its anchor, without the newline; a block always follows
+/// a line) and the block's lines.
+pub fn blocks(template: &str, sharded: bool) -> Vec<(String, String)> {
+    let template = select_sharded(template, sharded);
     let mut found = Vec::new();
     let mut previous = "";
     let mut block: Option<String> = None;
@@ -152,8 +191,13 @@ pub fn render(template: &str, variables: &[(&str, String)]) -> String {
 }
 
 /// Every template rendered, by path relative to the new crate's root;
-/// with `webhook`, the webhook blocks and templates too.
-pub fn render_all(variables: &[(&str, String)], webhook: bool) -> Vec<(PathBuf, String)> {
+/// with `webhook`, the webhook blocks and templates too; the sharding
+/// blocks as `sharded` says.
+pub fn render_all(
+    variables: &[(&str, String)],
+    webhook: bool,
+    sharded: bool,
+) -> Vec<(PathBuf, String)> {
     let extra = if webhook { WEBHOOK_TEMPLATES } else { &[] };
     TEMPLATES
         .iter()
@@ -161,7 +205,7 @@ pub fn render_all(variables: &[(&str, String)], webhook: bool) -> Vec<(PathBuf, 
         .map(|(path, text)| {
             (
                 PathBuf::from(path),
-                render(&select(text, webhook), variables),
+                render(&select(text, webhook, sharded), variables),
             )
         })
         .collect()
@@ -188,8 +232,10 @@ mod tests {
             vars.push((extra, "x".into()));
         }
         for webhook in [false, true] {
-            for (path, text) in render_all(&vars, webhook) {
-                assert!(!text.contains("{{"), "{}: {text}", path.display());
+            for sharded in [false, true] {
+                for (path, text) in render_all(&vars, webhook, sharded) {
+                    assert!(!text.contains("{{"), "{}: {text}", path.display());
+                }
             }
         }
     }
@@ -197,10 +243,10 @@ mod tests {
     #[test]
     fn blocks_are_kept_or_dropped() {
         let template = "a\n{{#webhook}}\nb\nc\n{{/webhook}}\nd\n{{#webhook}}\ne\n{{/webhook}}\n";
-        assert_eq!(select(template, false), "a\nd\n");
-        assert_eq!(select(template, true), "a\nb\nc\nd\ne\n");
+        assert_eq!(select(template, false, false), "a\nd\n");
+        assert_eq!(select(template, true, false), "a\nb\nc\nd\ne\n");
         assert_eq!(
-            blocks(template),
+            blocks(template, false),
             [
                 ("a".to_string(), "b\nc\n".to_string()),
                 ("d".into(), "e\n".into())
@@ -208,20 +254,81 @@ mod tests {
         );
     }
 
+    #[test]
+    fn sharding_blocks_choose_a_variant_and_its_anchors() {
+        let template = "a\n{{^sharded}}\nb\n{{/sharded}}\n{{#sharded}}\nc\n{{/sharded}}\n{{#webhook}}\nw\n{{/webhook}}\nd\n";
+        assert_eq!(select(template, false, false), "a\nb\nd\n");
+        assert_eq!(select(template, false, true), "a\nc\nd\n");
+        assert_eq!(select(template, true, true), "a\nc\nw\nd\n");
+        assert_eq!(
+            select_sharded(template, true),
+            "a\nc\n{{#webhook}}\nw\n{{/webhook}}\nd\n"
+        );
+        assert_eq!(
+            blocks(template, false),
+            [("b".to_string(), "w\n".to_string())]
+        );
+        assert_eq!(
+            blocks(template, true),
+            [("c".to_string(), "w\n".to_string())]
+        );
+    }
+
+    /// Every template's blocks open and close in pairs and do not nest.
+    #[test]
+    fn blocks_pair_up_and_do_not_nest() {
+        let kind_templates = [
+            (
+                "kind_main.rs.tmpl",
+                include_str!("templates/kind_main.rs.tmpl"),
+            ),
+            (
+                "kind_controller.rs.tmpl",
+                include_str!("templates/kind_controller.rs.tmpl"),
+            ),
+        ];
+        for (path, text) in TEMPLATES
+            .iter()
+            .chain(WEBHOOK_TEMPLATES)
+            .chain(&kind_templates)
+        {
+            let mut open: Option<&str> = None;
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim_end();
+                let end = match line {
+                    BLOCK_START => Some(BLOCK_END),
+                    SHARDED_START | UNSHARDED_START => Some(SHARDED_END),
+                    _ => None,
+                };
+                if let Some(end) = end {
+                    assert_eq!(open, None, "{path}:{}: a block inside a block", i + 1);
+                    open = Some(end);
+                } else if line == BLOCK_END || line == SHARDED_END {
+                    assert_eq!(open, Some(line), "{path}:{}: a stray {line}", i + 1);
+                    open = None;
+                }
+            }
+            assert_eq!(open, None, "{path}: a block is not closed");
+        }
+    }
+
     /// `kubegen add` finds each block's anchor in a crate made without
-    /// webhooks: every anchor is one line of its template, exactly once.
+    /// webhooks, sharded or not: every anchor is one line of its
+    /// template's variant, exactly once.
     #[test]
     fn every_anchor_is_unique() {
-        let mut anchored = 0;
-        for (path, text) in TEMPLATES {
-            let plain = select(text, false);
-            for (anchor, _) in blocks(text) {
-                let count = plain.lines().filter(|l| *l == anchor).count();
-                assert_eq!(count, 1, "{path}: `{anchor}`");
-                anchored += 1;
+        for sharded in [false, true] {
+            let mut anchored = 0;
+            for (path, text) in TEMPLATES {
+                let plain = select(text, false, sharded);
+                for (anchor, _) in blocks(text, sharded) {
+                    let count = plain.lines().filter(|l| *l == anchor).count();
+                    assert_eq!(count, 1, "{path} (sharded: {sharded}): `{anchor}`");
+                    anchored += 1;
+                }
             }
+            assert!(anchored >= 8, "{anchored}");
         }
-        assert!(anchored >= 8, "{anchored}");
     }
 
     #[test]

@@ -167,6 +167,18 @@ pub fn package(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks a sharded operator's partition count: 1 to 256, what the
+/// runtime's `ShardingConfig` accepts.
+pub fn partitions(partitions: u32) -> Result<(), String> {
+    if (1..=256).contains(&partitions) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{partitions} partitions: a shard set has 1 to 256 (more partitions balance the objects more evenly across replicas, and cost one Lease each)"
+        ))
+    }
+}
+
 /// Checks that `dir` does not exist or is an empty directory.
 pub fn target_dir(dir: &Path) -> Result<(), String> {
     match std::fs::symlink_metadata(dir) {
@@ -288,6 +300,16 @@ mod tests {
         }
         for bad in ["", "1op", "-op", "my.op", "my op", "fn", "std", "self"] {
             assert!(package(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn partition_counts() {
+        for ok in [1, 16, 256] {
+            assert_eq!(partitions(ok), Ok(()), "{ok}");
+        }
+        for bad in [0, 257, u32::MAX] {
+            assert!(partitions(bad).unwrap_err().contains("1 to 256"), "{bad}");
         }
     }
 

@@ -1,10 +1,10 @@
 //! `kubegen add kind`: another kind in the crate, as kubebuilder's
 //! `create api` adds one — its API module `src/api/<kind>.rs` (a spec and
 //! a status like the first kind's), a controller stub
-//! `src/controller/<kind>.rs` registered with the manager in `src/main.rs`,
-//! its CRD in `config/crd`'s kustomization, and an e2e test that the
-//! controller writes the status. `kubegen generate` then writes its CRD,
-//! RBAC rules and clients.
+//! `src/controller/<kind>.rs` registered with the manager in `src/main.rs`
+//! (sharded, in a sharded operator), its CRD in `config/crd`'s
+//! kustomization, and an e2e test that the controller writes the status.
+//! `kubegen generate` then writes its CRD, RBAC rules and clients.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +13,7 @@ use kubegen_codegen::names::snake_case;
 use super::{Added, Crate, Plan, line_of};
 use crate::scaffold::edit::{self, Refusal};
 use crate::scaffold::names::Names;
-use crate::scaffold::templates::render;
+use crate::scaffold::templates::{render, select_sharded};
 use crate::scaffold::validate;
 use crate::source::Diagnostic;
 
@@ -155,7 +155,9 @@ fn plan_kind(
     plan.edit(Path::new("src/controller.rs"), |text| {
         edit::add_mod(text, &module)
     });
-    let registration = render(REGISTRATION, &variables);
+    // In a sharded operator every controller is sharded: one that is not
+    // would need leader election, which it does not run.
+    let registration = render(&select_sharded(REGISTRATION, plan.sharded()), &variables);
     plan.edit(Path::new("src/main.rs"), |text| {
         register_controller(text, &registration)
     });

@@ -202,6 +202,19 @@ impl Plan {
         }
     }
 
+    /// Whether the crate is a sharded operator (`kubegen new --sharded`):
+    /// its `src/main.rs` (as planned, else on disk) passes the manager's
+    /// shards to its controllers. A missing or unreadable `main.rs` is
+    /// not sharded here; editing it is refused on its own.
+    pub fn sharded(&self) -> bool {
+        let main = Path::new("src/main.rs");
+        let text = match self.changes.get(main) {
+            Some(change) => Some(change.after.clone()),
+            None => std::fs::read_to_string(self.root.join(main)).ok(),
+        };
+        text.is_some_and(|text| text.contains(templates::SHARDED_MARKER))
+    }
+
     /// Plans a new file; refused when `file` exists.
     pub fn create(&mut self, file: &Path, text: String) {
         if self.exists(file) {
@@ -380,6 +393,7 @@ pub fn wire_webhook_server(plan: &mut Plan, names: &Names) {
         return;
     }
     let variables = names.variables();
+    let sharded = plan.sharded();
     for (path, text) in templates::WEBHOOK_TEMPLATES {
         plan.create(Path::new(path), templates::render(text, &variables));
     }
@@ -387,7 +401,7 @@ pub fn wire_webhook_server(plan: &mut Plan, names: &Names) {
         edit::add_mod(text, "webhook")
     });
     for (path, text) in templates::TEMPLATES {
-        for (anchor, block) in templates::blocks(text) {
+        for (anchor, block) in templates::blocks(text, sharded) {
             let anchor = templates::render(&anchor, &variables);
             let block = templates::render(&block, &variables);
             plan.edit(Path::new(path), |text| {
