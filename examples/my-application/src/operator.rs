@@ -248,14 +248,14 @@ pub async fn manager(
         controller = controller.shards(shards);
     }
     let controller = controller.reconcile(
-                |app: Arc<MyApplication>, ctx: Arc<Context>| async move {
-                    match reconcile(&app, &ctx).await? {
-                        Next::Done => Ok::<_, crate::controller::Error>(Action::done()),
-                        Next::RequeueAfter(delay) => Ok(Action::requeue_after(delay)),
-                    }
-                },
-                ctx,
-            );
+        |app: Arc<MyApplication>, ctx: Arc<Context>| async move {
+            match reconcile(&app, &ctx).await? {
+                Next::Done => Ok::<_, crate::controller::Error>(Action::done()),
+                Next::RequeueAfter(delay) => Ok(Action::requeue_after(delay)),
+            }
+        },
+        ctx,
+    );
     manager.add(controller);
     Ok((manager, writes, recorder))
 }

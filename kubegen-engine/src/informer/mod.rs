@@ -261,7 +261,7 @@ where
 
     /// Caches only the objects of the partitions `shards` holds, placed by
     /// `by`, and lists again whenever they change (see
-    /// [`crate::sharding`]). With [`ShardBy::Uid`](crate::sharding::ShardBy::Uid)
+    /// [`crate::sharding`]). With [`ShardBy::Uid`]
     /// the lists and watches carry the apiserver's `shardSelector` when it
     /// filters ([`ServerSideFiltering`](crate::sharding::ServerSideFiltering));
     /// otherwise every event is received and those of other partitions are
