@@ -11,7 +11,7 @@ which are collected here. Ratios are kubegen / peer: below 1 means kubegen
 uses less (time, memory, CPU) than the peer. Nothing here fails on a time;
 a benchmark that fails is reported and the others still run.
 
-usage: bench/run_all.py [--quick] [--only codegen,build,workqueue,informer,scale]
+usage: bench/run_all.py [--quick] [--only codegen,build,workqueue,informer,scale,sharded]
                         [--scale-apps 1000,5000]
 """
 import argparse
@@ -38,6 +38,11 @@ def benches(args):
         "scale": (["cargo", "bench", "-q", "-p", "my-application-bench", "--bench", "scale"],
                   dict({"SCALE_APPS": scale_apps},
                        **({"SCALE_PACED": "60", "SCALE_STEADY_SECS": "10"} if args.quick else {}))),
+        # One replica against three sharded ones (server- and client-side
+        # filtering) at 10,000 applications; its own table.
+        "sharded": (["cargo", "bench", "-q", "-p", "my-application-bench", "--bench",
+                     "sharded_scale"],
+                    {"SHARDED_SCALE_APPS": "300"} if args.quick else {}),
     }
 
 
