@@ -19,10 +19,13 @@ pub const DEFAULT_HANDOVER_TIMEOUT: Duration = Duration::from_secs(5);
 /// (Kubernetes 1.36+, alpha feature gate `ShardedListAndWatch`, KEP-5866).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ServerSideFiltering {
-    /// Probe each sharded resource once when its informer starts (a list of
-    /// one object with a selector: the apiserver echoes it in
-    /// `metadata.shardInfo` only when it filtered); filter on the server
-    /// when it does, else on the client, and log which.
+    /// Probe each sharded resource once when its informer starts (a list
+    /// of one object with a whole-range selector, which the apiserver
+    /// echoes in `metadata.shardInfo` when it filtered a built-in kind;
+    /// else a selector of an empty range, which only an apiserver that
+    /// parses selectors refuses — 1.36 filters custom resources' lists
+    /// without echoing); filter on the server when it does, else on the
+    /// client, and log which.
     #[default]
     Auto,
     /// Always filter on the server; an apiserver that does not filter is an
