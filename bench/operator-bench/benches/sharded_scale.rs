@@ -78,52 +78,10 @@ const WARM_UP: &str = "warm-up";
 /// `spec.replicas` given to the applications changed after the kill.
 const CHANGED_REPLICAS: i32 = 2;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+#[path = "scale/proc_stats.rs"]
+mod proc_stats;
 
-/// A field of `/proc/<pid>/status` in KiB (`VmHWM:`, `RssAnon:`).
-fn status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field))
-                .map(|v| v.trim().trim_end_matches("kB").trim().to_string())
-        })
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Keeps the highest `RssAnon` of `pid` in `peak` (KiB), sampled every
-/// 50 ms, until aborted (the kernel keeps a high-water mark of the whole
-/// RSS only).
-fn sample_peak_anon(pid: u32, peak: Arc<AtomicU64>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            peak.fetch_max(status_kib(pid, "RssAnon:"), Ordering::Relaxed);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-}
-
-/// User + system CPU seconds of a process (`/proc/<pid>/stat` fields 14
-/// and 15, 100 ticks per second).
-fn cpu_seconds(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return f64::NAN;
-    };
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok());
-    match (ticks(11), ticks(12)) {
-        (Some(user), Some(system)) => (user + system) / 100.0,
-        _ => f64::NAN,
-    }
-}
+use proc_stats::{cpu_seconds, env_usize, sample_peak_anon, status_kib};
 
 /// One way of running the operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
