@@ -16,15 +16,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, ListParams, PostParams};
 use kube::{Client, ResourceExt};
+use kubegen::SharedInformerFactory;
 use kubegen::controller::{Action, Controller};
-use kubegen::informer::Informer;
+use kubegen::informer::{Informer, InformerMetrics};
 use kubegen::logging::{LogFormat, init};
 use kubegen::manager::Manager;
 use kubegen::sharding::{
-    PartitionSet, SHARD_SET_LABEL, ServerSideFiltering, ShardingConfig, Shards,
+    OWNER_PARTITION_LABEL, PartitionSet, Partitions, SHARD_SET_LABEL, ServerSideFiltering, ShardBy,
+    ShardingConfig, Shards,
 };
 use kubegen_testenv::{Options, TestEnv, eventually};
 use parking_lot::Mutex;
@@ -556,5 +558,146 @@ async fn without_the_feature_gate_informers_filter_themselves() -> Result<()> {
         "a required server-side filter fell back"
     );
     strict.stop().await?;
+    Ok(())
+}
+
+/// Children labelled with their owner's partition (`ShardBy::OwnerLabel`,
+/// what `ControllerBuilder::owns_labelled` uses) are selected by label, on
+/// the shared plane without `ShardedListAndWatch`: the informer receives
+/// only the children of the partitions held — not one event of the
+/// others', nor of a child without the label — and drops on the client
+/// a child whose label and owner disagree. A child labelled later (an
+/// apply adopting it) then arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owner_labelled_children_are_selected_by_the_apiserver() -> Result<()> {
+    init(LogFormat::Human);
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("sharding-owner-label").await?;
+    let client = env.client().await?;
+    let owners = create_configmaps(&client, &ns, 24).await?;
+    let partitions = Partitions::new(PARTITIONS).context("partitions")?;
+    let held: PartitionSet = owners[..2]
+        .iter()
+        .map(|uid| partitions.of_uid(uid))
+        .collect();
+    let shards = Shards::fixed(partitions, held, ServerSideFiltering::Off);
+    let is_held = |uid: &str| held.contains(partitions.of_uid(uid));
+    ensure!(
+        owners.iter().any(|uid| !is_held(uid)),
+        "some owner elsewhere"
+    );
+
+    let secrets = Api::<Secret>::namespaced(client.clone(), &ns);
+    let child = |name: String, owner: usize, label: Option<String>| -> Result<Secret> {
+        let mut labels = BTreeMap::from([("kubegen-test".to_string(), "sharding".to_string())]);
+        if let Some(value) = label {
+            labels.insert(OWNER_PARTITION_LABEL.to_string(), value);
+        }
+        Ok(serde_json::from_value(json!({
+            "metadata": {
+                "name": name,
+                "labels": labels,
+                "ownerReferences": [{
+                    "apiVersion": "v1", "kind": "ConfigMap", "name": format!("cm-{owner:03}"),
+                    "uid": owners[owner], "controller": true,
+                }],
+            },
+        }))?)
+    };
+    let mut expected = Vec::new();
+    for (i, uid) in owners.iter().enumerate() {
+        let (_, partition) = shards.owner_partition_label(uid);
+        let name = format!("labelled-{i:03}");
+        secrets
+            .create(
+                &PostParams::default(),
+                &child(name.clone(), i, Some(partition))?,
+            )
+            .await?;
+        secrets
+            .create(
+                &PostParams::default(),
+                &child(format!("bare-{i:03}"), i, None)?,
+            )
+            .await?;
+        if is_held(uid) {
+            expected.push(name);
+        }
+    }
+    // Labelled with a partition held, owned by an object of another.
+    let elsewhere = owners
+        .iter()
+        .position(|uid| !is_held(uid))
+        .context("elsewhere")?;
+    let held_label = partitions.of_uid(&owners[0]).to_string();
+    secrets
+        .create(
+            &PostParams::default(),
+            &child("mislabelled".into(), elsewhere, Some(held_label))?,
+        )
+        .await?;
+
+    let mut registry = prometheus_client::registry::Registry::default();
+    let factory = SharedInformerFactory::builder(client.clone())
+        .namespace(ns.clone())
+        .tweak_list_params(|w| w.label_selector = Some(LABEL.into()))
+        .metrics(InformerMetrics::register(&mut registry))
+        .build();
+    let informer = factory.informer::<Secret>();
+    informer.shard(&shards, ShardBy::OwnerLabel)?;
+    factory.start();
+    ensure!(informer.wait_for_cache_sync().await, "the informer synced");
+    let cached = |informer: &Informer<Secret>| {
+        let mut names: Vec<String> = informer
+            .store()
+            .list()
+            .iter()
+            .map(|s| s.name_any())
+            .collect();
+        names.sort();
+        names
+    };
+    ensure!(
+        cached(&informer) == expected,
+        "cached {:?}, expected {expected:?}",
+        cached(&informer)
+    );
+    let counter = |name: &str| -> Result<u64> {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry)?;
+        let prefix = format!("{name}_total{{resource=\"v1/Secret\"}} ");
+        Ok(
+            match text.lines().find_map(|line| line.strip_prefix(&prefix)) {
+                Some(value) => value.trim().parse()?,
+                None => 0,
+            },
+        )
+    };
+    let (received, not_held) = (
+        counter("kubegen_informer_objects_received")?,
+        counter("kubegen_informer_objects_not_held")?,
+    );
+    ensure!(
+        received == expected.len() as u64 + 1 && not_held == 1,
+        "received {received} (expected {} and the mislabelled one), dropped {not_held}",
+        expected.len()
+    );
+
+    // A bare child of a held owner, labelled now, arrives.
+    let adopted = owners.iter().position(|uid| is_held(uid)).context("held")?;
+    let (key, value) = shards.owner_partition_label(&owners[adopted]);
+    secrets
+        .patch(
+            &format!("bare-{adopted:03}"),
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"metadata": {"labels": {key: value}}})),
+        )
+        .await?;
+    let adopted_name = format!("bare-{adopted:03}");
+    eventually(WAIT, "the labelled child to be cached", || async {
+        Ok(cached(&informer).contains(&adopted_name).then_some(()))
+    })
+    .await?;
+    factory.shutdown().await;
     Ok(())
 }

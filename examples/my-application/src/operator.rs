@@ -236,12 +236,16 @@ pub async fn manager(
         services: services.lister(),
         recorder: recorder.clone(),
         writes: writes.clone(),
+        shards: manager.shards().cloned(),
     });
     let mut controller =
         Controller::builder(factory.stable().v1().my_applications().informer().clone())
             .name("myapplication")
-            .owns(deployments.informer().clone())
-            .owns(services.informer().clone())
+            // Children carry their owner's partition label, so a sharded
+            // replica's Deployment and Service informers select only its
+            // share (see `Context::shards`).
+            .owns_labelled(deployments.informer().clone())
+            .owns_labelled(services.informer().clone())
             .workers(options.workers)
             .metrics(manager.controller_metrics());
     if let Some(shards) = manager.shards() {

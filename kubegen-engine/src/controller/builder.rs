@@ -110,9 +110,50 @@ where
     /// whenever such an object is added, changed or deleted (tombstones
     /// included): the owner reference with `controller: true`, when it names
     /// the primary kind in the primary's API group (any version). Objects
-    /// without such a reference are ignored.
+    /// without such a reference are ignored. When the controller is
+    /// [sharded](Self::shards), the informer caches only the objects whose
+    /// owner is in a partition held, filtering on the client
+    /// ([`ShardBy::ControllerOwner`]); see [`owns_labelled`](Self::owns_labelled)
+    /// to have the apiserver filter them.
     #[must_use]
-    pub fn owns<C>(mut self, informer: Informer<C>) -> Self
+    pub fn owns<C>(self, informer: Informer<C>) -> Self
+    where
+        C: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::Scope: 'static,
+    {
+        self.owns_by(informer, ShardBy::ControllerOwner)
+    }
+
+    /// [`owns`](Self::owns), for children that the reconciler labels with
+    /// their owner's partition
+    /// ([`Shards::owner_partition_label`](crate::sharding::Shards::owner_partition_label)):
+    /// when the controller is [sharded](Self::shards), the informer's lists
+    /// and watches select that label for the partitions held
+    /// ([`ShardBy::OwnerLabel`]), so each replica receives only its
+    /// children's events instead of every one — on any apiserver. A child
+    /// without the label is not seen, so label every child in the same
+    /// write that creates it; a server-side apply of the desired child,
+    /// label included, also adopts children written before the label was.
+    /// Unsharded, it is [`owns`](Self::owns).
+    ///
+    /// ```no_run
+    /// # use kubegen::controller::Controller;
+    /// # use kubegen::informer::Informer;
+    /// # use k8s_openapi::api::{apps::v1::Deployment, core::v1::ConfigMap};
+    /// # fn demo(primary: Informer<ConfigMap>, deployments: Informer<Deployment>) {
+    /// let builder = Controller::builder(primary).owns_labelled(deployments);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn owns_labelled<C>(self, informer: Informer<C>) -> Self
+    where
+        C: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K::Scope: 'static,
+    {
+        self.owns_by(informer, ShardBy::OwnerLabel)
+    }
+
+    fn owns_by<C>(mut self, informer: Informer<C>, by: ShardBy) -> Self
     where
         C: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         K::Scope: 'static,
@@ -120,7 +161,7 @@ where
         let owner = OwnerType::of::<K>();
         let owned = informer.clone();
         self.owned.push(Box::new(move |shards: &Shards| {
-            owned.shard_by_owner(shards)
+            owned.shard_by_owner(shards, by)
         }));
         self.secondaries.push(Box::new(move |queue: &KeyQueue| {
             let handler = OwnedHandler {

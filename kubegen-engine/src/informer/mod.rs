@@ -264,6 +264,7 @@ where
     /// [`crate::sharding`]). With [`ShardBy::Uid`]
     /// the lists and watches carry the apiserver's `shardSelector` when it
     /// filters ([`ServerSideFiltering`](crate::sharding::ServerSideFiltering));
+    /// with [`ShardBy::OwnerLabel`] they select the owner partition label;
     /// otherwise every event is received and those of other partitions are
     /// dropped. While no partition is held the informer watches nothing and
     /// counts as synced. [`ControllerBuilder::shards`](crate::controller::ControllerBuilder::shards)
@@ -293,10 +294,12 @@ where
         *self.shared().server_side.lock()
     }
 
-    /// [`Informer::shard`] by [`ShardBy::ControllerOwner`], which filters
-    /// on the client only and so needs no way to rebuild the `Api`.
-    pub(crate) fn shard_by_owner(&self, shards: &Shards) -> Result<(), ShardError> {
-        self.set_shard(shards, ShardBy::ControllerOwner, None)
+    /// [`Informer::shard`] by an owner key ([`ShardBy::ControllerOwner`]
+    /// or [`ShardBy::OwnerLabel`]), which send no `shardSelector` and so
+    /// need no way to rebuild the `Api`.
+    pub(crate) fn shard_by_owner(&self, shards: &Shards, by: ShardBy) -> Result<(), ShardError> {
+        debug_assert_ne!(by, ShardBy::Uid);
+        self.set_shard(shards, by, None)
     }
 
     fn set_shard(

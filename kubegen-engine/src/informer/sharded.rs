@@ -10,8 +10,11 @@ use kube::api::ObjectMeta;
 use kube::{Api, Client};
 use tokio::sync::watch;
 
+use kube::runtime::watcher;
+
 use crate::sharding::{
-    Kept, PartitionSet, ServerSideFiltering, ShardBy, Shards, probe, selecting_client,
+    Kept, PartitionSet, ServerSideFiltering, ShardBy, Shards, and_label_selectors,
+    owner_partition_selector, probe, selecting_client,
 };
 
 /// Builds the informer's `Api` over another client (same URL and
@@ -66,7 +69,7 @@ impl<K> Scope<K> {
         K: kube::Resource + Clone,
     {
         let mode = shard.shards.server_side();
-        let server_side = if shard.by == ShardBy::ControllerOwner
+        let server_side = if shard.by != ShardBy::Uid
             || shard.rebuild.is_none()
             || mode == ServerSideFiltering::Off
         {
@@ -136,6 +139,22 @@ impl<K> Scope<K> {
             &selector,
         );
         Some(rebuild(client))
+    }
+
+    /// `config` for the partitions held: informers sharded by
+    /// [`ShardBy::OwnerLabel`] also select the owner partition label of
+    /// the partitions held (whether or not the apiserver filters by shard).
+    pub(super) fn watcher_config(&self, config: &watcher::Config) -> watcher::Config {
+        let mut config = config.clone();
+        if self.shard.by == ShardBy::OwnerLabel
+            && let Some(selector) = owner_partition_selector(&self.held)
+        {
+            config.label_selector = Some(and_label_selectors(
+                config.label_selector.as_deref(),
+                &selector,
+            ));
+        }
+        config
     }
 
     /// What the informer keeps now.

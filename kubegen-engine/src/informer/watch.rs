@@ -194,7 +194,7 @@ where
     };
     relist.kept = Some(scope.kept());
     match scope.api(&shared.api) {
-        Some(api) => open::<K, W>(shared, &api, config, protobuf),
+        Some(api) => open::<K, W>(shared, &api, &scope.watcher_config(config), protobuf),
         None => {
             shared.on_event(watcher::Event::<W>::Init, relist);
             shared.on_event(watcher::Event::<W>::InitDone, relist);

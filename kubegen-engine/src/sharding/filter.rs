@@ -11,6 +11,12 @@ use super::partition::{PartitionSet, Partitions};
 /// The query parameter of KEP-5866's server-side sharded list and watch.
 pub const SHARD_SELECTOR_PARAM: &str = "shardSelector";
 
+/// The label of an object placed by [`ShardBy::OwnerLabel`]: the partition
+/// of its controller owner, as a decimal index
+/// ([`Shards::owner_partition_label`](super::Shards::owner_partition_label)
+/// writes it). Its value depends on the shard set's partition count.
+pub const OWNER_PARTITION_LABEL: &str = "kubegen.io/owner-partition";
+
 /// Which uid places an object in a partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShardBy {
@@ -22,8 +28,20 @@ pub enum ShardBy {
     Uid,
     /// The uid of its controller owner reference: owned objects follow
     /// their owner's partition. The apiserver cannot select on it, so these
-    /// informers always filter on the client.
+    /// informers always filter on the client: every replica receives every
+    /// event of the kind.
     ControllerOwner,
+    /// The uid of its controller owner reference, as
+    /// [`ControllerOwner`](ShardBy::ControllerOwner), for objects that also
+    /// carry their owner's partition in the label
+    /// [`OWNER_PARTITION_LABEL`] (the reconciler sets it:
+    /// [`Shards::owner_partition_label`](super::Shards::owner_partition_label)).
+    /// The informer's lists and watches select the partitions held by
+    /// label, so the apiserver sends each replica only its share — on every
+    /// apiserver, with or without `ShardedListAndWatch`. An object without
+    /// the label (or with another partition's) is never received; one
+    /// whose label and owner disagree is dropped on the client.
+    OwnerLabel,
 }
 
 impl ShardBy {
@@ -32,7 +50,7 @@ impl ShardBy {
     pub fn uid<'a>(&self, meta: &'a ObjectMeta) -> Option<&'a str> {
         match self {
             ShardBy::Uid => meta.uid.as_deref(),
-            ShardBy::ControllerOwner => meta
+            ShardBy::ControllerOwner | ShardBy::OwnerLabel => meta
                 .owner_references
                 .as_ref()?
                 .iter()
@@ -61,6 +79,22 @@ impl Kept {
     /// Whether an object with `meta` is kept.
     pub(crate) fn keeps(&self, meta: &ObjectMeta) -> bool {
         self.by.matches(self.partitions, &self.held, meta)
+    }
+}
+
+/// The label selector of the objects whose [`OWNER_PARTITION_LABEL`] names
+/// a partition of `held` (`None` when it is empty: nothing to select).
+pub(crate) fn owner_partition_selector(held: &PartitionSet) -> Option<String> {
+    let values: Vec<String> = held.iter().map(|p| p.to_string()).collect();
+    (!values.is_empty()).then(|| format!("{OWNER_PARTITION_LABEL} in ({})", values.join(",")))
+}
+
+/// `selector` and `also` both (label selectors' requirements are joined
+/// by commas).
+pub(crate) fn and_label_selectors(selector: Option<&str>, also: &str) -> String {
+    match selector.map(str::trim) {
+        Some(selector) if !selector.is_empty() => format!("{selector},{also}"),
+        _ => also.to_string(),
     }
 }
 
@@ -187,6 +221,23 @@ mod tests {
             &owned(Some(true), "u1")
         ));
         assert!(!ShardBy::ControllerOwner.matches(partitions, &held, &owned(Some(false), "u1")));
+    }
+
+    #[test]
+    fn owner_labelled_objects_are_placed_by_their_owner_and_selected_by_label() {
+        let partitions = Partitions::new(8).unwrap();
+        let owner = "owner-uid";
+        let held: PartitionSet = [partitions.of_uid(owner)].into_iter().collect();
+        assert!(ShardBy::OwnerLabel.matches(partitions, &held, &owned(Some(true), owner)));
+        assert!(!ShardBy::OwnerLabel.matches(partitions, &held, &owned(None, owner)));
+        assert_eq!(owner_partition_selector(&PartitionSet::new()), None);
+        assert_eq!(
+            owner_partition_selector(&[0, 3, 7].into_iter().collect()).as_deref(),
+            Some("kubegen.io/owner-partition in (0,3,7)")
+        );
+        assert_eq!(and_label_selectors(None, "a=b"), "a=b");
+        assert_eq!(and_label_selectors(Some(" "), "a=b"), "a=b");
+        assert_eq!(and_label_selectors(Some("x in (1)"), "a=b"), "x in (1),a=b");
     }
 
     #[test]

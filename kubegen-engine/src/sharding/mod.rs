@@ -21,7 +21,9 @@
 //!   with the `ShardedListAndWatch` feature gate (Kubernetes 1.36+, alpha)
 //!   it sends a `shardSelector`, so the apiserver sends it only its share;
 //!   elsewhere every replica receives every event and drops the others'
-//!   ([`ServerSideFiltering`]).
+//!   ([`ServerSideFiltering`]). Owned objects that carry their owner's
+//!   partition as a label ([`ShardBy::OwnerLabel`]) are selected by that
+//!   label, on every apiserver; others are filtered on the client.
 //!
 //! [`ManagerBuilder::sharding`](crate::ManagerBuilder::sharding) turns it
 //! on; [`ControllerBuilder::shards`](crate::controller::ControllerBuilder::shards)
@@ -41,9 +43,11 @@ pub use config::{
     ShardingConfigError,
 };
 pub use coordinator::{SHARD_PARTITIONS_LABEL, SHARD_ROLE_LABEL, SHARD_SET_LABEL, ShardingError};
-pub use filter::{SHARD_SELECTOR_PARAM, ShardBy};
+pub use filter::{OWNER_PARTITION_LABEL, SHARD_SELECTOR_PARAM, ShardBy};
 pub use partition::{MAX_PARTITIONS, PartitionSet, Partitions, shard_hash};
 pub use shards::Shards;
 
 pub(crate) use coordinator::Coordinator;
-pub(crate) use filter::{Kept, probe, selecting_client};
+pub(crate) use filter::{
+    Kept, and_label_selectors, owner_partition_selector, probe, selecting_client,
+};

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use super::config::ServerSideFiltering;
+use super::filter::OWNER_PARTITION_LABEL;
 use super::gate::{Gate, Permit};
 use super::partition::{PartitionSet, Partitions};
 
@@ -111,6 +112,30 @@ impl Shards {
     /// `uid`.
     pub fn acts_on(&self, uid: &str) -> bool {
         self.acting().contains(self.inner.partitions.of_uid(uid))
+    }
+
+    /// The label a child of the object whose `metadata.uid` is `owner_uid`
+    /// carries so that informers sharded by
+    /// [`ShardBy::OwnerLabel`](super::ShardBy::OwnerLabel)
+    /// select it: [`OWNER_PARTITION_LABEL`] and the owner's partition.
+    /// Set it on every object the reconciler writes for the owner (in the
+    /// same apply as the rest): a child without it is not seen by a
+    /// replica whose owned informers select by label.
+    ///
+    /// ```
+    /// use kubegen::sharding::{PartitionSet, Partitions, ServerSideFiltering, Shards};
+    ///
+    /// let partitions = Partitions::new(16).unwrap();
+    /// let shards = Shards::fixed(partitions, PartitionSet::new(), ServerSideFiltering::Auto);
+    /// let (key, value) = shards.owner_partition_label("0b6c1c35-4a52-4bd8-9f8e-31a3c3b6e1a2");
+    /// assert_eq!(key, "kubegen.io/owner-partition");
+    /// assert!(value.parse::<u32>().unwrap() < 16);
+    /// ```
+    pub fn owner_partition_label(&self, owner_uid: &str) -> (&'static str, String) {
+        (
+            OWNER_PARTITION_LABEL,
+            self.inner.partitions.of_uid(owner_uid).to_string(),
+        )
     }
 
     /// A receiver of [`held`](Shards::held), marked changed at each change.

@@ -62,6 +62,21 @@ pub fn labels(app_name: &str) -> BTreeMap<String, String> {
     ])
 }
 
+/// The labels of a child object (not its pods): [`labels`], and with a
+/// sharded operator the owner's partition
+/// ([`Shards::owner_partition_label`](kubegen::sharding::Shards::owner_partition_label)),
+/// by which each replica's informers select only its share of the children.
+fn child_labels(app_name: &str, partition: Option<&PartitionLabel>) -> BTreeMap<String, String> {
+    let mut labels = labels(app_name);
+    if let Some((key, value)) = partition {
+        labels.insert((*key).to_string(), value.clone());
+    }
+    labels
+}
+
+/// A sharded operator's owner partition label: key and value.
+pub type PartitionLabel = (&'static str, String);
+
 /// The labels that select the application's pods.
 pub fn selector_labels(app_name: &str) -> BTreeMap<String, String> {
     BTreeMap::from([
@@ -82,8 +97,14 @@ pub fn selector_string(app_name: &str) -> String {
 /// The Deployment a MyApplication wants: labels, owner, replicas, the
 /// selector, the template's labels and one container with its image and
 /// port. Key fields are set in full (the port's `protocol`), so that what
-/// the apiserver stores reads back equal through `extract`.
-pub fn deployment(app: &MyApplication, owner: &OwnerReference) -> DeploymentApply {
+/// the apiserver stores reads back equal through `extract`. `partition`:
+/// the owner partition label, when sharded (on the Deployment only: a
+/// label of the pod template would roll the pods).
+pub fn deployment(
+    app: &MyApplication,
+    owner: &OwnerReference,
+    partition: Option<&PartitionLabel>,
+) -> DeploymentApply {
     let name = app.metadata.name.as_deref().unwrap_or_default();
     let namespace = app.metadata.namespace.as_deref().unwrap_or_default();
     let container = ContainerApply::default()
@@ -96,7 +117,7 @@ pub fn deployment(app: &MyApplication, owner: &OwnerReference) -> DeploymentAppl
         .with_metadata(ObjectMetaApply::default().with_labels(labels(name)))
         .with_spec(PodSpecApply::default().with_containers([container]));
     DeploymentApply::new(deployment_name(name), namespace)
-        .with_labels(labels(name))
+        .with_labels(child_labels(name, partition))
         .with_owner_references([owner.clone().into()])
         .with_spec(
             DeploymentSpecApply::default()
@@ -109,12 +130,16 @@ pub fn deployment(app: &MyApplication, owner: &OwnerReference) -> DeploymentAppl
 }
 
 /// The Service a MyApplication wants: a ClusterIP Service selecting the
-/// application's pods on its port.
-pub fn service(app: &MyApplication, owner: &OwnerReference) -> ServiceApply {
+/// application's pods on its port; `partition` as for [`deployment`].
+pub fn service(
+    app: &MyApplication,
+    owner: &OwnerReference,
+    partition: Option<&PartitionLabel>,
+) -> ServiceApply {
     let name = app.metadata.name.as_deref().unwrap_or_default();
     let namespace = app.metadata.namespace.as_deref().unwrap_or_default();
     ServiceApply::new(service_name(name), namespace)
-        .with_labels(labels(name))
+        .with_labels(child_labels(name, partition))
         .with_owner_references([owner.clone().into()])
         .with_spec(
             ServiceSpecApply::default()
@@ -190,7 +215,8 @@ mod tests {
     /// cluster IP …) is in them, so nothing of it is owned.
     #[test]
     fn desired_children_hold_exactly_the_owned_fields() {
-        let d = serde_json::to_value(deployment(&app("nginx:latest", 3, 8080), &owner())).unwrap();
+        let d = serde_json::to_value(deployment(&app("nginx:latest", 3, 8080), &owner(), None))
+            .unwrap();
         assert_eq!(
             d,
             serde_json::json!({
@@ -212,7 +238,7 @@ mod tests {
                 },
             })
         );
-        let s = serde_json::to_value(service(&app("nginx", 1, 8080), &owner())).unwrap();
+        let s = serde_json::to_value(service(&app("nginx", 1, 8080), &owner(), None)).unwrap();
         assert_eq!(
             s["spec"],
             serde_json::json!({
@@ -227,6 +253,35 @@ mod tests {
         assert_eq!(
             selector_string("web"),
             "app=my-application,myapplication_cr=web"
+        );
+    }
+
+    /// A sharded operator labels its children (not their pods) with the
+    /// owner's partition, by which the replicas' informers select them.
+    #[test]
+    fn sharded_children_carry_their_owners_partition_label() {
+        let partition = ("kubegen.io/owner-partition", "7".to_string());
+        let app = app("nginx", 1, 8080);
+        let d = serde_json::to_value(deployment(&app, &owner(), Some(&partition))).unwrap();
+        let s = serde_json::to_value(service(&app, &owner(), Some(&partition))).unwrap();
+        for child in [&d, &s] {
+            assert_eq!(
+                child["metadata"]["labels"]["kubegen.io/owner-partition"],
+                "7"
+            );
+            assert_eq!(child["metadata"]["labels"]["app"], "my-application");
+        }
+        assert_eq!(
+            d["spec"]["template"]["metadata"]["labels"],
+            serde_json::json!(labels("web"))
+        );
+        assert_eq!(
+            d["spec"]["selector"]["matchLabels"],
+            serde_json::json!(selector_labels("web"))
+        );
+        assert_eq!(
+            s["spec"]["selector"],
+            serde_json::json!(selector_labels("web"))
         );
     }
 }

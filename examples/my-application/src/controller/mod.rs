@@ -66,6 +66,9 @@ pub struct Context {
     /// Counts the write requests reconciles make (served as
     /// `my_application_writes_total`; zero growth at steady state).
     pub writes: prometheus_client::metrics::counter::Counter,
+    /// The replica's shards, when the operator is sharded: children are
+    /// labelled with their owner's partition.
+    pub shards: Option<kubegen::sharding::Shards>,
 }
 
 /// Why a reconcile failed (it is retried with per-key backoff).
@@ -111,6 +114,10 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
     let namespace = app.metadata.namespace.clone().unwrap_or_default();
     let name = app.metadata.name.clone().unwrap_or_default();
     let owner = owner_reference(app, true)?;
+    let partition = ctx
+        .shards
+        .as_ref()
+        .map(|shards| shards.owner_partition_label(&owner.uid));
 
     // 1. The Deployment; its reply is read when applied, as the status
     //    reports what it achieved.
@@ -128,7 +135,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
                 .get(&deployment_name)
                 .ok(),
             client: deployments.inner(),
-            desired: desired::deployment(app, &owner),
+            desired: desired::deployment(app, &owner, partition.as_ref()),
             read_reply: true,
         },
     )
@@ -145,7 +152,7 @@ pub async fn reconcile(app: &MyApplication, ctx: &Context) -> Result<Next, Error
             name: &service_name,
             cached: ctx.services.namespace(&namespace).get(&service_name).ok(),
             client: services.inner(),
-            desired: desired::service(app, &owner),
+            desired: desired::service(app, &owner, partition.as_ref()),
             read_reply: false,
         },
     )
