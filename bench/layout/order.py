@@ -14,14 +14,18 @@ operator benchmarks hand to the linker when they build the operator in
 release (`my_application_bench::operator_binary`, in
 `bench/operator-bench/src/lib.rs`):
 
-1. builds the scale bench (`cargo bench -p my-application-bench --no-run`);
-2. runs it (kubegen's side alone, `ORDER_APPS` applications, default 30:
-   start, leader election, creates, readiness, steady state, deletion); the
-   bench builds the operator as the benchmarks do and runs it under
-   valgrind's callgrind, dumping the functions it has run every second
-   (the bench ends it with SIGKILL);
+1. builds the scale and sharded scale benches (`cargo bench -p
+   my-application-bench --no-run`);
+2. runs the scale bench (kubegen's side alone, `ORDER_APPS` applications,
+   default 30: start, leader election, creates, readiness, steady state,
+   deletion), then the sharded scale bench's `required` scenario (3
+   sharded replicas with server-side filtering, the same applications,
+   a replica killed and its partitions handed over); each builds the
+   operator as the benchmarks do and runs it (in the sharded bench, its
+   first replica) under valgrind's callgrind, dumping the functions it has
+   run every second (the benches end it with SIGKILL);
 3. keeps the operator's own functions among them (those `nm` lists in its
-   binary);
+   binary), from both runs;
 4. writes them sorted by name (a binary ignores the names it lacks).
 
 Symbol names carry a hash of their crate's identity (name, version,
@@ -54,19 +58,22 @@ HEADER = (
 )
 
 
-def build_scale_bench():
-    """Builds the scale bench; returns its path."""
+def build_benches():
+    """Builds the scale and sharded scale benches; returns their paths by name."""
     out = subprocess.run(
-        ["cargo", "bench", "-p", "my-application-bench", "--bench", "scale", "--no-run",
-         "--message-format=json"],
+        ["cargo", "bench", "-p", "my-application-bench", "--bench", "scale", "--bench",
+         "sharded_scale", "--no-run", "--message-format=json"],
         cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True,
     ).stdout
+    benches = {}
     for line in out.splitlines():
         message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "scale":
-            if message.get("executable"):
-                return message["executable"]
-    sys.exit("order.py: cargo built no scale bench")
+        if message.get("reason") == "compiler-artifact" and message.get("executable"):
+            if message["target"]["name"] in ("scale", "sharded_scale"):
+                benches[message["target"]["name"]] = message["executable"]
+    if set(benches) != {"scale", "sharded_scale"}:
+        sys.exit(f"order.py: cargo built only {sorted(benches)}")
+    return benches
 
 
 def functions(binary):
@@ -104,14 +111,9 @@ def executed(dumps):
     return names
 
 
-def trace(bench, out_dir, apps):
-    """Runs the scale bench with the operator under callgrind."""
-    wrapper = (
-        "valgrind --tool=callgrind --demangle=no --dump-instr=no "
-        f"--callgrind-out-file={out_dir}/callgrind.%p"
-    )
-    env = dict(os.environ, SCALE_APPS=str(apps), SCALE_PACED="0", SCALE_PEER="0",
-               SCALE_STEADY_SECS="5", SCALE_KUBEGEN_WRAPPER=wrapper)
+def trace(bench, out_dir, env):
+    """Runs `bench` with `env`, the operator under callgrind (the
+    wrapper's `%p` keeps every process's dumps apart)."""
     done = threading.Event()
 
     def dump_every_second():
@@ -122,12 +124,28 @@ def trace(bench, out_dir, apps):
     dumper = threading.Thread(target=dump_every_second)
     dumper.start()
     try:
-        subprocess.run([bench], cwd=os.path.join(ROOT, "bench/operator-bench"), env=env,
-                       check=True)
+        subprocess.run([bench], cwd=os.path.join(ROOT, "bench/operator-bench"),
+                       env=dict(os.environ, **env), check=True)
     finally:
         done.set()
         dumper.join()
     return glob.glob(os.path.join(out_dir, "callgrind.*"))
+
+
+def traced_runs(benches, out_dir, apps):
+    """The callgrind dumps of the leader-elected and the sharded runs."""
+    wrapper = (
+        "valgrind --tool=callgrind --demangle=no --dump-instr=no "
+        f"--callgrind-out-file={out_dir}/callgrind.%p"
+    )
+    trace(benches["scale"], out_dir, {
+        "SCALE_APPS": str(apps), "SCALE_PACED": "0", "SCALE_PEER": "0",
+        "SCALE_STEADY_SECS": "5", "SCALE_KUBEGEN_WRAPPER": wrapper,
+    })
+    return trace(benches["sharded_scale"], out_dir, {
+        "SHARDED_SCALE_APPS": str(apps), "SHARDED_SCALE_SCENARIOS": "required",
+        "SHARDED_SCALE_WRAPPER": wrapper,
+    })
 
 
 def check():
@@ -149,9 +167,9 @@ def main():
     for tool in ("valgrind", "callgrind_control", "nm"):
         if shutil.which(tool) is None:
             sys.exit(f"order.py: {tool} is needed to trace the operator")
-    bench = build_scale_bench()
+    benches = build_benches()
     with tempfile.TemporaryDirectory() as out_dir:
-        dumps = trace(bench, out_dir, args.apps)
+        dumps = traced_runs(benches, out_dir, args.apps)
         ran = executed(dumps)
     bench_functions = functions(BINARY)
     traced = {name: bench_functions[name] for name in ran if name in bench_functions}

@@ -145,17 +145,7 @@ impl Side {
         let mut command = match self {
             Side::Kubegen => {
                 let binary = my_application_bench::operator_binary()?;
-                // A command to run the operator under, e.g. valgrind for
-                // `bench/layout/order.py`'s trace of the functions it runs.
-                let wrapper = std::env::var("SCALE_KUBEGEN_WRAPPER").unwrap_or_default();
-                let mut c = match wrapper.split_whitespace().collect::<Vec<_>>().split_first() {
-                    Some((program, args)) => {
-                        let mut c = std::process::Command::new(program);
-                        c.args(args).arg(binary);
-                        c
-                    }
-                    None => std::process::Command::new(binary),
-                };
+                let mut c = proc_stats::wrapped_command("SCALE_KUBEGEN_WRAPPER", &binary);
                 c.args([
                     "--insecure-metrics",
                     "--health-probe-bind-address",

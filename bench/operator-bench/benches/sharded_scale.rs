@@ -7,14 +7,15 @@
 //!
 //! - `single`: one replica, unsharded, with leader election (a 15 s Lease);
 //! - `required`: `SHARDED_SCALE_REPLICAS` replicas (default 3) sharing
-//!   `SHARDED_SCALE_PARTITIONS` partitions (default 16),
+//!   `SHARDED_SCALE_PARTITIONS` partitions (default 8 per replica),
 //!   `--shard-filtering required`: the apiserver sends each replica only
 //!   the MyApplications of the partitions it holds (`shardSelector`);
 //! - `off`: the same with `--shard-filtering off`: every replica receives
 //!   every MyApplication and drops the other partitions'.
 //!
-//! Owned Deployments and Services are filtered on the client in both
-//! sharded scenarios (the apiserver cannot select on an owner's uid).
+//! Owned Deployments and Services carry their owner's partition label
+//! (`kubegen.io/owner-partition`) and are selected by it in both sharded
+//! scenarios: the apiserver sends each replica only its children.
 //!
 //! Once the replicas are up (the Lease led, or every partition Lease held
 //! and the partitions balanced) and a warm-up application is Ready,
@@ -37,7 +38,8 @@
 //! `SHARDED_SCALE_RUNS` (default 1) runs of each scenario; medians are
 //! printed. `SHARDED_SCALE_SCENARIOS` (default `single,required,off`)
 //! picks scenarios, `SHARDED_SCALE_LOG` the replicas' `RUST_LOG` (default
-//! `warn`). Progress and the replicas' log paths go to stderr;
+//! `warn`), `SHARDED_SCALE_WRAPPER` a command to run the first replica
+//! under (`bench/layout/order.py` traces it with valgrind). Progress and the replicas' log paths go to stderr;
 //! stdout holds the table and the command that reproduces it. Nothing
 //! fails on time.
 //!
@@ -81,7 +83,7 @@ const CHANGED_REPLICAS: i32 = 2;
 #[path = "scale/proc_stats.rs"]
 mod proc_stats;
 
-use proc_stats::{cpu_seconds, env_usize, sample_peak_anon, status_kib};
+use proc_stats::{cpu_seconds, env_usize, sample_peak_anon, status_kib, wrapped_command};
 
 /// One way of running the operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,7 +189,13 @@ impl Process {
         let log_path = env.dir().join(format!("{}-{name}.log", scenario.name()));
         eprintln!("  {name}: log {}", log_path.display());
         let log = std::fs::File::create(&log_path)?;
-        let mut command = std::process::Command::new(binary);
+        // The first replica of a scenario may run under a wrapper
+        // (`bench/layout/order.py` traces the sharded code paths with it).
+        let mut command = if index == 0 {
+            wrapped_command("SHARDED_SCALE_WRAPPER", &binary)
+        } else {
+            std::process::Command::new(&binary)
+        };
         command
             .args(["--insecure-metrics", "--health-probe-bind-address"])
             .arg("127.0.0.1:0")
@@ -945,7 +953,14 @@ async fn main() -> Result<()> {
         apps: env_usize("SHARDED_SCALE_APPS", 10_000).max(1),
         namespaces: env_usize("SHARDED_SCALE_NAMESPACES", 10).max(1),
         replicas: env_usize("SHARDED_SCALE_REPLICAS", 3).max(1),
-        partitions: env_usize("SHARDED_SCALE_PARTITIONS", 16).clamp(1, 256) as u32,
+        partitions: 0,
+    };
+    // By default 8 partitions per replica: a count the replicas divide, so
+    // that each holds an equal share (16 over 3 replicas is 6/5/5).
+    let settings = Settings {
+        partitions: env_usize("SHARDED_SCALE_PARTITIONS", settings.replicas * 8).clamp(1, 256)
+            as u32,
+        ..settings
     };
     let runs = env_usize("SHARDED_SCALE_RUNS", 1).max(1);
     let scenario_names =

@@ -203,7 +203,19 @@ impl Coordinator {
         }
         self.collect(stale).await;
         members.push(self.identity().to_string());
-        let desired = assign(self.partitions, members.iter().map(String::as_str));
+        // Who holds each partition now, as its Lease says: the assignment
+        // keeps partitions where they are when it can.
+        let holders: BTreeMap<u32, String> = (0..self.partitions.count())
+            .filter_map(|p| {
+                let holder = self.observed.get(&self.lease_name(p))?.holder()?;
+                Some((p, holder.to_string()))
+            })
+            .collect();
+        let desired = assign(
+            self.partitions,
+            members.iter().map(String::as_str),
+            &holders,
+        );
         let mine = desired.get(self.identity()).copied().unwrap_or_default();
         let steps: Vec<Step> = (0..self.partitions.count())
             .filter_map(|p| {

@@ -1,6 +1,7 @@
 //! What the scale benchmarks read of an operator process from `/proc` —
-//! peak memory, sampled anonymous memory, CPU seconds — and their
-//! environment knobs; shared by `scale.rs` and `sharded_scale.rs`.
+//! peak memory, sampled anonymous memory, CPU seconds — how they start it
+//! (under a wrapper, when asked), and their environment knobs; shared by
+//! `scale.rs` and `sharded_scale.rs`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +13,22 @@ pub fn env_usize(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The command running `binary` under the wrapper command in environment
+/// variable `wrapper_var` (program and arguments, split at whitespace; e.g.
+/// valgrind, for `bench/layout/order.py`'s trace of the functions the
+/// operator runs), or directly when it is unset or empty.
+pub fn wrapped_command(wrapper_var: &str, binary: &std::path::Path) -> std::process::Command {
+    let wrapper = std::env::var(wrapper_var).unwrap_or_default();
+    match wrapper.split_whitespace().collect::<Vec<_>>().split_first() {
+        Some((program, args)) => {
+            let mut command = std::process::Command::new(program);
+            command.args(args).arg(binary);
+            command
+        }
+        None => std::process::Command::new(binary),
+    }
 }
 
 /// A field of `/proc/<pid>/status` (`VmHWM:`, `RssAnon:`), in KiB.
