@@ -8,7 +8,8 @@
 //!   Deployment is handled where its MyApplication is.
 //! * **Leases.** Each partition has a Lease; each replica keeps a member
 //!   Lease alive. Every replica computes the same balanced assignment from
-//!   the live members ([`assign`]) and acquires the partitions it is given,
+//!   the live members and the current holders ([`assign`]: partitions stay
+//!   where they are when they can) and acquires the partitions it is given,
 //!   once their holder released them or their Lease expired. A replica acts
 //!   on a partition only within the renew deadline of its last renewal —
 //!   the fencing of leader election, per partition.
