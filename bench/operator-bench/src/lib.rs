@@ -72,6 +72,14 @@ fn build_operator() -> Result<PathBuf> {
     let release = !cfg!(debug_assertions);
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
+    // Without the variables Cargo sets for the bench or test running this:
+    // build scripts (ring's, cc's) ask to rerun when they change, so the
+    // outer and this cargo would rebuild half the graph for each other.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_for_targets) {
+            command.env_remove(name);
+        }
+    }
     command
         .current_dir(workspace())
         .args(["rustc", "-p", PACKAGE, "--bin", BINARY])
@@ -98,6 +106,26 @@ fn build_operator() -> Result<PathBuf> {
     }
     executable(&String::from_utf8_lossy(&output.stdout))
         .with_context(|| format!("cargo reported no executable for {BINARY}"))
+}
+
+/// Whether Cargo sets environment variable `name` for the crates it
+/// compiles and the targets it runs (not a setting of Cargo itself, as
+/// `CARGO_HOME` or `CARGO_TARGET_DIR` are).
+fn set_by_cargo_for_targets(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || name.starts_with("CARGO_CFG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+                | "CARGO_RUSTC_CURRENT_DIR"
+                | "OUT_DIR"
+        )
 }
 
 /// The executable of [`BINARY`] in cargo's JSON messages.
@@ -162,4 +190,32 @@ pub fn application(name: &str) -> MyApplication {
 /// The status of condition `type_`, if present.
 pub fn condition<'a>(status: &'a MyApplicationStatus, type_: &str) -> Option<&'a str> {
     find_condition(&status.conditions, type_).map(|c| c.status.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nested_cargo_keeps_its_settings_but_not_the_outer_targets_variables() {
+        for name in [
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+            "CARGO_MANIFEST_DIR",
+            "CARGO_CRATE_NAME",
+            "OUT_DIR",
+        ] {
+            assert!(set_by_cargo_for_targets(name), "{name}");
+        }
+        for name in [
+            "CARGO",
+            "CARGO_HOME",
+            "CARGO_TARGET_DIR",
+            "CARGO_INCREMENTAL",
+            "CARGO_PROFILE_RELEASE_LTO",
+            "PATH",
+        ] {
+            assert!(!set_by_cargo_for_targets(name), "{name}");
+        }
+    }
 }
