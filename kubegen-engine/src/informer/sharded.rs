@@ -7,10 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kube::api::ObjectMeta;
+use kube::runtime::watcher;
 use kube::{Api, Client};
 use tokio::sync::watch;
-
-use kube::runtime::watcher;
 
 use crate::sharding::{
     Kept, PartitionSet, ServerSideFiltering, ShardBy, Shards, and_label_selectors,

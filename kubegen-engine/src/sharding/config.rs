@@ -22,10 +22,12 @@ pub enum ServerSideFiltering {
     /// Probe each sharded resource once when its informer starts (a list
     /// of one object with a whole-range selector, which the apiserver
     /// echoes in `metadata.shardInfo` when it filtered a built-in kind;
-    /// else a selector of an empty range, which only an apiserver that
-    /// parses selectors refuses — 1.36 filters custom resources' lists
-    /// without echoing); filter on the server when it does, else on the
-    /// client, and log which.
+    /// else — 1.36 filters custom resources' lists without echoing — a
+    /// list with a selector of one hash, which an apiserver that filters
+    /// answers without the object the first list returned; for an empty
+    /// collection, a selector of an empty range, which only an apiserver
+    /// that parses selectors refuses); filter on the server when it does,
+    /// else on the client, and log which.
     #[default]
     Auto,
     /// Always filter on the server; an apiserver that does not filter is an

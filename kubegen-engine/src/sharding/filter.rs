@@ -6,7 +6,7 @@
 use kube::api::ObjectMeta;
 use serde::Deserialize;
 
-use super::partition::{PartitionSet, Partitions};
+use super::partition::{PartitionSet, Partitions, shard_hash};
 
 /// The query parameter of KEP-5866's server-side sharded list and watch.
 pub const SHARD_SELECTOR_PARAM: &str = "shardSelector";
@@ -143,9 +143,13 @@ pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &st
 ///    comes back with `metadata.shardInfo` when the apiserver applied it —
 ///    for built-in kinds (1.36 does not echo it on custom resources' lists,
 ///    which it filters all the same);
-/// 2. failing that, a selector of an empty range (start above end) is
-///    refused by an apiserver that parses selectors ("invalid shard
-///    selector", a 500 in 1.36) and ignored by one that does not.
+/// 2. failing that, when that list held an object, a list with a selector
+///    of a one-hash range that excludes the object: an apiserver that
+///    filters leaves it out, one that does not sends it back;
+/// 3. for an empty collection, a selector of an empty range (start above
+///    end) is refused by an apiserver that parses selectors ("invalid
+///    shard selector", a 500 in 1.36, which kube-client logs as an error)
+///    and ignored by one that does not.
 pub(crate) async fn probe(
     client: &kube::Client,
     path: &str,
@@ -155,11 +159,21 @@ pub(crate) async fn probe(
     struct List {
         #[serde(default)]
         metadata: ListMeta,
+        #[serde(default)]
+        items: Vec<Item>,
     }
     #[derive(Deserialize, Default)]
     struct ListMeta {
         #[serde(rename = "shardInfo")]
         shard_info: Option<serde_json::Value>,
+    }
+    #[derive(Deserialize)]
+    struct Item {
+        metadata: ItemMeta,
+    }
+    #[derive(Deserialize)]
+    struct ItemMeta {
+        uid: Option<String>,
     }
     let list = |selector: &str| {
         http::Request::get(format!(
@@ -177,12 +191,34 @@ pub(crate) async fn probe(
     if answer.metadata.shard_info.is_some() {
         return Ok(true);
     }
+    if let Some(uid) = answer
+        .items
+        .iter()
+        .find_map(|item| item.metadata.uid.as_deref())
+    {
+        // A range of one hash that does not hold the object's.
+        let start = u64::from(shard_hash(uid) == 0);
+        let again: List = client.request(list(&one_hash_selector(start))?).await?;
+        return Ok(!again
+            .items
+            .iter()
+            .filter_map(|item| item.metadata.uid.as_deref())
+            .any(|uid| shard_hash(uid) != start));
+    }
     let empty = "shardRange(object.metadata.uid, '0x8000000000000000', '0x0000000000000000')";
     match client.request::<List>(list(empty)?).await {
         Ok(_) => Ok(false),
         Err(kube::Error::Api(status)) if status.message.contains("shard") => Ok(true),
         Err(error) => Err(error),
     }
+}
+
+/// The selector of the range of the one hash `start`: `[start, start + 1)`.
+fn one_hash_selector(start: u64) -> String {
+    format!(
+        "shardRange(object.metadata.uid, '0x{start:016x}', '0x{:016x}')",
+        start + 1
+    )
 }
 
 #[cfg(test)]
@@ -238,6 +274,18 @@ mod tests {
         assert_eq!(and_label_selectors(None, "a=b"), "a=b");
         assert_eq!(and_label_selectors(Some(" "), "a=b"), "a=b");
         assert_eq!(and_label_selectors(Some("x in (1)"), "a=b"), "x in (1),a=b");
+    }
+
+    #[test]
+    fn the_probes_narrow_range_is_one_hash_wide() {
+        assert_eq!(
+            one_hash_selector(0),
+            "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000001')"
+        );
+        assert_eq!(
+            one_hash_selector(1),
+            "shardRange(object.metadata.uid, '0x0000000000000001', '0x0000000000000002')"
+        );
     }
 
     #[test]
