@@ -145,7 +145,10 @@ pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &st
 ///    which it filters all the same);
 /// 2. failing that, when that list held an object, a list with a selector
 ///    of a one-hash range that excludes the object: an apiserver that
-///    filters leaves it out, one that does not sends it back;
+///    filters leaves it out, one that does not sends it back (or another
+///    object, should that one have gone; only a collection emptied between
+///    the two lists reads as filtering, which costs nothing but the log
+///    line: a sharded informer drops other partitions' objects anyway);
 /// 3. for an empty collection, a selector of an empty range (start above
 ///    end) is refused by an apiserver that parses selectors ("invalid
 ///    shard selector", a 500 in 1.36, which kube-client logs as an error)
