@@ -15,7 +15,8 @@
 //! (start-up). The warm-up application is left out of the latencies and
 //! counted in the requests per object. No application is created sooner
 //! than 2 s after the CRD became Established: the apiserver holds creates
-//! of custom resources for 2 s until then (see [`wait_out_create_hold`]).
+//! of custom resources for 2 s until then (see
+//! `my_application_bench::wait_out_create_hold`).
 //!
 //! For every size in `SCALE_APPS` (default `1000,5000`) N MyApplications
 //! across `SCALE_NAMESPACES` namespaces (default 10) are created 16 at a
@@ -78,7 +79,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, Service};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use kube::runtime::watcher;
 use kubegen::kube;
@@ -292,40 +292,6 @@ fn watch_ready(admin: kube::Client, timeline: Arc<Mutex<Timeline>>) -> tokio::ta
     })
 }
 
-/// Returns once the apiserver no longer holds creates of MyApplications.
-///
-/// While a CRD became Established less than 2 s ago (by its condition's
-/// `lastTransitionTime`, in whole seconds), the apiserver holds every
-/// create of its custom resources for 2 s before serving it
-/// (apiextensions-apiserver's `customresource_handler.go`: a guard for HA
-/// apiservers that have not yet seen the CRD). Without this wait, whichever
-/// operator leads sooner after the install has its first applications
-/// created 2 s late, and the bench would count that against it.
-async fn wait_out_create_hold(admin: &kube::Client) -> Result<()> {
-    let name = MyApplication::crd()?.metadata.name.unwrap_or_default();
-    let crd = Api::<CustomResourceDefinition>::all(admin.clone())
-        .get(&name)
-        .await?;
-    let established = crd
-        .status
-        .and_then(|s| s.conditions)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|c| c.type_ == "Established" && c.status == "True")
-        .and_then(|c| c.last_transition_time)
-        .context("the CRD has no Established condition")?;
-    let until = established.0 + HOLD;
-    let left = until.duration_since(k8s_openapi::jiff::Timestamp::now());
-    if left.is_positive() {
-        tokio::time::sleep(left.unsigned_abs()).await;
-    }
-    Ok(())
-}
-
-/// How long after its CRD's Established transition the apiserver holds
-/// creates of custom resources.
-const HOLD: k8s_openapi::jiff::SignedDuration = k8s_openapi::jiff::SignedDuration::from_secs(2);
-
 /// One operator, `apps` applications created `rate` per second (`None`:
 /// 16 at a time as fast as the apiserver takes them), on a fresh plane.
 async fn run(
@@ -347,7 +313,7 @@ async fn run(
 
     // The CRD (awaited until Established) and the generated ClusterRole.
     my_application_bench::install(&admin).await?;
-    wait_out_create_hold(&admin).await?;
+    my_application_bench::wait_out_create_hold(&admin).await?;
     let namespace_api = Api::<Namespace>::all(admin.clone());
     let new_namespace = |name: &str| {
         serde_json::from_value::<Namespace>(serde_json::json!({ "metadata": { "name": name } }))

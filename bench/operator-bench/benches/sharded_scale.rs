@@ -58,7 +58,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::watcher;
 use kubegen::kube;
@@ -354,30 +353,6 @@ fn watch_ready(
     })
 }
 
-/// Returns once the apiserver no longer holds creates of MyApplications
-/// (it does for 2 s after the CRD became Established; see scale.rs's
-/// `wait_out_create_hold`).
-async fn wait_out_create_hold(admin: &kube::Client) -> Result<()> {
-    let name = MyApplication::crd()?.metadata.name.unwrap_or_default();
-    let crd = Api::<CustomResourceDefinition>::all(admin.clone())
-        .get(&name)
-        .await?;
-    let established = crd
-        .status
-        .and_then(|s| s.conditions)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|c| c.type_ == "Established" && c.status == "True")
-        .and_then(|c| c.last_transition_time)
-        .context("the CRD has no Established condition")?;
-    let until = established.0 + k8s_openapi::jiff::SignedDuration::from_secs(2);
-    let left = until.duration_since(k8s_openapi::jiff::Timestamp::now());
-    if left.is_positive() {
-        tokio::time::sleep(left.unsigned_abs()).await;
-    }
-    Ok(())
-}
-
 /// The CRD, the ClusterRole bound to the operator's ServiceAccount, a Role
 /// for the shard set's Leases, the namespaces; returns the operator's
 /// kubeconfig.
@@ -387,7 +362,7 @@ async fn prepare(
     names: &[String],
 ) -> Result<std::path::PathBuf> {
     my_application_bench::install(admin).await?;
-    wait_out_create_hold(admin).await?;
+    my_application_bench::wait_out_create_hold(admin).await?;
     let namespace_api = Api::<Namespace>::all(admin.clone());
     let new_namespace = |name: &str| {
         serde_json::from_value::<Namespace>(serde_json::json!({ "metadata": { "name": name } }))

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Context as _, Result, bail};
 use k8s_openapi::api::rbac::v1::ClusterRole;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, Patch, PatchParams};
 use kubegen::conditions::find_condition;
 use kubegen::kube;
@@ -173,6 +174,41 @@ pub async fn install(admin: &kube::Client) -> Result<()> {
         .await?;
     Ok(())
 }
+
+/// Returns once the apiserver no longer holds creates of MyApplications.
+///
+/// While a CRD became Established less than 2 s ago (by its condition's
+/// `lastTransitionTime`, in whole seconds), the apiserver holds every
+/// create of its custom resources for 2 s before serving it
+/// (apiextensions-apiserver's `customresource_handler.go`: a guard for HA
+/// apiservers that have not yet seen the CRD). Without this wait, whichever
+/// operator leads sooner after the install has its first applications
+/// created 2 s late, and a bench would count that against it.
+pub async fn wait_out_create_hold(admin: &kube::Client) -> Result<()> {
+    let name = MyApplication::crd()?.metadata.name.unwrap_or_default();
+    let crd = Api::<CustomResourceDefinition>::all(admin.clone())
+        .get(&name)
+        .await?;
+    let established = crd
+        .status
+        .and_then(|s| s.conditions)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|c| c.type_ == "Established" && c.status == "True")
+        .and_then(|c| c.last_transition_time)
+        .context("the CRD has no Established condition")?;
+    let until = established.0 + CREATE_HOLD;
+    let left = until.duration_since(k8s_openapi::jiff::Timestamp::now());
+    if left.is_positive() {
+        tokio::time::sleep(left.unsigned_abs()).await;
+    }
+    Ok(())
+}
+
+/// How long after its CRD's Established transition the apiserver holds
+/// creates of custom resources.
+const CREATE_HOLD: k8s_openapi::jiff::SignedDuration =
+    k8s_openapi::jiff::SignedDuration::from_secs(2);
 
 /// An application the operator makes Ready: one nginx replica on port 80,
 /// what the benchmarks and the hostile test create.
