@@ -924,18 +924,14 @@ fn print_table(settings: Settings, runs: usize, results: &[(Scenario, Vec<Run>)]
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    let replicas = env_usize("SHARDED_SCALE_REPLICAS", 3).max(1);
     let settings = Settings {
         apps: env_usize("SHARDED_SCALE_APPS", 10_000).max(1),
         namespaces: env_usize("SHARDED_SCALE_NAMESPACES", 10).max(1),
-        replicas: env_usize("SHARDED_SCALE_REPLICAS", 3).max(1),
-        partitions: 0,
-    };
-    // By default 8 partitions per replica: a count the replicas divide, so
-    // that each holds an equal share (16 over 3 replicas is 6/5/5).
-    let settings = Settings {
-        partitions: env_usize("SHARDED_SCALE_PARTITIONS", settings.replicas * 8).clamp(1, 256)
-            as u32,
-        ..settings
+        replicas,
+        // By default 8 partitions per replica: a count the replicas
+        // divide, so that each holds an equal share (16 over 3 is 6/5/5).
+        partitions: env_usize("SHARDED_SCALE_PARTITIONS", replicas * 8).clamp(1, 256) as u32,
     };
     let runs = env_usize("SHARDED_SCALE_RUNS", 1).max(1);
     let scenario_names =
