@@ -18,6 +18,10 @@
 //! conversion webhook as a kubebuilder project does and kubebuilder's
 //! secure metrics) gets the same attacks on the same plane.
 //!
+//! The attacks come from `127.0.0.2`, the apiserver from `127.0.0.1`: in
+//! a cluster a hostile pod's address is its own, and the operator gives
+//! one address at most half of what it answers at once.
+//!
 //! `make test` runs a bounded slice (smaller reviews) against this tree's
 //! operator and asserts the bounds: every attack under 64 MiB over idle,
 //! every apiserver conversion during the flood answered, at most the review
@@ -146,11 +150,17 @@ fn reset_peak(pid: u32) -> Result<()> {
     std::fs::write(format!("/proc/{pid}/clear_refs"), "5").context("resetting the peak RSS")
 }
 
-/// One HTTPS request, the body written as given; returns the status code
-/// (`"reset"` when the connection was cut first).
+/// The address attacks come from: not the apiserver's (`127.0.0.1`), as
+/// a hostile pod's address is not the apiserver's in a cluster.
+const ATTACKER: [u8; 4] = [127, 0, 0, 2];
+
+/// One HTTPS request from [`ATTACKER`], the body written as given; returns
+/// the status code (`"reset"` when the connection was cut first).
 async fn request(op: &Operator, port: u16, head: String, body: Arc<Vec<u8>>) -> String {
     let attempt = async {
-        let tcp = TcpStream::connect(("127.0.0.1", port)).await?;
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind((ATTACKER, 0).into())?;
+        let tcp = socket.connect(([127, 0, 0, 1], port).into()).await?;
         let tls = op
             .tls
             .connect(ServerName::try_from("127.0.0.1")?.to_owned(), tcp)

@@ -30,6 +30,16 @@ const CHUNKS: usize = 4;
 /// The size of a response chunk.
 const CHUNK: usize = 64 * 1024;
 
+/// What one review holds of the budget: its largest object read, decoded,
+/// converted and encoded (a small multiple of its size), and the chunks in
+/// flight. No object is larger than the body, so a declared length (which
+/// the body cannot exceed) bounds it: the apiserver's reviews of small
+/// objects take little, and many fit beside a flood of large ones.
+fn reserved(limits: &super::Limits, declared: Option<usize>) -> usize {
+    let object = declared.map_or(limits.max_object, |n| n.min(limits.max_object));
+    3 * object + 2 * CHUNKS * CHUNK
+}
+
 /// Answers the conversion `request`: `413` when its declared length is
 /// over the limit, `400` when it is not a `ConversionReview`, `429` when
 /// the budget cannot hold one object's conversion; otherwise `200`, the
@@ -41,15 +51,11 @@ pub(super) async fn answer(
     panics: &Counter,
 ) -> Reply {
     let limits = held.budget().limits().clone();
-    if content_length(request.headers()).is_some_and(|n| n > limits.max_conversion_body) {
+    let declared = content_length(request.headers());
+    if declared.is_some_and(|n| n > limits.max_conversion_body) {
         return BodyError::TooLarge(limits.max_conversion_body).reply(held.budget());
     }
-    // What one review holds: an object read, decoded, converted and
-    // encoded (a small multiple of its size), and the chunks in flight.
-    if held
-        .hold(3 * limits.max_object + 2 * CHUNKS * CHUNK)
-        .is_err()
-    {
+    if held.hold(reserved(&limits, declared)).is_err() {
         return held.budget().refusal("too many bytes in flight");
     }
     let (chunks, incoming) = mpsc::channel(CHUNKS);
@@ -212,5 +218,26 @@ impl Write for ChannelWriter {
 
     fn flush(&mut self) -> io::Result<()> {
         self.send()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::Limits;
+
+    #[test]
+    fn a_review_reserves_by_its_declared_length() {
+        let limits = Limits::default();
+        let buffers = 2 * CHUNKS * CHUNK;
+        assert_eq!(reserved(&limits, Some(10_000)), 30_000 + buffers);
+        // No object is larger than the apiserver sends.
+        let largest = 3 * limits.max_object + buffers;
+        assert_eq!(reserved(&limits, Some(200 << 20)), largest);
+        // An undeclared body may hold the largest object.
+        assert_eq!(reserved(&limits, None), largest);
+        // The apiserver's review of a few small objects fits many times in
+        // one source's share beside a flood holding the other half.
+        assert!(reserved(&limits, Some(64 << 10)) * 20 < limits.max_in_flight_bytes_per_source);
     }
 }

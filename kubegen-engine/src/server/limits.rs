@@ -9,12 +9,14 @@
 //! admissions succeed once a flood stops, while the flood itself holds at
 //! most the budget.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use parking_lot::Mutex;
 
 use super::serve::{Reply, text};
 
@@ -46,10 +48,17 @@ pub struct Limits {
     /// Requests answered at once by the webhook and metrics servers
     /// together (`64` by default).
     pub max_in_flight_requests: usize,
+    /// Of those, requests from one source address (`32`, half, by
+    /// default).
+    pub max_in_flight_requests_per_source: usize,
     /// Bytes held at once by requests in flight, counted as each body is
     /// read (and for a conversion, what it holds per object): `48 MiB` by
     /// default.
     pub max_in_flight_bytes: usize,
+    /// Of those, bytes held by requests from one source address (`24 MiB`,
+    /// half, by default): room for two conversions of the apiserver's
+    /// largest objects at once.
+    pub max_in_flight_bytes_per_source: usize,
     /// The `Retry-After` of a refused request (one second by default).
     pub retry_after: Duration,
 }
@@ -61,7 +70,9 @@ impl Default for Limits {
             max_conversion_body: 256 * MIB,
             max_object: APISERVER_MAX_OBJECT,
             max_in_flight_requests: 64,
+            max_in_flight_requests_per_source: 32,
             max_in_flight_bytes: 48 * MIB,
+            max_in_flight_bytes_per_source: 24 * MIB,
             retry_after: Duration::from_secs(1),
         }
     }
@@ -73,18 +84,37 @@ impl Default for Limits {
 /// place in flight for ever.
 pub(super) const IDLE: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The unit the byte budget counts in (a semaphore counts `u32` permits).
-const UNIT: usize = 1024;
-
 /// Requests and bytes in flight, shared by the servers given it (clones
 /// share one budget). Every server has one; the
 /// [`Manager`](crate::manager::Manager) gives its webhook and metrics
 /// servers the same.
+///
+/// One source address may hold at most its share of either
+/// ([`Limits::max_in_flight_requests_per_source`],
+/// [`Limits::max_in_flight_bytes_per_source`]): a caller flooding the
+/// webhook from one address cannot take the room the apiserver's own
+/// reviews need, which come from another. Behind a proxy that hides
+/// callers' addresses all callers are one source, and only the totals
+/// apply between them.
 #[derive(Clone, Debug)]
 pub struct Budget {
     limits: Arc<Limits>,
-    requests: Arc<Semaphore>,
-    bytes: Arc<Semaphore>,
+    in_flight: Arc<Mutex<InFlight>>,
+}
+
+/// What is in flight, in total and by source.
+#[derive(Debug, Default)]
+struct InFlight {
+    total: Use,
+    /// Sources holding something (an entry leaves with its last request).
+    by_source: HashMap<Option<IpAddr>, Use>,
+}
+
+/// Requests and bytes held.
+#[derive(Debug, Default, Clone, Copy)]
+struct Use {
+    requests: usize,
+    bytes: usize,
 }
 
 impl Default for Budget {
@@ -96,22 +126,17 @@ impl Default for Budget {
 /// What a request holds of the budget; released when dropped.
 #[derive(Debug)]
 pub struct Held {
-    _request: OwnedSemaphorePermit,
-    bytes: Vec<OwnedSemaphorePermit>,
+    source: Option<IpAddr>,
+    bytes: usize,
     budget: Budget,
 }
 
 impl Budget {
     /// A budget with `limits`.
     pub fn new(limits: Limits) -> Self {
-        let units = limits
-            .max_in_flight_bytes
-            .div_ceil(UNIT)
-            .min(u32::MAX as usize);
         Budget {
-            requests: Arc::new(Semaphore::new(limits.max_in_flight_requests)),
-            bytes: Arc::new(Semaphore::new(units)),
             limits: Arc::new(limits),
+            in_flight: Arc::default(),
         }
     }
 
@@ -120,16 +145,27 @@ impl Budget {
         &self.limits
     }
 
-    /// A place for one more request, or the `429` to answer.
-    pub(super) fn admit(&self) -> Result<Held, Box<Reply>> {
-        match self.requests.clone().try_acquire_owned() {
-            Ok(permit) => Ok(Held {
-                _request: permit,
-                bytes: Vec::new(),
-                budget: self.clone(),
-            }),
-            Err(_) => Err(Box::new(self.refusal("too many requests in flight"))),
+    /// A place for one more request from `source` (its address, when
+    /// known), or the `429` to answer.
+    pub(super) fn admit(&self, source: Option<IpAddr>) -> Result<Held, Box<Reply>> {
+        let mut in_flight = self.in_flight.lock();
+        let InFlight { total, by_source } = &mut *in_flight;
+        if total.requests >= self.limits.max_in_flight_requests {
+            return Err(Box::new(self.refusal("too many requests in flight")));
         }
+        let own = by_source.entry(source).or_default();
+        if own.requests >= self.limits.max_in_flight_requests_per_source {
+            return Err(Box::new(
+                self.refusal("too many requests in flight from this address"),
+            ));
+        }
+        own.requests += 1;
+        total.requests += 1;
+        Ok(Held {
+            source,
+            bytes: 0,
+            budget: self.clone(),
+        })
     }
 
     /// `429 Too Many Requests` with `Retry-After`.
@@ -147,24 +183,46 @@ impl Budget {
 }
 
 impl Held {
-    /// Takes `n` more bytes of the budget, or says it is spent.
+    /// Takes `n` more bytes of the budget, or says it (or this source's
+    /// share of it) is spent.
     pub(super) fn hold(&mut self, n: usize) -> Result<(), Spent> {
-        let units = n.div_ceil(UNIT).min(u32::MAX as usize) as u32;
-        if units == 0 {
+        if n == 0 {
             return Ok(());
         }
-        match self.budget.bytes.clone().try_acquire_many_owned(units) {
-            Ok(permit) => {
-                self.bytes.push(permit);
-                Ok(())
-            }
-            Err(_) => Err(Spent),
+        let limits = &self.budget.limits;
+        let mut in_flight = self.budget.in_flight.lock();
+        let InFlight { total, by_source } = &mut *in_flight;
+        let own = by_source.get_mut(&self.source).expect("admitted");
+        if total.bytes.saturating_add(n) > limits.max_in_flight_bytes
+            || own.bytes.saturating_add(n) > limits.max_in_flight_bytes_per_source
+        {
+            return Err(Spent);
         }
+        own.bytes += n;
+        total.bytes += n;
+        self.bytes += n;
+        Ok(())
     }
 
     /// The budget this is part of.
     pub(super) fn budget(&self) -> &Budget {
         &self.budget
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut in_flight = self.budget.in_flight.lock();
+        let InFlight { total, by_source } = &mut *in_flight;
+        total.requests -= 1;
+        total.bytes -= self.bytes;
+        if let Some(own) = by_source.get_mut(&self.source) {
+            own.requests -= 1;
+            own.bytes -= self.bytes;
+            if own.requests == 0 {
+                by_source.remove(&self.source);
+            }
+        }
     }
 }
 
@@ -261,10 +319,14 @@ mod tests {
     use futures::StreamExt;
     use http_body_util::{Full, StreamBody};
 
+    const KIB: usize = 1024;
+
     fn budget(requests: usize, bytes: usize) -> Budget {
         Budget::new(Limits {
             max_in_flight_requests: requests,
+            max_in_flight_requests_per_source: requests,
             max_in_flight_bytes: bytes,
+            max_in_flight_bytes_per_source: bytes,
             ..Limits::default()
         })
     }
@@ -272,19 +334,68 @@ mod tests {
     #[test]
     fn requests_beyond_the_budget_are_refused_with_retry_after() {
         let b = budget(2, MIB);
-        let first = b.admit().unwrap();
-        let _second = b.admit().unwrap();
-        let refused = b.admit().unwrap_err();
+        let first = b.admit(None).unwrap();
+        let _second = b.admit(None).unwrap();
+        let refused = b.admit(None).unwrap_err();
         assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(refused.headers()[header::RETRY_AFTER], "1");
         drop(first);
-        assert!(b.admit().is_ok(), "a finished request frees its place");
+        assert!(b.admit(None).is_ok(), "a finished request frees its place");
+    }
+
+    fn ip(last: u8) -> Option<IpAddr> {
+        Some(IpAddr::from([127, 0, 0, last]))
+    }
+
+    #[test]
+    fn one_source_holds_at_most_its_share_and_others_keep_theirs() {
+        let b = Budget::new(Limits {
+            max_in_flight_requests: 4,
+            max_in_flight_requests_per_source: 2,
+            max_in_flight_bytes: 10 * KIB,
+            max_in_flight_bytes_per_source: 6 * KIB,
+            ..Limits::default()
+        });
+        let mut flood = b.admit(ip(2)).unwrap();
+        let mut second = b.admit(ip(2)).unwrap();
+        let refused = b.admit(ip(2)).unwrap_err();
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(refused.headers()[header::RETRY_AFTER], "1");
+        flood.hold(4 * KIB).unwrap();
+        assert_eq!(second.hold(3 * KIB), Err(Spent), "past the source's share");
+        second.hold(2 * KIB).unwrap();
+        // Another address still has its room: requests and bytes.
+        let mut apiserver = b.admit(ip(1)).unwrap();
+        apiserver.hold(4 * KIB).unwrap();
+        // The totals still bind everyone.
+        let mut third = b.admit(None).unwrap();
+        assert!(b.admit(ip(3)).is_err(), "four in flight in total");
+        assert_eq!(third.hold(KIB), Err(Spent), "ten KiB in total");
+        drop(flood);
+        third.hold(KIB).unwrap();
+        drop((third, apiserver));
+        // 2 KiB of the total's 10 held, all by the flooding source.
+        let mut again = b.admit(ip(2)).unwrap();
+        again.hold(4 * KIB).unwrap();
+        assert_eq!(again.hold(KIB), Err(Spent), "the share is 6 KiB");
+    }
+
+    #[test]
+    fn a_finished_request_returns_its_share() {
+        let b = budget(1, 4 * KIB);
+        for _ in 0..3 {
+            let mut held = b.admit(ip(7)).unwrap();
+            held.hold(4 * KIB).unwrap();
+        }
+        let in_flight = b.in_flight.lock();
+        assert_eq!((in_flight.total.requests, in_flight.total.bytes), (0, 0));
+        assert!(in_flight.by_source.is_empty(), "no source left behind");
     }
 
     #[tokio::test]
     async fn a_declared_length_over_the_limit_is_refused_before_reading() {
         let b = budget(4, MIB);
-        let mut held = b.admit().unwrap();
+        let mut held = b.admit(None).unwrap();
         // A body that would fail if read: the length alone decides.
         let body = StreamBody::new(futures::stream::once(async {
             Err::<hyper::body::Frame<Bytes>, _>("must not be read")
@@ -298,7 +409,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_body_that_stops_coming_is_cut_after_the_idle_time() {
         let b = budget(4, MIB);
-        let mut held = b.admit().unwrap();
+        let mut held = b.admit(None).unwrap();
         let first = futures::stream::once(async {
             Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(Bytes::from_static(b"{")))
         });
@@ -317,7 +428,7 @@ mod tests {
     #[tokio::test]
     async fn undeclared_bodies_are_cut_at_the_limit() {
         let b = budget(4, MIB);
-        let mut held = b.admit().unwrap();
+        let mut held = b.admit(None).unwrap();
         let chunks = (0..10).map(|_| {
             Ok::<_, std::convert::Infallible>(hyper::body::Frame::data(Bytes::from(vec![
                 b'x';
@@ -331,21 +442,21 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_hold_bytes_of_the_shared_budget_until_done() {
-        let b = budget(4, 8 * UNIT);
-        let mut first = b.admit().unwrap();
-        let body = Full::new(Bytes::from(vec![b'x'; 6 * UNIT]));
+        let b = budget(4, 8 * KIB);
+        let mut first = b.admit(None).unwrap();
+        let body = Full::new(Bytes::from(vec![b'x'; 6 * KIB]));
         let read = read_body(body, None, MIB, &mut first).await.unwrap();
-        assert_eq!(read.len(), 6 * UNIT);
-        let mut second = b.admit().unwrap();
-        let body = Full::new(Bytes::from(vec![b'y'; 4 * UNIT]));
-        let err = read_body(body, Some(4 * UNIT), MIB, &mut second)
+        assert_eq!(read.len(), 6 * KIB);
+        let mut second = b.admit(None).unwrap();
+        let body = Full::new(Bytes::from(vec![b'y'; 4 * KIB]));
+        let err = read_body(body, Some(4 * KIB), MIB, &mut second)
             .await
             .unwrap_err();
         assert!(matches!(err, BodyError::Spent), "{err:?}");
         drop(first);
-        let body = Full::new(Bytes::from(vec![b'y'; 4 * UNIT]));
+        let body = Full::new(Bytes::from(vec![b'y'; 4 * KIB]));
         assert!(
-            read_body(body, Some(4 * UNIT), MIB, &mut second)
+            read_body(body, Some(4 * KIB), MIB, &mut second)
                 .await
                 .is_ok()
         );

@@ -165,7 +165,8 @@ impl MetricsServer {
             let auth = auth.clone();
             let budget = budget.clone();
             async move {
-                match budget.admit() {
+                let source = Peer::source(&request);
+                match budget.admit(source) {
                     Ok(_held) => respond(&registry, auth.as_ref(), &budget, &request).await,
                     Err(refused) => *refused,
                 }
@@ -186,7 +187,7 @@ async fn respond<B>(
         return text(StatusCode::METHOD_NOT_ALLOWED, "method not allowed\n");
     }
     let path = request.uri().path();
-    let source = request.extensions().get::<Peer>().map(|p| p.0.ip());
+    let source = Peer::source(request);
     if let Some(auth) = auth
         && let Err(refusal) = auth.check(request.headers(), path, "get", source).await
     {

@@ -26,6 +26,13 @@ pub(super) type Reply = Response<UnsyncBoxBody<Bytes, std::convert::Infallible>>
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Peer(pub std::net::SocketAddr);
 
+impl Peer {
+    /// The address `request` came from, when the server recorded it.
+    pub(super) fn source<B>(request: &Request<B>) -> Option<std::net::IpAddr> {
+        request.extensions().get::<Peer>().map(|p| p.0.ip())
+    }
+}
+
 /// Answers one request.
 pub(super) type Handler = Arc<dyn Fn(Request<Incoming>) -> BoxFuture<'static, Reply> + Send + Sync>;
 

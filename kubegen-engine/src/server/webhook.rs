@@ -25,7 +25,7 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_rustls::TlsAcceptor;
 
 use super::limits::{Budget, Held, content_length, read_body};
-use super::serve::{Handler, Reply, serve, text, whole};
+use super::serve::{Handler, Peer, Reply, serve, text, whole};
 use super::{ServingCert, SharedRegistry, convert};
 use crate::conversion::Converter;
 use crate::duration_histogram::DurationHistogram;
@@ -358,7 +358,8 @@ async fn respond(
     let started = Instant::now();
     let in_flight = metrics.in_flight.get_or_create(&labels).clone();
     in_flight.inc();
-    let reply = match budget.admit() {
+    let source = Peer::source(&request);
+    let reply = match budget.admit(source) {
         Ok(held) => answer(route, held, request, &metrics.panics).await,
         Err(refused) => *refused,
     };
