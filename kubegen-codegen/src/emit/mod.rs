@@ -142,6 +142,9 @@ struct Pending {
 enum Source {
     /// Tokens emitted on the calling thread, as text.
     Text(String),
+    /// Text already in its final layout (apply configurations), written
+    /// as it is.
+    Formatted(String),
     /// One group version's clients, listers or informers: emitted on the
     /// thread that formats them, straight from tokens (the bulk of the
     /// output, so neither printed to text nor lexed again).
@@ -219,7 +222,7 @@ impl Source {
     /// largest first keeps every thread busy to the end.
     fn weight(&self) -> usize {
         match self {
-            Source::Text(text) => text.len(),
+            Source::Text(text) | Source::Formatted(text) => text.len(),
             Source::GroupVersion { part, kinds, .. } => {
                 let per_kind = match part {
                     Part::Clientset => 4_000,
@@ -230,10 +233,12 @@ impl Source {
         }
     }
 
-    /// The module's syntax tree, or its text where that does not parse.
+    /// The module's syntax tree, or its text where that does not parse
+    /// (formatted text is not parsed: [`render`] writes it as it is).
     fn parse(&self) -> Result<syn::File, String> {
         match self {
             Source::Text(text) => syn::parse_file(text).map_err(|_| text.clone()),
+            Source::Formatted(text) => Err(text.clone()),
             Source::GroupVersion {
                 part,
                 group,
@@ -298,11 +303,14 @@ fn render_all(files: BTreeMap<String, Pending>, header: Option<&str>) -> BTreeMa
 }
 
 fn render(file: &Pending, header: Option<&str>) -> String {
-    let parsed = match file.source.parse() {
-        Ok(parsed) => parsed,
-        // Generated tokens always parse; fall back to the raw text rather
-        // than panic if they ever do not.
-        Err(text) => return format!("{RUST_HEADER}\n{text}\n"),
+    let body = match &file.source {
+        Source::Formatted(text) => text.clone(),
+        source => match source.parse() {
+            Ok(parsed) => prettyplease::unparse(&parsed),
+            // Generated tokens always parse; fall back to the raw text
+            // rather than panic if they ever do not.
+            Err(text) => return format!("{RUST_HEADER}\n{text}\n"),
+        },
     };
     let mut out = String::from(RUST_HEADER);
     out.push('\n');
@@ -314,7 +322,7 @@ fn render(file: &Pending, header: Option<&str>) -> String {
         }
     }
     out.push_str(&format!("//! {}\n\n", file.doc));
-    out.push_str(&prettyplease::unparse(&parsed));
+    out.push_str(&body);
     out
 }
 
@@ -380,18 +388,21 @@ struct Roots {
 }
 
 /// `applyconfigurations/<group_version>.rs` and its `mod.rs`.
-fn apply_files(modules: BTreeMap<String, TokenStream>, files: &mut BTreeMap<String, Pending>) {
+fn apply_files(modules: BTreeMap<String, String>, files: &mut BTreeMap<String, Pending>) {
     if modules.is_empty() {
         return;
     }
     let names: Vec<syn::Ident> = modules.keys().map(|m| format_ident!("{m}")).collect();
-    for (module, tokens) in modules {
+    for (module, text) in modules {
         let doc = format!(
             "Apply configurations of `{module}`: partial objects for server-side apply, every field optional."
         );
         files.insert(
             format!("applyconfigurations/{module}.rs"),
-            pending(&doc, tokens),
+            Pending {
+                doc,
+                source: Source::Formatted(text),
+            },
         );
     }
     files.insert(

@@ -18,7 +18,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::emit::apply::{Top, derives, top_items};
+use crate::emit::apply::{METADATA_BUILDERS, SchemaSource, Top, path_text, root};
 use crate::parse::{Container, FieldSpans, ResolverKind};
 use kubegen_core::model::{Field, ResourceModel, Shape, Ty};
 
@@ -78,7 +78,6 @@ pub fn root_apply(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) 
     }
     let krate = super::krate(c);
     let kind = crate::names::kind_type(&res.kind);
-    let kind_ident = format_ident!("{kind}");
     let name = format!("{kind}Apply");
     let apply_ident = format_ident!("{name}");
     let vis = &input.vis;
@@ -122,16 +121,19 @@ pub fn root_apply(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) 
     });
     let (status_field, status_builder) = status.unzip();
     let api_version = crate::names::api_version(&res.group, &res.version);
-    let version = &res.version;
     let top = Top {
         kind: res.kind.clone(),
         api_version: api_version.clone(),
         namespaced: res.namespaced,
         status: res.has_status,
-        resource: syn::parse_quote!(#kind_ident),
-        schema: quote!(::kubegen::apply::crd_schema::<#kind_ident>(&SCHEMA, #version)),
+        resource: kind.clone(),
+        schema: SchemaSource::Crd {
+            version: res.version.clone(),
+        },
     };
-    let items = top_items(&name, true, &|_| false, &top);
+    let items: TokenStream = root(&path_text(&krate), &name, &METADATA_BUILDERS, &top)
+        .parse()
+        .expect("apply_root! invocations are valid tokens");
     let doc = format!(
         " The apply configuration of [`{kind}`] (`{api_version}`): every field optional, serialized with exactly the fields set (derived by `#[kubegen(apply)]`)."
     );
@@ -166,6 +168,16 @@ pub fn root_apply(input: &syn::DeriveInput, c: &Container, res: &ResourceModel) 
             #status_builder
         }
         #items
+    }
+}
+
+/// The derives and serde attributes of every apply configuration struct
+/// (as `apply_structs!` gives the generated ones): deserialized with every
+/// field optional (`default`).
+fn derives() -> TokenStream {
+    quote! {
+        #[derive(Clone, Debug, Default, PartialEq, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
+        #[serde(crate = "::kubegen::__private::serde", default)]
     }
 }
 

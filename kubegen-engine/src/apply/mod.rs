@@ -80,6 +80,7 @@
 
 mod applicable;
 mod conflict;
+mod declare;
 mod extract;
 mod fields;
 mod json;

@@ -16,8 +16,6 @@ mod shape;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use proc_macro2::TokenStream;
-use quote::quote;
 use serde_json::Value;
 
 use super::Kind;
@@ -25,7 +23,7 @@ use crate::names::{
     Namespace, api_version, builtin_apply_module, group_name, group_version_module, kind_type,
     kind_type_name,
 };
-pub(crate) use render::{Top, derives, top_items};
+pub(crate) use render::{METADATA_BUILDERS, SchemaSource, Top, path_text, root};
 
 /// Where a kind's apply configuration takes its types from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,13 +41,13 @@ pub enum ApplySource {
     },
 }
 
-/// The modules of `applyconfigurations/` by name (`apps_v1`), as tokens;
+/// The modules of `applyconfigurations/` by name (`apps_v1`), as text;
 /// empty when no kind has an [`ApplySource`]. `accessors` maps each API
 /// group to its accessor (the clientset's module names).
 pub(super) fn modules(
     kinds: &[Kind],
     accessors: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, TokenStream>, Vec<String>> {
+) -> Result<BTreeMap<String, String>, Vec<String>> {
     let mut errors = Vec::new();
     let custom_module = |k: &Kind| {
         let accessor = accessors
@@ -82,7 +80,9 @@ pub(super) fn modules(
         for (definition, kind) in &builtins {
             match walker.root(definition) {
                 Ok((module, name)) => {
-                    let schema = quote!(::kubegen::apply::builtin_schema(&SCHEMA, #definition));
+                    let schema = SchemaSource::Builtin {
+                        definition: (*definition).to_owned(),
+                    };
                     tops.entry(module)
                         .or_default()
                         .insert(name, top(kind, schema));
@@ -113,9 +113,9 @@ pub(super) fn modules(
         for (kind, (k, schema)) in kinds {
             let name = kind_type_name(kind, "Apply");
             walker.root(schema, &kind_type(kind), &name, kind);
-            let path = &k.path;
-            let version = &k.version;
-            let schema = quote!(::kubegen::apply::crd_schema::<#path>(&SCHEMA, #version));
+            let schema = SchemaSource::Crd {
+                version: k.version.clone(),
+            };
             tops.entry(module.clone())
                 .or_default()
                 .insert(name, top(k, schema));
@@ -125,8 +125,8 @@ pub(super) fn modules(
     let none = BTreeMap::new();
     let mut files = BTreeMap::new();
     for (module, structs) in &out {
-        let tokens = render::module(module, structs, tops.get(module).unwrap_or(&none));
-        files.insert(module.clone(), tokens);
+        let text = render::module(module, structs, tops.get(module).unwrap_or(&none));
+        files.insert(module.clone(), text);
     }
     if errors.is_empty() {
         Ok(files)
@@ -135,13 +135,13 @@ pub(super) fn modules(
     }
 }
 
-fn top(kind: &Kind, schema: TokenStream) -> Top {
+fn top(kind: &Kind, schema: SchemaSource) -> Top {
     Top {
         kind: kind.kind.clone(),
         api_version: api_version(&kind.group, &kind.version),
         namespaced: kind.namespaced,
         status: kind.status,
-        resource: kind.path.clone(),
+        resource: path_text(&kind.path),
         schema,
     }
 }
@@ -157,13 +157,7 @@ mod tests {
 
     fn render(kinds: &[Kind]) -> Result<BTreeMap<String, String>, Vec<String>> {
         let accessors = group_accessors(kinds.iter().map(|k| k.group.as_str()));
-        Ok(modules(kinds, &accessors)?
-            .into_iter()
-            .map(|(m, tokens)| {
-                let file = syn::parse2(tokens).expect("apply tokens parse");
-                (m, prettyplease::unparse(&file))
-            })
-            .collect())
+        modules(kinds, &accessors)
     }
 
     fn custom(kind: &str, schema: serde_json::Value) -> Kind {
@@ -181,7 +175,7 @@ mod tests {
 
     fn structs(file: &str) -> Vec<&str> {
         file.lines()
-            .filter_map(|l| l.strip_prefix("pub struct "))
+            .filter_map(|l| l.strip_prefix("    pub struct "))
             .map(|l| l.trim_end_matches(" {"))
             .collect()
     }
@@ -217,31 +211,37 @@ mod tests {
         );
         let apps = &files["apps_v1"];
         for line in [
-            "pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,",
-            "pub selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,",
-            "pub replicas: ::std::option::Option<i32>,",
-            "impl ::kubegen::apply::ApplyConfiguration for DeploymentApply {",
-            "type Resource = ::kubegen::k8s_openapi::api::apps::v1::Deployment;",
-            "::kubegen::apply::builtin_schema(&SCHEMA, \"io.k8s.api.apps.v1.Deployment\")",
-            "pub fn extract_status(",
-            "pub fn with_labels<",
+            "metadata \"metadata\" with_metadata: value ::kubegen::apply::ObjectMetaApply,",
+            "selector \"selector\" with_selector: value super::meta_v1::LabelSelectorApply,",
+            "replicas \"replicas\" with_replicas: set i32,",
+            "::kubegen::apply_root! {\n    DeploymentApply for ::kubegen::k8s_openapi::api::apps::v1::Deployment {\n        api_version: \"apps/v1\",\n        kind: \"Deployment\",\n        scope: namespaced,\n        status: true,\n        metadata: [labels annotations owner_references finalizers],\n        schema: builtin \"io.k8s.api.apps.v1.Deployment\",\n",
         ] {
             assert!(apps.contains(line), "{line}\n{apps}");
         }
         let core = &files["core_v1"];
         for line in [
-            "pub containers: ::std::option::Option<::std::vec::Vec<ContainerApply>>,",
-            "pub max_unavailable: ::std::option::Option<\n",
-            "::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity",
-            "pub type_: ::std::option::Option<::std::string::String>,",
-            "#[serde(rename = \"type\", skip_serializing_if = \"::std::option::Option::is_none\")]",
-            "pub fn with_containers(\n",
+            "containers \"containers\" with_containers: list ContainerApply,",
+            "limits \"limits\" with_limits: map ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,",
+            "type_ \"type\" with_type: set ::std::string::String,",
         ] {
-            assert!(
-                core.contains(line) || files["apps_v1"].contains(line),
-                "{line}"
-            );
+            assert!(core.contains(line), "{line}\n{core}");
         }
+    }
+
+    /// JSON names are escaped string literals, and the module parses.
+    #[test]
+    fn names_are_written_as_valid_rust() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "we\"ird\\name": {"type": "string"},
+            }}},
+        });
+        let files = render(&[custom("Thing", schema)]).unwrap();
+        let file = &files["stable_v1"];
+        assert!(file.contains("\"we\\\"ird\\\\name\" with_we_ird_name: set"), "{file}");
+        let parsed: syn::File = syn::parse_str(file).expect("the module parses");
+        assert_eq!(parsed.items.len(), 2, "apply_structs! and apply_root!");
     }
 
     /// Real CRDs hold such pairs (prometheus-operator's `proxyURL` and
@@ -264,10 +264,8 @@ mod tests {
         let files = render(&[custom("Thing", schema)]).unwrap();
         let file = &files["stable_v1"];
         for line in [
-            "#[serde(rename = \"fooBar\", skip_serializing_if = \"::std::option::Option::is_none\")]\n    pub foo_bar: ",
-            "#[serde(rename = \"foo_bar\", skip_serializing_if = \"::std::option::Option::is_none\")]\n    pub foo_bar2: ",
-            "pub fn with_foo_bar(",
-            "pub fn with_foo_bar2(",
+            "foo_bar \"fooBar\" with_foo_bar: set",
+            "foo_bar2 \"foo_bar\" with_foo_bar2: set",
         ] {
             assert!(file.contains(line), "{line}\n---\n{file}");
         }
@@ -327,32 +325,32 @@ mod tests {
             ]
         );
         for line in [
-            "/// A thing.\n///\n/// The apply configuration of `Thing` (`stable.example.com/v1`)",
-            "/// How many.\n",
-            "pub replicas: ::std::option::Option<i32>,",
-            "pub size: ::std::option::Option<\n        ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,",
-            "pub port: ::std::option::Option<\n        ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,",
-            "pub at: ::std::option::Option<\n        ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,",
-            "pub ratio: ::std::option::Option<f64>,",
-            "pub blob: ::std::option::Option<::kubegen::k8s_openapi::ByteString>,",
-            "pub ports: ::std::option::Option<::std::vec::Vec<ThingSpecPortsItemApply>>,",
-            "pub port: ::std::option::Option<i64>,",
-            "pub labels: ::std::option::Option<\n        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,",
-            "pub backends: ::std::option::Option<\n        ::std::collections::BTreeMap<::std::string::String, ThingSpecBackendsItemApply>,",
-            "pub matrix: ::std::option::Option<::std::vec::Vec<::std::vec::Vec<bool>>>,",
-            "pub raw: ::std::option::Option<::kubegen::__private::serde_json::Value>,",
-            "pub empty: ::std::option::Option<::kubegen::__private::serde_json::Value>,",
-            "pub spec: ::std::option::Option<ThingSpecApply>,",
-            "pub status: ::std::option::Option<ThingStatusApply>,",
-            "type Resource = crate::api::Thing;",
-            "::kubegen::apply::crd_schema::<crate::api::Thing>(&SCHEMA, \"v1\")",
-            "pub fn new(\n        name: impl ::std::convert::Into<::std::string::String>,\n        namespace: impl ::std::convert::Into<::std::string::String>,",
+            "    /// A thing.\n    ///\n    /// The apply configuration of `Thing` (`stable.example.com/v1`)",
+            "        /// How many.\n",
+            "replicas \"replicas\" with_replicas: set i32,",
+            "size \"size\" with_size: set ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,",
+            "port \"port\" with_port: set ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,",
+            "at \"at\" with_at: set ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,",
+            "ratio \"ratio\" with_ratio: set f64,",
+            "blob \"blob\" with_blob: set ::kubegen::k8s_openapi::ByteString,",
+            "ports \"ports\" with_ports: list ThingSpecPortsItemApply,",
+            "port \"port\" with_port: set i64,",
+            "labels \"labels\" with_labels: map ::std::string::String,",
+            "backends \"backends\" with_backends: map ThingSpecBackendsItemApply,",
+            "matrix \"matrix\" with_matrix: list ::std::vec::Vec<bool>,",
+            "raw \"raw\" with_raw: set ::kubegen::__private::serde_json::Value,",
+            "empty \"empty\" with_empty: set ::kubegen::__private::serde_json::Value,",
+            "spec \"spec\" with_spec: value ThingSpecApply,",
+            "status \"status\" with_status: value ThingStatusApply,",
+            "ThingApply for crate::api::Thing {",
+            "schema: crd \"v1\",",
+            "scope: namespaced,",
         ] {
             assert!(file.contains(line), "{line}\n---\n{file}");
         }
         // The root's and the embedded resource's metadata are ObjectMetaApply.
         assert_eq!(
-            file.matches("pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,")
+            file.matches("metadata \"metadata\" with_metadata: value ::kubegen::apply::ObjectMetaApply,")
                 .count(),
             2,
             "{file}"
@@ -368,7 +366,7 @@ mod tests {
             structs(&files["stable_v1"]),
             ["FooApply", "FooBarApply", "FooBarApply2", "FooBarSpecApply"]
         );
-        assert!(files["stable_v1"].contains("pub bar: ::std::option::Option<FooBarApply2>,"));
+        assert!(files["stable_v1"].contains("bar \"bar\" with_bar: value FooBarApply2,"));
     }
 
     /// Every inlined copy of one Go type is one struct (a CRD that embeds
@@ -397,7 +395,7 @@ mod tests {
             ]
         );
         assert!(
-            file.contains("pub token: ::std::option::Option<ThingSpecPasswordApply>,"),
+            file.contains("token \"token\" with_token: value ThingSpecPasswordApply,"),
             "{file}"
         );
     }
@@ -411,6 +409,6 @@ mod tests {
         assert!(
             files["applyconfigurations/core_v1.rs"].starts_with(kubegen_core::output::RUST_HEADER)
         );
-        assert!(files["applyconfigurations/core_v1.rs"].contains("pub struct ServiceApply {"));
+        assert!(files["applyconfigurations/core_v1.rs"].contains("    pub struct ServiceApply {"));
     }
 }

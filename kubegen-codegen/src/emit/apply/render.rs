@@ -1,14 +1,16 @@
-//! Apply configuration structs as tokens: the struct with its optional
-//! fields, its `with_*` builders (lists append, maps insert, as client-go's
-//! do), and for a kind's root `new`, `extract`, the metadata builders and
-//! the `kubegen::apply::ApplyConfiguration` impl.
+//! Apply configuration modules as formatted Rust text: one
+//! `::kubegen::apply_structs!` holding every struct of the module (its
+//! fields by Rust name, JSON name, builder and kind) and one
+//! `::kubegen::apply_root!` per kind root, thin invocations of the
+//! runtime's macros, which hold the code they stand for (serde attributes,
+//! builders, `new`, `extract`, the `ApplyConfiguration` impl). The text is
+//! written in its final layout, so it is never parsed nor pretty-printed
+//! again.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-
-use super::shape::{Field, Scalar, Shape, Struct};
+use super::shape::{Scalar, Shape, Struct};
 use crate::names::{Namespace, apply_field_base, apply_ident};
 
 /// What makes a struct a kind's root.
@@ -19,373 +21,249 @@ pub(crate) struct Top {
     pub api_version: String,
     pub namespaced: bool,
     pub status: bool,
-    /// The resource type.
-    pub resource: syn::Path,
-    /// The expression returning its schema, given the `SCHEMA` cell.
-    pub schema: TokenStream,
+    /// The resource type's path, as written (`crate::api::Thing`).
+    pub resource: String,
+    /// Where its schema comes from.
+    pub schema: SchemaSource,
 }
+
+/// Where a root's schema comes from.
+#[derive(Clone)]
+pub(crate) enum SchemaSource {
+    /// A version of the custom resource's CRD.
+    Crd { version: String },
+    /// A definition of the built-in table.
+    Builtin { definition: String },
+}
+
+/// The metadata builders a root forwards to its `ObjectMetaApply`.
+pub(crate) const METADATA_BUILDERS: [&str; 4] = ["labels", "annotations", "owner_references", "finalizers"];
 
 /// One module's structs (sorted by name), each kind root with its extras.
 pub(crate) fn module(
     module: &str,
     structs: &BTreeMap<String, Struct>,
     tops: &BTreeMap<String, Top>,
-) -> TokenStream {
-    let items = structs
-        .iter()
-        .map(|(name, s)| one(module, name, s, tops.get(name)));
-    quote!(#(#items)*)
+) -> String {
+    let mut out = String::from(
+        "::kubegen::apply_structs! {\n    serde = \"::kubegen::__private::serde\";\n",
+    );
+    let mut roots = String::new();
+    for (name, s) in structs {
+        let idents = idents(s);
+        out.push('\n');
+        one(&mut out, module, name, s, &idents, tops.get(name));
+        if let Some(top) = tops.get(name) {
+            let meta_field = s
+                .fields
+                .iter()
+                .any(|f| f.json == "metadata" && f.shape == Shape::Meta);
+            let forwards: Vec<&str> = METADATA_BUILDERS
+                .into_iter()
+                .filter(|b| meta_field && !idents.iter().any(|(_, base)| base == b))
+                .collect();
+            roots.push_str(&root("::kubegen", name, &forwards, top));
+        }
+    }
+    out.push_str("}\n");
+    out.push_str(&roots);
+    out
+}
+
+/// A kind root's `apply_root!` invocation (`krate` is the path the runtime
+/// is reached by), forwarding the metadata builders `forwards`.
+pub(crate) fn root(krate: &str, name: &str, forwards: &[&str], top: &Top) -> String {
+    let scope = if top.namespaced {
+        "namespaced"
+    } else {
+        "cluster"
+    };
+    let schema = match &top.schema {
+        SchemaSource::Crd { version } => format!("crd {version:?}"),
+        SchemaSource::Builtin { definition } => format!("builtin {definition:?}"),
+    };
+    format!(
+        "{krate}::apply_root! {{\n    {name} for {resource} {{\n        api_version: {api_version:?},\n        kind: {kind:?},\n        scope: {scope},\n        status: {status},\n        metadata: [{forwards}],\n        schema: {schema},\n    }}\n}}\n",
+        resource = top.resource,
+        api_version = top.api_version,
+        kind = top.kind,
+        status = top.status,
+        forwards = forwards.join(" "),
+    )
 }
 
 /// The Rust type of a shape, seen from `module`.
-pub(crate) fn ty(shape: &Shape, module: &str) -> TokenStream {
+fn ty(shape: &Shape, module: &str) -> String {
     match shape {
-        Shape::Scalar(s) => scalar(*s),
+        Shape::Scalar(s) => scalar(*s).to_owned(),
         Shape::Struct {
             module: m,
             name,
             boxed,
         } => {
-            let name = format_ident!("{name}");
-            let path = if m == module {
-                quote!(#name)
-            } else {
-                let m = format_ident!("{m}");
-                quote!(super::#m::#name)
-            };
+            let path = struct_path(m, name, module);
             if *boxed {
-                quote!(::std::boxed::Box<#path>)
+                format!("::std::boxed::Box<{path}>")
             } else {
                 path
             }
         }
-        Shape::List(item) => {
-            let item = ty(item, module);
-            quote!(::std::vec::Vec<#item>)
-        }
-        Shape::Map(value) => {
-            let value = ty(value, module);
-            quote!(::std::collections::BTreeMap<::std::string::String, #value>)
-        }
-        Shape::Meta => quote!(::kubegen::apply::ObjectMetaApply),
+        Shape::List(item) => format!("::std::vec::Vec<{}>", ty(item, module)),
+        Shape::Map(value) => format!(
+            "::std::collections::BTreeMap<::std::string::String, {}>",
+            ty(value, module)
+        ),
+        Shape::Meta => "::kubegen::apply::ObjectMetaApply".to_owned(),
     }
 }
 
-fn scalar(s: Scalar) -> TokenStream {
+/// A path without generics as written (`crate::api::Thing`).
+pub(crate) fn path_text(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let lead = if path.leading_colon.is_some() { "::" } else { "" };
+    format!("{lead}{}", segments.join("::"))
+}
+
+fn struct_path(m: &str, name: &str, module: &str) -> String {
+    if m == module {
+        name.to_owned()
+    } else {
+        format!("super::{m}::{name}")
+    }
+}
+
+/// A field's kind in `apply_structs!` and the type that goes with it.
+fn kind_and_type(shape: &Shape, module: &str) -> (&'static str, String) {
+    match shape {
+        Shape::Scalar(s) => ("set", scalar(*s).to_owned()),
+        Shape::Struct {
+            module: m,
+            name,
+            boxed,
+        } => (
+            if *boxed { "boxed" } else { "value" },
+            struct_path(m, name, module),
+        ),
+        Shape::List(item) => ("list", ty(item, module)),
+        Shape::Map(value) => ("map", ty(value, module)),
+        Shape::Meta => ("value", ty(shape, module)),
+    }
+}
+
+fn scalar(s: Scalar) -> &'static str {
     match s {
-        Scalar::String => quote!(::std::string::String),
-        Scalar::I32 => quote!(i32),
-        Scalar::I64 => quote!(i64),
-        Scalar::F64 => quote!(f64),
-        Scalar::Bool => quote!(bool),
-        Scalar::Time => quote!(::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time),
-        Scalar::MicroTime => {
-            quote!(::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime)
-        }
-        Scalar::Quantity => {
-            quote!(::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity)
-        }
-        Scalar::IntOrString => {
-            quote!(::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString)
-        }
-        Scalar::Bytes => quote!(::kubegen::k8s_openapi::ByteString),
-        Scalar::Json => quote!(::kubegen::__private::serde_json::Value),
+        Scalar::String => "::std::string::String",
+        Scalar::I32 => "i32",
+        Scalar::I64 => "i64",
+        Scalar::F64 => "f64",
+        Scalar::Bool => "bool",
+        Scalar::Time => "::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time",
+        Scalar::MicroTime => "::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime",
+        Scalar::Quantity => "::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity",
+        Scalar::IntOrString => "::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString",
+        Scalar::Bytes => "::kubegen::k8s_openapi::ByteString",
+        Scalar::Json => "::kubegen::__private::serde_json::Value",
     }
 }
 
 /// Every field's Rust name and builder base, in field order (sorted by JSON
 /// name): two JSON names with one snake case (`proxyURL`, `proxyUrl`)
 /// become `proxy_url` and `proxy_url2`, as `kubegen import` names them.
-fn idents(s: &Struct) -> Vec<(syn::Ident, String)> {
+fn idents(s: &Struct) -> Vec<(String, String)> {
     let mut names = Namespace::default();
     s.fields
         .iter()
         .map(|f| {
             let base = names.claim(&apply_field_base(&f.json));
-            (format_ident!("{}", apply_ident(&base)), base)
+            (apply_ident(&base), base)
         })
         .collect()
 }
 
-fn one(module: &str, name: &str, s: &Struct, top: Option<&Top>) -> TokenStream {
-    let idents = idents(s);
-    let ty_ident = format_ident!("{name}");
-    let mut doc = s.doc.clone().unwrap_or_default();
+/// Writes `text` as doc comments at `indent`: a line a `///` comment cannot
+/// hold (a control character) as a `#[doc]` attribute with its string
+/// escaped.
+fn doc(out: &mut String, indent: &str, text: &str) {
+    for line in text.lines() {
+        if line.chars().any(|c| c.is_control() && c != '\t') {
+            let _ = writeln!(out, "{indent}#[doc = {:?}]", format!(" {line}"));
+        } else if line.is_empty() {
+            let _ = writeln!(out, "{indent}///");
+        } else {
+            let _ = writeln!(out, "{indent}/// {line}");
+        }
+    }
+}
+
+fn one(
+    out: &mut String,
+    module: &str,
+    name: &str,
+    s: &Struct,
+    idents: &[(String, String)],
+    top: Option<&Top>,
+) {
+    let mut text = s.doc.clone().unwrap_or_default();
     match top {
         Some(top) => {
-            if !doc.is_empty() {
-                doc.push_str("\n\n");
+            if !text.is_empty() {
+                text.push_str("\n\n");
             }
-            doc.push_str(&format!(
+            let _ = write!(
+                text,
                 "The apply configuration of `{}` (`{}`): every field optional, serialized with exactly the fields set.",
                 top.kind, top.api_version
-            ));
+            );
         }
-        None if doc.is_empty() => {
-            doc = format!("Part of an apply configuration: `{}`.", s.what);
+        None if text.is_empty() => {
+            text = format!("Part of an apply configuration: `{}`.", s.what);
         }
         None => {}
     }
-    let doc_lines = doc.lines().map(|l| format!(" {l}"));
-    let fields = s.fields.iter().zip(&idents).map(|(f, (ident, _))| {
-        let t = ty(&f.shape, module);
-        let doc = format!(
-            " {}",
-            f.doc.clone().unwrap_or_else(|| format!("`{}`", f.json))
+    doc(out, "    ", &text);
+    let _ = writeln!(out, "    pub struct {name} {{");
+    for (f, (ident, base)) in s.fields.iter().zip(idents) {
+        let field_doc = f.doc.clone().unwrap_or_else(|| format!("`{}`", f.json));
+        doc(out, "        ", &field_doc);
+        let (kind, ty) = kind_and_type(&f.shape, module);
+        let _ = writeln!(
+            out,
+            "        {ident} {json:?} with_{base}: {kind} {ty},",
+            json = f.json
         );
-        let rename = if ident.to_string().trim_start_matches("r#") == f.json {
-            quote!()
-        } else {
-            let json = &f.json;
-            quote!(rename = #json,)
-        };
-        quote! {
-            #[doc = #doc]
-            #[serde(#rename skip_serializing_if = "::std::option::Option::is_none")]
-            pub #ident: ::std::option::Option<#t>,
-        }
-    });
-    let builders = s
-        .fields
-        .iter()
-        .zip(&idents)
-        .map(|(f, (ident, base))| builder(f, ident, base, module));
-    let extras = match top {
-        Some(top) => {
-            let meta_field = s
-                .fields
-                .iter()
-                .any(|f| f.json == "metadata" && f.shape == Shape::Meta);
-            let taken = |base: &str| idents.iter().any(|(_, b)| b == base);
-            top_items(name, meta_field, &taken, top)
-        }
-        None => quote!(),
-    };
-    let derives = derives();
-    quote! {
-        #(#[doc = #doc_lines])*
-        #derives
-        pub struct #ty_ident {
-            #(#fields)*
-        }
-        impl #ty_ident {
-            #(#builders)*
-        }
-        #extras
     }
+    out.push_str("    }\n");
 }
 
-/// The derives and serde attributes of every apply configuration struct:
-/// deserialized with every field optional (`default`).
-pub(crate) fn derives() -> TokenStream {
-    quote! {
-        #[derive(Clone, Debug, Default, PartialEq, ::kubegen::__private::serde::Serialize, ::kubegen::__private::serde::Deserialize)]
-        #[serde(crate = "::kubegen::__private::serde", default)]
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::doc;
 
-fn builder(f: &Field, ident: &syn::Ident, base: &str, module: &str) -> TokenStream {
-    let method = format_ident!("with_{base}");
-    let json = &f.json;
-    match &f.shape {
-        Shape::List(item) => {
-            let item = ty(item, module);
-            let doc = format!(" Appends to `{json}`.");
-            quote! {
-                #[doc = #doc]
-                pub fn #method(mut self, values: impl ::std::iter::IntoIterator<Item = #item>) -> Self {
-                    self.#ident.get_or_insert_with(::std::default::Default::default).extend(values);
-                    self
-                }
-            }
-        }
-        Shape::Map(value) => {
-            let value = ty(value, module);
-            let doc = format!(" Adds entries to `{json}` (a key given again replaces the value).");
-            quote! {
-                #[doc = #doc]
-                pub fn #method<K: ::std::convert::Into<::std::string::String>>(mut self, entries: impl ::std::iter::IntoIterator<Item = (K, #value)>) -> Self {
-                    self.#ident
-                        .get_or_insert_with(::std::default::Default::default)
-                        .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-                    self
-                }
-            }
-        }
-        Shape::Struct {
-            module: m,
-            name,
-            boxed,
-        } => {
-            let unboxed = Shape::Struct {
-                module: m.clone(),
-                name: name.clone(),
-                boxed: false,
-            };
-            let t = ty(&unboxed, module);
-            let value = if *boxed {
-                quote!(::std::boxed::Box::new(value))
-            } else {
-                quote!(value)
-            };
-            let doc = format!(" Sets `{json}`.");
-            quote! {
-                #[doc = #doc]
-                pub fn #method(mut self, value: #t) -> Self {
-                    self.#ident = ::std::option::Option::Some(#value);
-                    self
-                }
-            }
-        }
-        Shape::Meta => {
-            let doc = format!(" Sets `{json}`.");
-            quote! {
-                #[doc = #doc]
-                pub fn #method(mut self, value: ::kubegen::apply::ObjectMetaApply) -> Self {
-                    self.#ident = ::std::option::Option::Some(value);
-                    self
-                }
-            }
-        }
-        Shape::Scalar(s) => {
-            let t = scalar(*s);
-            let doc = format!(" Sets `{json}`.");
-            quote! {
-                #[doc = #doc]
-                pub fn #method(mut self, value: impl ::std::convert::Into<#t>) -> Self {
-                    self.#ident = ::std::option::Option::Some(value.into());
-                    self
-                }
-            }
-        }
-    }
-}
-
-/// A kind root's `new`, `extract`, metadata builders and
-/// `ApplyConfiguration` impl, for a root struct `name` with fields
-/// `api_version`, `kind` and `metadata` (an `ObjectMetaApply` when
-/// `meta_field`; then `with_labels`… forward to it, except where `taken`
-/// says the root has a field of that builder name itself).
-pub(crate) fn top_items(
-    name: &str,
-    meta_field: bool,
-    taken: &dyn Fn(&str) -> bool,
-    top: &Top,
-) -> TokenStream {
-    let ty_ident = format_ident!("{name}");
-    let resource = &top.resource;
-    let kind = &top.kind;
-    let api_version = &top.api_version;
-    let (params, meta) = if top.namespaced {
-        (
-            quote!(name: impl ::std::convert::Into<::std::string::String>, namespace: impl ::std::convert::Into<::std::string::String>),
-            quote!(
-                ::kubegen::apply::ObjectMetaApply::default()
-                    .with_name(name)
-                    .with_namespace(namespace)
-            ),
-        )
-    } else {
-        (
-            quote!(name: impl ::std::convert::Into<::std::string::String>),
-            quote!(::kubegen::apply::ObjectMetaApply::default().with_name(name)),
-        )
-    };
-    let new_doc = if top.namespaced {
-        format!(" `{kind}` `name` in `namespace`, with `apiVersion` and `kind` set.")
-    } else {
-        format!(" `{kind}` `name`, with `apiVersion` and `kind` set.")
-    };
-    let extract_doc = format!(
-        " Reads back the fields `field_manager` owns in `object` (the main resource): client-go's `Extract{kind}`."
-    );
-    let extract_status = top.status.then(|| {
-        let doc = format!(
-            " Reads back the fields `field_manager` owns in `object`'s status subresource: client-go's `Extract{kind}Status`."
+    /// A line a `///` comment cannot hold (a carriage return) is written as
+    /// an escaped `#[doc]`, and reads back as the same text.
+    #[test]
+    fn docs_a_comment_cannot_hold_are_escaped_attributes() {
+        let mut out = String::new();
+        doc(&mut out, "", "Plain.\n\nA \"quoted\"\rline\u{7}.");
+        assert_eq!(
+            out,
+            "/// Plain.\n///\n#[doc = \" A \\\"quoted\\\"\\rline\\u{7}.\"]\n"
         );
-        quote! {
-            #[doc = #doc]
-            pub fn extract_status(object: &#resource, field_manager: &str) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-                ::kubegen::apply::extract(object, field_manager, ::std::option::Option::Some("status"))
-            }
-        }
-    });
-    let string = quote!(::std::convert::Into<::std::string::String>);
-    // (field, doc, generics, parameter, its type): each forwarded to the
-    // `ObjectMetaApply` builder of the same name, unless the root has a
-    // field of that name itself.
-    let forwarded = [
-        (
-            "labels",
-            " Adds labels to `metadata` (a key given again replaces the value).",
-            quote!(<K: #string, V: #string>),
-            "labels",
-            quote!(impl ::std::iter::IntoIterator<Item = (K, V)>),
-        ),
-        (
-            "annotations",
-            " Adds annotations to `metadata` (a key given again replaces the value).",
-            quote!(<K: #string, V: #string>),
-            "annotations",
-            quote!(impl ::std::iter::IntoIterator<Item = (K, V)>),
-        ),
-        (
-            "owner_references",
-            " Appends owner references to `metadata`.",
-            quote!(),
-            "references",
-            quote!(impl ::std::iter::IntoIterator<Item = ::kubegen::apply::OwnerReferenceApply>),
-        ),
-        (
-            "finalizers",
-            " Appends finalizers to `metadata`.",
-            quote!(<S: #string>),
-            "finalizers",
-            quote!(impl ::std::iter::IntoIterator<Item = S>),
-        ),
-    ];
-    let forwards = forwarded
-        .into_iter()
-        .filter(|(field, ..)| meta_field && !taken(field))
-        .map(|(field, doc, generics, param, param_ty)| {
-            let method = format_ident!("with_{field}");
-            let param = format_ident!("{param}");
-            quote! {
-                #[doc = #doc]
-                pub fn #method #generics(mut self, #param: #param_ty) -> Self {
-                    self.metadata = ::std::option::Option::Some(self.metadata.take().unwrap_or_default().#method(#param));
-                    self
-                }
-            }
-        });
-    let schema = &top.schema;
-    quote! {
-        impl #ty_ident {
-            #[doc = #new_doc]
-            pub fn new(#params) -> Self {
-                #ty_ident {
-                    api_version: ::std::option::Option::Some(#api_version.into()),
-                    kind: ::std::option::Option::Some(#kind.into()),
-                    metadata: ::std::option::Option::Some(#meta),
-                    ..::std::default::Default::default()
-                }
-            }
-            #[doc = #extract_doc]
-            pub fn extract(object: &#resource, field_manager: &str) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-                ::kubegen::apply::extract(object, field_manager, ::std::option::Option::None)
-            }
-            #extract_status
-            #(#forwards)*
-        }
-        impl ::kubegen::apply::ApplyConfiguration for #ty_ident {
-            type Resource = #resource;
-            fn schema() -> ::std::result::Result<&'static ::kubegen::__private::serde_json::Value, ::kubegen::apply::ApplyError> {
-                static SCHEMA: ::kubegen::apply::SchemaCell = ::kubegen::apply::SchemaCell::new();
-                #schema
-            }
-            fn metadata(&self) -> ::std::option::Option<&::kubegen::apply::ObjectMetaApply> {
-                self.metadata.as_ref()
-            }
-        }
+        let item: syn::ItemStruct = syn::parse_str(&format!("{out}struct S;")).unwrap();
+        let docs: Vec<String> = item
+            .attrs
+            .iter()
+            .map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => s.value(),
+                    _ => panic!("not a string"),
+                },
+                _ => panic!("not a #[doc = ..]"),
+            })
+            .collect();
+        assert_eq!(docs, [" Plain.", "", " A \"quoted\"\rline\u{7}."]);
     }
 }

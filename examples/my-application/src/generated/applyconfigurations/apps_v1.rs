@@ -2,562 +2,106 @@
 // kubegen:crate=my-application
 //! Apply configurations of `apps_v1`: partial objects for server-side apply, every field optional.
 
-/// Deployment enables declarative updates for Pods and ReplicaSets.
-///
-/// The apply configuration of `Deployment` (`apps/v1`): every field optional, serialized with exactly the fields set.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DeploymentApply {
-    /// APIVersion defines the versioned schema of this representation of an object.
-    #[serde(
-        rename = "apiVersion",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
-    /// Kind is a string value representing the REST resource this object represents.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kind: ::std::option::Option<::std::string::String>,
-    /// Standard object's metadata.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,
-    /// Specification of the desired behavior of the Deployment.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub spec: ::std::option::Option<DeploymentSpecApply>,
-    /// Most recently observed status of the Deployment.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<DeploymentStatusApply>,
-}
-impl DeploymentApply {
-    /// Sets `apiVersion`.
-    pub fn with_api_version(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_version = ::std::option::Option::Some(value.into());
-        self
+::kubegen::apply_structs! {
+    serde = "::kubegen::__private::serde";
+
+    /// Deployment enables declarative updates for Pods and ReplicaSets.
+    ///
+    /// The apply configuration of `Deployment` (`apps/v1`): every field optional, serialized with exactly the fields set.
+    pub struct DeploymentApply {
+        /// APIVersion defines the versioned schema of this representation of an object.
+        api_version "apiVersion" with_api_version: set ::std::string::String,
+        /// Kind is a string value representing the REST resource this object represents.
+        kind "kind" with_kind: set ::std::string::String,
+        /// Standard object's metadata.
+        metadata "metadata" with_metadata: value ::kubegen::apply::ObjectMetaApply,
+        /// Specification of the desired behavior of the Deployment.
+        spec "spec" with_spec: value DeploymentSpecApply,
+        /// Most recently observed status of the Deployment.
+        status "status" with_status: value DeploymentStatusApply,
     }
-    /// Sets `kind`.
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
-        self
+
+    /// DeploymentCondition describes the state of a deployment at a certain point.
+    pub struct DeploymentConditionApply {
+        /// Last time the condition transitioned from one status to another.
+        last_transition_time "lastTransitionTime" with_last_transition_time: set ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+        /// The last time this condition was updated.
+        last_update_time "lastUpdateTime" with_last_update_time: set ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+        /// A human readable message indicating details about the transition.
+        message "message" with_message: set ::std::string::String,
+        /// The reason for the condition's last transition.
+        reason "reason" with_reason: set ::std::string::String,
+        /// Status of the condition, one of True, False, Unknown.
+        status "status" with_status: set ::std::string::String,
+        /// Type of deployment condition.
+        type_ "type" with_type: set ::std::string::String,
     }
-    /// Sets `metadata`.
-    pub fn with_metadata(mut self, value: ::kubegen::apply::ObjectMetaApply) -> Self {
-        self.metadata = ::std::option::Option::Some(value);
-        self
+
+    /// DeploymentSpec is the specification of the desired behavior of the Deployment.
+    pub struct DeploymentSpecApply {
+        /// Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.
+        min_ready_seconds "minReadySeconds" with_min_ready_seconds: set i32,
+        /// Indicates that the deployment is paused.
+        paused "paused" with_paused: set bool,
+        /// The maximum time in seconds for a deployment to make progress before it is considered to be failed.
+        progress_deadline_seconds "progressDeadlineSeconds" with_progress_deadline_seconds: set i32,
+        /// Number of desired pods.
+        replicas "replicas" with_replicas: set i32,
+        /// The number of old ReplicaSets to retain to allow rollback.
+        revision_history_limit "revisionHistoryLimit" with_revision_history_limit: set i32,
+        /// Label selector for pods.
+        selector "selector" with_selector: value super::meta_v1::LabelSelectorApply,
+        /// The deployment strategy to use to replace existing pods with new ones.
+        strategy "strategy" with_strategy: value DeploymentStrategyApply,
+        /// Template describes the pods that will be created.
+        template "template" with_template: value super::core_v1::PodTemplateSpecApply,
     }
-    /// Sets `spec`.
-    pub fn with_spec(mut self, value: DeploymentSpecApply) -> Self {
-        self.spec = ::std::option::Option::Some(value);
-        self
+
+    /// DeploymentStatus is the most recently observed status of the Deployment.
+    pub struct DeploymentStatusApply {
+        /// Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.
+        available_replicas "availableReplicas" with_available_replicas: set i32,
+        /// Count of hash collisions for the Deployment.
+        collision_count "collisionCount" with_collision_count: set i32,
+        /// Represents the latest available observations of a deployment's current state.
+        conditions "conditions" with_conditions: list DeploymentConditionApply,
+        /// The generation observed by the deployment controller.
+        observed_generation "observedGeneration" with_observed_generation: set i64,
+        /// Total number of non-terminating pods targeted by this Deployment with a Ready Condition.
+        ready_replicas "readyReplicas" with_ready_replicas: set i32,
+        /// Total number of non-terminating pods targeted by this deployment (their labels match the selector).
+        replicas "replicas" with_replicas: set i32,
+        /// Total number of terminating pods targeted by this deployment.
+        terminating_replicas "terminatingReplicas" with_terminating_replicas: set i32,
+        /// Total number of unavailable pods targeted by this deployment.
+        unavailable_replicas "unavailableReplicas" with_unavailable_replicas: set i32,
+        /// Total number of non-terminating pods targeted by this deployment that have the desired template spec.
+        updated_replicas "updatedReplicas" with_updated_replicas: set i32,
     }
-    /// Sets `status`.
-    pub fn with_status(mut self, value: DeploymentStatusApply) -> Self {
-        self.status = ::std::option::Option::Some(value);
-        self
+
+    /// DeploymentStrategy describes how to replace existing pods with new ones.
+    pub struct DeploymentStrategyApply {
+        /// Rolling update config params.
+        rolling_update "rollingUpdate" with_rolling_update: value RollingUpdateDeploymentApply,
+        /// Type of deployment.
+        type_ "type" with_type: set ::std::string::String,
     }
-}
-impl DeploymentApply {
-    /// `Deployment` `name` in `namespace`, with `apiVersion` and `kind` set.
-    pub fn new(
-        name: impl ::std::convert::Into<::std::string::String>,
-        namespace: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        DeploymentApply {
-            api_version: ::std::option::Option::Some("apps/v1".into()),
-            kind: ::std::option::Option::Some("Deployment".into()),
-            metadata: ::std::option::Option::Some(
-                ::kubegen::apply::ObjectMetaApply::default()
-                    .with_name(name)
-                    .with_namespace(namespace),
-            ),
-            ..::std::default::Default::default()
-        }
-    }
-    /// Reads back the fields `field_manager` owns in `object` (the main resource): client-go's `ExtractDeployment`.
-    pub fn extract(
-        object: &::kubegen::k8s_openapi::api::apps::v1::Deployment,
-        field_manager: &str,
-    ) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-        ::kubegen::apply::extract(object, field_manager, ::std::option::Option::None)
-    }
-    /// Reads back the fields `field_manager` owns in `object`'s status subresource: client-go's `ExtractDeploymentStatus`.
-    pub fn extract_status(
-        object: &::kubegen::k8s_openapi::api::apps::v1::Deployment,
-        field_manager: &str,
-    ) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-        ::kubegen::apply::extract(
-            object,
-            field_manager,
-            ::std::option::Option::Some("status"),
-        )
-    }
-    /// Adds labels to `metadata` (a key given again replaces the value).
-    pub fn with_labels<
-        K: ::std::convert::Into<::std::string::String>,
-        V: ::std::convert::Into<::std::string::String>,
-    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_labels(labels),
-        );
-        self
-    }
-    /// Adds annotations to `metadata` (a key given again replaces the value).
-    pub fn with_annotations<
-        K: ::std::convert::Into<::std::string::String>,
-        V: ::std::convert::Into<::std::string::String>,
-    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_annotations(annotations),
-        );
-        self
-    }
-    /// Appends owner references to `metadata`.
-    pub fn with_owner_references(
-        mut self,
-        references: impl ::std::iter::IntoIterator<
-            Item = ::kubegen::apply::OwnerReferenceApply,
-        >,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_owner_references(references),
-        );
-        self
-    }
-    /// Appends finalizers to `metadata`.
-    pub fn with_finalizers<S: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        finalizers: impl ::std::iter::IntoIterator<Item = S>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_finalizers(finalizers),
-        );
-        self
+
+    /// Spec to control the desired behavior of rolling update.
+    pub struct RollingUpdateDeploymentApply {
+        /// The maximum number of pods that can be scheduled above the desired number of pods.
+        max_surge "maxSurge" with_max_surge: set ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+        /// The maximum number of pods that can be unavailable during the update.
+        max_unavailable "maxUnavailable" with_max_unavailable: set ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
     }
 }
-impl ::kubegen::apply::ApplyConfiguration for DeploymentApply {
-    type Resource = ::kubegen::k8s_openapi::api::apps::v1::Deployment;
-    fn schema() -> ::std::result::Result<
-        &'static ::kubegen::__private::serde_json::Value,
-        ::kubegen::apply::ApplyError,
-    > {
-        static SCHEMA: ::kubegen::apply::SchemaCell = ::kubegen::apply::SchemaCell::new();
-        ::kubegen::apply::builtin_schema(&SCHEMA, "io.k8s.api.apps.v1.Deployment")
-    }
-    fn metadata(&self) -> ::std::option::Option<&::kubegen::apply::ObjectMetaApply> {
-        self.metadata.as_ref()
-    }
-}
-/// DeploymentCondition describes the state of a deployment at a certain point.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DeploymentConditionApply {
-    /// Last time the condition transitioned from one status to another.
-    #[serde(
-        rename = "lastTransitionTime",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_transition_time: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-    >,
-    /// The last time this condition was updated.
-    #[serde(
-        rename = "lastUpdateTime",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_update_time: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-    >,
-    /// A human readable message indicating details about the transition.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub message: ::std::option::Option<::std::string::String>,
-    /// The reason for the condition's last transition.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub reason: ::std::option::Option<::std::string::String>,
-    /// Status of the condition, one of True, False, Unknown.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<::std::string::String>,
-    /// Type of deployment condition.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl DeploymentConditionApply {
-    /// Sets `lastTransitionTime`.
-    pub fn with_last_transition_time(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
-    ) -> Self {
-        self.last_transition_time = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `lastUpdateTime`.
-    pub fn with_last_update_time(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
-    ) -> Self {
-        self.last_update_time = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `message`.
-    pub fn with_message(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.message = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `reason`.
-    pub fn with_reason(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.reason = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `status`.
-    pub fn with_status(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.status = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// DeploymentSpec is the specification of the desired behavior of the Deployment.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DeploymentSpecApply {
-    /// Minimum number of seconds for which a newly created pod should be ready without any of its container crashing, for it to be considered available.
-    #[serde(
-        rename = "minReadySeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_ready_seconds: ::std::option::Option<i32>,
-    /// Indicates that the deployment is paused.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub paused: ::std::option::Option<bool>,
-    /// The maximum time in seconds for a deployment to make progress before it is considered to be failed.
-    #[serde(
-        rename = "progressDeadlineSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_deadline_seconds: ::std::option::Option<i32>,
-    /// Number of desired pods.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub replicas: ::std::option::Option<i32>,
-    /// The number of old ReplicaSets to retain to allow rollback.
-    #[serde(
-        rename = "revisionHistoryLimit",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub revision_history_limit: ::std::option::Option<i32>,
-    /// Label selector for pods.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,
-    /// The deployment strategy to use to replace existing pods with new ones.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub strategy: ::std::option::Option<DeploymentStrategyApply>,
-    /// Template describes the pods that will be created.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub template: ::std::option::Option<super::core_v1::PodTemplateSpecApply>,
-}
-impl DeploymentSpecApply {
-    /// Sets `minReadySeconds`.
-    pub fn with_min_ready_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.min_ready_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `paused`.
-    pub fn with_paused(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.paused = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `progressDeadlineSeconds`.
-    pub fn with_progress_deadline_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.progress_deadline_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `replicas`.
-    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `revisionHistoryLimit`.
-    pub fn with_revision_history_limit(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.revision_history_limit = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `selector`.
-    pub fn with_selector(mut self, value: super::meta_v1::LabelSelectorApply) -> Self {
-        self.selector = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `strategy`.
-    pub fn with_strategy(mut self, value: DeploymentStrategyApply) -> Self {
-        self.strategy = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `template`.
-    pub fn with_template(mut self, value: super::core_v1::PodTemplateSpecApply) -> Self {
-        self.template = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// DeploymentStatus is the most recently observed status of the Deployment.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DeploymentStatusApply {
-    /// Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.
-    #[serde(
-        rename = "availableReplicas",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub available_replicas: ::std::option::Option<i32>,
-    /// Count of hash collisions for the Deployment.
-    #[serde(
-        rename = "collisionCount",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub collision_count: ::std::option::Option<i32>,
-    /// Represents the latest available observations of a deployment's current state.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub conditions: ::std::option::Option<::std::vec::Vec<DeploymentConditionApply>>,
-    /// The generation observed by the deployment controller.
-    #[serde(
-        rename = "observedGeneration",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub observed_generation: ::std::option::Option<i64>,
-    /// Total number of non-terminating pods targeted by this Deployment with a Ready Condition.
-    #[serde(
-        rename = "readyReplicas",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ready_replicas: ::std::option::Option<i32>,
-    /// Total number of non-terminating pods targeted by this deployment (their labels match the selector).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub replicas: ::std::option::Option<i32>,
-    /// Total number of terminating pods targeted by this deployment.
-    #[serde(
-        rename = "terminatingReplicas",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub terminating_replicas: ::std::option::Option<i32>,
-    /// Total number of unavailable pods targeted by this deployment.
-    #[serde(
-        rename = "unavailableReplicas",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub unavailable_replicas: ::std::option::Option<i32>,
-    /// Total number of non-terminating pods targeted by this deployment that have the desired template spec.
-    #[serde(
-        rename = "updatedReplicas",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub updated_replicas: ::std::option::Option<i32>,
-}
-impl DeploymentStatusApply {
-    /// Sets `availableReplicas`.
-    pub fn with_available_replicas(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.available_replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `collisionCount`.
-    pub fn with_collision_count(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.collision_count = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `conditions`.
-    pub fn with_conditions(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = DeploymentConditionApply>,
-    ) -> Self {
-        self.conditions
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `observedGeneration`.
-    pub fn with_observed_generation(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.observed_generation = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readyReplicas`.
-    pub fn with_ready_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.ready_replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `replicas`.
-    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `terminatingReplicas`.
-    pub fn with_terminating_replicas(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.terminating_replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `unavailableReplicas`.
-    pub fn with_unavailable_replicas(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.unavailable_replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `updatedReplicas`.
-    pub fn with_updated_replicas(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.updated_replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// DeploymentStrategy describes how to replace existing pods with new ones.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DeploymentStrategyApply {
-    /// Rolling update config params.
-    #[serde(
-        rename = "rollingUpdate",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub rolling_update: ::std::option::Option<RollingUpdateDeploymentApply>,
-    /// Type of deployment.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl DeploymentStrategyApply {
-    /// Sets `rollingUpdate`.
-    pub fn with_rolling_update(mut self, value: RollingUpdateDeploymentApply) -> Self {
-        self.rolling_update = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Spec to control the desired behavior of rolling update.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct RollingUpdateDeploymentApply {
-    /// The maximum number of pods that can be scheduled above the desired number of pods.
-    #[serde(rename = "maxSurge", skip_serializing_if = "::std::option::Option::is_none")]
-    pub max_surge: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    >,
-    /// The maximum number of pods that can be unavailable during the update.
-    #[serde(
-        rename = "maxUnavailable",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_unavailable: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    >,
-}
-impl RollingUpdateDeploymentApply {
-    /// Sets `maxSurge`.
-    pub fn with_max_surge(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-    ) -> Self {
-        self.max_surge = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `maxUnavailable`.
-    pub fn with_max_unavailable(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-    ) -> Self {
-        self.max_unavailable = ::std::option::Option::Some(value.into());
-        self
+::kubegen::apply_root! {
+    DeploymentApply for ::kubegen::k8s_openapi::api::apps::v1::Deployment {
+        api_version: "apps/v1",
+        kind: "Deployment",
+        scope: namespaced,
+        status: true,
+        metadata: [labels annotations owner_references finalizers],
+        schema: builtin "io.k8s.api.apps.v1.Deployment",
     }
 }

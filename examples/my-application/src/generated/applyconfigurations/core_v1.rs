@@ -2,7935 +2,1526 @@
 // kubegen:crate=my-application
 //! Apply configurations of `core_v1`: partial objects for server-side apply, every field optional.
 
-/// Represents a Persistent Disk resource in AWS.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct AWSElasticBlockStoreVolumeSourceApply {
-    /// fsType is the filesystem type of the volume that you want to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// partition is the partition in the volume that you want to mount.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub partition: ::std::option::Option<i32>,
-    /// readOnly value true will force the readOnly setting in VolumeMounts.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume).
-    #[serde(rename = "volumeID", skip_serializing_if = "::std::option::Option::is_none")]
-    pub volume_id: ::std::option::Option<::std::string::String>,
-}
-impl AWSElasticBlockStoreVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `partition`.
-    pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.partition = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeID`.
-    pub fn with_volume_id(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_id = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Affinity is a group of affinity scheduling rules.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct AffinityApply {
-    /// Describes node affinity scheduling rules for the pod.
-    #[serde(
-        rename = "nodeAffinity",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_affinity: ::std::option::Option<NodeAffinityApply>,
-    /// Describes pod affinity scheduling rules (e.g.
-    #[serde(
-        rename = "podAffinity",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_affinity: ::std::option::Option<PodAffinityApply>,
-    /// Describes pod anti-affinity scheduling rules (e.g.
-    #[serde(
-        rename = "podAntiAffinity",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_anti_affinity: ::std::option::Option<PodAntiAffinityApply>,
-}
-impl AffinityApply {
-    /// Sets `nodeAffinity`.
-    pub fn with_node_affinity(mut self, value: NodeAffinityApply) -> Self {
-        self.node_affinity = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `podAffinity`.
-    pub fn with_pod_affinity(mut self, value: PodAffinityApply) -> Self {
-        self.pod_affinity = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `podAntiAffinity`.
-    pub fn with_pod_anti_affinity(mut self, value: PodAntiAffinityApply) -> Self {
-        self.pod_anti_affinity = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// AppArmorProfile defines a pod or container's AppArmor settings.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct AppArmorProfileApply {
-    /// localhostProfile indicates a profile loaded on the node that should be used.
-    #[serde(
-        rename = "localhostProfile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub localhost_profile: ::std::option::Option<::std::string::String>,
-    /// type indicates which kind of AppArmor profile will be applied.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl AppArmorProfileApply {
-    /// Sets `localhostProfile`.
-    pub fn with_localhost_profile(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.localhost_profile = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct AzureDiskVolumeSourceApply {
-    /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
-    #[serde(
-        rename = "cachingMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub caching_mode: ::std::option::Option<::std::string::String>,
-    /// diskName is the Name of the data disk in the blob storage
-    #[serde(rename = "diskName", skip_serializing_if = "::std::option::Option::is_none")]
-    pub disk_name: ::std::option::Option<::std::string::String>,
-    /// diskURI is the URI of data disk in the blob storage
-    #[serde(rename = "diskURI", skip_serializing_if = "::std::option::Option::is_none")]
-    pub disk_uri: ::std::option::Option<::std::string::String>,
-    /// fsType is Filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// kind expected values are Shared: multiple blob disks per storage account Dedicated: single blob disk per storage account Managed: azure managed data disk (only in managed availability set).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kind: ::std::option::Option<::std::string::String>,
-    /// readOnly Defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-}
-impl AzureDiskVolumeSourceApply {
-    /// Sets `cachingMode`.
-    pub fn with_caching_mode(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.caching_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `diskName`.
-    pub fn with_disk_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.disk_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `diskURI`.
-    pub fn with_disk_uri(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.disk_uri = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `kind`.
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// AzureFile represents an Azure File Service mount on the host and bind mount to the pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct AzureFileVolumeSourceApply {
-    /// readOnly defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretName is the name of secret that contains Azure Storage Account Name and Key
-    #[serde(
-        rename = "secretName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_name: ::std::option::Option<::std::string::String>,
-    /// shareName is the azure share Name
-    #[serde(
-        rename = "shareName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub share_name: ::std::option::Option<::std::string::String>,
-}
-impl AzureFileVolumeSourceApply {
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretName`.
-    pub fn with_secret_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.secret_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `shareName`.
-    pub fn with_share_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.share_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a source location of a volume to mount, managed by an external CSI driver
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct CSIVolumeSourceApply {
-    /// driver is the name of the CSI driver that handles this volume.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub driver: ::std::option::Option<::std::string::String>,
-    /// fsType to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls.
-    #[serde(
-        rename = "nodePublishSecretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_publish_secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// readOnly specifies a read-only configuration for the volume.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// volumeAttributes stores driver-specific properties that are passed to the CSI driver.
-    #[serde(
-        rename = "volumeAttributes",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_attributes: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-impl CSIVolumeSourceApply {
-    /// Sets `driver`.
-    pub fn with_driver(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.driver = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `nodePublishSecretRef`.
-    pub fn with_node_publish_secret_ref(
-        mut self,
-        value: LocalObjectReferenceApply,
-    ) -> Self {
-        self.node_publish_secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Adds entries to `volumeAttributes` (a key given again replaces the value).
-    pub fn with_volume_attributes<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<Item = (K, ::std::string::String)>,
-    ) -> Self {
-        self.volume_attributes
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-}
-/// Adds and removes POSIX capabilities from running containers.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct CapabilitiesApply {
-    /// Added capabilities
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub add: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// Removed capabilities
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub drop: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-}
-impl CapabilitiesApply {
-    /// Appends to `add`.
-    pub fn with_add(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.add.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `drop`.
-    pub fn with_drop(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.drop.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct CephFSVolumeSourceApply {
-    /// monitors is Required: Monitors is a collection of Ceph monitors More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub monitors: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// readOnly is Optional: Defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
-    #[serde(
-        rename = "secretFile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_file: ::std::option::Option<::std::string::String>,
-    /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty.
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// user is optional: User is the rados user name, default is admin More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub user: ::std::option::Option<::std::string::String>,
-}
-impl CephFSVolumeSourceApply {
-    /// Appends to `monitors`.
-    pub fn with_monitors(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.monitors
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretFile`.
-    pub fn with_secret_file(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.secret_file = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `user`.
-    pub fn with_user(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.user = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct CinderVolumeSourceApply {
-    /// fsType is the filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// readOnly defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// volumeID used to identify the volume in cinder.
-    #[serde(rename = "volumeID", skip_serializing_if = "::std::option::Option::is_none")]
-    pub volume_id: ::std::option::Option<::std::string::String>,
-}
-impl CinderVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `volumeID`.
-    pub fn with_volume_id(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_id = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ClientIPConfig represents the configurations of Client IP based session affinity.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ClientIPConfigApply {
-    /// timeoutSeconds specifies the seconds of ClientIP type session sticky time.
-    #[serde(
-        rename = "timeoutSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub timeout_seconds: ::std::option::Option<i32>,
-}
-impl ClientIPConfigApply {
-    /// Sets `timeoutSeconds`.
-    pub fn with_timeout_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.timeout_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ClusterTrustBundleProjectionApply {
-    /// Select all ClusterTrustBundles that match this label selector.
-    #[serde(
-        rename = "labelSelector",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub label_selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,
-    /// Select a single ClusterTrustBundle by object name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-    /// Relative path from the volume root to write the bundle.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// Select all ClusterTrustBundles that match this signer name.
-    #[serde(
-        rename = "signerName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub signer_name: ::std::option::Option<::std::string::String>,
-}
-impl ClusterTrustBundleProjectionApply {
-    /// Sets `labelSelector`.
-    pub fn with_label_selector(
-        mut self,
-        value: super::meta_v1::LabelSelectorApply,
-    ) -> Self {
-        self.label_selector = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `signerName`.
-    pub fn with_signer_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.signer_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ConfigMapEnvSourceApply {
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Specify whether the ConfigMap must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl ConfigMapEnvSourceApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Selects a key from a ConfigMap.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ConfigMapKeySelectorApply {
-    /// The key to select.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Specify whether the ConfigMap or its key must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl ConfigMapKeySelectorApply {
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Adapts a ConfigMap into a projected volume.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ConfigMapProjectionApply {
-    /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub items: ::std::option::Option<::std::vec::Vec<KeyToPathApply>>,
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// optional specify whether the ConfigMap or its keys must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl ConfigMapProjectionApply {
-    /// Appends to `items`.
-    pub fn with_items(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = KeyToPathApply>,
-    ) -> Self {
-        self.items.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Adapts a ConfigMap into a volume.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ConfigMapVolumeSourceApply {
-    /// defaultMode is optional: mode bits used to set permissions on created files by default.
-    #[serde(
-        rename = "defaultMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_mode: ::std::option::Option<i32>,
-    /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub items: ::std::option::Option<::std::vec::Vec<KeyToPathApply>>,
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// optional specify whether the ConfigMap or its keys must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl ConfigMapVolumeSourceApply {
-    /// Sets `defaultMode`.
-    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.default_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `items`.
-    pub fn with_items(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = KeyToPathApply>,
-    ) -> Self {
-        self.items.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// A single application container that you want to run within a pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ContainerApply {
-    /// Arguments to the entrypoint.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub args: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// Entrypoint array.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub command: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// List of environment variables to set in the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub env: ::std::option::Option<::std::vec::Vec<EnvVarApply>>,
-    /// List of sources to populate environment variables in the container.
-    #[serde(rename = "envFrom", skip_serializing_if = "::std::option::Option::is_none")]
-    pub env_from: ::std::option::Option<::std::vec::Vec<EnvFromSourceApply>>,
-    /// Container image name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub image: ::std::option::Option<::std::string::String>,
-    /// Image pull policy.
-    #[serde(
-        rename = "imagePullPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub image_pull_policy: ::std::option::Option<::std::string::String>,
-    /// Actions that the management system should take in response to container lifecycle events.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub lifecycle: ::std::option::Option<LifecycleApply>,
-    /// Periodic probe of container liveness.
-    #[serde(
-        rename = "livenessProbe",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub liveness_probe: ::std::option::Option<ProbeApply>,
-    /// Name of the container specified as a DNS_LABEL.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// List of ports to expose from the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ports: ::std::option::Option<::std::vec::Vec<ContainerPortApply>>,
-    /// Periodic probe of container service readiness.
-    #[serde(
-        rename = "readinessProbe",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub readiness_probe: ::std::option::Option<ProbeApply>,
-    /// Resources resize policy for the container.
-    #[serde(
-        rename = "resizePolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resize_policy: ::std::option::Option<
-        ::std::vec::Vec<ContainerResizePolicyApply>,
-    >,
-    /// Compute Resources required by this container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub resources: ::std::option::Option<ResourceRequirementsApply>,
-    /// RestartPolicy defines the restart behavior of individual containers in a pod.
-    #[serde(
-        rename = "restartPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy: ::std::option::Option<::std::string::String>,
-    /// Represents a list of rules to be checked to determine if the container should be restarted on exit.
-    #[serde(
-        rename = "restartPolicyRules",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy_rules: ::std::option::Option<
-        ::std::vec::Vec<ContainerRestartRuleApply>,
-    >,
-    /// SecurityContext defines the security options the container should be run with.
-    #[serde(
-        rename = "securityContext",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub security_context: ::std::option::Option<SecurityContextApply>,
-    /// StartupProbe indicates that the Pod has successfully initialized.
-    #[serde(
-        rename = "startupProbe",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub startup_probe: ::std::option::Option<ProbeApply>,
-    /// Whether this container should allocate a buffer for stdin in the container runtime.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub stdin: ::std::option::Option<bool>,
-    /// Whether the container runtime should close the stdin channel after it has been opened by a single attach.
-    #[serde(
-        rename = "stdinOnce",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stdin_once: ::std::option::Option<bool>,
-    /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem.
-    #[serde(
-        rename = "terminationMessagePath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub termination_message_path: ::std::option::Option<::std::string::String>,
-    /// Indicate how the termination message should be populated.
-    #[serde(
-        rename = "terminationMessagePolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub termination_message_policy: ::std::option::Option<::std::string::String>,
-    /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tty: ::std::option::Option<bool>,
-    /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(
-        rename = "volumeDevices",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_devices: ::std::option::Option<::std::vec::Vec<VolumeDeviceApply>>,
-    /// Pod volumes to mount into the container's filesystem.
-    #[serde(
-        rename = "volumeMounts",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_mounts: ::std::option::Option<::std::vec::Vec<VolumeMountApply>>,
-    /// Container's working directory.
-    #[serde(
-        rename = "workingDir",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub working_dir: ::std::option::Option<::std::string::String>,
-}
-impl ContainerApply {
-    /// Appends to `args`.
-    pub fn with_args(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.args.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `command`.
-    pub fn with_command(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.command.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `env`.
-    pub fn with_env(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = EnvVarApply>,
-    ) -> Self {
-        self.env.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `envFrom`.
-    pub fn with_env_from(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = EnvFromSourceApply>,
-    ) -> Self {
-        self.env_from
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `image`.
-    pub fn with_image(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.image = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `imagePullPolicy`.
-    pub fn with_image_pull_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.image_pull_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `lifecycle`.
-    pub fn with_lifecycle(mut self, value: LifecycleApply) -> Self {
-        self.lifecycle = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `livenessProbe`.
-    pub fn with_liveness_probe(mut self, value: ProbeApply) -> Self {
-        self.liveness_probe = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `ports`.
-    pub fn with_ports(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerPortApply>,
-    ) -> Self {
-        self.ports.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `readinessProbe`.
-    pub fn with_readiness_probe(mut self, value: ProbeApply) -> Self {
-        self.readiness_probe = ::std::option::Option::Some(value);
-        self
-    }
-    /// Appends to `resizePolicy`.
-    pub fn with_resize_policy(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerResizePolicyApply>,
-    ) -> Self {
-        self.resize_policy
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `resources`.
-    pub fn with_resources(mut self, value: ResourceRequirementsApply) -> Self {
-        self.resources = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `restartPolicy`.
-    pub fn with_restart_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.restart_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `restartPolicyRules`.
-    pub fn with_restart_policy_rules(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerRestartRuleApply>,
-    ) -> Self {
-        self.restart_policy_rules
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `securityContext`.
-    pub fn with_security_context(mut self, value: SecurityContextApply) -> Self {
-        self.security_context = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `startupProbe`.
-    pub fn with_startup_probe(mut self, value: ProbeApply) -> Self {
-        self.startup_probe = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `stdin`.
-    pub fn with_stdin(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.stdin = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `stdinOnce`.
-    pub fn with_stdin_once(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.stdin_once = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `terminationMessagePath`.
-    pub fn with_termination_message_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.termination_message_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `terminationMessagePolicy`.
-    pub fn with_termination_message_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.termination_message_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `tty`.
-    pub fn with_tty(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.tty = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `volumeDevices`.
-    pub fn with_volume_devices(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = VolumeDeviceApply>,
-    ) -> Self {
-        self.volume_devices
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `volumeMounts`.
-    pub fn with_volume_mounts(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = VolumeMountApply>,
-    ) -> Self {
-        self.volume_mounts
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `workingDir`.
-    pub fn with_working_dir(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.working_dir = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ContainerPort represents a network port in a single container.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ContainerPortApply {
-    /// Number of port to expose on the pod's IP address.
-    #[serde(
-        rename = "containerPort",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub container_port: ::std::option::Option<i32>,
-    /// What host IP to bind the external port to.
-    #[serde(rename = "hostIP", skip_serializing_if = "::std::option::Option::is_none")]
-    pub host_ip: ::std::option::Option<::std::string::String>,
-    /// Number of port to expose on the host.
-    #[serde(rename = "hostPort", skip_serializing_if = "::std::option::Option::is_none")]
-    pub host_port: ::std::option::Option<i32>,
-    /// If specified, this must be an IANA_SVC_NAME and unique within the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Protocol for port.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub protocol: ::std::option::Option<::std::string::String>,
-}
-impl ContainerPortApply {
-    /// Sets `containerPort`.
-    pub fn with_container_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.container_port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostIP`.
-    pub fn with_host_ip(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.host_ip = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostPort`.
-    pub fn with_host_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.host_port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `protocol`.
-    pub fn with_protocol(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.protocol = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ContainerResizePolicy represents resource resize policy for the container.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ContainerResizePolicyApply {
-    /// Name of the resource to which this resource resize policy applies.
-    #[serde(
-        rename = "resourceName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_name: ::std::option::Option<::std::string::String>,
-    /// Restart policy to apply when specified resource is resized.
-    #[serde(
-        rename = "restartPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy: ::std::option::Option<::std::string::String>,
-}
-impl ContainerResizePolicyApply {
-    /// Sets `resourceName`.
-    pub fn with_resource_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.resource_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `restartPolicy`.
-    pub fn with_restart_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.restart_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ContainerRestartRule describes how a container exit is handled.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ContainerRestartRuleApply {
-    /// Specifies the action taken on a container exit if the requirements are satisfied.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub action: ::std::option::Option<::std::string::String>,
-    /// Represents the exit codes to check on container exits.
-    #[serde(
-        rename = "exitCodes",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub exit_codes: ::std::option::Option<ContainerRestartRuleOnExitCodesApply>,
-}
-impl ContainerRestartRuleApply {
-    /// Sets `action`.
-    pub fn with_action(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.action = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `exitCodes`.
-    pub fn with_exit_codes(
-        mut self,
-        value: ContainerRestartRuleOnExitCodesApply,
-    ) -> Self {
-        self.exit_codes = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ContainerRestartRuleOnExitCodesApply {
-    /// Represents the relationship between the container exit code(s) and the specified values.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub operator: ::std::option::Option<::std::string::String>,
-    /// Specifies the set of values to check for container exit codes.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub values: ::std::option::Option<::std::vec::Vec<i32>>,
-}
-impl ContainerRestartRuleOnExitCodesApply {
-    /// Sets `operator`.
-    pub fn with_operator(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.operator = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `values`.
-    pub fn with_values(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = i32>,
-    ) -> Self {
-        self.values.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DownwardAPIProjectionApply {
-    /// Items is a list of DownwardAPIVolume file
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub items: ::std::option::Option<::std::vec::Vec<DownwardAPIVolumeFileApply>>,
-}
-impl DownwardAPIProjectionApply {
-    /// Appends to `items`.
-    pub fn with_items(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = DownwardAPIVolumeFileApply>,
-    ) -> Self {
-        self.items.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// DownwardAPIVolumeFile represents information to create the file containing the pod field
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DownwardAPIVolumeFileApply {
-    /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
-    #[serde(rename = "fieldRef", skip_serializing_if = "::std::option::Option::is_none")]
-    pub field_ref: ::std::option::Option<ObjectFieldSelectorApply>,
-    /// Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<i32>,
-    /// Required: Path is the relative path name of the file to be created.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
-    #[serde(
-        rename = "resourceFieldRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_field_ref: ::std::option::Option<ResourceFieldSelectorApply>,
-}
-impl DownwardAPIVolumeFileApply {
-    /// Sets `fieldRef`.
-    pub fn with_field_ref(mut self, value: ObjectFieldSelectorApply) -> Self {
-        self.field_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `mode`.
-    pub fn with_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `resourceFieldRef`.
-    pub fn with_resource_field_ref(mut self, value: ResourceFieldSelectorApply) -> Self {
-        self.resource_field_ref = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct DownwardAPIVolumeSourceApply {
-    /// Optional: mode bits to use on created files by default.
-    #[serde(
-        rename = "defaultMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_mode: ::std::option::Option<i32>,
-    /// Items is a list of downward API volume file
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub items: ::std::option::Option<::std::vec::Vec<DownwardAPIVolumeFileApply>>,
-}
-impl DownwardAPIVolumeSourceApply {
-    /// Sets `defaultMode`.
-    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.default_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `items`.
-    pub fn with_items(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = DownwardAPIVolumeFileApply>,
-    ) -> Self {
-        self.items.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct EmptyDirVolumeSourceApply {
-    /// medium represents what type of storage medium should back this directory.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub medium: ::std::option::Option<::std::string::String>,
-    /// sizeLimit is the total amount of local storage required for this EmptyDir volume.
-    #[serde(
-        rename = "sizeLimit",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub size_limit: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-    >,
-}
-impl EmptyDirVolumeSourceApply {
-    /// Sets `medium`.
-    pub fn with_medium(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.medium = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `sizeLimit`.
-    pub fn with_size_limit(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    ) -> Self {
-        self.size_limit = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// EnvFromSource represents the source of a set of ConfigMaps or Secrets
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct EnvFromSourceApply {
-    /// The ConfigMap to select from
-    #[serde(
-        rename = "configMapRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map_ref: ::std::option::Option<ConfigMapEnvSourceApply>,
-    /// Optional text to prepend to the name of each environment variable.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub prefix: ::std::option::Option<::std::string::String>,
-    /// The Secret to select from
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<SecretEnvSourceApply>,
-}
-impl EnvFromSourceApply {
-    /// Sets `configMapRef`.
-    pub fn with_config_map_ref(mut self, value: ConfigMapEnvSourceApply) -> Self {
-        self.config_map_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `prefix`.
-    pub fn with_prefix(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.prefix = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: SecretEnvSourceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// EnvVar represents an environment variable present in a Container.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct EnvVarApply {
-    /// Name of the environment variable.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub value: ::std::option::Option<::std::string::String>,
-    /// Source for the environment variable's value.
-    #[serde(
-        rename = "valueFrom",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub value_from: ::std::option::Option<EnvVarSourceApply>,
-}
-impl EnvVarApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `value`.
-    pub fn with_value(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.value = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `valueFrom`.
-    pub fn with_value_from(mut self, value: EnvVarSourceApply) -> Self {
-        self.value_from = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// EnvVarSource represents a source for the value of an EnvVar.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct EnvVarSourceApply {
-    /// Selects a key of a ConfigMap.
-    #[serde(
-        rename = "configMapKeyRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map_key_ref: ::std::option::Option<ConfigMapKeySelectorApply>,
-    /// Selects a field of the pod: supports metadata.name, metadata.namespace, 'metadata.labels\['\<KEY\>'\]', 'metadata.annotations\['\<KEY\>'\]', spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
-    #[serde(rename = "fieldRef", skip_serializing_if = "::std::option::Option::is_none")]
-    pub field_ref: ::std::option::Option<ObjectFieldSelectorApply>,
-    /// FileKeyRef selects a key of the env file.
-    #[serde(
-        rename = "fileKeyRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub file_key_ref: ::std::option::Option<FileKeySelectorApply>,
-    /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
-    #[serde(
-        rename = "resourceFieldRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_field_ref: ::std::option::Option<ResourceFieldSelectorApply>,
-    /// Selects a key of a secret in the pod's namespace
-    #[serde(
-        rename = "secretKeyRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_key_ref: ::std::option::Option<SecretKeySelectorApply>,
-}
-impl EnvVarSourceApply {
-    /// Sets `configMapKeyRef`.
-    pub fn with_config_map_key_ref(mut self, value: ConfigMapKeySelectorApply) -> Self {
-        self.config_map_key_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `fieldRef`.
-    pub fn with_field_ref(mut self, value: ObjectFieldSelectorApply) -> Self {
-        self.field_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `fileKeyRef`.
-    pub fn with_file_key_ref(mut self, value: FileKeySelectorApply) -> Self {
-        self.file_key_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `resourceFieldRef`.
-    pub fn with_resource_field_ref(mut self, value: ResourceFieldSelectorApply) -> Self {
-        self.resource_field_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `secretKeyRef`.
-    pub fn with_secret_key_ref(mut self, value: SecretKeySelectorApply) -> Self {
-        self.secret_key_ref = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct EphemeralContainerApply {
-    /// Arguments to the entrypoint.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub args: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// Entrypoint array.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub command: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// List of environment variables to set in the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub env: ::std::option::Option<::std::vec::Vec<EnvVarApply>>,
-    /// List of sources to populate environment variables in the container.
-    #[serde(rename = "envFrom", skip_serializing_if = "::std::option::Option::is_none")]
-    pub env_from: ::std::option::Option<::std::vec::Vec<EnvFromSourceApply>>,
-    /// Container image name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub image: ::std::option::Option<::std::string::String>,
-    /// Image pull policy.
-    #[serde(
-        rename = "imagePullPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub image_pull_policy: ::std::option::Option<::std::string::String>,
-    /// Lifecycle is not allowed for ephemeral containers.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub lifecycle: ::std::option::Option<LifecycleApply>,
-    /// Probes are not allowed for ephemeral containers.
-    #[serde(
-        rename = "livenessProbe",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub liveness_probe: ::std::option::Option<ProbeApply>,
-    /// Name of the ephemeral container specified as a DNS_LABEL.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Ports are not allowed for ephemeral containers.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ports: ::std::option::Option<::std::vec::Vec<ContainerPortApply>>,
-    /// Probes are not allowed for ephemeral containers.
-    #[serde(
-        rename = "readinessProbe",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub readiness_probe: ::std::option::Option<ProbeApply>,
-    /// Resources resize policy for the container.
-    #[serde(
-        rename = "resizePolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resize_policy: ::std::option::Option<
-        ::std::vec::Vec<ContainerResizePolicyApply>,
-    >,
-    /// Resources are not allowed for ephemeral containers.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub resources: ::std::option::Option<ResourceRequirementsApply>,
-    /// Restart policy for the container to manage the restart behavior of each container within a pod.
-    #[serde(
-        rename = "restartPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy: ::std::option::Option<::std::string::String>,
-    /// Represents a list of rules to be checked to determine if the container should be restarted on exit.
-    #[serde(
-        rename = "restartPolicyRules",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy_rules: ::std::option::Option<
-        ::std::vec::Vec<ContainerRestartRuleApply>,
-    >,
-    /// Optional: SecurityContext defines the security options the ephemeral container should be run with.
-    #[serde(
-        rename = "securityContext",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub security_context: ::std::option::Option<SecurityContextApply>,
-    /// Probes are not allowed for ephemeral containers.
-    #[serde(
-        rename = "startupProbe",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub startup_probe: ::std::option::Option<ProbeApply>,
-    /// Whether this container should allocate a buffer for stdin in the container runtime.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub stdin: ::std::option::Option<bool>,
-    /// Whether the container runtime should close the stdin channel after it has been opened by a single attach.
-    #[serde(
-        rename = "stdinOnce",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stdin_once: ::std::option::Option<bool>,
-    /// If set, the name of the container from PodSpec that this ephemeral container targets.
-    #[serde(
-        rename = "targetContainerName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub target_container_name: ::std::option::Option<::std::string::String>,
-    /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem.
-    #[serde(
-        rename = "terminationMessagePath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub termination_message_path: ::std::option::Option<::std::string::String>,
-    /// Indicate how the termination message should be populated.
-    #[serde(
-        rename = "terminationMessagePolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub termination_message_policy: ::std::option::Option<::std::string::String>,
-    /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tty: ::std::option::Option<bool>,
-    /// volumeDevices is the list of block devices to be used by the container.
-    #[serde(
-        rename = "volumeDevices",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_devices: ::std::option::Option<::std::vec::Vec<VolumeDeviceApply>>,
-    /// Pod volumes to mount into the container's filesystem.
-    #[serde(
-        rename = "volumeMounts",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_mounts: ::std::option::Option<::std::vec::Vec<VolumeMountApply>>,
-    /// Container's working directory.
-    #[serde(
-        rename = "workingDir",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub working_dir: ::std::option::Option<::std::string::String>,
-}
-impl EphemeralContainerApply {
-    /// Appends to `args`.
-    pub fn with_args(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.args.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `command`.
-    pub fn with_command(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.command.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `env`.
-    pub fn with_env(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = EnvVarApply>,
-    ) -> Self {
-        self.env.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `envFrom`.
-    pub fn with_env_from(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = EnvFromSourceApply>,
-    ) -> Self {
-        self.env_from
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `image`.
-    pub fn with_image(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.image = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `imagePullPolicy`.
-    pub fn with_image_pull_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.image_pull_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `lifecycle`.
-    pub fn with_lifecycle(mut self, value: LifecycleApply) -> Self {
-        self.lifecycle = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `livenessProbe`.
-    pub fn with_liveness_probe(mut self, value: ProbeApply) -> Self {
-        self.liveness_probe = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `ports`.
-    pub fn with_ports(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerPortApply>,
-    ) -> Self {
-        self.ports.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `readinessProbe`.
-    pub fn with_readiness_probe(mut self, value: ProbeApply) -> Self {
-        self.readiness_probe = ::std::option::Option::Some(value);
-        self
-    }
-    /// Appends to `resizePolicy`.
-    pub fn with_resize_policy(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerResizePolicyApply>,
-    ) -> Self {
-        self.resize_policy
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `resources`.
-    pub fn with_resources(mut self, value: ResourceRequirementsApply) -> Self {
-        self.resources = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `restartPolicy`.
-    pub fn with_restart_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.restart_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `restartPolicyRules`.
-    pub fn with_restart_policy_rules(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerRestartRuleApply>,
-    ) -> Self {
-        self.restart_policy_rules
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `securityContext`.
-    pub fn with_security_context(mut self, value: SecurityContextApply) -> Self {
-        self.security_context = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `startupProbe`.
-    pub fn with_startup_probe(mut self, value: ProbeApply) -> Self {
-        self.startup_probe = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `stdin`.
-    pub fn with_stdin(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.stdin = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `stdinOnce`.
-    pub fn with_stdin_once(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.stdin_once = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `targetContainerName`.
-    pub fn with_target_container_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.target_container_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `terminationMessagePath`.
-    pub fn with_termination_message_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.termination_message_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `terminationMessagePolicy`.
-    pub fn with_termination_message_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.termination_message_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `tty`.
-    pub fn with_tty(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.tty = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `volumeDevices`.
-    pub fn with_volume_devices(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = VolumeDeviceApply>,
-    ) -> Self {
-        self.volume_devices
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `volumeMounts`.
-    pub fn with_volume_mounts(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = VolumeMountApply>,
-    ) -> Self {
-        self.volume_mounts
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `workingDir`.
-    pub fn with_working_dir(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.working_dir = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents an ephemeral volume that is handled by a normal storage driver.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct EphemeralVolumeSourceApply {
-    /// Will be used to create a stand-alone PVC to provision the volume.
-    #[serde(
-        rename = "volumeClaimTemplate",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_claim_template: ::std::option::Option<PersistentVolumeClaimTemplateApply>,
-}
-impl EphemeralVolumeSourceApply {
-    /// Sets `volumeClaimTemplate`.
-    pub fn with_volume_claim_template(
-        mut self,
-        value: PersistentVolumeClaimTemplateApply,
-    ) -> Self {
-        self.volume_claim_template = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// ExecAction describes a "run in container" action.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ExecActionApply {
-    /// Command is the command line to execute inside the container, the working directory for the command is root ('/') in the container's filesystem.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub command: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-}
-impl ExecActionApply {
-    /// Appends to `command`.
-    pub fn with_command(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.command.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct FCVolumeSourceApply {
-    /// fsType is the filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// lun is Optional: FC target lun number
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub lun: ::std::option::Option<i32>,
-    /// readOnly is Optional: Defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// targetWWNs is Optional: FC target worldwide names (WWNs)
-    #[serde(
-        rename = "targetWWNs",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub target_wwns: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub wwids: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-}
-impl FCVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `lun`.
-    pub fn with_lun(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.lun = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `targetWWNs`.
-    pub fn with_target_wwns(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.target_wwns
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `wwids`.
-    pub fn with_wwids(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.wwids.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// FileKeySelector selects a key of the env file.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct FileKeySelectorApply {
-    /// The key within the env file.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// Specify whether the file or its key must be defined.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-    /// The path within the volume from which to select the file.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// The name of the volume mount containing the env file.
-    #[serde(
-        rename = "volumeName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_name: ::std::option::Option<::std::string::String>,
-}
-impl FileKeySelectorApply {
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeName`.
-    pub fn with_volume_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct FlexVolumeSourceApply {
-    /// driver is the name of the driver to use for this volume.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub driver: ::std::option::Option<::std::string::String>,
-    /// fsType is the filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// options is Optional: this field holds extra command options if any.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub options: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-    /// readOnly is Optional: defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts.
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-}
-impl FlexVolumeSourceApply {
-    /// Sets `driver`.
-    pub fn with_driver(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.driver = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Adds entries to `options` (a key given again replaces the value).
-    pub fn with_options<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<Item = (K, ::std::string::String)>,
-    ) -> Self {
-        self.options
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct FlockerVolumeSourceApply {
-    /// datasetName is Name of the dataset stored as metadata -\> name on the dataset for Flocker should be considered as deprecated
-    #[serde(
-        rename = "datasetName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dataset_name: ::std::option::Option<::std::string::String>,
-    /// datasetUUID is the UUID of the dataset.
-    #[serde(
-        rename = "datasetUUID",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dataset_uuid: ::std::option::Option<::std::string::String>,
-}
-impl FlockerVolumeSourceApply {
-    /// Sets `datasetName`.
-    pub fn with_dataset_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.dataset_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `datasetUUID`.
-    pub fn with_dataset_uuid(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.dataset_uuid = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a Persistent Disk resource in Google Compute Engine.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct GCEPersistentDiskVolumeSourceApply {
-    /// fsType is filesystem type of the volume that you want to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// partition is the partition in the volume that you want to mount.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub partition: ::std::option::Option<i32>,
-    /// pdName is unique name of the PD resource in GCE.
-    #[serde(rename = "pdName", skip_serializing_if = "::std::option::Option::is_none")]
-    pub pd_name: ::std::option::Option<::std::string::String>,
-    /// readOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-}
-impl GCEPersistentDiskVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `partition`.
-    pub fn with_partition(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.partition = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `pdName`.
-    pub fn with_pd_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.pd_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// GRPCAction specifies an action involving a GRPC service.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct GRPCActionApply {
-    /// Port number of the gRPC service.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub port: ::std::option::Option<i32>,
-    /// Service is the name of the service to place in the gRPC HealthCheckRequest (see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub service: ::std::option::Option<::std::string::String>,
-}
-impl GRPCActionApply {
-    /// Sets `port`.
-    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `service`.
-    pub fn with_service(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.service = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct GitRepoVolumeSourceApply {
-    /// directory is the target directory name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub directory: ::std::option::Option<::std::string::String>,
-    /// repository is the URL
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub repository: ::std::option::Option<::std::string::String>,
-    /// revision is the commit hash for the specified revision.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub revision: ::std::option::Option<::std::string::String>,
-}
-impl GitRepoVolumeSourceApply {
-    /// Sets `directory`.
-    pub fn with_directory(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.directory = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `repository`.
-    pub fn with_repository(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.repository = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `revision`.
-    pub fn with_revision(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.revision = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct GlusterfsVolumeSourceApply {
-    /// endpoints is the endpoint name that details Glusterfs topology.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub endpoints: ::std::option::Option<::std::string::String>,
-    /// path is the Glusterfs volume path.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-}
-impl GlusterfsVolumeSourceApply {
-    /// Sets `endpoints`.
-    pub fn with_endpoints(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.endpoints = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// HTTPGetAction describes an action based on HTTP Get requests.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct HTTPGetActionApply {
-    /// Host name to connect to, defaults to the pod IP.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub host: ::std::option::Option<::std::string::String>,
-    /// Custom headers to set in the request.
-    #[serde(
-        rename = "httpHeaders",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub http_headers: ::std::option::Option<::std::vec::Vec<HTTPHeaderApply>>,
-    /// Path to access on the HTTP server.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// Name or number of the port to access on the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub port: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    >,
-    /// Scheme to use for connecting to the host.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub scheme: ::std::option::Option<::std::string::String>,
-}
-impl HTTPGetActionApply {
-    /// Sets `host`.
-    pub fn with_host(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.host = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `httpHeaders`.
-    pub fn with_http_headers(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = HTTPHeaderApply>,
-    ) -> Self {
-        self.http_headers
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `port`.
-    pub fn with_port(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-    ) -> Self {
-        self.port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `scheme`.
-    pub fn with_scheme(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.scheme = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// HTTPHeader describes a custom header to be used in HTTP probes
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct HTTPHeaderApply {
-    /// The header field name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// The header field value
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub value: ::std::option::Option<::std::string::String>,
-}
-impl HTTPHeaderApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `value`.
-    pub fn with_value(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.value = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct HostAliasApply {
-    /// Hostnames for the above IP address.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub hostnames: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// IP address of the host file entry.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ip: ::std::option::Option<::std::string::String>,
-}
-impl HostAliasApply {
-    /// Appends to `hostnames`.
-    pub fn with_hostnames(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.hostnames
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `ip`.
-    pub fn with_ip(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.ip = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct HostPathVolumeSourceApply {
-    /// path of the directory on the host.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// type for HostPath Volume Defaults to "" More info: <https://kubernetes.io/docs/concepts/storage/volumes#hostpath>
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl HostPathVolumeSourceApply {
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ISCSIVolumeSourceApply {
-    /// chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication
-    #[serde(
-        rename = "chapAuthDiscovery",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub chap_auth_discovery: ::std::option::Option<bool>,
-    /// chapAuthSession defines whether support iSCSI Session CHAP authentication
-    #[serde(
-        rename = "chapAuthSession",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub chap_auth_session: ::std::option::Option<bool>,
-    /// fsType is the filesystem type of the volume that you want to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// initiatorName is the custom iSCSI Initiator Name.
-    #[serde(
-        rename = "initiatorName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub initiator_name: ::std::option::Option<::std::string::String>,
-    /// iqn is the target iSCSI Qualified Name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub iqn: ::std::option::Option<::std::string::String>,
-    /// iscsiInterface is the interface Name that uses an iSCSI transport.
-    #[serde(
-        rename = "iscsiInterface",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub iscsi_interface: ::std::option::Option<::std::string::String>,
-    /// lun represents iSCSI Target Lun number.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub lun: ::std::option::Option<i32>,
-    /// portals is the iSCSI Target Portal List.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub portals: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// readOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// targetPortal is iSCSI Target Portal.
-    #[serde(
-        rename = "targetPortal",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub target_portal: ::std::option::Option<::std::string::String>,
-}
-impl ISCSIVolumeSourceApply {
-    /// Sets `chapAuthDiscovery`.
-    pub fn with_chap_auth_discovery(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.chap_auth_discovery = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `chapAuthSession`.
-    pub fn with_chap_auth_session(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.chap_auth_session = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `initiatorName`.
-    pub fn with_initiator_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.initiator_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `iqn`.
-    pub fn with_iqn(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.iqn = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `iscsiInterface`.
-    pub fn with_iscsi_interface(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.iscsi_interface = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `lun`.
-    pub fn with_lun(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.lun = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `portals`.
-    pub fn with_portals(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.portals.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `targetPortal`.
-    pub fn with_target_portal(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.target_portal = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ImageVolumeSource represents a image volume resource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ImageVolumeSourceApply {
-    /// Policy for pulling OCI objects.
-    #[serde(
-        rename = "pullPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pull_policy: ::std::option::Option<::std::string::String>,
-    /// Required: Image or artifact reference to be used.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub reference: ::std::option::Option<::std::string::String>,
-}
-impl ImageVolumeSourceApply {
-    /// Sets `pullPolicy`.
-    pub fn with_pull_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.pull_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `reference`.
-    pub fn with_reference(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.reference = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Maps a string key to a path within a volume.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct KeyToPathApply {
-    /// key is the key to project.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// mode is Optional: mode bits used to set permissions on this file.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<i32>,
-    /// path is the relative path of the file to map the key to.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-}
-impl KeyToPathApply {
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `mode`.
-    pub fn with_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LifecycleApply {
-    /// PostStart is called immediately after a container is created.
-    #[serde(
-        rename = "postStart",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub post_start: ::std::option::Option<LifecycleHandlerApply>,
-    /// PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc.
-    #[serde(rename = "preStop", skip_serializing_if = "::std::option::Option::is_none")]
-    pub pre_stop: ::std::option::Option<LifecycleHandlerApply>,
-    /// StopSignal defines which signal will be sent to a container when it is being stopped.
-    #[serde(
-        rename = "stopSignal",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stop_signal: ::std::option::Option<::std::string::String>,
-}
-impl LifecycleApply {
-    /// Sets `postStart`.
-    pub fn with_post_start(mut self, value: LifecycleHandlerApply) -> Self {
-        self.post_start = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `preStop`.
-    pub fn with_pre_stop(mut self, value: LifecycleHandlerApply) -> Self {
-        self.pre_stop = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `stopSignal`.
-    pub fn with_stop_signal(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.stop_signal = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LifecycleHandlerApply {
-    /// Exec specifies a command to execute in the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub exec: ::std::option::Option<ExecActionApply>,
-    /// HTTPGet specifies an HTTP GET request to perform.
-    #[serde(rename = "httpGet", skip_serializing_if = "::std::option::Option::is_none")]
-    pub http_get: ::std::option::Option<HTTPGetActionApply>,
-    /// Sleep represents a duration that the container should sleep.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub sleep: ::std::option::Option<SleepActionApply>,
-    /// Deprecated.
-    #[serde(
-        rename = "tcpSocket",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tcp_socket: ::std::option::Option<TCPSocketActionApply>,
-}
-impl LifecycleHandlerApply {
-    /// Sets `exec`.
-    pub fn with_exec(mut self, value: ExecActionApply) -> Self {
-        self.exec = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `httpGet`.
-    pub fn with_http_get(mut self, value: HTTPGetActionApply) -> Self {
-        self.http_get = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `sleep`.
-    pub fn with_sleep(mut self, value: SleepActionApply) -> Self {
-        self.sleep = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `tcpSocket`.
-    pub fn with_tcp_socket(mut self, value: TCPSocketActionApply) -> Self {
-        self.tcp_socket = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LoadBalancerIngressApply {
-    /// Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub hostname: ::std::option::Option<::std::string::String>,
-    /// IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ip: ::std::option::Option<::std::string::String>,
-    /// IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified.
-    #[serde(rename = "ipMode", skip_serializing_if = "::std::option::Option::is_none")]
-    pub ip_mode: ::std::option::Option<::std::string::String>,
-    /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ports: ::std::option::Option<::std::vec::Vec<PortStatusApply>>,
-}
-impl LoadBalancerIngressApply {
-    /// Sets `hostname`.
-    pub fn with_hostname(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.hostname = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `ip`.
-    pub fn with_ip(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.ip = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `ipMode`.
-    pub fn with_ip_mode(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.ip_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `ports`.
-    pub fn with_ports(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PortStatusApply>,
-    ) -> Self {
-        self.ports.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// LoadBalancerStatus represents the status of a load-balancer.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LoadBalancerStatusApply {
-    /// Ingress is a list containing ingress points for the load-balancer.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ingress: ::std::option::Option<::std::vec::Vec<LoadBalancerIngressApply>>,
-}
-impl LoadBalancerStatusApply {
-    /// Appends to `ingress`.
-    pub fn with_ingress(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = LoadBalancerIngressApply>,
-    ) -> Self {
-        self.ingress.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LocalObjectReferenceApply {
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-impl LocalObjectReferenceApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct NFSVolumeSourceApply {
-    /// path that is exported by the NFS server.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-    /// readOnly here will force the NFS export to be mounted with read-only permissions.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// server is the hostname or IP address of the NFS server.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub server: ::std::option::Option<::std::string::String>,
-}
-impl NFSVolumeSourceApply {
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `server`.
-    pub fn with_server(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.server = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Node affinity is a group of node affinity scheduling rules.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct NodeAffinityApply {
-    /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions.
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub preferred_during_scheduling_ignored_during_execution: ::std::option::Option<
-        ::std::vec::Vec<PreferredSchedulingTermApply>,
-    >,
-    /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.
-    #[serde(
-        rename = "requiredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub required_during_scheduling_ignored_during_execution: ::std::option::Option<
-        NodeSelectorApply,
-    >,
-}
-impl NodeAffinityApply {
-    /// Appends to `preferredDuringSchedulingIgnoredDuringExecution`.
-    pub fn with_preferred_during_scheduling_ignored_during_execution(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PreferredSchedulingTermApply>,
-    ) -> Self {
-        self.preferred_during_scheduling_ignored_during_execution
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `requiredDuringSchedulingIgnoredDuringExecution`.
-    pub fn with_required_during_scheduling_ignored_during_execution(
-        mut self,
-        value: NodeSelectorApply,
-    ) -> Self {
-        self.required_during_scheduling_ignored_during_execution = ::std::option::Option::Some(
-            value,
-        );
-        self
-    }
-}
-/// A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct NodeSelectorApply {
-    /// Required.
-    #[serde(
-        rename = "nodeSelectorTerms",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_selector_terms: ::std::option::Option<
-        ::std::vec::Vec<NodeSelectorTermApply>,
-    >,
-}
-impl NodeSelectorApply {
-    /// Appends to `nodeSelectorTerms`.
-    pub fn with_node_selector_terms(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = NodeSelectorTermApply>,
-    ) -> Self {
-        self.node_selector_terms
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-}
-/// A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct NodeSelectorRequirementApply {
-    /// The label key that the selector applies to.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// Represents a key's relationship to a set of values.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub operator: ::std::option::Option<::std::string::String>,
-    /// An array of string values.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub values: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-}
-impl NodeSelectorRequirementApply {
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `operator`.
-    pub fn with_operator(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.operator = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `values`.
-    pub fn with_values(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.values.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct NodeSelectorTermApply {
-    /// A list of node selector requirements by node's labels.
-    #[serde(
-        rename = "matchExpressions",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_expressions: ::std::option::Option<
-        ::std::vec::Vec<NodeSelectorRequirementApply>,
-    >,
-    /// A list of node selector requirements by node's fields.
-    #[serde(
-        rename = "matchFields",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_fields: ::std::option::Option<
-        ::std::vec::Vec<NodeSelectorRequirementApply>,
-    >,
-}
-impl NodeSelectorTermApply {
-    /// Appends to `matchExpressions`.
-    pub fn with_match_expressions(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = NodeSelectorRequirementApply>,
-    ) -> Self {
-        self.match_expressions
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `matchFields`.
-    pub fn with_match_fields(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = NodeSelectorRequirementApply>,
-    ) -> Self {
-        self.match_fields
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-}
-/// ObjectFieldSelector selects an APIVersioned field of an object.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ObjectFieldSelectorApply {
-    /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
-    #[serde(
-        rename = "apiVersion",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
-    /// Path of the field to select in the specified API version.
-    #[serde(
-        rename = "fieldPath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub field_path: ::std::option::Option<::std::string::String>,
-}
-impl ObjectFieldSelectorApply {
-    /// Sets `apiVersion`.
-    pub fn with_api_version(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_version = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `fieldPath`.
-    pub fn with_field_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.field_path = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PersistentVolumeClaimSpecApply {
-    /// accessModes contains the desired access modes the volume should have.
-    #[serde(
-        rename = "accessModes",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub access_modes: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source.
-    #[serde(
-        rename = "dataSource",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data_source: ::std::option::Option<TypedLocalObjectReferenceApply>,
-    /// dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired.
-    #[serde(
-        rename = "dataSourceRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub data_source_ref: ::std::option::Option<TypedObjectReferenceApply>,
-    /// resources represents the minimum resources the volume should have.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub resources: ::std::option::Option<VolumeResourceRequirementsApply>,
-    /// selector is a label query over volumes to consider for binding.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,
-    /// storageClassName is the name of the StorageClass required by the claim.
-    #[serde(
-        rename = "storageClassName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_class_name: ::std::option::Option<::std::string::String>,
-    /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.
-    #[serde(
-        rename = "volumeAttributesClassName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_attributes_class_name: ::std::option::Option<::std::string::String>,
-    /// volumeMode defines what type of volume is required by the claim.
-    #[serde(
-        rename = "volumeMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_mode: ::std::option::Option<::std::string::String>,
-    /// volumeName is the binding reference to the PersistentVolume backing this claim.
-    #[serde(
-        rename = "volumeName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_name: ::std::option::Option<::std::string::String>,
-}
-impl PersistentVolumeClaimSpecApply {
-    /// Appends to `accessModes`.
-    pub fn with_access_modes(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.access_modes
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `dataSource`.
-    pub fn with_data_source(mut self, value: TypedLocalObjectReferenceApply) -> Self {
-        self.data_source = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `dataSourceRef`.
-    pub fn with_data_source_ref(mut self, value: TypedObjectReferenceApply) -> Self {
-        self.data_source_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `resources`.
-    pub fn with_resources(mut self, value: VolumeResourceRequirementsApply) -> Self {
-        self.resources = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `selector`.
-    pub fn with_selector(mut self, value: super::meta_v1::LabelSelectorApply) -> Self {
-        self.selector = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `storageClassName`.
-    pub fn with_storage_class_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.storage_class_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeAttributesClassName`.
-    pub fn with_volume_attributes_class_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_attributes_class_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeMode`.
-    pub fn with_volume_mode(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeName`.
-    pub fn with_volume_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PersistentVolumeClaimTemplateApply {
-    /// May contain labels and annotations that will be copied into the PVC when creating it.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,
-    /// The specification for the PersistentVolumeClaim.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub spec: ::std::option::Option<PersistentVolumeClaimSpecApply>,
-}
-impl PersistentVolumeClaimTemplateApply {
-    /// Sets `metadata`.
-    pub fn with_metadata(mut self, value: ::kubegen::apply::ObjectMetaApply) -> Self {
-        self.metadata = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `spec`.
-    pub fn with_spec(mut self, value: PersistentVolumeClaimSpecApply) -> Self {
-        self.spec = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PersistentVolumeClaimVolumeSourceApply {
-    /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume.
-    #[serde(
-        rename = "claimName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub claim_name: ::std::option::Option<::std::string::String>,
-    /// readOnly Will force the ReadOnly setting in VolumeMounts.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-}
-impl PersistentVolumeClaimVolumeSourceApply {
-    /// Sets `claimName`.
-    pub fn with_claim_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.claim_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a Photon Controller persistent disk resource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PhotonPersistentDiskVolumeSourceApply {
-    /// fsType is the filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// pdID is the ID that identifies Photon Controller persistent disk
-    #[serde(rename = "pdID", skip_serializing_if = "::std::option::Option::is_none")]
-    pub pd_id: ::std::option::Option<::std::string::String>,
-}
-impl PhotonPersistentDiskVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `pdID`.
-    pub fn with_pd_id(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.pd_id = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Pod affinity is a group of inter pod affinity scheduling rules.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodAffinityApply {
-    /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions.
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub preferred_during_scheduling_ignored_during_execution: ::std::option::Option<
-        ::std::vec::Vec<WeightedPodAffinityTermApply>,
-    >,
-    /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.
-    #[serde(
-        rename = "requiredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub required_during_scheduling_ignored_during_execution: ::std::option::Option<
-        ::std::vec::Vec<PodAffinityTermApply>,
-    >,
-}
-impl PodAffinityApply {
-    /// Appends to `preferredDuringSchedulingIgnoredDuringExecution`.
-    pub fn with_preferred_during_scheduling_ignored_during_execution(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = WeightedPodAffinityTermApply>,
-    ) -> Self {
-        self.preferred_during_scheduling_ignored_during_execution
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `requiredDuringSchedulingIgnoredDuringExecution`.
-    pub fn with_required_during_scheduling_ignored_during_execution(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PodAffinityTermApply>,
-    ) -> Self {
-        self.required_during_scheduling_ignored_during_execution
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-}
-/// Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key \<topologyKey\> matches that of any node on which a pod of the set of pods is running
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodAffinityTermApply {
-    /// A label query over a set of resources, in this case pods.
-    #[serde(
-        rename = "labelSelector",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub label_selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,
-    /// MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration.
-    #[serde(
-        rename = "matchLabelKeys",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_label_keys: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration.
-    #[serde(
-        rename = "mismatchLabelKeys",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mismatch_label_keys: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
-    /// A label query over the set of namespaces that the term applies to.
-    #[serde(
-        rename = "namespaceSelector",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub namespace_selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,
-    /// namespaces specifies a static list of namespace names that the term applies to.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub namespaces: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running.
-    #[serde(
-        rename = "topologyKey",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub topology_key: ::std::option::Option<::std::string::String>,
-}
-impl PodAffinityTermApply {
-    /// Sets `labelSelector`.
-    pub fn with_label_selector(
-        mut self,
-        value: super::meta_v1::LabelSelectorApply,
-    ) -> Self {
-        self.label_selector = ::std::option::Option::Some(value);
-        self
-    }
-    /// Appends to `matchLabelKeys`.
-    pub fn with_match_label_keys(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.match_label_keys
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `mismatchLabelKeys`.
-    pub fn with_mismatch_label_keys(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.mismatch_label_keys
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `namespaceSelector`.
-    pub fn with_namespace_selector(
-        mut self,
-        value: super::meta_v1::LabelSelectorApply,
-    ) -> Self {
-        self.namespace_selector = ::std::option::Option::Some(value);
-        self
-    }
-    /// Appends to `namespaces`.
-    pub fn with_namespaces(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.namespaces
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `topologyKey`.
-    pub fn with_topology_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.topology_key = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Pod anti affinity is a group of inter pod anti affinity scheduling rules.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodAntiAffinityApply {
-    /// The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions.
-    #[serde(
-        rename = "preferredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub preferred_during_scheduling_ignored_during_execution: ::std::option::Option<
-        ::std::vec::Vec<WeightedPodAffinityTermApply>,
-    >,
-    /// If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.
-    #[serde(
-        rename = "requiredDuringSchedulingIgnoredDuringExecution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub required_during_scheduling_ignored_during_execution: ::std::option::Option<
-        ::std::vec::Vec<PodAffinityTermApply>,
-    >,
-}
-impl PodAntiAffinityApply {
-    /// Appends to `preferredDuringSchedulingIgnoredDuringExecution`.
-    pub fn with_preferred_during_scheduling_ignored_during_execution(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = WeightedPodAffinityTermApply>,
-    ) -> Self {
-        self.preferred_during_scheduling_ignored_during_execution
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `requiredDuringSchedulingIgnoredDuringExecution`.
-    pub fn with_required_during_scheduling_ignored_during_execution(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PodAffinityTermApply>,
-    ) -> Self {
-        self.required_during_scheduling_ignored_during_execution
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-}
-/// PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodCertificateProjectionApply {
-    /// Write the certificate chain at this path in the projected volume.
-    #[serde(
-        rename = "certificateChainPath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub certificate_chain_path: ::std::option::Option<::std::string::String>,
-    /// Write the credential bundle at this path in the projected volume.
-    #[serde(
-        rename = "credentialBundlePath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub credential_bundle_path: ::std::option::Option<::std::string::String>,
-    /// Write the key at this path in the projected volume.
-    #[serde(rename = "keyPath", skip_serializing_if = "::std::option::Option::is_none")]
-    pub key_path: ::std::option::Option<::std::string::String>,
-    /// The type of keypair Kubelet will generate for the pod.
-    #[serde(rename = "keyType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub key_type: ::std::option::Option<::std::string::String>,
-    /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
-    #[serde(
-        rename = "maxExpirationSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_expiration_seconds: ::std::option::Option<i32>,
-    /// Kubelet's generated CSRs will be addressed to this signer.
-    #[serde(
-        rename = "signerName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub signer_name: ::std::option::Option<::std::string::String>,
-    /// userAnnotations allow pod authors to pass additional information to the signer implementation.
-    #[serde(
-        rename = "userAnnotations",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub user_annotations: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-impl PodCertificateProjectionApply {
-    /// Sets `certificateChainPath`.
-    pub fn with_certificate_chain_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.certificate_chain_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `credentialBundlePath`.
-    pub fn with_credential_bundle_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.credential_bundle_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `keyPath`.
-    pub fn with_key_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `keyType`.
-    pub fn with_key_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `maxExpirationSeconds`.
-    pub fn with_max_expiration_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.max_expiration_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `signerName`.
-    pub fn with_signer_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.signer_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Adds entries to `userAnnotations` (a key given again replaces the value).
-    pub fn with_user_annotations<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<Item = (K, ::std::string::String)>,
-    ) -> Self {
-        self.user_annotations
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-}
-/// PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodDNSConfigApply {
-    /// A list of DNS name server IP addresses.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nameservers: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// A list of DNS resolver options.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub options: ::std::option::Option<::std::vec::Vec<PodDNSConfigOptionApply>>,
-    /// A list of DNS search domains for host-name lookup.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub searches: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-}
-impl PodDNSConfigApply {
-    /// Appends to `nameservers`.
-    pub fn with_nameservers(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.nameservers
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `options`.
-    pub fn with_options(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PodDNSConfigOptionApply>,
-    ) -> Self {
-        self.options.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Appends to `searches`.
-    pub fn with_searches(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.searches
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-}
-/// PodDNSConfigOption defines DNS resolver options of a pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodDNSConfigOptionApply {
-    /// Name is this DNS resolver option's name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Value is this DNS resolver option's value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub value: ::std::option::Option<::std::string::String>,
-}
-impl PodDNSConfigOptionApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `value`.
-    pub fn with_value(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.value = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PodOS defines the OS parameters of a pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodOSApply {
-    /// Name is the name of the operating system.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-impl PodOSApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PodReadinessGate contains the reference to a pod condition
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodReadinessGateApply {
-    /// ConditionType refers to a condition in the pod's condition list with matching type.
-    #[serde(
-        rename = "conditionType",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub condition_type: ::std::option::Option<::std::string::String>,
-}
-impl PodReadinessGateApply {
-    /// Sets `conditionType`.
-    pub fn with_condition_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.condition_type = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodResourceClaimApply {
-    /// Name uniquely identifies this resource claim inside the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
-    #[serde(
-        rename = "resourceClaimName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_claim_name: ::std::option::Option<::std::string::String>,
-    /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
-    #[serde(
-        rename = "resourceClaimTemplateName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_claim_template_name: ::std::option::Option<::std::string::String>,
-}
-impl PodResourceClaimApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `resourceClaimName`.
-    pub fn with_resource_claim_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.resource_claim_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `resourceClaimTemplateName`.
-    pub fn with_resource_claim_template_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.resource_claim_template_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PodSchedulingGate is associated to a Pod to guard its scheduling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodSchedulingGateApply {
-    /// Name of the scheduling gate.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-impl PodSchedulingGateApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PodSchedulingGroup identifies the runtime scheduling group instance that a Pod belongs to. The scheduler uses this information to apply workload-aware scheduling semantics. Exactly one field must be specified.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodSchedulingGroupApply {
-    /// PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group.
-    #[serde(
-        rename = "podGroupName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_group_name: ::std::option::Option<::std::string::String>,
-}
-impl PodSchedulingGroupApply {
-    /// Sets `podGroupName`.
-    pub fn with_pod_group_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.pod_group_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext. Field values of container.securityContext take precedence over field values of PodSecurityContext.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodSecurityContextApply {
-    /// appArmorProfile is the AppArmor options to use by the containers in this pod.
-    #[serde(
-        rename = "appArmorProfile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub app_armor_profile: ::std::option::Option<AppArmorProfileApply>,
-    /// A special supplemental group that applies to all containers in a pod.
-    #[serde(rename = "fsGroup", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_group: ::std::option::Option<i64>,
-    /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod.
-    #[serde(
-        rename = "fsGroupChangePolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub fs_group_change_policy: ::std::option::Option<::std::string::String>,
-    /// The GID to run the entrypoint of the container process.
-    #[serde(
-        rename = "runAsGroup",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_group: ::std::option::Option<i64>,
-    /// Indicates that the container must run as a non-root user.
-    #[serde(
-        rename = "runAsNonRoot",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_non_root: ::std::option::Option<bool>,
-    /// The UID to run the entrypoint of the container process.
-    #[serde(
-        rename = "runAsUser",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_user: ::std::option::Option<i64>,
-    /// seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod.
-    #[serde(
-        rename = "seLinuxChangePolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub se_linux_change_policy: ::std::option::Option<::std::string::String>,
-    /// The SELinux context to be applied to all containers.
-    #[serde(
-        rename = "seLinuxOptions",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub se_linux_options: ::std::option::Option<SELinuxOptionsApply>,
-    /// The seccomp options to use by the containers in this pod.
-    #[serde(
-        rename = "seccompProfile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub seccomp_profile: ::std::option::Option<SeccompProfileApply>,
-    /// A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).
-    #[serde(
-        rename = "supplementalGroups",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub supplemental_groups: ::std::option::Option<::std::vec::Vec<i64>>,
-    /// Defines how supplemental groups of the first container processes are calculated.
-    #[serde(
-        rename = "supplementalGroupsPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub supplemental_groups_policy: ::std::option::Option<::std::string::String>,
-    /// Sysctls hold a list of namespaced sysctls used for the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub sysctls: ::std::option::Option<::std::vec::Vec<SysctlApply>>,
-    /// The Windows specific settings applied to all containers.
-    #[serde(
-        rename = "windowsOptions",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub windows_options: ::std::option::Option<WindowsSecurityContextOptionsApply>,
-}
-impl PodSecurityContextApply {
-    /// Sets `appArmorProfile`.
-    pub fn with_app_armor_profile(mut self, value: AppArmorProfileApply) -> Self {
-        self.app_armor_profile = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `fsGroup`.
-    pub fn with_fs_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
-        self.fs_group = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `fsGroupChangePolicy`.
-    pub fn with_fs_group_change_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_group_change_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsGroup`.
-    pub fn with_run_as_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
-        self.run_as_group = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsNonRoot`.
-    pub fn with_run_as_non_root(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.run_as_non_root = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsUser`.
-    pub fn with_run_as_user(mut self, value: impl ::std::convert::Into<i64>) -> Self {
-        self.run_as_user = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `seLinuxChangePolicy`.
-    pub fn with_se_linux_change_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.se_linux_change_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `seLinuxOptions`.
-    pub fn with_se_linux_options(mut self, value: SELinuxOptionsApply) -> Self {
-        self.se_linux_options = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `seccompProfile`.
-    pub fn with_seccomp_profile(mut self, value: SeccompProfileApply) -> Self {
-        self.seccomp_profile = ::std::option::Option::Some(value);
-        self
-    }
-    /// Appends to `supplementalGroups`.
-    pub fn with_supplemental_groups(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = i64>,
-    ) -> Self {
-        self.supplemental_groups
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `supplementalGroupsPolicy`.
-    pub fn with_supplemental_groups_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.supplemental_groups_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `sysctls`.
-    pub fn with_sysctls(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = SysctlApply>,
-    ) -> Self {
-        self.sysctls.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `windowsOptions`.
-    pub fn with_windows_options(
-        mut self,
-        value: WindowsSecurityContextOptionsApply,
-    ) -> Self {
-        self.windows_options = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// PodSpec is a description of a pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodSpecApply {
-    /// Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers.
-    #[serde(
-        rename = "activeDeadlineSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub active_deadline_seconds: ::std::option::Option<i64>,
-    /// If specified, the pod's scheduling constraints
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub affinity: ::std::option::Option<AffinityApply>,
-    /// AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
-    #[serde(
-        rename = "automountServiceAccountToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub automount_service_account_token: ::std::option::Option<bool>,
-    /// List of containers belonging to the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub containers: ::std::option::Option<::std::vec::Vec<ContainerApply>>,
-    /// Specifies the DNS parameters of a pod.
-    #[serde(
-        rename = "dnsConfig",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dns_config: ::std::option::Option<PodDNSConfigApply>,
-    /// Set DNS policy for the pod.
-    #[serde(
-        rename = "dnsPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dns_policy: ::std::option::Option<::std::string::String>,
-    /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links.
-    #[serde(
-        rename = "enableServiceLinks",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub enable_service_links: ::std::option::Option<bool>,
-    /// List of ephemeral containers run in this pod.
-    #[serde(
-        rename = "ephemeralContainers",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ephemeral_containers: ::std::option::Option<
-        ::std::vec::Vec<EphemeralContainerApply>,
-    >,
-    /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
-    #[serde(
-        rename = "hostAliases",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_aliases: ::std::option::Option<::std::vec::Vec<HostAliasApply>>,
-    /// Use the host's ipc namespace.
-    #[serde(rename = "hostIPC", skip_serializing_if = "::std::option::Option::is_none")]
-    pub host_ipc: ::std::option::Option<bool>,
-    /// Host networking requested for this pod.
-    #[serde(
-        rename = "hostNetwork",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_network: ::std::option::Option<bool>,
-    /// Use the host's pid namespace.
-    #[serde(rename = "hostPID", skip_serializing_if = "::std::option::Option::is_none")]
-    pub host_pid: ::std::option::Option<bool>,
-    /// Use the host's user namespace.
-    #[serde(
-        rename = "hostUsers",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_users: ::std::option::Option<bool>,
-    /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub hostname: ::std::option::Option<::std::string::String>,
-    /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod.
-    #[serde(
-        rename = "hostnameOverride",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub hostname_override: ::std::option::Option<::std::string::String>,
-    /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec.
-    #[serde(
-        rename = "imagePullSecrets",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub image_pull_secrets: ::std::option::Option<
-        ::std::vec::Vec<LocalObjectReferenceApply>,
-    >,
-    /// List of initialization containers belonging to the pod.
-    #[serde(
-        rename = "initContainers",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub init_containers: ::std::option::Option<::std::vec::Vec<ContainerApply>>,
-    /// NodeName indicates in which node this pod is scheduled.
-    #[serde(rename = "nodeName", skip_serializing_if = "::std::option::Option::is_none")]
-    pub node_name: ::std::option::Option<::std::string::String>,
-    /// NodeSelector is a selector which must be true for the pod to fit on a node.
-    #[serde(
-        rename = "nodeSelector",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_selector: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-    /// Specifies the OS of the containers in the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub os: ::std::option::Option<PodOSApply>,
-    /// Overhead represents the resource overhead associated with running a pod for a given RuntimeClass.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub overhead: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    >,
-    /// PreemptionPolicy is the Policy for preempting pods with lower priority.
-    #[serde(
-        rename = "preemptionPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub preemption_policy: ::std::option::Option<::std::string::String>,
-    /// The priority value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub priority: ::std::option::Option<i32>,
-    /// If specified, indicates the pod's priority.
-    #[serde(
-        rename = "priorityClassName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub priority_class_name: ::std::option::Option<::std::string::String>,
-    /// If specified, all readiness gates will be evaluated for pod readiness.
-    #[serde(
-        rename = "readinessGates",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub readiness_gates: ::std::option::Option<::std::vec::Vec<PodReadinessGateApply>>,
-    /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start.
-    #[serde(
-        rename = "resourceClaims",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub resource_claims: ::std::option::Option<::std::vec::Vec<PodResourceClaimApply>>,
-    /// Resources is the total amount of CPU and Memory resources required by all containers in the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub resources: ::std::option::Option<ResourceRequirementsApply>,
-    /// Restart policy for all containers within the pod.
-    #[serde(
-        rename = "restartPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub restart_policy: ::std::option::Option<::std::string::String>,
-    /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.
-    #[serde(
-        rename = "runtimeClassName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub runtime_class_name: ::std::option::Option<::std::string::String>,
-    /// If specified, the pod will be dispatched by specified scheduler.
-    #[serde(
-        rename = "schedulerName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scheduler_name: ::std::option::Option<::std::string::String>,
-    /// SchedulingGates is an opaque list of values that if specified will block scheduling the pod.
-    #[serde(
-        rename = "schedulingGates",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scheduling_gates: ::std::option::Option<::std::vec::Vec<PodSchedulingGateApply>>,
-    /// SchedulingGroup provides a reference to the immediate scheduling runtime grouping object that this Pod belongs to.
-    #[serde(
-        rename = "schedulingGroup",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub scheduling_group: ::std::option::Option<PodSchedulingGroupApply>,
-    /// SecurityContext holds pod-level security attributes and common container settings.
-    #[serde(
-        rename = "securityContext",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub security_context: ::std::option::Option<PodSecurityContextApply>,
-    /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.
-    #[serde(
-        rename = "serviceAccount",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service_account: ::std::option::Option<::std::string::String>,
-    /// ServiceAccountName is the name of the ServiceAccount to use to run this pod.
-    #[serde(
-        rename = "serviceAccountName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service_account_name: ::std::option::Option<::std::string::String>,
-    /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default).
-    #[serde(
-        rename = "setHostnameAsFQDN",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub set_hostname_as_fqdn: ::std::option::Option<bool>,
-    /// Share a single process namespace between all of the containers in a pod.
-    #[serde(
-        rename = "shareProcessNamespace",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub share_process_namespace: ::std::option::Option<bool>,
-    /// If specified, the fully qualified Pod hostname will be "\<hostname\>.\<subdomain\>.\<pod namespace\>.svc.\<cluster domain\>".
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub subdomain: ::std::option::Option<::std::string::String>,
-    /// Optional duration in seconds the pod needs to terminate gracefully.
-    #[serde(
-        rename = "terminationGracePeriodSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub termination_grace_period_seconds: ::std::option::Option<i64>,
-    /// If specified, the pod's tolerations.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tolerations: ::std::option::Option<::std::vec::Vec<TolerationApply>>,
-    /// TopologySpreadConstraints describes how a group of pods ought to spread across topology domains.
-    #[serde(
-        rename = "topologySpreadConstraints",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub topology_spread_constraints: ::std::option::Option<
-        ::std::vec::Vec<TopologySpreadConstraintApply>,
-    >,
-    /// List of volumes that can be mounted by containers belonging to the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub volumes: ::std::option::Option<::std::vec::Vec<VolumeApply>>,
-}
-impl PodSpecApply {
-    /// Sets `activeDeadlineSeconds`.
-    pub fn with_active_deadline_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.active_deadline_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `affinity`.
-    pub fn with_affinity(mut self, value: AffinityApply) -> Self {
-        self.affinity = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `automountServiceAccountToken`.
-    pub fn with_automount_service_account_token(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.automount_service_account_token = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `containers`.
-    pub fn with_containers(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerApply>,
-    ) -> Self {
-        self.containers
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `dnsConfig`.
-    pub fn with_dns_config(mut self, value: PodDNSConfigApply) -> Self {
-        self.dns_config = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `dnsPolicy`.
-    pub fn with_dns_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.dns_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `enableServiceLinks`.
-    pub fn with_enable_service_links(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.enable_service_links = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `ephemeralContainers`.
-    pub fn with_ephemeral_containers(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = EphemeralContainerApply>,
-    ) -> Self {
-        self.ephemeral_containers
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `hostAliases`.
-    pub fn with_host_aliases(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = HostAliasApply>,
-    ) -> Self {
-        self.host_aliases
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `hostIPC`.
-    pub fn with_host_ipc(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.host_ipc = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostNetwork`.
-    pub fn with_host_network(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.host_network = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostPID`.
-    pub fn with_host_pid(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.host_pid = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostUsers`.
-    pub fn with_host_users(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.host_users = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostname`.
-    pub fn with_hostname(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.hostname = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostnameOverride`.
-    pub fn with_hostname_override(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.hostname_override = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `imagePullSecrets`.
-    pub fn with_image_pull_secrets(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = LocalObjectReferenceApply>,
-    ) -> Self {
-        self.image_pull_secrets
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `initContainers`.
-    pub fn with_init_containers(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ContainerApply>,
-    ) -> Self {
-        self.init_containers
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `nodeName`.
-    pub fn with_node_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.node_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Adds entries to `nodeSelector` (a key given again replaces the value).
-    pub fn with_node_selector<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<Item = (K, ::std::string::String)>,
-    ) -> Self {
-        self.node_selector
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-    /// Sets `os`.
-    pub fn with_os(mut self, value: PodOSApply) -> Self {
-        self.os = ::std::option::Option::Some(value);
-        self
-    }
-    /// Adds entries to `overhead` (a key given again replaces the value).
-    pub fn with_overhead<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                K,
-                ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-            ),
-        >,
-    ) -> Self {
-        self.overhead
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-    /// Sets `preemptionPolicy`.
-    pub fn with_preemption_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.preemption_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `priority`.
-    pub fn with_priority(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.priority = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `priorityClassName`.
-    pub fn with_priority_class_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.priority_class_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `readinessGates`.
-    pub fn with_readiness_gates(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PodReadinessGateApply>,
-    ) -> Self {
-        self.readiness_gates
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `resourceClaims`.
-    pub fn with_resource_claims(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PodResourceClaimApply>,
-    ) -> Self {
-        self.resource_claims
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `resources`.
-    pub fn with_resources(mut self, value: ResourceRequirementsApply) -> Self {
-        self.resources = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `restartPolicy`.
-    pub fn with_restart_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.restart_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runtimeClassName`.
-    pub fn with_runtime_class_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.runtime_class_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `schedulerName`.
-    pub fn with_scheduler_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.scheduler_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `schedulingGates`.
-    pub fn with_scheduling_gates(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = PodSchedulingGateApply>,
-    ) -> Self {
-        self.scheduling_gates
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `schedulingGroup`.
-    pub fn with_scheduling_group(mut self, value: PodSchedulingGroupApply) -> Self {
-        self.scheduling_group = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `securityContext`.
-    pub fn with_security_context(mut self, value: PodSecurityContextApply) -> Self {
-        self.security_context = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `serviceAccount`.
-    pub fn with_service_account(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.service_account = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `serviceAccountName`.
-    pub fn with_service_account_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.service_account_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `setHostnameAsFQDN`.
-    pub fn with_set_hostname_as_fqdn(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.set_hostname_as_fqdn = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `shareProcessNamespace`.
-    pub fn with_share_process_namespace(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.share_process_namespace = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `subdomain`.
-    pub fn with_subdomain(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.subdomain = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `terminationGracePeriodSeconds`.
-    pub fn with_termination_grace_period_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.termination_grace_period_seconds = ::std::option::Option::Some(
-            value.into(),
-        );
-        self
-    }
-    /// Appends to `tolerations`.
-    pub fn with_tolerations(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = TolerationApply>,
-    ) -> Self {
-        self.tolerations
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `topologySpreadConstraints`.
-    pub fn with_topology_spread_constraints(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = TopologySpreadConstraintApply>,
-    ) -> Self {
-        self.topology_spread_constraints
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `volumes`.
-    pub fn with_volumes(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = VolumeApply>,
-    ) -> Self {
-        self.volumes.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// PodTemplateSpec describes the data a pod should have when created from a template
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PodTemplateSpecApply {
-    /// Standard object's metadata.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,
-    /// Specification of the desired behavior of the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub spec: ::std::option::Option<PodSpecApply>,
-}
-impl PodTemplateSpecApply {
-    /// Sets `metadata`.
-    pub fn with_metadata(mut self, value: ::kubegen::apply::ObjectMetaApply) -> Self {
-        self.metadata = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `spec`.
-    pub fn with_spec(mut self, value: PodSpecApply) -> Self {
-        self.spec = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// PortStatus represents the error condition of a service port
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PortStatusApply {
-    /// Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use CamelCase names - cloud provider specific error values must have names that comply with the format foo.example.com/CamelCase.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub error: ::std::option::Option<::std::string::String>,
-    /// Port is the port number of the service port of which status is recorded here
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub port: ::std::option::Option<i32>,
-    /// Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub protocol: ::std::option::Option<::std::string::String>,
-}
-impl PortStatusApply {
-    /// Sets `error`.
-    pub fn with_error(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.error = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `port`.
-    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `protocol`.
-    pub fn with_protocol(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.protocol = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// PortworxVolumeSource represents a Portworx volume resource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PortworxVolumeSourceApply {
-    /// fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// readOnly defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// volumeID uniquely identifies a Portworx volume
-    #[serde(rename = "volumeID", skip_serializing_if = "::std::option::Option::is_none")]
-    pub volume_id: ::std::option::Option<::std::string::String>,
-}
-impl PortworxVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeID`.
-    pub fn with_volume_id(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_id = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct PreferredSchedulingTermApply {
-    /// A node selector term, associated with the corresponding weight.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub preference: ::std::option::Option<NodeSelectorTermApply>,
-    /// Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub weight: ::std::option::Option<i32>,
-}
-impl PreferredSchedulingTermApply {
-    /// Sets `preference`.
-    pub fn with_preference(mut self, value: NodeSelectorTermApply) -> Self {
-        self.preference = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `weight`.
-    pub fn with_weight(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.weight = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ProbeApply {
-    /// Exec specifies a command to execute in the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub exec: ::std::option::Option<ExecActionApply>,
-    /// Minimum consecutive failures for the probe to be considered failed after having succeeded.
-    #[serde(
-        rename = "failureThreshold",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub failure_threshold: ::std::option::Option<i32>,
-    /// GRPC specifies a GRPC HealthCheckRequest.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub grpc: ::std::option::Option<GRPCActionApply>,
-    /// HTTPGet specifies an HTTP GET request to perform.
-    #[serde(rename = "httpGet", skip_serializing_if = "::std::option::Option::is_none")]
-    pub http_get: ::std::option::Option<HTTPGetActionApply>,
-    /// Number of seconds after the container has started before liveness probes are initiated.
-    #[serde(
-        rename = "initialDelaySeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub initial_delay_seconds: ::std::option::Option<i32>,
-    /// How often (in seconds) to perform the probe.
-    #[serde(
-        rename = "periodSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub period_seconds: ::std::option::Option<i32>,
-    /// Minimum consecutive successes for the probe to be considered successful after having failed.
-    #[serde(
-        rename = "successThreshold",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub success_threshold: ::std::option::Option<i32>,
-    /// TCPSocket specifies a connection to a TCP port.
-    #[serde(
-        rename = "tcpSocket",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub tcp_socket: ::std::option::Option<TCPSocketActionApply>,
-    /// Optional duration in seconds the pod needs to terminate gracefully upon probe failure.
-    #[serde(
-        rename = "terminationGracePeriodSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub termination_grace_period_seconds: ::std::option::Option<i64>,
-    /// Number of seconds after which the probe times out.
-    #[serde(
-        rename = "timeoutSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub timeout_seconds: ::std::option::Option<i32>,
-}
-impl ProbeApply {
-    /// Sets `exec`.
-    pub fn with_exec(mut self, value: ExecActionApply) -> Self {
-        self.exec = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `failureThreshold`.
-    pub fn with_failure_threshold(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.failure_threshold = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `grpc`.
-    pub fn with_grpc(mut self, value: GRPCActionApply) -> Self {
-        self.grpc = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `httpGet`.
-    pub fn with_http_get(mut self, value: HTTPGetActionApply) -> Self {
-        self.http_get = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `initialDelaySeconds`.
-    pub fn with_initial_delay_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.initial_delay_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `periodSeconds`.
-    pub fn with_period_seconds(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.period_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `successThreshold`.
-    pub fn with_success_threshold(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.success_threshold = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `tcpSocket`.
-    pub fn with_tcp_socket(mut self, value: TCPSocketActionApply) -> Self {
-        self.tcp_socket = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `terminationGracePeriodSeconds`.
-    pub fn with_termination_grace_period_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.termination_grace_period_seconds = ::std::option::Option::Some(
-            value.into(),
-        );
-        self
-    }
-    /// Sets `timeoutSeconds`.
-    pub fn with_timeout_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.timeout_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a projected volume source
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ProjectedVolumeSourceApply {
-    /// defaultMode are the mode bits used to set permissions on created files by default.
-    #[serde(
-        rename = "defaultMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_mode: ::std::option::Option<i32>,
-    /// sources is the list of volume projections.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub sources: ::std::option::Option<::std::vec::Vec<VolumeProjectionApply>>,
-}
-impl ProjectedVolumeSourceApply {
-    /// Sets `defaultMode`.
-    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.default_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `sources`.
-    pub fn with_sources(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = VolumeProjectionApply>,
-    ) -> Self {
-        self.sources.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-}
-/// Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct QuobyteVolumeSourceApply {
-    /// group to map volume access to Default is no group
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub group: ::std::option::Option<::std::string::String>,
-    /// readOnly here will force the Quobyte volume to be mounted with read-only permissions.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub registry: ::std::option::Option<::std::string::String>,
-    /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub tenant: ::std::option::Option<::std::string::String>,
-    /// user to map volume access to Defaults to serivceaccount user
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub user: ::std::option::Option<::std::string::String>,
-    /// volume is a string that references an already created Quobyte volume by name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub volume: ::std::option::Option<::std::string::String>,
-}
-impl QuobyteVolumeSourceApply {
-    /// Sets `group`.
-    pub fn with_group(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.group = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `registry`.
-    pub fn with_registry(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.registry = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `tenant`.
-    pub fn with_tenant(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.tenant = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `user`.
-    pub fn with_user(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.user = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volume`.
-    pub fn with_volume(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct RBDVolumeSourceApply {
-    /// fsType is the filesystem type of the volume that you want to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// image is the rados image name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub image: ::std::option::Option<::std::string::String>,
-    /// keyring is the path to key ring for RBDUser.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub keyring: ::std::option::Option<::std::string::String>,
-    /// monitors is a collection of Ceph monitors.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub monitors: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// pool is the rados pool name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub pool: ::std::option::Option<::std::string::String>,
-    /// readOnly here will force the ReadOnly setting in VolumeMounts.
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretRef is name of the authentication secret for RBDUser.
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// user is the rados user name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub user: ::std::option::Option<::std::string::String>,
-}
-impl RBDVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `image`.
-    pub fn with_image(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.image = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `keyring`.
-    pub fn with_keyring(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.keyring = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `monitors`.
-    pub fn with_monitors(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.monitors
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `pool`.
-    pub fn with_pool(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.pool = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `user`.
-    pub fn with_user(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.user = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ResourceClaim references one entry in PodSpec.ResourceClaims.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ResourceClaimApply {
-    /// Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Request is the name chosen for a request in the referenced claim.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub request: ::std::option::Option<::std::string::String>,
-}
-impl ResourceClaimApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `request`.
-    pub fn with_request(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.request = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ResourceFieldSelector represents container resources (cpu, memory) and their output format
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ResourceFieldSelectorApply {
-    /// Container name: required for volumes, optional for env vars
-    #[serde(
-        rename = "containerName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub container_name: ::std::option::Option<::std::string::String>,
-    /// Specifies the output format of the exposed resources, defaults to "1"
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub divisor: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-    >,
-    /// Required: resource to select
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub resource: ::std::option::Option<::std::string::String>,
-}
-impl ResourceFieldSelectorApply {
-    /// Sets `containerName`.
-    pub fn with_container_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.container_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `divisor`.
-    pub fn with_divisor(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    ) -> Self {
-        self.divisor = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `resource`.
-    pub fn with_resource(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.resource = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ResourceRequirements describes the compute resource requirements.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ResourceRequirementsApply {
-    /// Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub claims: ::std::option::Option<::std::vec::Vec<ResourceClaimApply>>,
-    /// Limits describes the maximum amount of compute resources allowed.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub limits: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    >,
-    /// Requests describes the minimum amount of compute resources required.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub requests: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    >,
-}
-impl ResourceRequirementsApply {
-    /// Appends to `claims`.
-    pub fn with_claims(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ResourceClaimApply>,
-    ) -> Self {
-        self.claims.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Adds entries to `limits` (a key given again replaces the value).
-    pub fn with_limits<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                K,
-                ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-            ),
-        >,
-    ) -> Self {
-        self.limits
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-    /// Adds entries to `requests` (a key given again replaces the value).
-    pub fn with_requests<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                K,
-                ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-            ),
-        >,
-    ) -> Self {
-        self.requests
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-}
-/// SELinuxOptions are the labels to be applied to the container
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SELinuxOptionsApply {
-    /// Level is SELinux level label that applies to the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub level: ::std::option::Option<::std::string::String>,
-    /// Role is a SELinux role label that applies to the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub role: ::std::option::Option<::std::string::String>,
-    /// Type is a SELinux type label that applies to the container.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-    /// User is a SELinux user label that applies to the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub user: ::std::option::Option<::std::string::String>,
-}
-impl SELinuxOptionsApply {
-    /// Sets `level`.
-    pub fn with_level(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.level = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `role`.
-    pub fn with_role(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.role = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `user`.
-    pub fn with_user(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.user = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ScaleIOVolumeSource represents a persistent ScaleIO volume
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ScaleIOVolumeSourceApply {
-    /// fsType is the filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// gateway is the host address of the ScaleIO API Gateway.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub gateway: ::std::option::Option<::std::string::String>,
-    /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
-    #[serde(
-        rename = "protectionDomain",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub protection_domain: ::std::option::Option<::std::string::String>,
-    /// readOnly Defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretRef references to the secret for ScaleIO user and other sensitive information.
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// sslEnabled Flag enable/disable SSL communication with Gateway, default false
-    #[serde(
-        rename = "sslEnabled",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ssl_enabled: ::std::option::Option<bool>,
-    /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned.
-    #[serde(
-        rename = "storageMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_mode: ::std::option::Option<::std::string::String>,
-    /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
-    #[serde(
-        rename = "storagePool",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_pool: ::std::option::Option<::std::string::String>,
-    /// system is the name of the storage system as configured in ScaleIO.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub system: ::std::option::Option<::std::string::String>,
-    /// volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
-    #[serde(
-        rename = "volumeName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_name: ::std::option::Option<::std::string::String>,
-}
-impl ScaleIOVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `gateway`.
-    pub fn with_gateway(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.gateway = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `protectionDomain`.
-    pub fn with_protection_domain(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.protection_domain = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `sslEnabled`.
-    pub fn with_ssl_enabled(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.ssl_enabled = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `storageMode`.
-    pub fn with_storage_mode(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.storage_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `storagePool`.
-    pub fn with_storage_pool(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.storage_pool = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `system`.
-    pub fn with_system(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.system = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeName`.
-    pub fn with_volume_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SeccompProfileApply {
-    /// localhostProfile indicates a profile defined in a file on the node should be used.
-    #[serde(
-        rename = "localhostProfile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub localhost_profile: ::std::option::Option<::std::string::String>,
-    /// type indicates which kind of seccomp profile will be applied.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl SeccompProfileApply {
-    /// Sets `localhostProfile`.
-    pub fn with_localhost_profile(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.localhost_profile = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// SecretEnvSource selects a Secret to populate the environment variables with.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SecretEnvSourceApply {
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Specify whether the Secret must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl SecretEnvSourceApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// SecretKeySelector selects a key of a Secret.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SecretKeySelectorApply {
-    /// The key of the secret to select from.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Specify whether the Secret or its key must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl SecretKeySelectorApply {
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Adapts a secret into a projected volume.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SecretProjectionApply {
-    /// items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub items: ::std::option::Option<::std::vec::Vec<KeyToPathApply>>,
-    /// Name of the referent.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// optional field specify whether the Secret or its key must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-}
-impl SecretProjectionApply {
-    /// Appends to `items`.
-    pub fn with_items(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = KeyToPathApply>,
-    ) -> Self {
-        self.items.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Adapts a Secret into a volume.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SecretVolumeSourceApply {
-    /// defaultMode is Optional: mode bits used to set permissions on created files by default.
-    #[serde(
-        rename = "defaultMode",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub default_mode: ::std::option::Option<i32>,
-    /// items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub items: ::std::option::Option<::std::vec::Vec<KeyToPathApply>>,
-    /// optional field specify whether the Secret or its keys must be defined
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub optional: ::std::option::Option<bool>,
-    /// secretName is the name of the secret in the pod's namespace to use.
-    #[serde(
-        rename = "secretName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_name: ::std::option::Option<::std::string::String>,
-}
-impl SecretVolumeSourceApply {
-    /// Sets `defaultMode`.
-    pub fn with_default_mode(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.default_mode = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `items`.
-    pub fn with_items(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = KeyToPathApply>,
-    ) -> Self {
-        self.items.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `optional`.
-    pub fn with_optional(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.optional = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretName`.
-    pub fn with_secret_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.secret_name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext. When both are set, the values in SecurityContext take precedence.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SecurityContextApply {
-    /// AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process.
-    #[serde(
-        rename = "allowPrivilegeEscalation",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allow_privilege_escalation: ::std::option::Option<bool>,
-    /// appArmorProfile is the AppArmor options to use by this container.
-    #[serde(
-        rename = "appArmorProfile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub app_armor_profile: ::std::option::Option<AppArmorProfileApply>,
-    /// The capabilities to add/drop when running containers.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub capabilities: ::std::option::Option<CapabilitiesApply>,
-    /// Run container in privileged mode.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub privileged: ::std::option::Option<bool>,
-    /// procMount denotes the type of proc mount to use for the containers.
-    #[serde(
-        rename = "procMount",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub proc_mount: ::std::option::Option<::std::string::String>,
-    /// Whether this container has a read-only root filesystem.
-    #[serde(
-        rename = "readOnlyRootFilesystem",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only_root_filesystem: ::std::option::Option<bool>,
-    /// The GID to run the entrypoint of the container process.
-    #[serde(
-        rename = "runAsGroup",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_group: ::std::option::Option<i64>,
-    /// Indicates that the container must run as a non-root user.
-    #[serde(
-        rename = "runAsNonRoot",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_non_root: ::std::option::Option<bool>,
-    /// The UID to run the entrypoint of the container process.
-    #[serde(
-        rename = "runAsUser",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_user: ::std::option::Option<i64>,
-    /// The SELinux context to be applied to the container.
-    #[serde(
-        rename = "seLinuxOptions",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub se_linux_options: ::std::option::Option<SELinuxOptionsApply>,
-    /// The seccomp options to use by this container.
-    #[serde(
-        rename = "seccompProfile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub seccomp_profile: ::std::option::Option<SeccompProfileApply>,
-    /// The Windows specific settings applied to all containers.
-    #[serde(
-        rename = "windowsOptions",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub windows_options: ::std::option::Option<WindowsSecurityContextOptionsApply>,
-}
-impl SecurityContextApply {
-    /// Sets `allowPrivilegeEscalation`.
-    pub fn with_allow_privilege_escalation(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.allow_privilege_escalation = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `appArmorProfile`.
-    pub fn with_app_armor_profile(mut self, value: AppArmorProfileApply) -> Self {
-        self.app_armor_profile = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `capabilities`.
-    pub fn with_capabilities(mut self, value: CapabilitiesApply) -> Self {
-        self.capabilities = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `privileged`.
-    pub fn with_privileged(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.privileged = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `procMount`.
-    pub fn with_proc_mount(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.proc_mount = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnlyRootFilesystem`.
-    pub fn with_read_only_root_filesystem(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.read_only_root_filesystem = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsGroup`.
-    pub fn with_run_as_group(mut self, value: impl ::std::convert::Into<i64>) -> Self {
-        self.run_as_group = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsNonRoot`.
-    pub fn with_run_as_non_root(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.run_as_non_root = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsUser`.
-    pub fn with_run_as_user(mut self, value: impl ::std::convert::Into<i64>) -> Self {
-        self.run_as_user = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `seLinuxOptions`.
-    pub fn with_se_linux_options(mut self, value: SELinuxOptionsApply) -> Self {
-        self.se_linux_options = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `seccompProfile`.
-    pub fn with_seccomp_profile(mut self, value: SeccompProfileApply) -> Self {
-        self.seccomp_profile = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `windowsOptions`.
-    pub fn with_windows_options(
-        mut self,
-        value: WindowsSecurityContextOptionsApply,
-    ) -> Self {
-        self.windows_options = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ServiceAccountTokenProjectionApply {
-    /// audience is the intended audience of the token.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub audience: ::std::option::Option<::std::string::String>,
-    /// expirationSeconds is the requested duration of validity of the service account token.
-    #[serde(
-        rename = "expirationSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub expiration_seconds: ::std::option::Option<i64>,
-    /// path is the path relative to the mount point of the file to project the token into.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub path: ::std::option::Option<::std::string::String>,
-}
-impl ServiceAccountTokenProjectionApply {
-    /// Sets `audience`.
-    pub fn with_audience(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.audience = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `expirationSeconds`.
-    pub fn with_expiration_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.expiration_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `path`.
-    pub fn with_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.path = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.
-///
-/// The apply configuration of `Service` (`v1`): every field optional, serialized with exactly the fields set.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ServiceApply {
-    /// APIVersion defines the versioned schema of this representation of an object.
-    #[serde(
-        rename = "apiVersion",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
-    /// Kind is a string value representing the REST resource this object represents.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kind: ::std::option::Option<::std::string::String>,
-    /// Standard object's metadata.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,
-    /// Spec defines the behavior of a service.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub spec: ::std::option::Option<ServiceSpecApply>,
-    /// Most recently observed status of the service.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<ServiceStatusApply>,
-}
-impl ServiceApply {
-    /// Sets `apiVersion`.
-    pub fn with_api_version(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_version = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `kind`.
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `metadata`.
-    pub fn with_metadata(mut self, value: ::kubegen::apply::ObjectMetaApply) -> Self {
-        self.metadata = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `spec`.
-    pub fn with_spec(mut self, value: ServiceSpecApply) -> Self {
-        self.spec = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `status`.
-    pub fn with_status(mut self, value: ServiceStatusApply) -> Self {
-        self.status = ::std::option::Option::Some(value);
-        self
-    }
-}
-impl ServiceApply {
-    /// `Service` `name` in `namespace`, with `apiVersion` and `kind` set.
-    pub fn new(
-        name: impl ::std::convert::Into<::std::string::String>,
-        namespace: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        ServiceApply {
-            api_version: ::std::option::Option::Some("v1".into()),
-            kind: ::std::option::Option::Some("Service".into()),
-            metadata: ::std::option::Option::Some(
-                ::kubegen::apply::ObjectMetaApply::default()
-                    .with_name(name)
-                    .with_namespace(namespace),
-            ),
-            ..::std::default::Default::default()
-        }
-    }
-    /// Reads back the fields `field_manager` owns in `object` (the main resource): client-go's `ExtractService`.
-    pub fn extract(
-        object: &::kubegen::k8s_openapi::api::core::v1::Service,
-        field_manager: &str,
-    ) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-        ::kubegen::apply::extract(object, field_manager, ::std::option::Option::None)
-    }
-    /// Reads back the fields `field_manager` owns in `object`'s status subresource: client-go's `ExtractServiceStatus`.
-    pub fn extract_status(
-        object: &::kubegen::k8s_openapi::api::core::v1::Service,
-        field_manager: &str,
-    ) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-        ::kubegen::apply::extract(
-            object,
-            field_manager,
-            ::std::option::Option::Some("status"),
-        )
-    }
-    /// Adds labels to `metadata` (a key given again replaces the value).
-    pub fn with_labels<
-        K: ::std::convert::Into<::std::string::String>,
-        V: ::std::convert::Into<::std::string::String>,
-    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_labels(labels),
-        );
-        self
-    }
-    /// Adds annotations to `metadata` (a key given again replaces the value).
-    pub fn with_annotations<
-        K: ::std::convert::Into<::std::string::String>,
-        V: ::std::convert::Into<::std::string::String>,
-    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_annotations(annotations),
-        );
-        self
-    }
-    /// Appends owner references to `metadata`.
-    pub fn with_owner_references(
-        mut self,
-        references: impl ::std::iter::IntoIterator<
-            Item = ::kubegen::apply::OwnerReferenceApply,
-        >,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_owner_references(references),
-        );
-        self
-    }
-    /// Appends finalizers to `metadata`.
-    pub fn with_finalizers<S: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        finalizers: impl ::std::iter::IntoIterator<Item = S>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_finalizers(finalizers),
-        );
-        self
-    }
-}
-impl ::kubegen::apply::ApplyConfiguration for ServiceApply {
-    type Resource = ::kubegen::k8s_openapi::api::core::v1::Service;
-    fn schema() -> ::std::result::Result<
-        &'static ::kubegen::__private::serde_json::Value,
-        ::kubegen::apply::ApplyError,
-    > {
-        static SCHEMA: ::kubegen::apply::SchemaCell = ::kubegen::apply::SchemaCell::new();
-        ::kubegen::apply::builtin_schema(&SCHEMA, "io.k8s.api.core.v1.Service")
-    }
-    fn metadata(&self) -> ::std::option::Option<&::kubegen::apply::ObjectMetaApply> {
-        self.metadata.as_ref()
-    }
-}
-/// ServicePort contains information on service's port.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ServicePortApply {
-    /// The application protocol for this port.
-    #[serde(
-        rename = "appProtocol",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub app_protocol: ::std::option::Option<::std::string::String>,
-    /// The name of this port within the service.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// The port on each node on which this service is exposed when type is NodePort or LoadBalancer.
-    #[serde(rename = "nodePort", skip_serializing_if = "::std::option::Option::is_none")]
-    pub node_port: ::std::option::Option<i32>,
-    /// The port that will be exposed by this service.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub port: ::std::option::Option<i32>,
-    /// The IP protocol for this port.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub protocol: ::std::option::Option<::std::string::String>,
-    /// Number or name of the port to access on the pods targeted by the service.
-    #[serde(
-        rename = "targetPort",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub target_port: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    >,
-}
-impl ServicePortApply {
-    /// Sets `appProtocol`.
-    pub fn with_app_protocol(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.app_protocol = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `nodePort`.
-    pub fn with_node_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.node_port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `port`.
-    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `protocol`.
-    pub fn with_protocol(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.protocol = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `targetPort`.
-    pub fn with_target_port(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-    ) -> Self {
-        self.target_port = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ServiceSpec describes the attributes that a user creates on a service.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ServiceSpecApply {
-    /// allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.
-    #[serde(
-        rename = "allocateLoadBalancerNodePorts",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub allocate_load_balancer_node_ports: ::std::option::Option<bool>,
-    /// clusterIP is the IP address of the service and is usually assigned randomly.
-    #[serde(
-        rename = "clusterIP",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cluster_ip: ::std::option::Option<::std::string::String>,
-    /// ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.
-    #[serde(
-        rename = "clusterIPs",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cluster_ips: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.
-    #[serde(
-        rename = "externalIPs",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub external_ips: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g.
-    #[serde(
-        rename = "externalName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub external_name: ::std::option::Option<::std::string::String>,
-    /// externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs).
-    #[serde(
-        rename = "externalTrafficPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub external_traffic_policy: ::std::option::Option<::std::string::String>,
-    /// healthCheckNodePort specifies the healthcheck nodePort for the service.
-    #[serde(
-        rename = "healthCheckNodePort",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub health_check_node_port: ::std::option::Option<i32>,
-    /// InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP.
-    #[serde(
-        rename = "internalTrafficPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub internal_traffic_policy: ::std::option::Option<::std::string::String>,
-    /// IPFamilies is a list of IP families (e.g.
-    #[serde(
-        rename = "ipFamilies",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ip_families: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// IPFamilyPolicy represents the dual-stack-ness requested or required by this Service.
-    #[serde(
-        rename = "ipFamilyPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub ip_family_policy: ::std::option::Option<::std::string::String>,
-    /// loadBalancerClass is the class of the load balancer implementation this Service belongs to.
-    #[serde(
-        rename = "loadBalancerClass",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub load_balancer_class: ::std::option::Option<::std::string::String>,
-    /// Only applies to Service Type: LoadBalancer.
-    #[serde(
-        rename = "loadBalancerIP",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub load_balancer_ip: ::std::option::Option<::std::string::String>,
-    /// If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs.
-    #[serde(
-        rename = "loadBalancerSourceRanges",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub load_balancer_source_ranges: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
-    /// The list of ports that are exposed by this service.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ports: ::std::option::Option<::std::vec::Vec<ServicePortApply>>,
-    /// publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready.
-    #[serde(
-        rename = "publishNotReadyAddresses",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub publish_not_ready_addresses: ::std::option::Option<bool>,
-    /// Route service traffic to pods with label keys and values matching this selector.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub selector: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-    /// Supports "ClientIP" and "None".
-    #[serde(
-        rename = "sessionAffinity",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub session_affinity: ::std::option::Option<::std::string::String>,
-    /// sessionAffinityConfig contains the configurations of session affinity.
-    #[serde(
-        rename = "sessionAffinityConfig",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub session_affinity_config: ::std::option::Option<SessionAffinityConfigApply>,
-    /// TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints.
-    #[serde(
-        rename = "trafficDistribution",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub traffic_distribution: ::std::option::Option<::std::string::String>,
-    /// type determines how the Service is exposed.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl ServiceSpecApply {
-    /// Sets `allocateLoadBalancerNodePorts`.
-    pub fn with_allocate_load_balancer_node_ports(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.allocate_load_balancer_node_ports = ::std::option::Option::Some(
-            value.into(),
-        );
-        self
-    }
-    /// Sets `clusterIP`.
-    pub fn with_cluster_ip(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.cluster_ip = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `clusterIPs`.
-    pub fn with_cluster_ips(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.cluster_ips
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `externalIPs`.
-    pub fn with_external_ips(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.external_ips
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `externalName`.
-    pub fn with_external_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.external_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `externalTrafficPolicy`.
-    pub fn with_external_traffic_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.external_traffic_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `healthCheckNodePort`.
-    pub fn with_health_check_node_port(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.health_check_node_port = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `internalTrafficPolicy`.
-    pub fn with_internal_traffic_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.internal_traffic_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `ipFamilies`.
-    pub fn with_ip_families(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.ip_families
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `ipFamilyPolicy`.
-    pub fn with_ip_family_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.ip_family_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `loadBalancerClass`.
-    pub fn with_load_balancer_class(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.load_balancer_class = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `loadBalancerIP`.
-    pub fn with_load_balancer_ip(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.load_balancer_ip = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `loadBalancerSourceRanges`.
-    pub fn with_load_balancer_source_ranges(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.load_balancer_source_ranges
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Appends to `ports`.
-    pub fn with_ports(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ServicePortApply>,
-    ) -> Self {
-        self.ports.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `publishNotReadyAddresses`.
-    pub fn with_publish_not_ready_addresses(
-        mut self,
-        value: impl ::std::convert::Into<bool>,
-    ) -> Self {
-        self.publish_not_ready_addresses = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Adds entries to `selector` (a key given again replaces the value).
-    pub fn with_selector<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<Item = (K, ::std::string::String)>,
-    ) -> Self {
-        self.selector
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-    /// Sets `sessionAffinity`.
-    pub fn with_session_affinity(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.session_affinity = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `sessionAffinityConfig`.
-    pub fn with_session_affinity_config(
-        mut self,
-        value: SessionAffinityConfigApply,
-    ) -> Self {
-        self.session_affinity_config = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `trafficDistribution`.
-    pub fn with_traffic_distribution(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.traffic_distribution = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// ServiceStatus represents the current status of a service.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ServiceStatusApply {
-    /// Current service state
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<super::meta_v1::ConditionApply>,
-    >,
-    /// LoadBalancer contains the current status of the load-balancer, if one is present.
-    #[serde(
-        rename = "loadBalancer",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub load_balancer: ::std::option::Option<LoadBalancerStatusApply>,
-}
-impl ServiceStatusApply {
-    /// Appends to `conditions`.
-    pub fn with_conditions(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = super::meta_v1::ConditionApply>,
-    ) -> Self {
-        self.conditions
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `loadBalancer`.
-    pub fn with_load_balancer(mut self, value: LoadBalancerStatusApply) -> Self {
-        self.load_balancer = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// SessionAffinityConfig represents the configurations of session affinity.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SessionAffinityConfigApply {
-    /// clientIP contains the configurations of Client IP based session affinity.
-    #[serde(rename = "clientIP", skip_serializing_if = "::std::option::Option::is_none")]
-    pub client_ip: ::std::option::Option<ClientIPConfigApply>,
-}
-impl SessionAffinityConfigApply {
-    /// Sets `clientIP`.
-    pub fn with_client_ip(mut self, value: ClientIPConfigApply) -> Self {
-        self.client_ip = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// SleepAction describes a "sleep" action.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SleepActionApply {
-    /// Seconds is the number of seconds to sleep.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub seconds: ::std::option::Option<i64>,
-}
-impl SleepActionApply {
-    /// Sets `seconds`.
-    pub fn with_seconds(mut self, value: impl ::std::convert::Into<i64>) -> Self {
-        self.seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Represents a StorageOS persistent volume resource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct StorageOSVolumeSourceApply {
-    /// fsType is the filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// readOnly defaults to false (read/write).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.
-    #[serde(
-        rename = "secretRef",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub secret_ref: ::std::option::Option<LocalObjectReferenceApply>,
-    /// volumeName is the human-readable name of the StorageOS volume.
-    #[serde(
-        rename = "volumeName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_name: ::std::option::Option<::std::string::String>,
-    /// volumeNamespace specifies the scope of the volume within StorageOS.
-    #[serde(
-        rename = "volumeNamespace",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_namespace: ::std::option::Option<::std::string::String>,
-}
-impl StorageOSVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `secretRef`.
-    pub fn with_secret_ref(mut self, value: LocalObjectReferenceApply) -> Self {
-        self.secret_ref = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `volumeName`.
-    pub fn with_volume_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumeNamespace`.
-    pub fn with_volume_namespace(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_namespace = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Sysctl defines a kernel parameter to be set
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct SysctlApply {
-    /// Name of a property to set
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Value of a property to set
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub value: ::std::option::Option<::std::string::String>,
-}
-impl SysctlApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `value`.
-    pub fn with_value(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.value = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// TCPSocketAction describes an action based on opening a socket
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct TCPSocketActionApply {
-    /// Optional: Host name to connect to, defaults to the pod IP.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub host: ::std::option::Option<::std::string::String>,
-    /// Number or name of the port to access on the container.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub port: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-    >,
-}
-impl TCPSocketActionApply {
-    /// Sets `host`.
-    pub fn with_host(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.host = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `port`.
-    pub fn with_port(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
-        >,
-    ) -> Self {
-        self.port = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// The pod this Toleration is attached to tolerates any taint that matches the triple \<key,value,effect\> using the matching operator \<operator\>.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct TolerationApply {
-    /// Effect indicates the taint effect to match.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub effect: ::std::option::Option<::std::string::String>,
-    /// Key is the taint key that the toleration applies to.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// Operator represents a key's relationship to the value.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub operator: ::std::option::Option<::std::string::String>,
-    /// TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint.
-    #[serde(
-        rename = "tolerationSeconds",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub toleration_seconds: ::std::option::Option<i64>,
-    /// Value is the taint value the toleration matches to.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub value: ::std::option::Option<::std::string::String>,
-}
-impl TolerationApply {
-    /// Sets `effect`.
-    pub fn with_effect(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.effect = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `operator`.
-    pub fn with_operator(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.operator = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `tolerationSeconds`.
-    pub fn with_toleration_seconds(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.toleration_seconds = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `value`.
-    pub fn with_value(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.value = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// TopologySpreadConstraint specifies how to spread matching pods among the given topology.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct TopologySpreadConstraintApply {
-    /// LabelSelector is used to find matching pods.
-    #[serde(
-        rename = "labelSelector",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub label_selector: ::std::option::Option<super::meta_v1::LabelSelectorApply>,
-    /// MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated.
-    #[serde(
-        rename = "matchLabelKeys",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_label_keys: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// MaxSkew describes the degree to which pods may be unevenly distributed.
-    #[serde(rename = "maxSkew", skip_serializing_if = "::std::option::Option::is_none")]
-    pub max_skew: ::std::option::Option<i32>,
-    /// MinDomains indicates a minimum number of eligible domains.
-    #[serde(
-        rename = "minDomains",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_domains: ::std::option::Option<i32>,
-    /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew.
-    #[serde(
-        rename = "nodeAffinityPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_affinity_policy: ::std::option::Option<::std::string::String>,
-    /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew.
-    #[serde(
-        rename = "nodeTaintsPolicy",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub node_taints_policy: ::std::option::Option<::std::string::String>,
-    /// TopologyKey is the key of node labels.
-    #[serde(
-        rename = "topologyKey",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub topology_key: ::std::option::Option<::std::string::String>,
-    /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint.
-    #[serde(
-        rename = "whenUnsatisfiable",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub when_unsatisfiable: ::std::option::Option<::std::string::String>,
-}
-impl TopologySpreadConstraintApply {
-    /// Sets `labelSelector`.
-    pub fn with_label_selector(
-        mut self,
-        value: super::meta_v1::LabelSelectorApply,
-    ) -> Self {
-        self.label_selector = ::std::option::Option::Some(value);
-        self
-    }
-    /// Appends to `matchLabelKeys`.
-    pub fn with_match_label_keys(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.match_label_keys
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `maxSkew`.
-    pub fn with_max_skew(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.max_skew = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `minDomains`.
-    pub fn with_min_domains(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.min_domains = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `nodeAffinityPolicy`.
-    pub fn with_node_affinity_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.node_affinity_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `nodeTaintsPolicy`.
-    pub fn with_node_taints_policy(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.node_taints_policy = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `topologyKey`.
-    pub fn with_topology_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.topology_key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `whenUnsatisfiable`.
-    pub fn with_when_unsatisfiable(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.when_unsatisfiable = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct TypedLocalObjectReferenceApply {
-    /// APIGroup is the group for the resource being referenced.
-    #[serde(rename = "apiGroup", skip_serializing_if = "::std::option::Option::is_none")]
-    pub api_group: ::std::option::Option<::std::string::String>,
-    /// Kind is the type of resource being referenced
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kind: ::std::option::Option<::std::string::String>,
-    /// Name is the name of resource being referenced
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-impl TypedLocalObjectReferenceApply {
-    /// Sets `apiGroup`.
-    pub fn with_api_group(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_group = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `kind`.
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// TypedObjectReference contains enough information to let you locate the typed referenced object
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct TypedObjectReferenceApply {
-    /// APIGroup is the group for the resource being referenced.
-    #[serde(rename = "apiGroup", skip_serializing_if = "::std::option::Option::is_none")]
-    pub api_group: ::std::option::Option<::std::string::String>,
-    /// Kind is the type of resource being referenced
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kind: ::std::option::Option<::std::string::String>,
-    /// Name is the name of resource being referenced
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub namespace: ::std::option::Option<::std::string::String>,
-}
-impl TypedObjectReferenceApply {
-    /// Sets `apiGroup`.
-    pub fn with_api_group(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_group = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `kind`.
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `namespace`.
-    pub fn with_namespace(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.namespace = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Volume represents a named volume in a pod that may be accessed by any container in the pod.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct VolumeApply {
-    /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod.
-    #[serde(
-        rename = "awsElasticBlockStore",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub aws_elastic_block_store: ::std::option::Option<
-        AWSElasticBlockStoreVolumeSourceApply,
-    >,
-    /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
-    #[serde(
-        rename = "azureDisk",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub azure_disk: ::std::option::Option<AzureDiskVolumeSourceApply>,
-    /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
-    #[serde(
-        rename = "azureFile",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub azure_file: ::std::option::Option<AzureFileVolumeSourceApply>,
-    /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cephfs: ::std::option::Option<CephFSVolumeSourceApply>,
-    /// cinder represents a cinder volume attached and mounted on kubelets host machine.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub cinder: ::std::option::Option<CinderVolumeSourceApply>,
-    /// configMap represents a configMap that should populate this volume
-    #[serde(
-        rename = "configMap",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map: ::std::option::Option<ConfigMapVolumeSourceApply>,
-    /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub csi: ::std::option::Option<CSIVolumeSourceApply>,
-    /// downwardAPI represents downward API about the pod that should populate this volume
-    #[serde(
-        rename = "downwardAPI",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub downward_api: ::std::option::Option<DownwardAPIVolumeSourceApply>,
-    /// emptyDir represents a temporary directory that shares a pod's lifetime.
-    #[serde(rename = "emptyDir", skip_serializing_if = "::std::option::Option::is_none")]
-    pub empty_dir: ::std::option::Option<EmptyDirVolumeSourceApply>,
-    /// ephemeral represents a volume that is handled by a cluster storage driver.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ephemeral: ::std::option::Option<EphemeralVolumeSourceApply>,
-    /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub fc: ::std::option::Option<FCVolumeSourceApply>,
-    /// flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.
-    #[serde(
-        rename = "flexVolume",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub flex_volume: ::std::option::Option<FlexVolumeSourceApply>,
-    /// flocker represents a Flocker volume attached to a kubelet's host machine.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub flocker: ::std::option::Option<FlockerVolumeSourceApply>,
-    /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod.
-    #[serde(
-        rename = "gcePersistentDisk",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub gce_persistent_disk: ::std::option::Option<GCEPersistentDiskVolumeSourceApply>,
-    /// gitRepo represents a git repository at a particular revision.
-    #[serde(rename = "gitRepo", skip_serializing_if = "::std::option::Option::is_none")]
-    pub git_repo: ::std::option::Option<GitRepoVolumeSourceApply>,
-    /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub glusterfs: ::std::option::Option<GlusterfsVolumeSourceApply>,
-    /// hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container.
-    #[serde(rename = "hostPath", skip_serializing_if = "::std::option::Option::is_none")]
-    pub host_path: ::std::option::Option<HostPathVolumeSourceApply>,
-    /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub image: ::std::option::Option<ImageVolumeSourceApply>,
-    /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub iscsi: ::std::option::Option<ISCSIVolumeSourceApply>,
-    /// name of the volume.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: <https://kubernetes.io/docs/concepts/storage/volumes#nfs>
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub nfs: ::std::option::Option<NFSVolumeSourceApply>,
-    /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace.
-    #[serde(
-        rename = "persistentVolumeClaim",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub persistent_volume_claim: ::std::option::Option<
-        PersistentVolumeClaimVolumeSourceApply,
-    >,
-    /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine.
-    #[serde(
-        rename = "photonPersistentDisk",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub photon_persistent_disk: ::std::option::Option<
-        PhotonPersistentDiskVolumeSourceApply,
-    >,
-    /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
-    #[serde(
-        rename = "portworxVolume",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub portworx_volume: ::std::option::Option<PortworxVolumeSourceApply>,
-    /// projected items for all in one resources secrets, configmaps, and downward API
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub projected: ::std::option::Option<ProjectedVolumeSourceApply>,
-    /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub quobyte: ::std::option::Option<QuobyteVolumeSourceApply>,
-    /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub rbd: ::std::option::Option<RBDVolumeSourceApply>,
-    /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
-    #[serde(rename = "scaleIO", skip_serializing_if = "::std::option::Option::is_none")]
-    pub scale_io: ::std::option::Option<ScaleIOVolumeSourceApply>,
-    /// secret represents a secret that should populate this volume.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub secret: ::std::option::Option<SecretVolumeSourceApply>,
-    /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub storageos: ::std::option::Option<StorageOSVolumeSourceApply>,
-    /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
-    #[serde(
-        rename = "vsphereVolume",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub vsphere_volume: ::std::option::Option<VsphereVirtualDiskVolumeSourceApply>,
-}
-impl VolumeApply {
-    /// Sets `awsElasticBlockStore`.
-    pub fn with_aws_elastic_block_store(
-        mut self,
-        value: AWSElasticBlockStoreVolumeSourceApply,
-    ) -> Self {
-        self.aws_elastic_block_store = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `azureDisk`.
-    pub fn with_azure_disk(mut self, value: AzureDiskVolumeSourceApply) -> Self {
-        self.azure_disk = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `azureFile`.
-    pub fn with_azure_file(mut self, value: AzureFileVolumeSourceApply) -> Self {
-        self.azure_file = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `cephfs`.
-    pub fn with_cephfs(mut self, value: CephFSVolumeSourceApply) -> Self {
-        self.cephfs = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `cinder`.
-    pub fn with_cinder(mut self, value: CinderVolumeSourceApply) -> Self {
-        self.cinder = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `configMap`.
-    pub fn with_config_map(mut self, value: ConfigMapVolumeSourceApply) -> Self {
-        self.config_map = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `csi`.
-    pub fn with_csi(mut self, value: CSIVolumeSourceApply) -> Self {
-        self.csi = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `downwardAPI`.
-    pub fn with_downward_api(mut self, value: DownwardAPIVolumeSourceApply) -> Self {
-        self.downward_api = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `emptyDir`.
-    pub fn with_empty_dir(mut self, value: EmptyDirVolumeSourceApply) -> Self {
-        self.empty_dir = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `ephemeral`.
-    pub fn with_ephemeral(mut self, value: EphemeralVolumeSourceApply) -> Self {
-        self.ephemeral = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `fc`.
-    pub fn with_fc(mut self, value: FCVolumeSourceApply) -> Self {
-        self.fc = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `flexVolume`.
-    pub fn with_flex_volume(mut self, value: FlexVolumeSourceApply) -> Self {
-        self.flex_volume = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `flocker`.
-    pub fn with_flocker(mut self, value: FlockerVolumeSourceApply) -> Self {
-        self.flocker = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `gcePersistentDisk`.
-    pub fn with_gce_persistent_disk(
-        mut self,
-        value: GCEPersistentDiskVolumeSourceApply,
-    ) -> Self {
-        self.gce_persistent_disk = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `gitRepo`.
-    pub fn with_git_repo(mut self, value: GitRepoVolumeSourceApply) -> Self {
-        self.git_repo = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `glusterfs`.
-    pub fn with_glusterfs(mut self, value: GlusterfsVolumeSourceApply) -> Self {
-        self.glusterfs = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `hostPath`.
-    pub fn with_host_path(mut self, value: HostPathVolumeSourceApply) -> Self {
-        self.host_path = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `image`.
-    pub fn with_image(mut self, value: ImageVolumeSourceApply) -> Self {
-        self.image = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `iscsi`.
-    pub fn with_iscsi(mut self, value: ISCSIVolumeSourceApply) -> Self {
-        self.iscsi = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `nfs`.
-    pub fn with_nfs(mut self, value: NFSVolumeSourceApply) -> Self {
-        self.nfs = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `persistentVolumeClaim`.
-    pub fn with_persistent_volume_claim(
-        mut self,
-        value: PersistentVolumeClaimVolumeSourceApply,
-    ) -> Self {
-        self.persistent_volume_claim = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `photonPersistentDisk`.
-    pub fn with_photon_persistent_disk(
-        mut self,
-        value: PhotonPersistentDiskVolumeSourceApply,
-    ) -> Self {
-        self.photon_persistent_disk = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `portworxVolume`.
-    pub fn with_portworx_volume(mut self, value: PortworxVolumeSourceApply) -> Self {
-        self.portworx_volume = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `projected`.
-    pub fn with_projected(mut self, value: ProjectedVolumeSourceApply) -> Self {
-        self.projected = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `quobyte`.
-    pub fn with_quobyte(mut self, value: QuobyteVolumeSourceApply) -> Self {
-        self.quobyte = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `rbd`.
-    pub fn with_rbd(mut self, value: RBDVolumeSourceApply) -> Self {
-        self.rbd = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `scaleIO`.
-    pub fn with_scale_io(mut self, value: ScaleIOVolumeSourceApply) -> Self {
-        self.scale_io = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `secret`.
-    pub fn with_secret(mut self, value: SecretVolumeSourceApply) -> Self {
-        self.secret = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `storageos`.
-    pub fn with_storageos(mut self, value: StorageOSVolumeSourceApply) -> Self {
-        self.storageos = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `vsphereVolume`.
-    pub fn with_vsphere_volume(
-        mut self,
-        value: VsphereVirtualDiskVolumeSourceApply,
-    ) -> Self {
-        self.vsphere_volume = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// volumeDevice describes a mapping of a raw block device within a container.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct VolumeDeviceApply {
-    /// devicePath is the path inside of the container that the device will be mapped to.
-    #[serde(
-        rename = "devicePath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub device_path: ::std::option::Option<::std::string::String>,
-    /// name must match the name of a persistentVolumeClaim in the pod
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-impl VolumeDeviceApply {
-    /// Sets `devicePath`.
-    pub fn with_device_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.device_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// VolumeMount describes a mounting of a Volume within a container.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct VolumeMountApply {
-    /// Path within the container at which the volume should be mounted.
-    #[serde(
-        rename = "mountPath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mount_path: ::std::option::Option<::std::string::String>,
-    /// mountPropagation determines how mounts are propagated from the host to container and the other way around.
-    #[serde(
-        rename = "mountPropagation",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mount_propagation: ::std::option::Option<::std::string::String>,
-    /// This must match the Name of a Volume.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Mounted read-only if true, read-write otherwise (false or unspecified).
-    #[serde(rename = "readOnly", skip_serializing_if = "::std::option::Option::is_none")]
-    pub read_only: ::std::option::Option<bool>,
-    /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
-    #[serde(
-        rename = "recursiveReadOnly",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub recursive_read_only: ::std::option::Option<::std::string::String>,
-    /// Path within the volume from which the container's volume should be mounted.
-    #[serde(rename = "subPath", skip_serializing_if = "::std::option::Option::is_none")]
-    pub sub_path: ::std::option::Option<::std::string::String>,
-    /// Expanded path within the volume from which the container's volume should be mounted.
-    #[serde(
-        rename = "subPathExpr",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub sub_path_expr: ::std::option::Option<::std::string::String>,
-}
-impl VolumeMountApply {
-    /// Sets `mountPath`.
-    pub fn with_mount_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.mount_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `mountPropagation`.
-    pub fn with_mount_propagation(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.mount_propagation = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `readOnly`.
-    pub fn with_read_only(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `recursiveReadOnly`.
-    pub fn with_recursive_read_only(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.recursive_read_only = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `subPath`.
-    pub fn with_sub_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.sub_path = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `subPathExpr`.
-    pub fn with_sub_path_expr(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.sub_path_expr = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// Projection that may be projected along with other supported volume types. Exactly one of these fields must be set.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct VolumeProjectionApply {
-    /// ClusterTrustBundle allows a pod to access the '.spec.trustBundle' field of ClusterTrustBundle objects in an auto-updating file.
-    #[serde(
-        rename = "clusterTrustBundle",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cluster_trust_bundle: ::std::option::Option<ClusterTrustBundleProjectionApply>,
-    /// configMap information about the configMap data to project
-    #[serde(
-        rename = "configMap",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub config_map: ::std::option::Option<ConfigMapProjectionApply>,
-    /// downwardAPI information about the downwardAPI data to project
-    #[serde(
-        rename = "downwardAPI",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub downward_api: ::std::option::Option<DownwardAPIProjectionApply>,
-    /// Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
-    #[serde(
-        rename = "podCertificate",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_certificate: ::std::option::Option<PodCertificateProjectionApply>,
-    /// secret information about the secret data to project
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub secret: ::std::option::Option<SecretProjectionApply>,
-    /// serviceAccountToken is information about the serviceAccountToken data to project
-    #[serde(
-        rename = "serviceAccountToken",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub service_account_token: ::std::option::Option<ServiceAccountTokenProjectionApply>,
-}
-impl VolumeProjectionApply {
-    /// Sets `clusterTrustBundle`.
-    pub fn with_cluster_trust_bundle(
-        mut self,
-        value: ClusterTrustBundleProjectionApply,
-    ) -> Self {
-        self.cluster_trust_bundle = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `configMap`.
-    pub fn with_config_map(mut self, value: ConfigMapProjectionApply) -> Self {
-        self.config_map = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `downwardAPI`.
-    pub fn with_downward_api(mut self, value: DownwardAPIProjectionApply) -> Self {
-        self.downward_api = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `podCertificate`.
-    pub fn with_pod_certificate(mut self, value: PodCertificateProjectionApply) -> Self {
-        self.pod_certificate = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `secret`.
-    pub fn with_secret(mut self, value: SecretProjectionApply) -> Self {
-        self.secret = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `serviceAccountToken`.
-    pub fn with_service_account_token(
-        mut self,
-        value: ServiceAccountTokenProjectionApply,
-    ) -> Self {
-        self.service_account_token = ::std::option::Option::Some(value);
-        self
-    }
-}
-/// VolumeResourceRequirements describes the storage resource requirements for a volume.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct VolumeResourceRequirementsApply {
-    /// Limits describes the maximum amount of compute resources allowed.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub limits: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    >,
-    /// Requests describes the minimum amount of compute resources required.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub requests: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-        >,
-    >,
-}
-impl VolumeResourceRequirementsApply {
-    /// Adds entries to `limits` (a key given again replaces the value).
-    pub fn with_limits<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                K,
-                ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-            ),
-        >,
-    ) -> Self {
-        self.limits
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-    /// Adds entries to `requests` (a key given again replaces the value).
-    pub fn with_requests<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<
-            Item = (
-                K,
-                ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
-            ),
-        >,
-    ) -> Self {
-        self.requests
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-}
-/// Represents a vSphere volume resource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct VsphereVirtualDiskVolumeSourceApply {
-    /// fsType is filesystem type to mount.
-    #[serde(rename = "fsType", skip_serializing_if = "::std::option::Option::is_none")]
-    pub fs_type: ::std::option::Option<::std::string::String>,
-    /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
-    #[serde(
-        rename = "storagePolicyID",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_policy_id: ::std::option::Option<::std::string::String>,
-    /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
-    #[serde(
-        rename = "storagePolicyName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub storage_policy_name: ::std::option::Option<::std::string::String>,
-    /// volumePath is the path that identifies vSphere volume vmdk
-    #[serde(
-        rename = "volumePath",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub volume_path: ::std::option::Option<::std::string::String>,
-}
-impl VsphereVirtualDiskVolumeSourceApply {
-    /// Sets `fsType`.
-    pub fn with_fs_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.fs_type = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `storagePolicyID`.
-    pub fn with_storage_policy_id(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.storage_policy_id = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `storagePolicyName`.
-    pub fn with_storage_policy_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.storage_policy_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `volumePath`.
-    pub fn with_volume_path(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.volume_path = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct WeightedPodAffinityTermApply {
-    /// Required.
-    #[serde(
-        rename = "podAffinityTerm",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub pod_affinity_term: ::std::option::Option<PodAffinityTermApply>,
-    /// weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub weight: ::std::option::Option<i32>,
-}
-impl WeightedPodAffinityTermApply {
-    /// Sets `podAffinityTerm`.
-    pub fn with_pod_affinity_term(mut self, value: PodAffinityTermApply) -> Self {
-        self.pod_affinity_term = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `weight`.
-    pub fn with_weight(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.weight = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// WindowsSecurityContextOptions contain Windows-specific options and credentials.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct WindowsSecurityContextOptionsApply {
-    /// GMSACredentialSpec is where the GMSA admission webhook (<https://github.com/kubernetes-sigs/windows-gmsa>) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
-    #[serde(
-        rename = "gmsaCredentialSpec",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub gmsa_credential_spec: ::std::option::Option<::std::string::String>,
-    /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
-    #[serde(
-        rename = "gmsaCredentialSpecName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub gmsa_credential_spec_name: ::std::option::Option<::std::string::String>,
-    /// HostProcess determines if a container should be run as a 'Host Process' container.
-    #[serde(
-        rename = "hostProcess",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub host_process: ::std::option::Option<bool>,
-    /// The UserName in Windows to run the entrypoint of the container process.
-    #[serde(
-        rename = "runAsUserName",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub run_as_user_name: ::std::option::Option<::std::string::String>,
-}
-impl WindowsSecurityContextOptionsApply {
-    /// Sets `gmsaCredentialSpec`.
-    pub fn with_gmsa_credential_spec(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.gmsa_credential_spec = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `gmsaCredentialSpecName`.
-    pub fn with_gmsa_credential_spec_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.gmsa_credential_spec_name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `hostProcess`.
-    pub fn with_host_process(mut self, value: impl ::std::convert::Into<bool>) -> Self {
-        self.host_process = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `runAsUserName`.
-    pub fn with_run_as_user_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.run_as_user_name = ::std::option::Option::Some(value.into());
-        self
+::kubegen::apply_structs! {
+    serde = "::kubegen::__private::serde";
+
+    /// Represents a Persistent Disk resource in AWS.
+    pub struct AWSElasticBlockStoreVolumeSourceApply {
+        /// fsType is the filesystem type of the volume that you want to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// partition is the partition in the volume that you want to mount.
+        partition "partition" with_partition: set i32,
+        /// readOnly value true will force the readOnly setting in VolumeMounts.
+        read_only "readOnly" with_read_only: set bool,
+        /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume).
+        volume_id "volumeID" with_volume_id: set ::std::string::String,
+    }
+
+    /// Affinity is a group of affinity scheduling rules.
+    pub struct AffinityApply {
+        /// Describes node affinity scheduling rules for the pod.
+        node_affinity "nodeAffinity" with_node_affinity: value NodeAffinityApply,
+        /// Describes pod affinity scheduling rules (e.g.
+        pod_affinity "podAffinity" with_pod_affinity: value PodAffinityApply,
+        /// Describes pod anti-affinity scheduling rules (e.g.
+        pod_anti_affinity "podAntiAffinity" with_pod_anti_affinity: value PodAntiAffinityApply,
+    }
+
+    /// AppArmorProfile defines a pod or container's AppArmor settings.
+    pub struct AppArmorProfileApply {
+        /// localhostProfile indicates a profile loaded on the node that should be used.
+        localhost_profile "localhostProfile" with_localhost_profile: set ::std::string::String,
+        /// type indicates which kind of AppArmor profile will be applied.
+        type_ "type" with_type: set ::std::string::String,
+    }
+
+    /// AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
+    pub struct AzureDiskVolumeSourceApply {
+        /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
+        caching_mode "cachingMode" with_caching_mode: set ::std::string::String,
+        /// diskName is the Name of the data disk in the blob storage
+        disk_name "diskName" with_disk_name: set ::std::string::String,
+        /// diskURI is the URI of data disk in the blob storage
+        disk_uri "diskURI" with_disk_uri: set ::std::string::String,
+        /// fsType is Filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// kind expected values are Shared: multiple blob disks per storage account Dedicated: single blob disk per storage account Managed: azure managed data disk (only in managed availability set).
+        kind "kind" with_kind: set ::std::string::String,
+        /// readOnly Defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+    }
+
+    /// AzureFile represents an Azure File Service mount on the host and bind mount to the pod.
+    pub struct AzureFileVolumeSourceApply {
+        /// readOnly defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// secretName is the name of secret that contains Azure Storage Account Name and Key
+        secret_name "secretName" with_secret_name: set ::std::string::String,
+        /// shareName is the azure share Name
+        share_name "shareName" with_share_name: set ::std::string::String,
+    }
+
+    /// Represents a source location of a volume to mount, managed by an external CSI driver
+    pub struct CSIVolumeSourceApply {
+        /// driver is the name of the CSI driver that handles this volume.
+        driver "driver" with_driver: set ::std::string::String,
+        /// fsType to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls.
+        node_publish_secret_ref "nodePublishSecretRef" with_node_publish_secret_ref: value LocalObjectReferenceApply,
+        /// readOnly specifies a read-only configuration for the volume.
+        read_only "readOnly" with_read_only: set bool,
+        /// volumeAttributes stores driver-specific properties that are passed to the CSI driver.
+        volume_attributes "volumeAttributes" with_volume_attributes: map ::std::string::String,
+    }
+
+    /// Adds and removes POSIX capabilities from running containers.
+    pub struct CapabilitiesApply {
+        /// Added capabilities
+        add "add" with_add: list ::std::string::String,
+        /// Removed capabilities
+        drop "drop" with_drop: list ::std::string::String,
+    }
+
+    /// Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.
+    pub struct CephFSVolumeSourceApply {
+        /// monitors is Required: Monitors is a collection of Ceph monitors More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
+        monitors "monitors" with_monitors: list ::std::string::String,
+        /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
+        path "path" with_path: set ::std::string::String,
+        /// readOnly is Optional: Defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
+        secret_file "secretFile" with_secret_file: set ::std::string::String,
+        /// secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty.
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+        /// user is optional: User is the rados user name, default is admin More info: <https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it>
+        user "user" with_user: set ::std::string::String,
+    }
+
+    /// Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.
+    pub struct CinderVolumeSourceApply {
+        /// fsType is the filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// readOnly defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+        /// volumeID used to identify the volume in cinder.
+        volume_id "volumeID" with_volume_id: set ::std::string::String,
+    }
+
+    /// ClientIPConfig represents the configurations of Client IP based session affinity.
+    pub struct ClientIPConfigApply {
+        /// timeoutSeconds specifies the seconds of ClientIP type session sticky time.
+        timeout_seconds "timeoutSeconds" with_timeout_seconds: set i32,
+    }
+
+    /// ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.
+    pub struct ClusterTrustBundleProjectionApply {
+        /// Select all ClusterTrustBundles that match this label selector.
+        label_selector "labelSelector" with_label_selector: value super::meta_v1::LabelSelectorApply,
+        /// Select a single ClusterTrustBundle by object name.
+        name "name" with_name: set ::std::string::String,
+        /// If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.
+        optional "optional" with_optional: set bool,
+        /// Relative path from the volume root to write the bundle.
+        path "path" with_path: set ::std::string::String,
+        /// Select all ClusterTrustBundles that match this signer name.
+        signer_name "signerName" with_signer_name: set ::std::string::String,
+    }
+
+    /// ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.
+    pub struct ConfigMapEnvSourceApply {
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// Specify whether the ConfigMap must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// Selects a key from a ConfigMap.
+    pub struct ConfigMapKeySelectorApply {
+        /// The key to select.
+        key "key" with_key: set ::std::string::String,
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// Specify whether the ConfigMap or its key must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// Adapts a ConfigMap into a projected volume.
+    pub struct ConfigMapProjectionApply {
+        /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value.
+        items "items" with_items: list KeyToPathApply,
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// optional specify whether the ConfigMap or its keys must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// Adapts a ConfigMap into a volume.
+    pub struct ConfigMapVolumeSourceApply {
+        /// defaultMode is optional: mode bits used to set permissions on created files by default.
+        default_mode "defaultMode" with_default_mode: set i32,
+        /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value.
+        items "items" with_items: list KeyToPathApply,
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// optional specify whether the ConfigMap or its keys must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// A single application container that you want to run within a pod.
+    pub struct ContainerApply {
+        /// Arguments to the entrypoint.
+        args "args" with_args: list ::std::string::String,
+        /// Entrypoint array.
+        command "command" with_command: list ::std::string::String,
+        /// List of environment variables to set in the container.
+        env "env" with_env: list EnvVarApply,
+        /// List of sources to populate environment variables in the container.
+        env_from "envFrom" with_env_from: list EnvFromSourceApply,
+        /// Container image name.
+        image "image" with_image: set ::std::string::String,
+        /// Image pull policy.
+        image_pull_policy "imagePullPolicy" with_image_pull_policy: set ::std::string::String,
+        /// Actions that the management system should take in response to container lifecycle events.
+        lifecycle "lifecycle" with_lifecycle: value LifecycleApply,
+        /// Periodic probe of container liveness.
+        liveness_probe "livenessProbe" with_liveness_probe: value ProbeApply,
+        /// Name of the container specified as a DNS_LABEL.
+        name "name" with_name: set ::std::string::String,
+        /// List of ports to expose from the container.
+        ports "ports" with_ports: list ContainerPortApply,
+        /// Periodic probe of container service readiness.
+        readiness_probe "readinessProbe" with_readiness_probe: value ProbeApply,
+        /// Resources resize policy for the container.
+        resize_policy "resizePolicy" with_resize_policy: list ContainerResizePolicyApply,
+        /// Compute Resources required by this container.
+        resources "resources" with_resources: value ResourceRequirementsApply,
+        /// RestartPolicy defines the restart behavior of individual containers in a pod.
+        restart_policy "restartPolicy" with_restart_policy: set ::std::string::String,
+        /// Represents a list of rules to be checked to determine if the container should be restarted on exit.
+        restart_policy_rules "restartPolicyRules" with_restart_policy_rules: list ContainerRestartRuleApply,
+        /// SecurityContext defines the security options the container should be run with.
+        security_context "securityContext" with_security_context: value SecurityContextApply,
+        /// StartupProbe indicates that the Pod has successfully initialized.
+        startup_probe "startupProbe" with_startup_probe: value ProbeApply,
+        /// Whether this container should allocate a buffer for stdin in the container runtime.
+        stdin "stdin" with_stdin: set bool,
+        /// Whether the container runtime should close the stdin channel after it has been opened by a single attach.
+        stdin_once "stdinOnce" with_stdin_once: set bool,
+        /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem.
+        termination_message_path "terminationMessagePath" with_termination_message_path: set ::std::string::String,
+        /// Indicate how the termination message should be populated.
+        termination_message_policy "terminationMessagePolicy" with_termination_message_policy: set ::std::string::String,
+        /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
+        tty "tty" with_tty: set bool,
+        /// volumeDevices is the list of block devices to be used by the container.
+        volume_devices "volumeDevices" with_volume_devices: list VolumeDeviceApply,
+        /// Pod volumes to mount into the container's filesystem.
+        volume_mounts "volumeMounts" with_volume_mounts: list VolumeMountApply,
+        /// Container's working directory.
+        working_dir "workingDir" with_working_dir: set ::std::string::String,
+    }
+
+    /// ContainerPort represents a network port in a single container.
+    pub struct ContainerPortApply {
+        /// Number of port to expose on the pod's IP address.
+        container_port "containerPort" with_container_port: set i32,
+        /// What host IP to bind the external port to.
+        host_ip "hostIP" with_host_ip: set ::std::string::String,
+        /// Number of port to expose on the host.
+        host_port "hostPort" with_host_port: set i32,
+        /// If specified, this must be an IANA_SVC_NAME and unique within the pod.
+        name "name" with_name: set ::std::string::String,
+        /// Protocol for port.
+        protocol "protocol" with_protocol: set ::std::string::String,
+    }
+
+    /// ContainerResizePolicy represents resource resize policy for the container.
+    pub struct ContainerResizePolicyApply {
+        /// Name of the resource to which this resource resize policy applies.
+        resource_name "resourceName" with_resource_name: set ::std::string::String,
+        /// Restart policy to apply when specified resource is resized.
+        restart_policy "restartPolicy" with_restart_policy: set ::std::string::String,
+    }
+
+    /// ContainerRestartRule describes how a container exit is handled.
+    pub struct ContainerRestartRuleApply {
+        /// Specifies the action taken on a container exit if the requirements are satisfied.
+        action "action" with_action: set ::std::string::String,
+        /// Represents the exit codes to check on container exits.
+        exit_codes "exitCodes" with_exit_codes: value ContainerRestartRuleOnExitCodesApply,
+    }
+
+    /// ContainerRestartRuleOnExitCodes describes the condition for handling an exited container based on its exit codes.
+    pub struct ContainerRestartRuleOnExitCodesApply {
+        /// Represents the relationship between the container exit code(s) and the specified values.
+        operator "operator" with_operator: set ::std::string::String,
+        /// Specifies the set of values to check for container exit codes.
+        values "values" with_values: list i32,
+    }
+
+    /// Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode.
+    pub struct DownwardAPIProjectionApply {
+        /// Items is a list of DownwardAPIVolume file
+        items "items" with_items: list DownwardAPIVolumeFileApply,
+    }
+
+    /// DownwardAPIVolumeFile represents information to create the file containing the pod field
+    pub struct DownwardAPIVolumeFileApply {
+        /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid are supported.
+        field_ref "fieldRef" with_field_ref: value ObjectFieldSelectorApply,
+        /// Optional: mode bits used to set permissions on this file, must be an octal value between 0000 and 0777 or a decimal value between 0 and 511.
+        mode "mode" with_mode: set i32,
+        /// Required: Path is the relative path name of the file to be created.
+        path "path" with_path: set ::std::string::String,
+        /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, requests.cpu and requests.memory) are currently supported.
+        resource_field_ref "resourceFieldRef" with_resource_field_ref: value ResourceFieldSelectorApply,
+    }
+
+    /// DownwardAPIVolumeSource represents a volume containing downward API info. Downward API volumes support ownership management and SELinux relabeling.
+    pub struct DownwardAPIVolumeSourceApply {
+        /// Optional: mode bits to use on created files by default.
+        default_mode "defaultMode" with_default_mode: set i32,
+        /// Items is a list of downward API volume file
+        items "items" with_items: list DownwardAPIVolumeFileApply,
+    }
+
+    /// Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling.
+    pub struct EmptyDirVolumeSourceApply {
+        /// medium represents what type of storage medium should back this directory.
+        medium "medium" with_medium: set ::std::string::String,
+        /// sizeLimit is the total amount of local storage required for this EmptyDir volume.
+        size_limit "sizeLimit" with_size_limit: set ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+    }
+
+    /// EnvFromSource represents the source of a set of ConfigMaps or Secrets
+    pub struct EnvFromSourceApply {
+        /// The ConfigMap to select from
+        config_map_ref "configMapRef" with_config_map_ref: value ConfigMapEnvSourceApply,
+        /// Optional text to prepend to the name of each environment variable.
+        prefix "prefix" with_prefix: set ::std::string::String,
+        /// The Secret to select from
+        secret_ref "secretRef" with_secret_ref: value SecretEnvSourceApply,
+    }
+
+    /// EnvVar represents an environment variable present in a Container.
+    pub struct EnvVarApply {
+        /// Name of the environment variable.
+        name "name" with_name: set ::std::string::String,
+        /// Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables.
+        value "value" with_value: set ::std::string::String,
+        /// Source for the environment variable's value.
+        value_from "valueFrom" with_value_from: value EnvVarSourceApply,
+    }
+
+    /// EnvVarSource represents a source for the value of an EnvVar.
+    pub struct EnvVarSourceApply {
+        /// Selects a key of a ConfigMap.
+        config_map_key_ref "configMapKeyRef" with_config_map_key_ref: value ConfigMapKeySelectorApply,
+        /// Selects a field of the pod: supports metadata.name, metadata.namespace, 'metadata.labels\['\<KEY\>'\]', 'metadata.annotations\['\<KEY\>'\]', spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.
+        field_ref "fieldRef" with_field_ref: value ObjectFieldSelectorApply,
+        /// FileKeyRef selects a key of the env file.
+        file_key_ref "fileKeyRef" with_file_key_ref: value FileKeySelectorApply,
+        /// Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.
+        resource_field_ref "resourceFieldRef" with_resource_field_ref: value ResourceFieldSelectorApply,
+        /// Selects a key of a secret in the pod's namespace
+        secret_key_ref "secretKeyRef" with_secret_key_ref: value SecretKeySelectorApply,
+    }
+
+    /// An EphemeralContainer is a temporary container that you may add to an existing Pod for user-initiated activities such as debugging. Ephemeral containers have no resource or scheduling guarantees, and they will not be restarted when they exit or when a Pod is removed or restarted. The kubelet may evict a Pod if an ephemeral container causes the Pod to exceed its resource allocation.
+    pub struct EphemeralContainerApply {
+        /// Arguments to the entrypoint.
+        args "args" with_args: list ::std::string::String,
+        /// Entrypoint array.
+        command "command" with_command: list ::std::string::String,
+        /// List of environment variables to set in the container.
+        env "env" with_env: list EnvVarApply,
+        /// List of sources to populate environment variables in the container.
+        env_from "envFrom" with_env_from: list EnvFromSourceApply,
+        /// Container image name.
+        image "image" with_image: set ::std::string::String,
+        /// Image pull policy.
+        image_pull_policy "imagePullPolicy" with_image_pull_policy: set ::std::string::String,
+        /// Lifecycle is not allowed for ephemeral containers.
+        lifecycle "lifecycle" with_lifecycle: value LifecycleApply,
+        /// Probes are not allowed for ephemeral containers.
+        liveness_probe "livenessProbe" with_liveness_probe: value ProbeApply,
+        /// Name of the ephemeral container specified as a DNS_LABEL.
+        name "name" with_name: set ::std::string::String,
+        /// Ports are not allowed for ephemeral containers.
+        ports "ports" with_ports: list ContainerPortApply,
+        /// Probes are not allowed for ephemeral containers.
+        readiness_probe "readinessProbe" with_readiness_probe: value ProbeApply,
+        /// Resources resize policy for the container.
+        resize_policy "resizePolicy" with_resize_policy: list ContainerResizePolicyApply,
+        /// Resources are not allowed for ephemeral containers.
+        resources "resources" with_resources: value ResourceRequirementsApply,
+        /// Restart policy for the container to manage the restart behavior of each container within a pod.
+        restart_policy "restartPolicy" with_restart_policy: set ::std::string::String,
+        /// Represents a list of rules to be checked to determine if the container should be restarted on exit.
+        restart_policy_rules "restartPolicyRules" with_restart_policy_rules: list ContainerRestartRuleApply,
+        /// Optional: SecurityContext defines the security options the ephemeral container should be run with.
+        security_context "securityContext" with_security_context: value SecurityContextApply,
+        /// Probes are not allowed for ephemeral containers.
+        startup_probe "startupProbe" with_startup_probe: value ProbeApply,
+        /// Whether this container should allocate a buffer for stdin in the container runtime.
+        stdin "stdin" with_stdin: set bool,
+        /// Whether the container runtime should close the stdin channel after it has been opened by a single attach.
+        stdin_once "stdinOnce" with_stdin_once: set bool,
+        /// If set, the name of the container from PodSpec that this ephemeral container targets.
+        target_container_name "targetContainerName" with_target_container_name: set ::std::string::String,
+        /// Optional: Path at which the file to which the container's termination message will be written is mounted into the container's filesystem.
+        termination_message_path "terminationMessagePath" with_termination_message_path: set ::std::string::String,
+        /// Indicate how the termination message should be populated.
+        termination_message_policy "terminationMessagePolicy" with_termination_message_policy: set ::std::string::String,
+        /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
+        tty "tty" with_tty: set bool,
+        /// volumeDevices is the list of block devices to be used by the container.
+        volume_devices "volumeDevices" with_volume_devices: list VolumeDeviceApply,
+        /// Pod volumes to mount into the container's filesystem.
+        volume_mounts "volumeMounts" with_volume_mounts: list VolumeMountApply,
+        /// Container's working directory.
+        working_dir "workingDir" with_working_dir: set ::std::string::String,
+    }
+
+    /// Represents an ephemeral volume that is handled by a normal storage driver.
+    pub struct EphemeralVolumeSourceApply {
+        /// Will be used to create a stand-alone PVC to provision the volume.
+        volume_claim_template "volumeClaimTemplate" with_volume_claim_template: value PersistentVolumeClaimTemplateApply,
+    }
+
+    /// ExecAction describes a "run in container" action.
+    pub struct ExecActionApply {
+        /// Command is the command line to execute inside the container, the working directory for the command is root ('/') in the container's filesystem.
+        command "command" with_command: list ::std::string::String,
+    }
+
+    /// Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling.
+    pub struct FCVolumeSourceApply {
+        /// fsType is the filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// lun is Optional: FC target lun number
+        lun "lun" with_lun: set i32,
+        /// readOnly is Optional: Defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// targetWWNs is Optional: FC target worldwide names (WWNs)
+        target_wwns "targetWWNs" with_target_wwns: list ::std::string::String,
+        /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously.
+        wwids "wwids" with_wwids: list ::std::string::String,
+    }
+
+    /// FileKeySelector selects a key of the env file.
+    pub struct FileKeySelectorApply {
+        /// The key within the env file.
+        key "key" with_key: set ::std::string::String,
+        /// Specify whether the file or its key must be defined.
+        optional "optional" with_optional: set bool,
+        /// The path within the volume from which to select the file.
+        path "path" with_path: set ::std::string::String,
+        /// The name of the volume mount containing the env file.
+        volume_name "volumeName" with_volume_name: set ::std::string::String,
+    }
+
+    /// FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.
+    pub struct FlexVolumeSourceApply {
+        /// driver is the name of the driver to use for this volume.
+        driver "driver" with_driver: set ::std::string::String,
+        /// fsType is the filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// options is Optional: this field holds extra command options if any.
+        options "options" with_options: map ::std::string::String,
+        /// readOnly is Optional: defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts.
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+    }
+
+    /// Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling.
+    pub struct FlockerVolumeSourceApply {
+        /// datasetName is Name of the dataset stored as metadata -\> name on the dataset for Flocker should be considered as deprecated
+        dataset_name "datasetName" with_dataset_name: set ::std::string::String,
+        /// datasetUUID is the UUID of the dataset.
+        dataset_uuid "datasetUUID" with_dataset_uuid: set ::std::string::String,
+    }
+
+    /// Represents a Persistent Disk resource in Google Compute Engine.
+    pub struct GCEPersistentDiskVolumeSourceApply {
+        /// fsType is filesystem type of the volume that you want to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// partition is the partition in the volume that you want to mount.
+        partition "partition" with_partition: set i32,
+        /// pdName is unique name of the PD resource in GCE.
+        pd_name "pdName" with_pd_name: set ::std::string::String,
+        /// readOnly here will force the ReadOnly setting in VolumeMounts.
+        read_only "readOnly" with_read_only: set bool,
+    }
+
+    /// GRPCAction specifies an action involving a GRPC service.
+    pub struct GRPCActionApply {
+        /// Port number of the gRPC service.
+        port "port" with_port: set i32,
+        /// Service is the name of the service to place in the gRPC HealthCheckRequest (see <https://github.com/grpc/grpc/blob/master/doc/health-checking.md>).
+        service "service" with_service: set ::std::string::String,
+    }
+
+    /// Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.
+    pub struct GitRepoVolumeSourceApply {
+        /// directory is the target directory name.
+        directory "directory" with_directory: set ::std::string::String,
+        /// repository is the URL
+        repository "repository" with_repository: set ::std::string::String,
+        /// revision is the commit hash for the specified revision.
+        revision "revision" with_revision: set ::std::string::String,
+    }
+
+    /// Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.
+    pub struct GlusterfsVolumeSourceApply {
+        /// endpoints is the endpoint name that details Glusterfs topology.
+        endpoints "endpoints" with_endpoints: set ::std::string::String,
+        /// path is the Glusterfs volume path.
+        path "path" with_path: set ::std::string::String,
+        /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions.
+        read_only "readOnly" with_read_only: set bool,
+    }
+
+    /// HTTPGetAction describes an action based on HTTP Get requests.
+    pub struct HTTPGetActionApply {
+        /// Host name to connect to, defaults to the pod IP.
+        host "host" with_host: set ::std::string::String,
+        /// Custom headers to set in the request.
+        http_headers "httpHeaders" with_http_headers: list HTTPHeaderApply,
+        /// Path to access on the HTTP server.
+        path "path" with_path: set ::std::string::String,
+        /// Name or number of the port to access on the container.
+        port "port" with_port: set ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+        /// Scheme to use for connecting to the host.
+        scheme "scheme" with_scheme: set ::std::string::String,
+    }
+
+    /// HTTPHeader describes a custom header to be used in HTTP probes
+    pub struct HTTPHeaderApply {
+        /// The header field name.
+        name "name" with_name: set ::std::string::String,
+        /// The header field value
+        value "value" with_value: set ::std::string::String,
+    }
+
+    /// HostAlias holds the mapping between IP and hostnames that will be injected as an entry in the pod's hosts file.
+    pub struct HostAliasApply {
+        /// Hostnames for the above IP address.
+        hostnames "hostnames" with_hostnames: list ::std::string::String,
+        /// IP address of the host file entry.
+        ip "ip" with_ip: set ::std::string::String,
+    }
+
+    /// Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.
+    pub struct HostPathVolumeSourceApply {
+        /// path of the directory on the host.
+        path "path" with_path: set ::std::string::String,
+        /// type for HostPath Volume Defaults to "" More info: <https://kubernetes.io/docs/concepts/storage/volumes#hostpath>
+        type_ "type" with_type: set ::std::string::String,
+    }
+
+    /// Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.
+    pub struct ISCSIVolumeSourceApply {
+        /// chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication
+        chap_auth_discovery "chapAuthDiscovery" with_chap_auth_discovery: set bool,
+        /// chapAuthSession defines whether support iSCSI Session CHAP authentication
+        chap_auth_session "chapAuthSession" with_chap_auth_session: set bool,
+        /// fsType is the filesystem type of the volume that you want to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// initiatorName is the custom iSCSI Initiator Name.
+        initiator_name "initiatorName" with_initiator_name: set ::std::string::String,
+        /// iqn is the target iSCSI Qualified Name.
+        iqn "iqn" with_iqn: set ::std::string::String,
+        /// iscsiInterface is the interface Name that uses an iSCSI transport.
+        iscsi_interface "iscsiInterface" with_iscsi_interface: set ::std::string::String,
+        /// lun represents iSCSI Target Lun number.
+        lun "lun" with_lun: set i32,
+        /// portals is the iSCSI Target Portal List.
+        portals "portals" with_portals: list ::std::string::String,
+        /// readOnly here will force the ReadOnly setting in VolumeMounts.
+        read_only "readOnly" with_read_only: set bool,
+        /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+        /// targetPortal is iSCSI Target Portal.
+        target_portal "targetPortal" with_target_portal: set ::std::string::String,
+    }
+
+    /// ImageVolumeSource represents a image volume resource.
+    pub struct ImageVolumeSourceApply {
+        /// Policy for pulling OCI objects.
+        pull_policy "pullPolicy" with_pull_policy: set ::std::string::String,
+        /// Required: Image or artifact reference to be used.
+        reference "reference" with_reference: set ::std::string::String,
+    }
+
+    /// Maps a string key to a path within a volume.
+    pub struct KeyToPathApply {
+        /// key is the key to project.
+        key "key" with_key: set ::std::string::String,
+        /// mode is Optional: mode bits used to set permissions on this file.
+        mode "mode" with_mode: set i32,
+        /// path is the relative path of the file to map the key to.
+        path "path" with_path: set ::std::string::String,
+    }
+
+    /// Lifecycle describes actions that the management system should take in response to container lifecycle events. For the PostStart and PreStop lifecycle handlers, management of the container blocks until the action is complete, unless the container process fails, in which case the handler is aborted.
+    pub struct LifecycleApply {
+        /// PostStart is called immediately after a container is created.
+        post_start "postStart" with_post_start: value LifecycleHandlerApply,
+        /// PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc.
+        pre_stop "preStop" with_pre_stop: value LifecycleHandlerApply,
+        /// StopSignal defines which signal will be sent to a container when it is being stopped.
+        stop_signal "stopSignal" with_stop_signal: set ::std::string::String,
+    }
+
+    /// LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified.
+    pub struct LifecycleHandlerApply {
+        /// Exec specifies a command to execute in the container.
+        exec "exec" with_exec: value ExecActionApply,
+        /// HTTPGet specifies an HTTP GET request to perform.
+        http_get "httpGet" with_http_get: value HTTPGetActionApply,
+        /// Sleep represents a duration that the container should sleep.
+        sleep "sleep" with_sleep: value SleepActionApply,
+        /// Deprecated.
+        tcp_socket "tcpSocket" with_tcp_socket: value TCPSocketActionApply,
+    }
+
+    /// LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended for the service should be sent to an ingress point.
+    pub struct LoadBalancerIngressApply {
+        /// Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-balancers)
+        hostname "hostname" with_hostname: set ::std::string::String,
+        /// IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack load-balancers)
+        ip "ip" with_ip: set ::std::string::String,
+        /// IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip field is specified.
+        ip_mode "ipMode" with_ip_mode: set ::std::string::String,
+        /// Ports is a list of records of service ports If used, every port defined in the service should have an entry in it
+        ports "ports" with_ports: list PortStatusApply,
+    }
+
+    /// LoadBalancerStatus represents the status of a load-balancer.
+    pub struct LoadBalancerStatusApply {
+        /// Ingress is a list containing ingress points for the load-balancer.
+        ingress "ingress" with_ingress: list LoadBalancerIngressApply,
+    }
+
+    /// LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
+    pub struct LocalObjectReferenceApply {
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+    }
+
+    /// Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.
+    pub struct NFSVolumeSourceApply {
+        /// path that is exported by the NFS server.
+        path "path" with_path: set ::std::string::String,
+        /// readOnly here will force the NFS export to be mounted with read-only permissions.
+        read_only "readOnly" with_read_only: set bool,
+        /// server is the hostname or IP address of the NFS server.
+        server "server" with_server: set ::std::string::String,
+    }
+
+    /// Node affinity is a group of node affinity scheduling rules.
+    pub struct NodeAffinityApply {
+        /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions.
+        preferred_during_scheduling_ignored_during_execution "preferredDuringSchedulingIgnoredDuringExecution" with_preferred_during_scheduling_ignored_during_execution: list PreferredSchedulingTermApply,
+        /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.
+        required_during_scheduling_ignored_during_execution "requiredDuringSchedulingIgnoredDuringExecution" with_required_during_scheduling_ignored_during_execution: value NodeSelectorApply,
+    }
+
+    /// A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms.
+    pub struct NodeSelectorApply {
+        /// Required.
+        node_selector_terms "nodeSelectorTerms" with_node_selector_terms: list NodeSelectorTermApply,
+    }
+
+    /// A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
+    pub struct NodeSelectorRequirementApply {
+        /// The label key that the selector applies to.
+        key "key" with_key: set ::std::string::String,
+        /// Represents a key's relationship to a set of values.
+        operator "operator" with_operator: set ::std::string::String,
+        /// An array of string values.
+        values "values" with_values: list ::std::string::String,
+    }
+
+    /// A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm.
+    pub struct NodeSelectorTermApply {
+        /// A list of node selector requirements by node's labels.
+        match_expressions "matchExpressions" with_match_expressions: list NodeSelectorRequirementApply,
+        /// A list of node selector requirements by node's fields.
+        match_fields "matchFields" with_match_fields: list NodeSelectorRequirementApply,
+    }
+
+    /// ObjectFieldSelector selects an APIVersioned field of an object.
+    pub struct ObjectFieldSelectorApply {
+        /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
+        api_version "apiVersion" with_api_version: set ::std::string::String,
+        /// Path of the field to select in the specified API version.
+        field_path "fieldPath" with_field_path: set ::std::string::String,
+    }
+
+    /// PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes
+    pub struct PersistentVolumeClaimSpecApply {
+        /// accessModes contains the desired access modes the volume should have.
+        access_modes "accessModes" with_access_modes: list ::std::string::String,
+        /// dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source.
+        data_source "dataSource" with_data_source: value TypedLocalObjectReferenceApply,
+        /// dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired.
+        data_source_ref "dataSourceRef" with_data_source_ref: value TypedObjectReferenceApply,
+        /// resources represents the minimum resources the volume should have.
+        resources "resources" with_resources: value VolumeResourceRequirementsApply,
+        /// selector is a label query over volumes to consider for binding.
+        selector "selector" with_selector: value super::meta_v1::LabelSelectorApply,
+        /// storageClassName is the name of the StorageClass required by the claim.
+        storage_class_name "storageClassName" with_storage_class_name: set ::std::string::String,
+        /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.
+        volume_attributes_class_name "volumeAttributesClassName" with_volume_attributes_class_name: set ::std::string::String,
+        /// volumeMode defines what type of volume is required by the claim.
+        volume_mode "volumeMode" with_volume_mode: set ::std::string::String,
+        /// volumeName is the binding reference to the PersistentVolume backing this claim.
+        volume_name "volumeName" with_volume_name: set ::std::string::String,
+    }
+
+    /// PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.
+    pub struct PersistentVolumeClaimTemplateApply {
+        /// May contain labels and annotations that will be copied into the PVC when creating it.
+        metadata "metadata" with_metadata: value ::kubegen::apply::ObjectMetaApply,
+        /// The specification for the PersistentVolumeClaim.
+        spec "spec" with_spec: value PersistentVolumeClaimSpecApply,
+    }
+
+    /// PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).
+    pub struct PersistentVolumeClaimVolumeSourceApply {
+        /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume.
+        claim_name "claimName" with_claim_name: set ::std::string::String,
+        /// readOnly Will force the ReadOnly setting in VolumeMounts.
+        read_only "readOnly" with_read_only: set bool,
+    }
+
+    /// Represents a Photon Controller persistent disk resource.
+    pub struct PhotonPersistentDiskVolumeSourceApply {
+        /// fsType is the filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// pdID is the ID that identifies Photon Controller persistent disk
+        pd_id "pdID" with_pd_id: set ::std::string::String,
+    }
+
+    /// Pod affinity is a group of inter pod affinity scheduling rules.
+    pub struct PodAffinityApply {
+        /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions.
+        preferred_during_scheduling_ignored_during_execution "preferredDuringSchedulingIgnoredDuringExecution" with_preferred_during_scheduling_ignored_during_execution: list WeightedPodAffinityTermApply,
+        /// If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.
+        required_during_scheduling_ignored_during_execution "requiredDuringSchedulingIgnoredDuringExecution" with_required_during_scheduling_ignored_during_execution: list PodAffinityTermApply,
+    }
+
+    /// Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key \<topologyKey\> matches that of any node on which a pod of the set of pods is running
+    pub struct PodAffinityTermApply {
+        /// A label query over a set of resources, in this case pods.
+        label_selector "labelSelector" with_label_selector: value super::meta_v1::LabelSelectorApply,
+        /// MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration.
+        match_label_keys "matchLabelKeys" with_match_label_keys: list ::std::string::String,
+        /// MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration.
+        mismatch_label_keys "mismatchLabelKeys" with_mismatch_label_keys: list ::std::string::String,
+        /// A label query over the set of namespaces that the term applies to.
+        namespace_selector "namespaceSelector" with_namespace_selector: value super::meta_v1::LabelSelectorApply,
+        /// namespaces specifies a static list of namespace names that the term applies to.
+        namespaces "namespaces" with_namespaces: list ::std::string::String,
+        /// This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running.
+        topology_key "topologyKey" with_topology_key: set ::std::string::String,
+    }
+
+    /// Pod anti affinity is a group of inter pod anti affinity scheduling rules.
+    pub struct PodAntiAffinityApply {
+        /// The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions.
+        preferred_during_scheduling_ignored_during_execution "preferredDuringSchedulingIgnoredDuringExecution" with_preferred_during_scheduling_ignored_during_execution: list WeightedPodAffinityTermApply,
+        /// If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node.
+        required_during_scheduling_ignored_during_execution "requiredDuringSchedulingIgnoredDuringExecution" with_required_during_scheduling_ignored_during_execution: list PodAffinityTermApply,
+    }
+
+    /// PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem.
+    pub struct PodCertificateProjectionApply {
+        /// Write the certificate chain at this path in the projected volume.
+        certificate_chain_path "certificateChainPath" with_certificate_chain_path: set ::std::string::String,
+        /// Write the credential bundle at this path in the projected volume.
+        credential_bundle_path "credentialBundlePath" with_credential_bundle_path: set ::std::string::String,
+        /// Write the key at this path in the projected volume.
+        key_path "keyPath" with_key_path: set ::std::string::String,
+        /// The type of keypair Kubelet will generate for the pod.
+        key_type "keyType" with_key_type: set ::std::string::String,
+        /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
+        max_expiration_seconds "maxExpirationSeconds" with_max_expiration_seconds: set i32,
+        /// Kubelet's generated CSRs will be addressed to this signer.
+        signer_name "signerName" with_signer_name: set ::std::string::String,
+        /// userAnnotations allow pod authors to pass additional information to the signer implementation.
+        user_annotations "userAnnotations" with_user_annotations: map ::std::string::String,
+    }
+
+    /// PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy.
+    pub struct PodDNSConfigApply {
+        /// A list of DNS name server IP addresses.
+        nameservers "nameservers" with_nameservers: list ::std::string::String,
+        /// A list of DNS resolver options.
+        options "options" with_options: list PodDNSConfigOptionApply,
+        /// A list of DNS search domains for host-name lookup.
+        searches "searches" with_searches: list ::std::string::String,
+    }
+
+    /// PodDNSConfigOption defines DNS resolver options of a pod.
+    pub struct PodDNSConfigOptionApply {
+        /// Name is this DNS resolver option's name.
+        name "name" with_name: set ::std::string::String,
+        /// Value is this DNS resolver option's value.
+        value "value" with_value: set ::std::string::String,
+    }
+
+    /// PodOS defines the OS parameters of a pod.
+    pub struct PodOSApply {
+        /// Name is the name of the operating system.
+        name "name" with_name: set ::std::string::String,
+    }
+
+    /// PodReadinessGate contains the reference to a pod condition
+    pub struct PodReadinessGateApply {
+        /// ConditionType refers to a condition in the pod's condition list with matching type.
+        condition_type "conditionType" with_condition_type: set ::std::string::String,
+    }
+
+    /// PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
+    pub struct PodResourceClaimApply {
+        /// Name uniquely identifies this resource claim inside the pod.
+        name "name" with_name: set ::std::string::String,
+        /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
+        resource_claim_name "resourceClaimName" with_resource_claim_name: set ::std::string::String,
+        /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.
+        resource_claim_template_name "resourceClaimTemplateName" with_resource_claim_template_name: set ::std::string::String,
+    }
+
+    /// PodSchedulingGate is associated to a Pod to guard its scheduling.
+    pub struct PodSchedulingGateApply {
+        /// Name of the scheduling gate.
+        name "name" with_name: set ::std::string::String,
+    }
+
+    /// PodSchedulingGroup identifies the runtime scheduling group instance that a Pod belongs to. The scheduler uses this information to apply workload-aware scheduling semantics. Exactly one field must be specified.
+    pub struct PodSchedulingGroupApply {
+        /// PodGroupName specifies the name of the standalone PodGroup object that represents the runtime instance of this group.
+        pod_group_name "podGroupName" with_pod_group_name: set ::std::string::String,
+    }
+
+    /// PodSecurityContext holds pod-level security attributes and common container settings. Some fields are also present in container.securityContext. Field values of container.securityContext take precedence over field values of PodSecurityContext.
+    pub struct PodSecurityContextApply {
+        /// appArmorProfile is the AppArmor options to use by the containers in this pod.
+        app_armor_profile "appArmorProfile" with_app_armor_profile: value AppArmorProfileApply,
+        /// A special supplemental group that applies to all containers in a pod.
+        fs_group "fsGroup" with_fs_group: set i64,
+        /// fsGroupChangePolicy defines behavior of changing ownership and permission of the volume before being exposed inside Pod.
+        fs_group_change_policy "fsGroupChangePolicy" with_fs_group_change_policy: set ::std::string::String,
+        /// The GID to run the entrypoint of the container process.
+        run_as_group "runAsGroup" with_run_as_group: set i64,
+        /// Indicates that the container must run as a non-root user.
+        run_as_non_root "runAsNonRoot" with_run_as_non_root: set bool,
+        /// The UID to run the entrypoint of the container process.
+        run_as_user "runAsUser" with_run_as_user: set i64,
+        /// seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes used by the Pod.
+        se_linux_change_policy "seLinuxChangePolicy" with_se_linux_change_policy: set ::std::string::String,
+        /// The SELinux context to be applied to all containers.
+        se_linux_options "seLinuxOptions" with_se_linux_options: value SELinuxOptionsApply,
+        /// The seccomp options to use by the containers in this pod.
+        seccomp_profile "seccompProfile" with_seccomp_profile: value SeccompProfileApply,
+        /// A list of groups applied to the first process run in each container, in addition to the container's primary GID and fsGroup (if specified).
+        supplemental_groups "supplementalGroups" with_supplemental_groups: list i64,
+        /// Defines how supplemental groups of the first container processes are calculated.
+        supplemental_groups_policy "supplementalGroupsPolicy" with_supplemental_groups_policy: set ::std::string::String,
+        /// Sysctls hold a list of namespaced sysctls used for the pod.
+        sysctls "sysctls" with_sysctls: list SysctlApply,
+        /// The Windows specific settings applied to all containers.
+        windows_options "windowsOptions" with_windows_options: value WindowsSecurityContextOptionsApply,
+    }
+
+    /// PodSpec is a description of a pod.
+    pub struct PodSpecApply {
+        /// Optional duration in seconds the pod may be active on the node relative to StartTime before the system will actively try to mark it failed and kill associated containers.
+        active_deadline_seconds "activeDeadlineSeconds" with_active_deadline_seconds: set i64,
+        /// If specified, the pod's scheduling constraints
+        affinity "affinity" with_affinity: value AffinityApply,
+        /// AutomountServiceAccountToken indicates whether a service account token should be automatically mounted.
+        automount_service_account_token "automountServiceAccountToken" with_automount_service_account_token: set bool,
+        /// List of containers belonging to the pod.
+        containers "containers" with_containers: list ContainerApply,
+        /// Specifies the DNS parameters of a pod.
+        dns_config "dnsConfig" with_dns_config: value PodDNSConfigApply,
+        /// Set DNS policy for the pod.
+        dns_policy "dnsPolicy" with_dns_policy: set ::std::string::String,
+        /// EnableServiceLinks indicates whether information about services should be injected into pod's environment variables, matching the syntax of Docker links.
+        enable_service_links "enableServiceLinks" with_enable_service_links: set bool,
+        /// List of ephemeral containers run in this pod.
+        ephemeral_containers "ephemeralContainers" with_ephemeral_containers: list EphemeralContainerApply,
+        /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's hosts file if specified.
+        host_aliases "hostAliases" with_host_aliases: list HostAliasApply,
+        /// Use the host's ipc namespace.
+        host_ipc "hostIPC" with_host_ipc: set bool,
+        /// Host networking requested for this pod.
+        host_network "hostNetwork" with_host_network: set bool,
+        /// Use the host's pid namespace.
+        host_pid "hostPID" with_host_pid: set bool,
+        /// Use the host's user namespace.
+        host_users "hostUsers" with_host_users: set bool,
+        /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a system-defined value.
+        hostname "hostname" with_hostname: set ::std::string::String,
+        /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the pod.
+        hostname_override "hostnameOverride" with_hostname_override: set ::std::string::String,
+        /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use for pulling any of the images used by this PodSpec.
+        image_pull_secrets "imagePullSecrets" with_image_pull_secrets: list LocalObjectReferenceApply,
+        /// List of initialization containers belonging to the pod.
+        init_containers "initContainers" with_init_containers: list ContainerApply,
+        /// NodeName indicates in which node this pod is scheduled.
+        node_name "nodeName" with_node_name: set ::std::string::String,
+        /// NodeSelector is a selector which must be true for the pod to fit on a node.
+        node_selector "nodeSelector" with_node_selector: map ::std::string::String,
+        /// Specifies the OS of the containers in the pod.
+        os "os" with_os: value PodOSApply,
+        /// Overhead represents the resource overhead associated with running a pod for a given RuntimeClass.
+        overhead "overhead" with_overhead: map ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+        /// PreemptionPolicy is the Policy for preempting pods with lower priority.
+        preemption_policy "preemptionPolicy" with_preemption_policy: set ::std::string::String,
+        /// The priority value.
+        priority "priority" with_priority: set i32,
+        /// If specified, indicates the pod's priority.
+        priority_class_name "priorityClassName" with_priority_class_name: set ::std::string::String,
+        /// If specified, all readiness gates will be evaluated for pod readiness.
+        readiness_gates "readinessGates" with_readiness_gates: list PodReadinessGateApply,
+        /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start.
+        resource_claims "resourceClaims" with_resource_claims: list PodResourceClaimApply,
+        /// Resources is the total amount of CPU and Memory resources required by all containers in the pod.
+        resources "resources" with_resources: value ResourceRequirementsApply,
+        /// Restart policy for all containers within the pod.
+        restart_policy "restartPolicy" with_restart_policy: set ::std::string::String,
+        /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be used to run this pod.
+        runtime_class_name "runtimeClassName" with_runtime_class_name: set ::std::string::String,
+        /// If specified, the pod will be dispatched by specified scheduler.
+        scheduler_name "schedulerName" with_scheduler_name: set ::std::string::String,
+        /// SchedulingGates is an opaque list of values that if specified will block scheduling the pod.
+        scheduling_gates "schedulingGates" with_scheduling_gates: list PodSchedulingGateApply,
+        /// SchedulingGroup provides a reference to the immediate scheduling runtime grouping object that this Pod belongs to.
+        scheduling_group "schedulingGroup" with_scheduling_group: value PodSchedulingGroupApply,
+        /// SecurityContext holds pod-level security attributes and common container settings.
+        security_context "securityContext" with_security_context: value PodSecurityContextApply,
+        /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.
+        service_account "serviceAccount" with_service_account: set ::std::string::String,
+        /// ServiceAccountName is the name of the ServiceAccount to use to run this pod.
+        service_account_name "serviceAccountName" with_service_account_name: set ::std::string::String,
+        /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name (the default).
+        set_hostname_as_fqdn "setHostnameAsFQDN" with_set_hostname_as_fqdn: set bool,
+        /// Share a single process namespace between all of the containers in a pod.
+        share_process_namespace "shareProcessNamespace" with_share_process_namespace: set bool,
+        /// If specified, the fully qualified Pod hostname will be "\<hostname\>.\<subdomain\>.\<pod namespace\>.svc.\<cluster domain\>".
+        subdomain "subdomain" with_subdomain: set ::std::string::String,
+        /// Optional duration in seconds the pod needs to terminate gracefully.
+        termination_grace_period_seconds "terminationGracePeriodSeconds" with_termination_grace_period_seconds: set i64,
+        /// If specified, the pod's tolerations.
+        tolerations "tolerations" with_tolerations: list TolerationApply,
+        /// TopologySpreadConstraints describes how a group of pods ought to spread across topology domains.
+        topology_spread_constraints "topologySpreadConstraints" with_topology_spread_constraints: list TopologySpreadConstraintApply,
+        /// List of volumes that can be mounted by containers belonging to the pod.
+        volumes "volumes" with_volumes: list VolumeApply,
+    }
+
+    /// PodTemplateSpec describes the data a pod should have when created from a template
+    pub struct PodTemplateSpecApply {
+        /// Standard object's metadata.
+        metadata "metadata" with_metadata: value ::kubegen::apply::ObjectMetaApply,
+        /// Specification of the desired behavior of the pod.
+        spec "spec" with_spec: value PodSpecApply,
+    }
+
+    /// PortStatus represents the error condition of a service port
+    pub struct PortStatusApply {
+        /// Error is to record the problem with the service port The format of the error shall comply with the following rules: - built-in error values shall be specified in this file and those shall use CamelCase names - cloud provider specific error values must have names that comply with the format foo.example.com/CamelCase.
+        error "error" with_error: set ::std::string::String,
+        /// Port is the port number of the service port of which status is recorded here
+        port "port" with_port: set i32,
+        /// Protocol is the protocol of the service port of which status is recorded here The supported values are: "TCP", "UDP", "SCTP"
+        protocol "protocol" with_protocol: set ::std::string::String,
+    }
+
+    /// PortworxVolumeSource represents a Portworx volume resource.
+    pub struct PortworxVolumeSourceApply {
+        /// fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// readOnly defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// volumeID uniquely identifies a Portworx volume
+        volume_id "volumeID" with_volume_id: set ::std::string::String,
+    }
+
+    /// An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).
+    pub struct PreferredSchedulingTermApply {
+        /// A node selector term, associated with the corresponding weight.
+        preference "preference" with_preference: value NodeSelectorTermApply,
+        /// Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
+        weight "weight" with_weight: set i32,
+    }
+
+    /// Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic.
+    pub struct ProbeApply {
+        /// Exec specifies a command to execute in the container.
+        exec "exec" with_exec: value ExecActionApply,
+        /// Minimum consecutive failures for the probe to be considered failed after having succeeded.
+        failure_threshold "failureThreshold" with_failure_threshold: set i32,
+        /// GRPC specifies a GRPC HealthCheckRequest.
+        grpc "grpc" with_grpc: value GRPCActionApply,
+        /// HTTPGet specifies an HTTP GET request to perform.
+        http_get "httpGet" with_http_get: value HTTPGetActionApply,
+        /// Number of seconds after the container has started before liveness probes are initiated.
+        initial_delay_seconds "initialDelaySeconds" with_initial_delay_seconds: set i32,
+        /// How often (in seconds) to perform the probe.
+        period_seconds "periodSeconds" with_period_seconds: set i32,
+        /// Minimum consecutive successes for the probe to be considered successful after having failed.
+        success_threshold "successThreshold" with_success_threshold: set i32,
+        /// TCPSocket specifies a connection to a TCP port.
+        tcp_socket "tcpSocket" with_tcp_socket: value TCPSocketActionApply,
+        /// Optional duration in seconds the pod needs to terminate gracefully upon probe failure.
+        termination_grace_period_seconds "terminationGracePeriodSeconds" with_termination_grace_period_seconds: set i64,
+        /// Number of seconds after which the probe times out.
+        timeout_seconds "timeoutSeconds" with_timeout_seconds: set i32,
+    }
+
+    /// Represents a projected volume source
+    pub struct ProjectedVolumeSourceApply {
+        /// defaultMode are the mode bits used to set permissions on created files by default.
+        default_mode "defaultMode" with_default_mode: set i32,
+        /// sources is the list of volume projections.
+        sources "sources" with_sources: list VolumeProjectionApply,
+    }
+
+    /// Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.
+    pub struct QuobyteVolumeSourceApply {
+        /// group to map volume access to Default is no group
+        group "group" with_group: set ::std::string::String,
+        /// readOnly here will force the Quobyte volume to be mounted with read-only permissions.
+        read_only "readOnly" with_read_only: set bool,
+        /// registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes
+        registry "registry" with_registry: set ::std::string::String,
+        /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin
+        tenant "tenant" with_tenant: set ::std::string::String,
+        /// user to map volume access to Defaults to serivceaccount user
+        user "user" with_user: set ::std::string::String,
+        /// volume is a string that references an already created Quobyte volume by name.
+        volume "volume" with_volume: set ::std::string::String,
+    }
+
+    /// Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.
+    pub struct RBDVolumeSourceApply {
+        /// fsType is the filesystem type of the volume that you want to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// image is the rados image name.
+        image "image" with_image: set ::std::string::String,
+        /// keyring is the path to key ring for RBDUser.
+        keyring "keyring" with_keyring: set ::std::string::String,
+        /// monitors is a collection of Ceph monitors.
+        monitors "monitors" with_monitors: list ::std::string::String,
+        /// pool is the rados pool name.
+        pool "pool" with_pool: set ::std::string::String,
+        /// readOnly here will force the ReadOnly setting in VolumeMounts.
+        read_only "readOnly" with_read_only: set bool,
+        /// secretRef is name of the authentication secret for RBDUser.
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+        /// user is the rados user name.
+        user "user" with_user: set ::std::string::String,
+    }
+
+    /// ResourceClaim references one entry in PodSpec.ResourceClaims.
+    pub struct ResourceClaimApply {
+        /// Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used.
+        name "name" with_name: set ::std::string::String,
+        /// Request is the name chosen for a request in the referenced claim.
+        request "request" with_request: set ::std::string::String,
+    }
+
+    /// ResourceFieldSelector represents container resources (cpu, memory) and their output format
+    pub struct ResourceFieldSelectorApply {
+        /// Container name: required for volumes, optional for env vars
+        container_name "containerName" with_container_name: set ::std::string::String,
+        /// Specifies the output format of the exposed resources, defaults to "1"
+        divisor "divisor" with_divisor: set ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+        /// Required: resource to select
+        resource "resource" with_resource: set ::std::string::String,
+    }
+
+    /// ResourceRequirements describes the compute resource requirements.
+    pub struct ResourceRequirementsApply {
+        /// Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.
+        claims "claims" with_claims: list ResourceClaimApply,
+        /// Limits describes the maximum amount of compute resources allowed.
+        limits "limits" with_limits: map ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+        /// Requests describes the minimum amount of compute resources required.
+        requests "requests" with_requests: map ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+    }
+
+    /// SELinuxOptions are the labels to be applied to the container
+    pub struct SELinuxOptionsApply {
+        /// Level is SELinux level label that applies to the container.
+        level "level" with_level: set ::std::string::String,
+        /// Role is a SELinux role label that applies to the container.
+        role "role" with_role: set ::std::string::String,
+        /// Type is a SELinux type label that applies to the container.
+        type_ "type" with_type: set ::std::string::String,
+        /// User is a SELinux user label that applies to the container.
+        user "user" with_user: set ::std::string::String,
+    }
+
+    /// ScaleIOVolumeSource represents a persistent ScaleIO volume
+    pub struct ScaleIOVolumeSourceApply {
+        /// fsType is the filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// gateway is the host address of the ScaleIO API Gateway.
+        gateway "gateway" with_gateway: set ::std::string::String,
+        /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
+        protection_domain "protectionDomain" with_protection_domain: set ::std::string::String,
+        /// readOnly Defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// secretRef references to the secret for ScaleIO user and other sensitive information.
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+        /// sslEnabled Flag enable/disable SSL communication with Gateway, default false
+        ssl_enabled "sslEnabled" with_ssl_enabled: set bool,
+        /// storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned.
+        storage_mode "storageMode" with_storage_mode: set ::std::string::String,
+        /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
+        storage_pool "storagePool" with_storage_pool: set ::std::string::String,
+        /// system is the name of the storage system as configured in ScaleIO.
+        system "system" with_system: set ::std::string::String,
+        /// volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source.
+        volume_name "volumeName" with_volume_name: set ::std::string::String,
+    }
+
+    /// SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.
+    pub struct SeccompProfileApply {
+        /// localhostProfile indicates a profile defined in a file on the node should be used.
+        localhost_profile "localhostProfile" with_localhost_profile: set ::std::string::String,
+        /// type indicates which kind of seccomp profile will be applied.
+        type_ "type" with_type: set ::std::string::String,
+    }
+
+    /// SecretEnvSource selects a Secret to populate the environment variables with.
+    pub struct SecretEnvSourceApply {
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// Specify whether the Secret must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// SecretKeySelector selects a key of a Secret.
+    pub struct SecretKeySelectorApply {
+        /// The key of the secret to select from.
+        key "key" with_key: set ::std::string::String,
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// Specify whether the Secret or its key must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// Adapts a secret into a projected volume.
+    pub struct SecretProjectionApply {
+        /// items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value.
+        items "items" with_items: list KeyToPathApply,
+        /// Name of the referent.
+        name "name" with_name: set ::std::string::String,
+        /// optional field specify whether the Secret or its key must be defined
+        optional "optional" with_optional: set bool,
+    }
+
+    /// Adapts a Secret into a volume.
+    pub struct SecretVolumeSourceApply {
+        /// defaultMode is Optional: mode bits used to set permissions on created files by default.
+        default_mode "defaultMode" with_default_mode: set i32,
+        /// items If unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value.
+        items "items" with_items: list KeyToPathApply,
+        /// optional field specify whether the Secret or its keys must be defined
+        optional "optional" with_optional: set bool,
+        /// secretName is the name of the secret in the pod's namespace to use.
+        secret_name "secretName" with_secret_name: set ::std::string::String,
+    }
+
+    /// SecurityContext holds security configuration that will be applied to a container. Some fields are present in both SecurityContext and PodSecurityContext. When both are set, the values in SecurityContext take precedence.
+    pub struct SecurityContextApply {
+        /// AllowPrivilegeEscalation controls whether a process can gain more privileges than its parent process.
+        allow_privilege_escalation "allowPrivilegeEscalation" with_allow_privilege_escalation: set bool,
+        /// appArmorProfile is the AppArmor options to use by this container.
+        app_armor_profile "appArmorProfile" with_app_armor_profile: value AppArmorProfileApply,
+        /// The capabilities to add/drop when running containers.
+        capabilities "capabilities" with_capabilities: value CapabilitiesApply,
+        /// Run container in privileged mode.
+        privileged "privileged" with_privileged: set bool,
+        /// procMount denotes the type of proc mount to use for the containers.
+        proc_mount "procMount" with_proc_mount: set ::std::string::String,
+        /// Whether this container has a read-only root filesystem.
+        read_only_root_filesystem "readOnlyRootFilesystem" with_read_only_root_filesystem: set bool,
+        /// The GID to run the entrypoint of the container process.
+        run_as_group "runAsGroup" with_run_as_group: set i64,
+        /// Indicates that the container must run as a non-root user.
+        run_as_non_root "runAsNonRoot" with_run_as_non_root: set bool,
+        /// The UID to run the entrypoint of the container process.
+        run_as_user "runAsUser" with_run_as_user: set i64,
+        /// The SELinux context to be applied to the container.
+        se_linux_options "seLinuxOptions" with_se_linux_options: value SELinuxOptionsApply,
+        /// The seccomp options to use by this container.
+        seccomp_profile "seccompProfile" with_seccomp_profile: value SeccompProfileApply,
+        /// The Windows specific settings applied to all containers.
+        windows_options "windowsOptions" with_windows_options: value WindowsSecurityContextOptionsApply,
+    }
+
+    /// ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).
+    pub struct ServiceAccountTokenProjectionApply {
+        /// audience is the intended audience of the token.
+        audience "audience" with_audience: set ::std::string::String,
+        /// expirationSeconds is the requested duration of validity of the service account token.
+        expiration_seconds "expirationSeconds" with_expiration_seconds: set i64,
+        /// path is the path relative to the mount point of the file to project the token into.
+        path "path" with_path: set ::std::string::String,
+    }
+
+    /// Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.
+    ///
+    /// The apply configuration of `Service` (`v1`): every field optional, serialized with exactly the fields set.
+    pub struct ServiceApply {
+        /// APIVersion defines the versioned schema of this representation of an object.
+        api_version "apiVersion" with_api_version: set ::std::string::String,
+        /// Kind is a string value representing the REST resource this object represents.
+        kind "kind" with_kind: set ::std::string::String,
+        /// Standard object's metadata.
+        metadata "metadata" with_metadata: value ::kubegen::apply::ObjectMetaApply,
+        /// Spec defines the behavior of a service.
+        spec "spec" with_spec: value ServiceSpecApply,
+        /// Most recently observed status of the service.
+        status "status" with_status: value ServiceStatusApply,
+    }
+
+    /// ServicePort contains information on service's port.
+    pub struct ServicePortApply {
+        /// The application protocol for this port.
+        app_protocol "appProtocol" with_app_protocol: set ::std::string::String,
+        /// The name of this port within the service.
+        name "name" with_name: set ::std::string::String,
+        /// The port on each node on which this service is exposed when type is NodePort or LoadBalancer.
+        node_port "nodePort" with_node_port: set i32,
+        /// The port that will be exposed by this service.
+        port "port" with_port: set i32,
+        /// The IP protocol for this port.
+        protocol "protocol" with_protocol: set ::std::string::String,
+        /// Number or name of the port to access on the pods targeted by the service.
+        target_port "targetPort" with_target_port: set ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+    }
+
+    /// ServiceSpec describes the attributes that a user creates on a service.
+    pub struct ServiceSpecApply {
+        /// allocateLoadBalancerNodePorts defines if NodePorts will be automatically allocated for services with type LoadBalancer.
+        allocate_load_balancer_node_ports "allocateLoadBalancerNodePorts" with_allocate_load_balancer_node_ports: set bool,
+        /// clusterIP is the IP address of the service and is usually assigned randomly.
+        cluster_ip "clusterIP" with_cluster_ip: set ::std::string::String,
+        /// ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned randomly.
+        cluster_ips "clusterIPs" with_cluster_ips: list ::std::string::String,
+        /// externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.
+        external_ips "externalIPs" with_external_ips: list ::std::string::String,
+        /// externalName is the external reference that discovery mechanisms will return as an alias for this service (e.g.
+        external_name "externalName" with_external_name: set ::std::string::String,
+        /// externalTrafficPolicy describes how nodes distribute service traffic they receive on one of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer IPs).
+        external_traffic_policy "externalTrafficPolicy" with_external_traffic_policy: set ::std::string::String,
+        /// healthCheckNodePort specifies the healthcheck nodePort for the service.
+        health_check_node_port "healthCheckNodePort" with_health_check_node_port: set i32,
+        /// InternalTrafficPolicy describes how nodes distribute service traffic they receive on the ClusterIP.
+        internal_traffic_policy "internalTrafficPolicy" with_internal_traffic_policy: set ::std::string::String,
+        /// IPFamilies is a list of IP families (e.g.
+        ip_families "ipFamilies" with_ip_families: list ::std::string::String,
+        /// IPFamilyPolicy represents the dual-stack-ness requested or required by this Service.
+        ip_family_policy "ipFamilyPolicy" with_ip_family_policy: set ::std::string::String,
+        /// loadBalancerClass is the class of the load balancer implementation this Service belongs to.
+        load_balancer_class "loadBalancerClass" with_load_balancer_class: set ::std::string::String,
+        /// Only applies to Service Type: LoadBalancer.
+        load_balancer_ip "loadBalancerIP" with_load_balancer_ip: set ::std::string::String,
+        /// If specified and supported by the platform, this will restrict traffic through the cloud-provider load-balancer will be restricted to the specified client IPs.
+        load_balancer_source_ranges "loadBalancerSourceRanges" with_load_balancer_source_ranges: list ::std::string::String,
+        /// The list of ports that are exposed by this service.
+        ports "ports" with_ports: list ServicePortApply,
+        /// publishNotReadyAddresses indicates that any agent which deals with endpoints for this Service should disregard any indications of ready/not-ready.
+        publish_not_ready_addresses "publishNotReadyAddresses" with_publish_not_ready_addresses: set bool,
+        /// Route service traffic to pods with label keys and values matching this selector.
+        selector "selector" with_selector: map ::std::string::String,
+        /// Supports "ClientIP" and "None".
+        session_affinity "sessionAffinity" with_session_affinity: set ::std::string::String,
+        /// sessionAffinityConfig contains the configurations of session affinity.
+        session_affinity_config "sessionAffinityConfig" with_session_affinity_config: value SessionAffinityConfigApply,
+        /// TrafficDistribution offers a way to express preferences for how traffic is distributed to Service endpoints.
+        traffic_distribution "trafficDistribution" with_traffic_distribution: set ::std::string::String,
+        /// type determines how the Service is exposed.
+        type_ "type" with_type: set ::std::string::String,
+    }
+
+    /// ServiceStatus represents the current status of a service.
+    pub struct ServiceStatusApply {
+        /// Current service state
+        conditions "conditions" with_conditions: list super::meta_v1::ConditionApply,
+        /// LoadBalancer contains the current status of the load-balancer, if one is present.
+        load_balancer "loadBalancer" with_load_balancer: value LoadBalancerStatusApply,
+    }
+
+    /// SessionAffinityConfig represents the configurations of session affinity.
+    pub struct SessionAffinityConfigApply {
+        /// clientIP contains the configurations of Client IP based session affinity.
+        client_ip "clientIP" with_client_ip: value ClientIPConfigApply,
+    }
+
+    /// SleepAction describes a "sleep" action.
+    pub struct SleepActionApply {
+        /// Seconds is the number of seconds to sleep.
+        seconds "seconds" with_seconds: set i64,
+    }
+
+    /// Represents a StorageOS persistent volume resource.
+    pub struct StorageOSVolumeSourceApply {
+        /// fsType is the filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// readOnly defaults to false (read/write).
+        read_only "readOnly" with_read_only: set bool,
+        /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.
+        secret_ref "secretRef" with_secret_ref: value LocalObjectReferenceApply,
+        /// volumeName is the human-readable name of the StorageOS volume.
+        volume_name "volumeName" with_volume_name: set ::std::string::String,
+        /// volumeNamespace specifies the scope of the volume within StorageOS.
+        volume_namespace "volumeNamespace" with_volume_namespace: set ::std::string::String,
+    }
+
+    /// Sysctl defines a kernel parameter to be set
+    pub struct SysctlApply {
+        /// Name of a property to set
+        name "name" with_name: set ::std::string::String,
+        /// Value of a property to set
+        value "value" with_value: set ::std::string::String,
+    }
+
+    /// TCPSocketAction describes an action based on opening a socket
+    pub struct TCPSocketActionApply {
+        /// Optional: Host name to connect to, defaults to the pod IP.
+        host "host" with_host: set ::std::string::String,
+        /// Number or name of the port to access on the container.
+        port "port" with_port: set ::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString,
+    }
+
+    /// The pod this Toleration is attached to tolerates any taint that matches the triple \<key,value,effect\> using the matching operator \<operator\>.
+    pub struct TolerationApply {
+        /// Effect indicates the taint effect to match.
+        effect "effect" with_effect: set ::std::string::String,
+        /// Key is the taint key that the toleration applies to.
+        key "key" with_key: set ::std::string::String,
+        /// Operator represents a key's relationship to the value.
+        operator "operator" with_operator: set ::std::string::String,
+        /// TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint.
+        toleration_seconds "tolerationSeconds" with_toleration_seconds: set i64,
+        /// Value is the taint value the toleration matches to.
+        value "value" with_value: set ::std::string::String,
+    }
+
+    /// TopologySpreadConstraint specifies how to spread matching pods among the given topology.
+    pub struct TopologySpreadConstraintApply {
+        /// LabelSelector is used to find matching pods.
+        label_selector "labelSelector" with_label_selector: value super::meta_v1::LabelSelectorApply,
+        /// MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated.
+        match_label_keys "matchLabelKeys" with_match_label_keys: list ::std::string::String,
+        /// MaxSkew describes the degree to which pods may be unevenly distributed.
+        max_skew "maxSkew" with_max_skew: set i32,
+        /// MinDomains indicates a minimum number of eligible domains.
+        min_domains "minDomains" with_min_domains: set i32,
+        /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew.
+        node_affinity_policy "nodeAffinityPolicy" with_node_affinity_policy: set ::std::string::String,
+        /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew.
+        node_taints_policy "nodeTaintsPolicy" with_node_taints_policy: set ::std::string::String,
+        /// TopologyKey is the key of node labels.
+        topology_key "topologyKey" with_topology_key: set ::std::string::String,
+        /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint.
+        when_unsatisfiable "whenUnsatisfiable" with_when_unsatisfiable: set ::std::string::String,
+    }
+
+    /// TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.
+    pub struct TypedLocalObjectReferenceApply {
+        /// APIGroup is the group for the resource being referenced.
+        api_group "apiGroup" with_api_group: set ::std::string::String,
+        /// Kind is the type of resource being referenced
+        kind "kind" with_kind: set ::std::string::String,
+        /// Name is the name of resource being referenced
+        name "name" with_name: set ::std::string::String,
+    }
+
+    /// TypedObjectReference contains enough information to let you locate the typed referenced object
+    pub struct TypedObjectReferenceApply {
+        /// APIGroup is the group for the resource being referenced.
+        api_group "apiGroup" with_api_group: set ::std::string::String,
+        /// Kind is the type of resource being referenced
+        kind "kind" with_kind: set ::std::string::String,
+        /// Name is the name of resource being referenced
+        name "name" with_name: set ::std::string::String,
+        /// Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference.
+        namespace "namespace" with_namespace: set ::std::string::String,
+    }
+
+    /// Volume represents a named volume in a pod that may be accessed by any container in the pod.
+    pub struct VolumeApply {
+        /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host machine and then exposed to the pod.
+        aws_elastic_block_store "awsElasticBlockStore" with_aws_elastic_block_store: value AWSElasticBlockStoreVolumeSourceApply,
+        /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
+        azure_disk "azureDisk" with_azure_disk: value AzureDiskVolumeSourceApply,
+        /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
+        azure_file "azureFile" with_azure_file: value AzureFileVolumeSourceApply,
+        /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
+        cephfs "cephfs" with_cephfs: value CephFSVolumeSourceApply,
+        /// cinder represents a cinder volume attached and mounted on kubelets host machine.
+        cinder "cinder" with_cinder: value CinderVolumeSourceApply,
+        /// configMap represents a configMap that should populate this volume
+        config_map "configMap" with_config_map: value ConfigMapVolumeSourceApply,
+        /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain external CSI drivers.
+        csi "csi" with_csi: value CSIVolumeSourceApply,
+        /// downwardAPI represents downward API about the pod that should populate this volume
+        downward_api "downwardAPI" with_downward_api: value DownwardAPIVolumeSourceApply,
+        /// emptyDir represents a temporary directory that shares a pod's lifetime.
+        empty_dir "emptyDir" with_empty_dir: value EmptyDirVolumeSourceApply,
+        /// ephemeral represents a volume that is handled by a cluster storage driver.
+        ephemeral "ephemeral" with_ephemeral: value EphemeralVolumeSourceApply,
+        /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and then exposed to the pod.
+        fc "fc" with_fc: value FCVolumeSourceApply,
+        /// flexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.
+        flex_volume "flexVolume" with_flex_volume: value FlexVolumeSourceApply,
+        /// flocker represents a Flocker volume attached to a kubelet's host machine.
+        flocker "flocker" with_flocker: value FlockerVolumeSourceApply,
+        /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host machine and then exposed to the pod.
+        gce_persistent_disk "gcePersistentDisk" with_gce_persistent_disk: value GCEPersistentDiskVolumeSourceApply,
+        /// gitRepo represents a git repository at a particular revision.
+        git_repo "gitRepo" with_git_repo: value GitRepoVolumeSourceApply,
+        /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
+        glusterfs "glusterfs" with_glusterfs: value GlusterfsVolumeSourceApply,
+        /// hostPath represents a pre-existing file or directory on the host machine that is directly exposed to the container.
+        host_path "hostPath" with_host_path: value HostPathVolumeSourceApply,
+        /// image represents an OCI object (a container image or artifact) pulled and mounted on the kubelet's host machine.
+        image "image" with_image: value ImageVolumeSourceApply,
+        /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and then exposed to the pod.
+        iscsi "iscsi" with_iscsi: value ISCSIVolumeSourceApply,
+        /// name of the volume.
+        name "name" with_name: set ::std::string::String,
+        /// nfs represents an NFS mount on the host that shares a pod's lifetime More info: <https://kubernetes.io/docs/concepts/storage/volumes#nfs>
+        nfs "nfs" with_nfs: value NFSVolumeSourceApply,
+        /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the same namespace.
+        persistent_volume_claim "persistentVolumeClaim" with_persistent_volume_claim: value PersistentVolumeClaimVolumeSourceApply,
+        /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on kubelets host machine.
+        photon_persistent_disk "photonPersistentDisk" with_photon_persistent_disk: value PhotonPersistentDiskVolumeSourceApply,
+        /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
+        portworx_volume "portworxVolume" with_portworx_volume: value PortworxVolumeSourceApply,
+        /// projected items for all in one resources secrets, configmaps, and downward API
+        projected "projected" with_projected: value ProjectedVolumeSourceApply,
+        /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
+        quobyte "quobyte" with_quobyte: value QuobyteVolumeSourceApply,
+        /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
+        rbd "rbd" with_rbd: value RBDVolumeSourceApply,
+        /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
+        scale_io "scaleIO" with_scale_io: value ScaleIOVolumeSourceApply,
+        /// secret represents a secret that should populate this volume.
+        secret "secret" with_secret: value SecretVolumeSourceApply,
+        /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
+        storageos "storageos" with_storageos: value StorageOSVolumeSourceApply,
+        /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
+        vsphere_volume "vsphereVolume" with_vsphere_volume: value VsphereVirtualDiskVolumeSourceApply,
+    }
+
+    /// volumeDevice describes a mapping of a raw block device within a container.
+    pub struct VolumeDeviceApply {
+        /// devicePath is the path inside of the container that the device will be mapped to.
+        device_path "devicePath" with_device_path: set ::std::string::String,
+        /// name must match the name of a persistentVolumeClaim in the pod
+        name "name" with_name: set ::std::string::String,
+    }
+
+    /// VolumeMount describes a mounting of a Volume within a container.
+    pub struct VolumeMountApply {
+        /// Path within the container at which the volume should be mounted.
+        mount_path "mountPath" with_mount_path: set ::std::string::String,
+        /// mountPropagation determines how mounts are propagated from the host to container and the other way around.
+        mount_propagation "mountPropagation" with_mount_propagation: set ::std::string::String,
+        /// This must match the Name of a Volume.
+        name "name" with_name: set ::std::string::String,
+        /// Mounted read-only if true, read-write otherwise (false or unspecified).
+        read_only "readOnly" with_read_only: set bool,
+        /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
+        recursive_read_only "recursiveReadOnly" with_recursive_read_only: set ::std::string::String,
+        /// Path within the volume from which the container's volume should be mounted.
+        sub_path "subPath" with_sub_path: set ::std::string::String,
+        /// Expanded path within the volume from which the container's volume should be mounted.
+        sub_path_expr "subPathExpr" with_sub_path_expr: set ::std::string::String,
+    }
+
+    /// Projection that may be projected along with other supported volume types. Exactly one of these fields must be set.
+    pub struct VolumeProjectionApply {
+        /// ClusterTrustBundle allows a pod to access the '.spec.trustBundle' field of ClusterTrustBundle objects in an auto-updating file.
+        cluster_trust_bundle "clusterTrustBundle" with_cluster_trust_bundle: value ClusterTrustBundleProjectionApply,
+        /// configMap information about the configMap data to project
+        config_map "configMap" with_config_map: value ConfigMapProjectionApply,
+        /// downwardAPI information about the downwardAPI data to project
+        downward_api "downwardAPI" with_downward_api: value DownwardAPIProjectionApply,
+        /// Projects an auto-rotating credential bundle (private key and certificate chain) that the pod can use either as a TLS client or server.
+        pod_certificate "podCertificate" with_pod_certificate: value PodCertificateProjectionApply,
+        /// secret information about the secret data to project
+        secret "secret" with_secret: value SecretProjectionApply,
+        /// serviceAccountToken is information about the serviceAccountToken data to project
+        service_account_token "serviceAccountToken" with_service_account_token: value ServiceAccountTokenProjectionApply,
+    }
+
+    /// VolumeResourceRequirements describes the storage resource requirements for a volume.
+    pub struct VolumeResourceRequirementsApply {
+        /// Limits describes the maximum amount of compute resources allowed.
+        limits "limits" with_limits: map ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+        /// Requests describes the minimum amount of compute resources required.
+        requests "requests" with_requests: map ::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity,
+    }
+
+    /// Represents a vSphere volume resource.
+    pub struct VsphereVirtualDiskVolumeSourceApply {
+        /// fsType is filesystem type to mount.
+        fs_type "fsType" with_fs_type: set ::std::string::String,
+        /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.
+        storage_policy_id "storagePolicyID" with_storage_policy_id: set ::std::string::String,
+        /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
+        storage_policy_name "storagePolicyName" with_storage_policy_name: set ::std::string::String,
+        /// volumePath is the path that identifies vSphere volume vmdk
+        volume_path "volumePath" with_volume_path: set ::std::string::String,
+    }
+
+    /// The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)
+    pub struct WeightedPodAffinityTermApply {
+        /// Required.
+        pod_affinity_term "podAffinityTerm" with_pod_affinity_term: value PodAffinityTermApply,
+        /// weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
+        weight "weight" with_weight: set i32,
+    }
+
+    /// WindowsSecurityContextOptions contain Windows-specific options and credentials.
+    pub struct WindowsSecurityContextOptionsApply {
+        /// GMSACredentialSpec is where the GMSA admission webhook (<https://github.com/kubernetes-sigs/windows-gmsa>) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.
+        gmsa_credential_spec "gmsaCredentialSpec" with_gmsa_credential_spec: set ::std::string::String,
+        /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
+        gmsa_credential_spec_name "gmsaCredentialSpecName" with_gmsa_credential_spec_name: set ::std::string::String,
+        /// HostProcess determines if a container should be run as a 'Host Process' container.
+        host_process "hostProcess" with_host_process: set bool,
+        /// The UserName in Windows to run the entrypoint of the container process.
+        run_as_user_name "runAsUserName" with_run_as_user_name: set ::std::string::String,
+    }
+}
+::kubegen::apply_root! {
+    ServiceApply for ::kubegen::k8s_openapi::api::core::v1::Service {
+        api_version: "v1",
+        kind: "Service",
+        scope: namespaced,
+        status: true,
+        metadata: [labels annotations owner_references finalizers],
+        schema: builtin "io.k8s.api.core.v1.Service",
     }
 }

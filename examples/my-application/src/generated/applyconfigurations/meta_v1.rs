@@ -2,190 +2,40 @@
 // kubegen:crate=my-application
 //! Apply configurations of `meta_v1`: partial objects for server-side apply, every field optional.
 
-/// Condition contains details for one aspect of the current state of this API Resource.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct ConditionApply {
-    /// lastTransitionTime is the last time the condition transitioned from one status to another.
-    #[serde(
-        rename = "lastTransitionTime",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_transition_time: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-    >,
-    /// message is a human readable message indicating details about the transition.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub message: ::std::option::Option<::std::string::String>,
-    /// observedGeneration represents the .metadata.generation that the condition was set based upon.
-    #[serde(
-        rename = "observedGeneration",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub observed_generation: ::std::option::Option<i64>,
-    /// reason contains a programmatic identifier indicating the reason for the condition's last transition.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub reason: ::std::option::Option<::std::string::String>,
-    /// status of the condition, one of True, False, Unknown.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<::std::string::String>,
-    /// type of condition in CamelCase or in foo.example.com/CamelCase.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl ConditionApply {
-    /// Sets `lastTransitionTime`.
-    pub fn with_last_transition_time(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
-    ) -> Self {
-        self.last_transition_time = ::std::option::Option::Some(value.into());
-        self
+::kubegen::apply_structs! {
+    serde = "::kubegen::__private::serde";
+
+    /// Condition contains details for one aspect of the current state of this API Resource.
+    pub struct ConditionApply {
+        /// lastTransitionTime is the last time the condition transitioned from one status to another.
+        last_transition_time "lastTransitionTime" with_last_transition_time: set ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+        /// message is a human readable message indicating details about the transition.
+        message "message" with_message: set ::std::string::String,
+        /// observedGeneration represents the .metadata.generation that the condition was set based upon.
+        observed_generation "observedGeneration" with_observed_generation: set i64,
+        /// reason contains a programmatic identifier indicating the reason for the condition's last transition.
+        reason "reason" with_reason: set ::std::string::String,
+        /// status of the condition, one of True, False, Unknown.
+        status "status" with_status: set ::std::string::String,
+        /// type of condition in CamelCase or in foo.example.com/CamelCase.
+        type_ "type" with_type: set ::std::string::String,
     }
-    /// Sets `message`.
-    pub fn with_message(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.message = ::std::option::Option::Some(value.into());
-        self
+
+    /// A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.
+    pub struct LabelSelectorApply {
+        /// matchExpressions is a list of label selector requirements.
+        match_expressions "matchExpressions" with_match_expressions: list LabelSelectorRequirementApply,
+        /// matchLabels is a map of {key,value} pairs.
+        match_labels "matchLabels" with_match_labels: map ::std::string::String,
     }
-    /// Sets `observedGeneration`.
-    pub fn with_observed_generation(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.observed_generation = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `reason`.
-    pub fn with_reason(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.reason = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `status`.
-    pub fn with_status(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.status = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// A label selector is a label query over a set of resources. The result of matchLabels and matchExpressions are ANDed. An empty label selector matches all objects. A null label selector matches no objects.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LabelSelectorApply {
-    /// matchExpressions is a list of label selector requirements.
-    #[serde(
-        rename = "matchExpressions",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_expressions: ::std::option::Option<
-        ::std::vec::Vec<LabelSelectorRequirementApply>,
-    >,
-    /// matchLabels is a map of {key,value} pairs.
-    #[serde(
-        rename = "matchLabels",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub match_labels: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-impl LabelSelectorApply {
-    /// Appends to `matchExpressions`.
-    pub fn with_match_expressions(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = LabelSelectorRequirementApply>,
-    ) -> Self {
-        self.match_expressions
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Adds entries to `matchLabels` (a key given again replaces the value).
-    pub fn with_match_labels<K: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        entries: impl ::std::iter::IntoIterator<Item = (K, ::std::string::String)>,
-    ) -> Self {
-        self.match_labels
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(entries.into_iter().map(|(k, v)| (k.into(), v)));
-        self
-    }
-}
-/// A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct LabelSelectorRequirementApply {
-    /// key is the label key that the selector applies to.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub key: ::std::option::Option<::std::string::String>,
-    /// operator represents a key's relationship to a set of values.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub operator: ::std::option::Option<::std::string::String>,
-    /// values is an array of string values.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub values: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-}
-impl LabelSelectorRequirementApply {
-    /// Sets `key`.
-    pub fn with_key(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.key = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `operator`.
-    pub fn with_operator(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.operator = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `values`.
-    pub fn with_values(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = ::std::string::String>,
-    ) -> Self {
-        self.values.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
+
+    /// A label selector requirement is a selector that contains values, a key, and an operator that relates the key and values.
+    pub struct LabelSelectorRequirementApply {
+        /// key is the label key that the selector applies to.
+        key "key" with_key: set ::std::string::String,
+        /// operator represents a key's relationship to a set of values.
+        operator "operator" with_operator: set ::std::string::String,
+        /// values is an array of string values.
+        values "values" with_values: list ::std::string::String,
     }
 }

@@ -2,382 +2,76 @@
 // kubegen:crate=my-application
 //! Apply configurations of `stable_v2`: partial objects for server-side apply, every field optional.
 
-/// MyApplication describes an application deployment: a container image run with a number of replicas behind a ClusterIP Service on its ports.
-///
-/// The apply configuration of `MyApplication` (`stable.example.com/v2`): every field optional, serialized with exactly the fields set.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct MyApplicationApply {
-    /// APIVersion defines the versioned schema of this representation of an object.
-    #[serde(
-        rename = "apiVersion",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub api_version: ::std::option::Option<::std::string::String>,
-    /// Kind is a string value representing the REST resource this object represents.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub kind: ::std::option::Option<::std::string::String>,
-    /// `metadata`
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<::kubegen::apply::ObjectMetaApply>,
+::kubegen::apply_structs! {
+    serde = "::kubegen::__private::serde";
+
     /// MyApplication describes an application deployment: a container image run with a number of replicas behind a ClusterIP Service on its ports.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub spec: ::std::option::Option<MyApplicationSpecApply>,
+    ///
+    /// The apply configuration of `MyApplication` (`stable.example.com/v2`): every field optional, serialized with exactly the fields set.
+    pub struct MyApplicationApply {
+        /// APIVersion defines the versioned schema of this representation of an object.
+        api_version "apiVersion" with_api_version: set ::std::string::String,
+        /// Kind is a string value representing the REST resource this object represents.
+        kind "kind" with_kind: set ::std::string::String,
+        /// `metadata`
+        metadata "metadata" with_metadata: value ::kubegen::apply::ObjectMetaApply,
+        /// MyApplication describes an application deployment: a container image run with a number of replicas behind a ClusterIP Service on its ports.
+        spec "spec" with_spec: value MyApplicationSpecApply,
+        /// The observed state of a MyApplication.
+        status "status" with_status: value MyApplicationStatusApply,
+    }
+
+    /// MyApplication describes an application deployment: a container image run with a number of replicas behind a ClusterIP Service on its ports.
+    pub struct MyApplicationSpecApply {
+        /// The container image to use for the application.
+        image "image" with_image: set ::std::string::String,
+        /// The ports the application listens on; the first is the one v1 shows as 'port'.
+        ports "ports" with_ports: list MyApplicationSpecPortsItemApply,
+        /// The desired number of application replicas.
+        replicas "replicas" with_replicas: set i32,
+    }
+
+    /// One port the application listens on.
+    pub struct MyApplicationSpecPortsItemApply {
+        /// The port's name, also the Service port's name.
+        name "name" with_name: set ::std::string::String,
+        /// The port number.
+        port "port" with_port: set i32,
+    }
+
     /// The observed state of a MyApplication.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<MyApplicationStatusApply>,
-}
-impl MyApplicationApply {
-    /// Sets `apiVersion`.
-    pub fn with_api_version(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.api_version = ::std::option::Option::Some(value.into());
-        self
+    pub struct MyApplicationStatusApply {
+        /// Replicas of the application's Deployment that are available.
+        available_replicas "availableReplicas" with_available_replicas: set i32,
+        /// The latest observations of the application's state.
+        conditions "conditions" with_conditions: list MyApplicationStatusConditionsItemApply,
+        /// The generation of the MyApplication this status describes.
+        observed_generation "observedGeneration" with_observed_generation: set i64,
+        /// The label selector of the application's pods, for the scale subresource.
+        selector "selector" with_selector: set ::std::string::String,
     }
-    /// Sets `kind`.
-    pub fn with_kind(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.kind = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `metadata`.
-    pub fn with_metadata(mut self, value: ::kubegen::apply::ObjectMetaApply) -> Self {
-        self.metadata = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `spec`.
-    pub fn with_spec(mut self, value: MyApplicationSpecApply) -> Self {
-        self.spec = ::std::option::Option::Some(value);
-        self
-    }
-    /// Sets `status`.
-    pub fn with_status(mut self, value: MyApplicationStatusApply) -> Self {
-        self.status = ::std::option::Option::Some(value);
-        self
+
+    /// One observation of a MyApplication's state.
+    pub struct MyApplicationStatusConditionsItemApply {
+        /// When the status last changed.
+        last_transition_time "lastTransitionTime" with_last_transition_time: set ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
+        /// A human-readable explanation.
+        message "message" with_message: set ::std::string::String,
+        /// A CamelCase reason for the last transition.
+        reason "reason" with_reason: set ::std::string::String,
+        /// Whether the condition holds: 'True', 'False' or 'Unknown'.
+        status "status" with_status: set ::std::string::String,
+        /// The aspect observed: 'Ready', 'Progressing' or 'Failed'.
+        type_ "type" with_type: set ::std::string::String,
     }
 }
-impl MyApplicationApply {
-    /// `MyApplication` `name` in `namespace`, with `apiVersion` and `kind` set.
-    pub fn new(
-        name: impl ::std::convert::Into<::std::string::String>,
-        namespace: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        MyApplicationApply {
-            api_version: ::std::option::Option::Some("stable.example.com/v2".into()),
-            kind: ::std::option::Option::Some("MyApplication".into()),
-            metadata: ::std::option::Option::Some(
-                ::kubegen::apply::ObjectMetaApply::default()
-                    .with_name(name)
-                    .with_namespace(namespace),
-            ),
-            ..::std::default::Default::default()
-        }
-    }
-    /// Reads back the fields `field_manager` owns in `object` (the main resource): client-go's `ExtractMyApplication`.
-    pub fn extract(
-        object: &crate::api::v2::MyApplication,
-        field_manager: &str,
-    ) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-        ::kubegen::apply::extract(object, field_manager, ::std::option::Option::None)
-    }
-    /// Reads back the fields `field_manager` owns in `object`'s status subresource: client-go's `ExtractMyApplicationStatus`.
-    pub fn extract_status(
-        object: &crate::api::v2::MyApplication,
-        field_manager: &str,
-    ) -> ::std::result::Result<Self, ::kubegen::apply::ApplyError> {
-        ::kubegen::apply::extract(
-            object,
-            field_manager,
-            ::std::option::Option::Some("status"),
-        )
-    }
-    /// Adds labels to `metadata` (a key given again replaces the value).
-    pub fn with_labels<
-        K: ::std::convert::Into<::std::string::String>,
-        V: ::std::convert::Into<::std::string::String>,
-    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_labels(labels),
-        );
-        self
-    }
-    /// Adds annotations to `metadata` (a key given again replaces the value).
-    pub fn with_annotations<
-        K: ::std::convert::Into<::std::string::String>,
-        V: ::std::convert::Into<::std::string::String>,
-    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_annotations(annotations),
-        );
-        self
-    }
-    /// Appends owner references to `metadata`.
-    pub fn with_owner_references(
-        mut self,
-        references: impl ::std::iter::IntoIterator<
-            Item = ::kubegen::apply::OwnerReferenceApply,
-        >,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_owner_references(references),
-        );
-        self
-    }
-    /// Appends finalizers to `metadata`.
-    pub fn with_finalizers<S: ::std::convert::Into<::std::string::String>>(
-        mut self,
-        finalizers: impl ::std::iter::IntoIterator<Item = S>,
-    ) -> Self {
-        self.metadata = ::std::option::Option::Some(
-            self.metadata.take().unwrap_or_default().with_finalizers(finalizers),
-        );
-        self
-    }
-}
-impl ::kubegen::apply::ApplyConfiguration for MyApplicationApply {
-    type Resource = crate::api::v2::MyApplication;
-    fn schema() -> ::std::result::Result<
-        &'static ::kubegen::__private::serde_json::Value,
-        ::kubegen::apply::ApplyError,
-    > {
-        static SCHEMA: ::kubegen::apply::SchemaCell = ::kubegen::apply::SchemaCell::new();
-        ::kubegen::apply::crd_schema::<crate::api::v2::MyApplication>(&SCHEMA, "v2")
-    }
-    fn metadata(&self) -> ::std::option::Option<&::kubegen::apply::ObjectMetaApply> {
-        self.metadata.as_ref()
-    }
-}
-/// MyApplication describes an application deployment: a container image run with a number of replicas behind a ClusterIP Service on its ports.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct MyApplicationSpecApply {
-    /// The container image to use for the application.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub image: ::std::option::Option<::std::string::String>,
-    /// The ports the application listens on; the first is the one v1 shows as 'port'.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub ports: ::std::option::Option<::std::vec::Vec<MyApplicationSpecPortsItemApply>>,
-    /// The desired number of application replicas.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub replicas: ::std::option::Option<i32>,
-}
-impl MyApplicationSpecApply {
-    /// Sets `image`.
-    pub fn with_image(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.image = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `ports`.
-    pub fn with_ports(
-        mut self,
-        values: impl ::std::iter::IntoIterator<Item = MyApplicationSpecPortsItemApply>,
-    ) -> Self {
-        self.ports.get_or_insert_with(::std::default::Default::default).extend(values);
-        self
-    }
-    /// Sets `replicas`.
-    pub fn with_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// One port the application listens on.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct MyApplicationSpecPortsItemApply {
-    /// The port's name, also the Service port's name.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// The port number.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub port: ::std::option::Option<i32>,
-}
-impl MyApplicationSpecPortsItemApply {
-    /// Sets `name`.
-    pub fn with_name(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.name = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `port`.
-    pub fn with_port(mut self, value: impl ::std::convert::Into<i32>) -> Self {
-        self.port = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// The observed state of a MyApplication.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct MyApplicationStatusApply {
-    /// Replicas of the application's Deployment that are available.
-    #[serde(
-        rename = "availableReplicas",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub available_replicas: ::std::option::Option<i32>,
-    /// The latest observations of the application's state.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub conditions: ::std::option::Option<
-        ::std::vec::Vec<MyApplicationStatusConditionsItemApply>,
-    >,
-    /// The generation of the MyApplication this status describes.
-    #[serde(
-        rename = "observedGeneration",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub observed_generation: ::std::option::Option<i64>,
-    /// The label selector of the application's pods, for the scale subresource.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub selector: ::std::option::Option<::std::string::String>,
-}
-impl MyApplicationStatusApply {
-    /// Sets `availableReplicas`.
-    pub fn with_available_replicas(
-        mut self,
-        value: impl ::std::convert::Into<i32>,
-    ) -> Self {
-        self.available_replicas = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Appends to `conditions`.
-    pub fn with_conditions(
-        mut self,
-        values: impl ::std::iter::IntoIterator<
-            Item = MyApplicationStatusConditionsItemApply,
-        >,
-    ) -> Self {
-        self.conditions
-            .get_or_insert_with(::std::default::Default::default)
-            .extend(values);
-        self
-    }
-    /// Sets `observedGeneration`.
-    pub fn with_observed_generation(
-        mut self,
-        value: impl ::std::convert::Into<i64>,
-    ) -> Self {
-        self.observed_generation = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `selector`.
-    pub fn with_selector(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.selector = ::std::option::Option::Some(value.into());
-        self
-    }
-}
-/// One observation of a MyApplication's state.
-#[derive(
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    ::kubegen::__private::serde::Serialize,
-    ::kubegen::__private::serde::Deserialize
-)]
-#[serde(crate = "::kubegen::__private::serde", default)]
-pub struct MyApplicationStatusConditionsItemApply {
-    /// When the status last changed.
-    #[serde(
-        rename = "lastTransitionTime",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub last_transition_time: ::std::option::Option<
-        ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-    >,
-    /// A human-readable explanation.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub message: ::std::option::Option<::std::string::String>,
-    /// A CamelCase reason for the last transition.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub reason: ::std::option::Option<::std::string::String>,
-    /// Whether the condition holds: 'True', 'False' or 'Unknown'.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<::std::string::String>,
-    /// The aspect observed: 'Ready', 'Progressing' or 'Failed'.
-    #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-    pub type_: ::std::option::Option<::std::string::String>,
-}
-impl MyApplicationStatusConditionsItemApply {
-    /// Sets `lastTransitionTime`.
-    pub fn with_last_transition_time(
-        mut self,
-        value: impl ::std::convert::Into<
-            ::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time,
-        >,
-    ) -> Self {
-        self.last_transition_time = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `message`.
-    pub fn with_message(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.message = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `reason`.
-    pub fn with_reason(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.reason = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `status`.
-    pub fn with_status(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.status = ::std::option::Option::Some(value.into());
-        self
-    }
-    /// Sets `type`.
-    pub fn with_type(
-        mut self,
-        value: impl ::std::convert::Into<::std::string::String>,
-    ) -> Self {
-        self.type_ = ::std::option::Option::Some(value.into());
-        self
+::kubegen::apply_root! {
+    MyApplicationApply for crate::api::v2::MyApplication {
+        api_version: "stable.example.com/v2",
+        kind: "MyApplication",
+        scope: namespaced,
+        status: true,
+        metadata: [labels annotations owner_references finalizers],
+        schema: crd "v2",
     }
 }
