@@ -130,8 +130,8 @@ macro_rules! __apply_builder {
     };
     (map $field:ident $json:literal $builder:ident $ty:ty) => {
         #[doc = ::core::concat!(
-            "Adds entries to `", $json, "` (a key given again replaces the value)."
-        )]
+                    "Adds entries to `", $json, "` (a key given again replaces the value)."
+                )]
         pub fn $builder<K: ::std::convert::Into<::std::string::String>>(
             mut self,
             entries: impl ::std::iter::IntoIterator<Item = (K, $ty)>,
@@ -242,8 +242,8 @@ macro_rules! apply_root {
 macro_rules! __apply_new {
     (namespaced $name:ident $api_version:literal $kind:literal) => {
         #[doc = ::core::concat!(
-            "`", $kind, "` `name` in `namespace`, with `apiVersion` and `kind` set."
-        )]
+                    "`", $kind, "` `name` in `namespace`, with `apiVersion` and `kind` set."
+                )]
         pub fn new(
             name: impl ::std::convert::Into<::std::string::String>,
             namespace: impl ::std::convert::Into<::std::string::String>,

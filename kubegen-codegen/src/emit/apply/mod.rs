@@ -239,7 +239,10 @@ mod tests {
         });
         let files = render(&[custom("Thing", schema)]).unwrap();
         let file = &files["stable_v1"];
-        assert!(file.contains("\"we\\\"ird\\\\name\" with_we_ird_name: set"), "{file}");
+        assert!(
+            file.contains("\"we\\\"ird\\\\name\" with_we_ird_name: set"),
+            "{file}"
+        );
         let parsed: syn::File = syn::parse_str(file).expect("the module parses");
         assert_eq!(parsed.items.len(), 2, "apply_structs! and apply_root!");
     }
@@ -350,8 +353,10 @@ mod tests {
         }
         // The root's and the embedded resource's metadata are ObjectMetaApply.
         assert_eq!(
-            file.matches("metadata \"metadata\" with_metadata: value ::kubegen::apply::ObjectMetaApply,")
-                .count(),
+            file.matches(
+                "metadata \"metadata\" with_metadata: value ::kubegen::apply::ObjectMetaApply,"
+            )
+            .count(),
             2,
             "{file}"
         );

@@ -37,7 +37,8 @@ pub(crate) enum SchemaSource {
 }
 
 /// The metadata builders a root forwards to its `ObjectMetaApply`.
-pub(crate) const METADATA_BUILDERS: [&str; 4] = ["labels", "annotations", "owner_references", "finalizers"];
+pub(crate) const METADATA_BUILDERS: [&str; 4] =
+    ["labels", "annotations", "owner_references", "finalizers"];
 
 /// One module's structs (sorted by name), each kind root with its extras.
 pub(crate) fn module(
@@ -45,9 +46,8 @@ pub(crate) fn module(
     structs: &BTreeMap<String, Struct>,
     tops: &BTreeMap<String, Top>,
 ) -> String {
-    let mut out = String::from(
-        "::kubegen::apply_structs! {\n    serde = \"::kubegen::__private::serde\";\n",
-    );
+    let mut out =
+        String::from("::kubegen::apply_structs! {\n    serde = \"::kubegen::__private::serde\";\n");
     let mut roots = String::new();
     for (name, s) in structs {
         let idents = idents(s);
@@ -120,7 +120,11 @@ fn ty(shape: &Shape, module: &str) -> String {
 /// A path without generics as written (`crate::api::Thing`).
 pub(crate) fn path_text(path: &syn::Path) -> String {
     let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let lead = if path.leading_colon.is_some() { "::" } else { "" };
+    let lead = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
     format!("{lead}{}", segments.join("::"))
 }
 
@@ -160,7 +164,9 @@ fn scalar(s: Scalar) -> &'static str {
         Scalar::Time => "::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::Time",
         Scalar::MicroTime => "::kubegen::k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime",
         Scalar::Quantity => "::kubegen::k8s_openapi::apimachinery::pkg::api::resource::Quantity",
-        Scalar::IntOrString => "::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString",
+        Scalar::IntOrString => {
+            "::kubegen::k8s_openapi::apimachinery::pkg::util::intstr::IntOrString"
+        }
         Scalar::Bytes => "::kubegen::k8s_openapi::ByteString",
         Scalar::Json => "::kubegen::__private::serde_json::Value",
     }
