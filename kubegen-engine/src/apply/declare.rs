@@ -9,7 +9,7 @@
 //!
 //! Builders by field kind: `set` takes `impl Into<T>`, `value` a `T`,
 //! `boxed` a `T` it boxes, `list` appends items, `map` inserts entries (a
-//! key given again replaces the value), as client-go's builders do.
+//! key given again replaces it), as client-go's builders do.
 //!
 //! ```
 //! kubegen::apply_structs! {
@@ -129,9 +129,7 @@ macro_rules! __apply_builder {
         }
     };
     (map $field:ident $json:literal $builder:ident $ty:ty) => {
-        #[doc = ::core::concat!(
-                    "Adds entries to `", $json, "` (a key given again replaces the value)."
-                )]
+        #[doc = ::core::concat!("Adds entries to `", $json, "` (a key given again replaces it).")]
         pub fn $builder<K: ::std::convert::Into<::std::string::String>>(
             mut self,
             entries: impl ::std::iter::IntoIterator<Item = (K, $ty)>,
@@ -241,9 +239,7 @@ macro_rules! apply_root {
 #[macro_export]
 macro_rules! __apply_new {
     (namespaced $name:ident $api_version:literal $kind:literal) => {
-        #[doc = ::core::concat!(
-                    "`", $kind, "` `name` in `namespace`, with `apiVersion` and `kind` set."
-                )]
+        #[doc = ::core::concat!("`", $kind, "` `name` in `namespace`, with `apiVersion`, `kind` set.")]
         pub fn new(
             name: impl ::std::convert::Into<::std::string::String>,
             namespace: impl ::std::convert::Into<::std::string::String>,
@@ -261,7 +257,7 @@ macro_rules! __apply_new {
         }
     };
     (cluster $name:ident $api_version:literal $kind:literal) => {
-        #[doc = ::core::concat!("`", $kind, "` `name`, with `apiVersion` and `kind` set.")]
+        #[doc = ::core::concat!("`", $kind, "` `name`, with `apiVersion`, `kind` set.")]
         pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
             $name {
                 api_version: ::std::option::Option::Some($api_version.into()),
