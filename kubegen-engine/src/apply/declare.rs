@@ -296,34 +296,22 @@ macro_rules! __apply_extract_status {
 #[macro_export]
 macro_rules! __apply_metadata_builder {
     (labels) => {
-        /// Adds labels to `metadata` (a key given again replaces the value).
-        pub fn with_labels<
-            K: ::std::convert::Into<::std::string::String>,
-            V: ::std::convert::Into<::std::string::String>,
-        >(
-            mut self,
-            labels: impl ::std::iter::IntoIterator<Item = (K, V)>,
-        ) -> Self {
-            self.metadata = ::std::option::Option::Some(
-                self.metadata.take().unwrap_or_default().with_labels(labels),
-            );
-            self
-        }
+        $crate::__apply_metadata_builder!(pairs with_labels "Adds labels to `metadata` (a key given again replaces the value).");
     };
     (annotations) => {
-        /// Adds annotations to `metadata` (a key given again replaces the value).
-        pub fn with_annotations<
+        $crate::__apply_metadata_builder!(pairs with_annotations "Adds annotations to `metadata` (a key given again replaces the value).");
+    };
+    (pairs $method:ident $doc:literal) => {
+        #[doc = $doc]
+        pub fn $method<
             K: ::std::convert::Into<::std::string::String>,
             V: ::std::convert::Into<::std::string::String>,
         >(
             mut self,
-            annotations: impl ::std::iter::IntoIterator<Item = (K, V)>,
+            entries: impl ::std::iter::IntoIterator<Item = (K, V)>,
         ) -> Self {
             self.metadata = ::std::option::Option::Some(
-                self.metadata
-                    .take()
-                    .unwrap_or_default()
-                    .with_annotations(annotations),
+                self.metadata.take().unwrap_or_default().$method(entries),
             );
             self
         }
