@@ -1,6 +1,7 @@
 //! What one caller may cost the operator: [`Limits`] on a request's body
 //! and on one converted object, and the [`Budget`] of requests and bytes in
-//! flight the webhook and metrics servers share.
+//! flight the webhook and metrics servers share, of which one source
+//! address holds at most its share (half by default).
 //!
 //! A request over a body limit is answered `413` before its body is read
 //! past the limit (at once when its `Content-Length` says so). A request
