@@ -233,12 +233,14 @@ impl Source {
         }
     }
 
-    /// The module's syntax tree, or its text where that does not parse
-    /// (formatted text is not parsed: [`render`] writes it as it is).
-    fn parse(&self) -> Result<syn::File, String> {
+    /// The module's formatted body: formatted text as it is, tokens parsed
+    /// and pretty-printed; `Err` with the raw text where tokens do not parse.
+    fn body(&self) -> Result<String, String> {
         match self {
-            Source::Text(text) => syn::parse_file(text).map_err(|_| text.clone()),
-            Source::Formatted(text) => Err(text.clone()),
+            Source::Formatted(text) => Ok(text.clone()),
+            Source::Text(text) => syn::parse_file(text)
+                .map(|file| prettyplease::unparse(&file))
+                .map_err(|_| text.clone()),
             Source::GroupVersion {
                 part,
                 group,
@@ -253,7 +255,9 @@ impl Source {
                     Part::Listers => listers::group_version(&kinds),
                     Part::Informers => informers::group_version(&module, gv, &kinds),
                 };
-                syn::parse2(tokens.clone()).map_err(|_| tokens.to_string())
+                syn::parse2(tokens.clone())
+                    .map(|file| prettyplease::unparse(&file))
+                    .map_err(|_| tokens.to_string())
             }
         }
     }
@@ -303,14 +307,11 @@ fn render_all(files: BTreeMap<String, Pending>, header: Option<&str>) -> BTreeMa
 }
 
 fn render(file: &Pending, header: Option<&str>) -> String {
-    let body = match &file.source {
-        Source::Formatted(text) => text.clone(),
-        source => match source.parse() {
-            Ok(parsed) => prettyplease::unparse(&parsed),
-            // Generated tokens always parse; fall back to the raw text
-            // rather than panic if they ever do not.
-            Err(text) => return format!("{RUST_HEADER}\n{text}\n"),
-        },
+    let body = match file.source.body() {
+        Ok(body) => body,
+        // Generated tokens always parse; fall back to the raw text rather
+        // than panic if they ever do not.
+        Err(text) => return format!("{RUST_HEADER}\n{text}\n"),
     };
     let mut out = String::from(RUST_HEADER);
     out.push('\n');

@@ -154,13 +154,13 @@ impl Budget {
         if total.requests >= self.limits.max_in_flight_requests {
             return Err(Box::new(self.refusal("too many requests in flight")));
         }
-        let own = by_source.entry(source).or_default();
-        if own.requests >= self.limits.max_in_flight_requests_per_source {
+        let held_by_source = by_source.get(&source).map_or(0, |own| own.requests);
+        if held_by_source >= self.limits.max_in_flight_requests_per_source {
             return Err(Box::new(
                 self.refusal("too many requests in flight from this address"),
             ));
         }
-        own.requests += 1;
+        by_source.entry(source).or_default().requests += 1;
         total.requests += 1;
         Ok(Held {
             source,
