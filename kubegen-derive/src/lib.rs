@@ -455,7 +455,14 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 /// ## `#[kubegen(schemars)]`
 /// Take the field type's schema from `schemars::JsonSchema`, converted to a
 /// structural schema, for types that implement only that (the CLI cannot
-/// evaluate it). k8s-openapi types need no mark: they implement
+/// evaluate it). An `Option` around the type is an optional field as
+/// anywhere else. Needs kubegen's `schemars` feature (off by default, so
+/// that an operator without the mark builds no schemars); without it the
+/// mark is a compile error at the field naming the feature:
+/// ```toml
+/// kubegen = { package = "kubegen-runtime", version = "0.1", features = ["schemars"] }
+/// ```
+/// k8s-openapi types need no mark: they implement
 /// `KubeSchema` with the schema controller-gen embeds for the same Go type,
 /// however the field names them (`use`, rename, alias): list types and map
 /// keys (server-side apply merges `containers` by name, as for Pods),

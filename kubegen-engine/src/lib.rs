@@ -69,5 +69,7 @@ pub mod __private {
     pub use kubegen_core::rt::*;
     pub use kubegen_core::schema::SchemaError;
 
+    #[cfg(not(feature = "schemars"))]
+    pub use crate::kube_schema::SchemarsFeatureOff;
     pub use crate::kube_schema::{crd_decode, schemars_schema};
 }

@@ -82,7 +82,7 @@ impl Classifier<'_> {
 
     pub(super) fn classify(&mut self, ty: &syn::Type, schemars: bool) -> Option<Ty> {
         if schemars {
-            return Some(self.resolver(ty, ResolverKind::Schemars));
+            return self.classify_schemars(ty);
         }
         match ty {
             syn::Type::Reference(r) => self.classify(&r.elem, false),
@@ -124,6 +124,27 @@ impl Classifier<'_> {
                     .error_spanned_by(ty, "unsupported type for a Kubernetes schema");
                 None
             }
+        }
+    }
+
+    /// A `#[kubegen(schemars)]` field's type: its schema is the
+    /// `JsonSchema` one, but an `Option` around it is still an optional
+    /// field (not required, `null` as serde writes `None`), as for any other
+    /// field, and references and parentheses are seen through.
+    fn classify_schemars(&mut self, ty: &syn::Type) -> Option<Ty> {
+        match ty {
+            syn::Type::Reference(r) => self.classify_schemars(&r.elem),
+            syn::Type::Paren(p) => self.classify_schemars(&p.elem),
+            syn::Type::Group(g) => self.classify_schemars(&g.elem),
+            syn::Type::Path(p)
+                if p.qself.is_none()
+                    && p.path.segments.last().is_some_and(|s| s.ident == "Option") =>
+            {
+                let seg = p.path.segments.last()?;
+                let inner = self.one_arg(seg, ty)?;
+                Some(Ty::Option(Box::new(self.classify_schemars(inner)?)))
+            }
+            _ => Some(self.resolver(ty, ResolverKind::Schemars)),
         }
     }
 

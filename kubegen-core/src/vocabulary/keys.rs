@@ -563,7 +563,7 @@ keys! {
         .store(field!(Flag, allow_float));
     REQUIRED: key("required", FIELD, Syntax::Flag, "The field is required, whatever its type.", "required");
     OPTIONAL: key("optional", TYPE_FIELD, Syntax::Flag, "The field (or every field of the type) is optional.", "optional");
-    SCHEMARS: key("schemars", FIELD, Syntax::Flag, "The field's schema comes from `schemars::JsonSchema`.", "schemars");
+    SCHEMARS: key("schemars", FIELD, Syntax::Flag, "The field's schema comes from `schemars::JsonSchema` (needs kubegen's `schemars` feature).", "schemars");
     NO_SCHEMA_DEFAULT: key("no_schema_default", FIELD, Syntax::Flag, "A `#[serde(default)]` field without a schema default, on purpose.", "no_schema_default");
 }
 

@@ -60,13 +60,37 @@ pub trait CustomResourceExt {
 
 /// The structural schema of a `schemars::JsonSchema` type, for fields
 /// marked `#[kubegen(schemars)]` (k8s-openapi types need no such mark: they
-/// implement [`KubeSchema`] with upstream's exact schema).
+/// implement [`KubeSchema`] with upstream's exact schema). Needs the
+/// `schemars` feature.
+#[cfg(feature = "schemars")]
 pub fn schemars_schema<T: schemars::JsonSchema + ?Sized>() -> Result<Value, SchemaError> {
     let generator = schemars::generate::SchemaSettings::openapi3().into_generator();
     let root = generator.into_root_schema_for::<T>();
     Ok(kubegen_core::schema::schemars_conv::to_structural(
         root.as_value(),
     ))
+}
+
+/// Without the `schemars` feature, a `#[kubegen(schemars)]` field's schema
+/// function asks for this trait, which no type implements: the derive's
+/// output then fails to compile at the field's type with the remedy.
+#[cfg(not(feature = "schemars"))]
+#[diagnostic::on_unimplemented(
+    message = "`#[kubegen(schemars)]` on a field of type `{Self}` needs kubegen's `schemars` feature",
+    label = "this field's schema comes from `schemars::JsonSchema`",
+    note = "turn the feature on in Cargo.toml: `kubegen = {{ package = \"kubegen-runtime\", features = [\"schemars\"] }}`"
+)]
+pub trait SchemarsFeatureOff {
+    /// Never called: no type implements the trait.
+    fn never() -> std::convert::Infallible;
+}
+
+/// The schema function of a `#[kubegen(schemars)]` field without the
+/// `schemars` feature: it cannot be named for any type (see
+/// [`SchemarsFeatureOff`]).
+#[cfg(not(feature = "schemars"))]
+pub fn schemars_schema<T: SchemarsFeatureOff + ?Sized>() -> Result<Value, SchemaError> {
+    match T::never() {}
 }
 
 /// A CRD's JSON ([`CustomResourceExt::crd_json`]) as k8s-openapi's type:
