@@ -82,7 +82,7 @@ pub fn schemars_schema<T: schemars::JsonSchema + ?Sized>() -> Result<Value, Sche
 )]
 pub trait SchemarsFeatureOff {
     /// Never called: no type implements the trait.
-    fn never() -> std::convert::Infallible;
+    fn schema() -> Result<Value, SchemaError>;
 }
 
 /// The schema function of a `#[kubegen(schemars)]` field without the
@@ -90,7 +90,7 @@ pub trait SchemarsFeatureOff {
 /// [`SchemarsFeatureOff`]).
 #[cfg(not(feature = "schemars"))]
 pub fn schemars_schema<T: SchemarsFeatureOff + ?Sized>() -> Result<Value, SchemaError> {
-    match T::never() {}
+    T::schema()
 }
 
 /// A CRD's JSON ([`CustomResourceExt::crd_json`]) as k8s-openapi's type:
