@@ -16,9 +16,11 @@
 //! accumulated in a [`ctxt::Ctxt`] so users see all of them at once.
 //! [`names`] holds every naming rule of generated Rust code.
 
+mod apply_root;
 pub mod attr;
 pub mod check;
 pub mod ctxt;
+#[cfg(feature = "emit")]
 pub mod emit;
 pub mod expand;
 pub mod names;

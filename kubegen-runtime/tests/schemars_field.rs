@@ -39,7 +39,10 @@ fn a_schemars_field_gets_the_types_structural_schema() {
     let window = &schema["properties"]["window"];
     assert_eq!(window["type"], "object", "{schema:#}");
     assert_eq!(window["properties"]["start"]["type"], "integer");
-    assert_eq!(window["properties"]["start"]["description"], "The first minute.");
+    assert_eq!(
+        window["properties"]["start"]["description"],
+        "The first minute."
+    );
     assert_eq!(window["properties"]["label"]["type"], "string");
     // The enum reached through `$ref` is inlined: a structural schema has
     // no references.
@@ -53,10 +56,18 @@ fn a_schemars_field_gets_the_types_structural_schema() {
     assert!(!required.contains(&json!("label")));
     // The derived type's own rules still apply around it.
     let outer = schema["required"].as_array().unwrap();
-    assert!(outer.contains(&json!("window")) && !outer.contains(&json!("spare")) && !outer.contains(&json!("note")), "{schema:#}");
+    assert!(
+        outer.contains(&json!("window"))
+            && !outer.contains(&json!("spare"))
+            && !outer.contains(&json!("note")),
+        "{schema:#}"
+    );
     let spare = &schema["properties"]["spare"];
     assert_eq!(spare["properties"], window["properties"]);
     // Described as any other `Option` field is (`note`): not required, and
     // no `nullable` from schemars's `Option` schema.
-    assert_eq!(spare.get("nullable"), schema["properties"]["note"].get("nullable"));
+    assert_eq!(
+        spare.get("nullable"),
+        schema["properties"]["note"].get("nullable")
+    );
 }

@@ -18,7 +18,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
-use crate::emit::apply::{METADATA_BUILDERS, SchemaSource, Top, path_text, root};
+use crate::apply_root::{METADATA_BUILDERS, SchemaSource, Top, path_text, root};
 use crate::parse::{Container, FieldSpans, ResolverKind};
 use kubegen_core::model::{Field, ResourceModel, Shape, Ty};
 

@@ -19,11 +19,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::Kind;
+pub(crate) use crate::apply_root::{SchemaSource, Top, path_text};
 use crate::names::{
     Namespace, api_version, builtin_apply_module, group_name, group_version_module, kind_type,
     kind_type_name,
 };
-pub(crate) use render::{METADATA_BUILDERS, SchemaSource, Top, path_text, root};
 
 /// Where a kind's apply configuration takes its types from.
 #[derive(Debug, Clone, PartialEq, Eq)]
