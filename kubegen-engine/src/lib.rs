@@ -37,6 +37,7 @@ pub mod ownership;
 pub mod protobuf;
 pub mod server;
 pub mod sharding;
+#[cfg(feature = "storage-migration")]
 pub mod storage_migration;
 pub mod store;
 pub mod workqueue;

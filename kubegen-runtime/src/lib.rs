@@ -69,14 +69,28 @@
 //!   process), [`server`] (/healthz, /readyz, /metrics, webhooks),
 //!   [`logging`];
 //! - evolving an API: [`conversion`] (hub and spoke versions, lossless);
-//! - maintaining: [`storage_migration`] (rewrite a CRD's objects at its
-//!   storage version, then trim `status.storedVersions`);
+//! - maintaining: `storage_migration` (rewrite a CRD's objects at its
+//!   storage version, then trim `status.storedVersions`; the
+//!   `storage-migration` feature);
 //! - ground floor: [`api_errors`] (the apiserver's failure predicates).
 //!
 //! All of it but the derive macros and `testing` is kubegen-engine's,
 //! re-exported here item for item: the engine is a crate of its own so
 //! that Cargo compiles it while it compiles the derive, which a crate
 //! re-exporting the macros would wait for.
+//!
+//! # Features
+//!
+//! - `derive` (default): the derive macros;
+//! - `schemars`: `#[kubegen(schemars)]` fields (a field's schema from
+//!   `schemars::JsonSchema`); without it the mark is a compile error
+//!   naming this feature;
+//! - `storage-migration`: `storage_migration`;
+//! - `testing`: the in-process API server, for `[dev-dependencies]`.
+//!
+//! The opt-in ones are off so that an operator that does not use them
+//! builds neither them nor what they need (the first `cargo build` is the
+//! cost every user meets).
 
 #[doc(inline)]
 pub use kubegen_engine::*;
