@@ -90,10 +90,11 @@ fn build_operator() -> Result<PathBuf> {
     }
     if ordered(release) {
         // Only the binary's own link gets these, not its dependencies.
+        let order = order_file_by_content()?;
         command.args([
             "--".to_string(),
             "-C".to_string(),
-            format!("link-arg=-Wl,--symbol-ordering-file={ORDER_FILE}"),
+            format!("link-arg=-Wl,--symbol-ordering-file={}", order.display()),
             "-C".to_string(),
             "link-arg=-Wl,--no-warn-symbol-ordering".to_string(),
         ]);
@@ -107,6 +108,42 @@ fn build_operator() -> Result<PathBuf> {
     }
     executable(&String::from_utf8_lossy(&output.stdout))
         .with_context(|| format!("cargo reported no executable for {BINARY}"))
+}
+
+/// A copy of [`ORDER_FILE`] under the target directory, named by a hash of
+/// its content. Cargo relinks when a crate's arguments change, not when a
+/// file they name does: linked with `ORDER_FILE`'s own path, a binary kept
+/// the layout of the list it was first linked with after the list was
+/// regenerated.
+fn order_file_by_content() -> Result<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join("target"));
+    content_addressed(Path::new(ORDER_FILE), &target.join("layout"))
+}
+
+/// A copy of `source` in `dir` named by its stem and a hash of its content
+/// (written once, atomically).
+fn content_addressed(source: &Path, dir: &Path) -> Result<PathBuf> {
+    let content = std::fs::read(source).with_context(|| format!("reading {}", source.display()))?;
+    // FNV-1a, 64 bits: stable across Rust versions, unlike std's hasher.
+    let hash = content.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let stem = source
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("file");
+    let path = dir.join(format!("{stem}-{hash:016x}.order"));
+    if !path.exists() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let staged = dir.join(format!(".{stem}-{hash:016x}.{}", std::process::id()));
+        std::fs::write(&staged, &content)
+            .with_context(|| format!("writing {}", staged.display()))?;
+        std::fs::rename(&staged, &path)
+            .with_context(|| format!("renaming {} to {}", staged.display(), path.display()))?;
+    }
+    Ok(path)
 }
 
 /// Whether Cargo sets environment variable `name` for the crates it
@@ -253,5 +290,35 @@ mod tests {
         ] {
             assert!(!set_by_cargo_for_targets(name), "{name}");
         }
+    }
+
+    /// The linker's ordering file is named by its content, so that a
+    /// regenerated list changes the link arguments and Cargo relinks.
+    #[test]
+    fn a_changed_order_file_gets_another_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("op.order");
+        let copies = dir.path().join("layout");
+        std::fs::write(&source, "a\nb\n").unwrap();
+        let first = content_addressed(&source, &copies).unwrap();
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "a\nb\n");
+        assert_eq!(content_addressed(&source, &copies).unwrap(), first);
+        std::fs::write(&source, "a\nc\n").unwrap();
+        let second = content_addressed(&source, &copies).unwrap();
+        assert_ne!(second, first);
+        assert_eq!(std::fs::read_to_string(&second).unwrap(), "a\nc\n");
+        // Nothing staged is left behind.
+        let mut names: Vec<_> = std::fs::read_dir(&copies)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 2);
+        assert!(
+            names
+                .iter()
+                .all(|n| n.starts_with("op-") && n.ends_with(".order")),
+            "{names:?}"
+        );
     }
 }
