@@ -22,6 +22,10 @@
 //! `ServiceAccount.secrets`, the conditions of flowcontrol statuses,
 //! `ResourceClaimStatus.devices`, ...).
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::schema::{SchemaError, structural};
@@ -71,9 +75,72 @@ pub fn inline(
     refused: &Map<String, Value>,
     name: &str,
 ) -> Result<Value, SchemaError> {
+    inline_from(
+        &Parsed {
+            definitions,
+            refused,
+        },
+        name,
+    )
+}
+
+/// Where the inliner reads definitions: a parsed table, or the table's text
+/// indexed by name ([`Index`]), each definition parsed when it is reached.
+pub(super) trait Definitions {
+    /// Definition `name`, if the table holds it.
+    fn definition(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>>;
+    /// controller-gen's errors for definition `name`, if it refuses it.
+    fn refused(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>>;
+}
+
+struct Parsed<'a> {
+    definitions: &'a Map<String, Value>,
+    refused: &'a Map<String, Value>,
+}
+
+impl Definitions for Parsed<'_> {
+    fn definition(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>> {
+        self.definitions.get(name).map(|v| Ok(Cow::Borrowed(v)))
+    }
+
+    fn refused(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>> {
+        self.refused.get(name).map(|v| Ok(Cow::Borrowed(v)))
+    }
+}
+
+/// The table's text indexed by definition name, nothing parsed beyond the
+/// index: what an operator keeps to build the few schemas it needs (its
+/// built-in kinds' apply schemas). The parsed table, a `serde_json::Value`
+/// tree of the whole 1 MB text, held about 7 MiB for as long as the
+/// process ran.
+#[derive(Debug, serde::Deserialize)]
+pub(super) struct Index {
+    #[serde(borrow)]
+    pub(super) definitions: HashMap<&'static str, &'static RawValue>,
+    #[serde(borrow)]
+    pub(super) refused: HashMap<&'static str, &'static RawValue>,
+}
+
+impl Definitions for Index {
+    fn definition(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>> {
+        self.definitions.get(name).map(|raw| parse(raw))
+    }
+
+    fn refused(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>> {
+        self.refused.get(name).map(|raw| parse(raw))
+    }
+}
+
+fn parse(raw: &RawValue) -> Result<Cow<'static, Value>, String> {
+    serde_json::from_str(raw.get())
+        .map(Cow::Owned)
+        .map_err(|e| format!("kubegen's built-in schema table is corrupt: {e}"))
+}
+
+/// [`inline`] over any [`Definitions`].
+pub(super) fn inline_from(definitions: &dyn Definitions, name: &str) -> Result<Value, SchemaError> {
     let mut inliner = Inliner {
         definitions,
-        refused,
         stack: Vec::new(),
     };
     let schema = Value::Object(inliner.definition(name, name)?);
@@ -193,19 +260,19 @@ pub fn merge_into(
 }
 
 struct Inliner<'a> {
-    definitions: &'a Map<String, Value>,
-    refused: &'a Map<String, Value>,
+    definitions: &'a dyn Definitions,
     /// Definitions being inlined, outermost first.
-    stack: Vec<&'a str>,
+    stack: Vec<String>,
 }
 
-impl<'a> Inliner<'a> {
+impl Inliner<'_> {
     /// The flattened schema of a definition, with its own docs.
     fn definition(&mut self, name: &str, path: &str) -> Result<Map<String, Value>, SchemaError> {
-        let (key, def) = self
+        let def = self
             .definitions
-            .get_key_value(name)
-            .ok_or_else(|| err(path, format!("no definition `{name}`")))?;
+            .definition(name)
+            .ok_or_else(|| err(path, format!("no definition `{name}`")))?
+            .map_err(|e| err(path, e))?;
         if let Some((_, shape)) = MAPPED.iter().find(|(n, _)| *n == name) {
             let mut m = fixed(shape);
             if let Some(d) = def.get("description") {
@@ -213,7 +280,8 @@ impl<'a> Inliner<'a> {
             }
             return Ok(m);
         }
-        if let Some(errors) = self.refused.get(name) {
+        if let Some(errors) = self.definitions.refused(name) {
+            let errors = errors.map_err(|e| err(path, e))?;
             return Err(err(
                 path,
                 format!(
@@ -229,17 +297,17 @@ impl<'a> Inliner<'a> {
                 ),
             ));
         }
-        if self.stack.contains(&name) {
+        if self.stack.iter().any(|s| s == name) {
             return Ok(fixed(RECURSION));
         }
-        self.stack.push(key);
-        let node = self.node(def, name);
+        self.stack.push(name.to_owned());
+        let node = self.node(&def, name);
         self.stack.pop();
         node
     }
 
     /// A schema node with every reference resolved and every `allOf` merged.
-    fn node(&mut self, v: &'a Value, path: &str) -> Result<Map<String, Value>, SchemaError> {
+    fn node(&mut self, v: &Value, path: &str) -> Result<Map<String, Value>, SchemaError> {
         let Value::Object(src) = v else {
             return Err(err(path, "a schema must be a JSON object"));
         };

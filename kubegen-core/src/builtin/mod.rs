@@ -41,6 +41,7 @@ use serde_json::{Map, Value};
 
 use crate::schema::SchemaError;
 
+use inline::{Index, inline_from};
 pub use inline::{MAPPED, RECURSION, inline, merge_into};
 
 /// The generated table: `{"provenance": {…}, "refused": {name: [error]},
@@ -93,17 +94,36 @@ fn parse(text: &str) -> Result<Table, String> {
     }
 }
 
+/// The table's text indexed by definition name, on first use: what
+/// [`schema`] reads, so that a process asking for a few schemas (an
+/// operator's built-in kinds) parses only the definitions they reach and
+/// never holds the parsed table ([`table`], for the code generator and the
+/// CLI, which read all of it).
+fn index() -> Result<&'static Index, SchemaError> {
+    static INDEX: OnceLock<Result<Index, String>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            serde_json::from_str(TABLE)
+                .map_err(|e| format!("kubegen's built-in schema table is corrupt: {e}"))
+        })
+        .as_ref()
+        .map_err(|message| SchemaError {
+            path: "<built-in schemas>".into(),
+            message: message.clone(),
+        })
+}
+
 /// The structural schema of an upstream definition (`io.k8s.api.core.v1.Pod`),
 /// `None` when the table does not hold it.
 pub fn schema(definition: &str) -> Option<Result<Value, SchemaError>> {
-    let table = match table() {
-        Ok(t) => t,
+    let index = match index() {
+        Ok(i) => i,
         Err(e) => return Some(Err(e)),
     };
-    table
+    index
         .definitions
         .contains_key(definition)
-        .then(|| inline(&table.definitions, &table.refused, definition))
+        .then(|| inline_from(index, definition))
 }
 
 /// What kubegen-engine's generated impls call: the schema of a definition

@@ -462,3 +462,25 @@ fn types_by_path_and_name() {
         "{provenance}"
     );
 }
+
+/// [`schema`] reads the indexed text, not the parsed table: for every
+/// definition of the table, and every one controller-gen refuses, it gives
+/// what [`inline`] over the parsed table gives, errors included.
+#[test]
+fn the_index_gives_what_the_parsed_table_gives() {
+    let t = table().unwrap();
+    let index = super::index().unwrap();
+    assert_eq!(index.definitions.len(), t.definitions.len());
+    assert_eq!(index.refused.len(), t.refused.len());
+    assert!(t.definitions.len() > 800, "{}", t.definitions.len());
+    for name in t.definitions.keys() {
+        let parsed = inline(&t.definitions, &t.refused, name);
+        let indexed = schema(name).expect("in the index");
+        match (parsed, indexed) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+            (a, b) => panic!("{name}: parsed {a:?}, indexed {b:?}"),
+        }
+    }
+    assert!(schema("io.k8s.api.core.v1.NoSuchThing").is_none());
+}
