@@ -74,8 +74,12 @@ pub fn table() -> Result<&'static Table, SchemaError> {
         })
 }
 
+/// The message for a table that does not read as the generator writes it.
+fn corrupt(what: &str) -> String {
+    format!("kubegen's built-in schema table is corrupt: {what}")
+}
+
 fn parse(text: &str) -> Result<Table, String> {
-    let corrupt = |what: &str| format!("kubegen's built-in schema table is corrupt: {what}");
     let mut root: Map<String, Value> =
         serde_json::from_str(text).map_err(|e| corrupt(&e.to_string()))?;
     let provenance = root
@@ -102,10 +106,7 @@ fn parse(text: &str) -> Result<Table, String> {
 fn index() -> Result<&'static Index, SchemaError> {
     static INDEX: OnceLock<Result<Index, String>> = OnceLock::new();
     INDEX
-        .get_or_init(|| {
-            serde_json::from_str(TABLE)
-                .map_err(|e| format!("kubegen's built-in schema table is corrupt: {e}"))
-        })
+        .get_or_init(|| serde_json::from_str(TABLE).map_err(|e| corrupt(&e.to_string())))
         .as_ref()
         .map_err(|message| SchemaError {
             path: "<built-in schemas>".into(),
