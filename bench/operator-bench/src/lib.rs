@@ -125,11 +125,10 @@ fn order_file_by_content() -> Result<PathBuf> {
 /// A copy of `source` in `dir` named by its stem and a hash of its content
 /// (written once, atomically).
 fn content_addressed(source: &Path, dir: &Path) -> Result<PathBuf> {
-    let content = std::fs::read(source).with_context(|| format!("reading {}", source.display()))?;
-    // FNV-1a, 64 bits: stable across Rust versions, unlike std's hasher.
-    let hash = content.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
+    let content =
+        std::fs::read_to_string(source).with_context(|| format!("reading {}", source.display()))?;
+    // The runtime's FNV-1a: stable across Rust versions, unlike std's hasher.
+    let hash = kubegen::sharding::shard_hash(&content);
     let stem = source
         .file_stem()
         .and_then(|s| s.to_str())
