@@ -57,16 +57,26 @@ pub fn operator_binary() -> Result<PathBuf> {
         .map_err(anyhow::Error::msg)
 }
 
+/// The link argument the container image's release build passes: PIE
+/// relocations packed (`DT_RELR`, glibc 2.36, the image's base), so the
+/// loader reads a few kilobytes of relocations instead of ~570 KB that stay
+/// resident in every replica.
+const PACKED_RELOCATIONS: &str = "-Wl,-z,pack-relative-relocs";
+
+/// x86_64 Linux with glibc and rust-lld, where the link arguments above
+/// are known to work.
+fn linux_gnu() -> bool {
+    cfg!(all(
+        target_arch = "x86_64",
+        target_os = "linux",
+        target_env = "gnu"
+    ))
+}
+
 /// Whether the binary is laid out by [`ORDER_FILE`]: release builds for
 /// x86_64 Linux (rust-lld), when the file exists.
 fn ordered(release: bool) -> bool {
-    release
-        && cfg!(all(
-            target_arch = "x86_64",
-            target_os = "linux",
-            target_env = "gnu"
-        ))
-        && Path::new(ORDER_FILE).exists()
+    release && linux_gnu() && Path::new(ORDER_FILE).exists()
 }
 
 fn build_operator() -> Result<PathBuf> {
@@ -88,16 +98,22 @@ fn build_operator() -> Result<PathBuf> {
     if release {
         command.arg("--release");
     }
+    // Only the binary's own link gets these, not its dependencies.
+    let mut link = Vec::new();
+    if release && linux_gnu() {
+        // As the container image links it (`examples/my-application/Dockerfile`).
+        link.push(PACKED_RELOCATIONS.to_string());
+    }
     if ordered(release) {
-        // Only the binary's own link gets these, not its dependencies.
         let order = order_file_by_content()?;
-        command.args([
-            "--".to_string(),
-            "-C".to_string(),
-            format!("link-arg=-Wl,--symbol-ordering-file={}", order.display()),
-            "-C".to_string(),
-            "link-arg=-Wl,--no-warn-symbol-ordering".to_string(),
-        ]);
+        link.push(format!("-Wl,--symbol-ordering-file={}", order.display()));
+        link.push("-Wl,--no-warn-symbol-ordering".to_string());
+    }
+    if !link.is_empty() {
+        command.arg("--");
+        for arg in link {
+            command.args(["-C".to_string(), format!("link-arg={arg}")]);
+        }
     }
     let output = command
         .stderr(Stdio::inherit())
