@@ -108,31 +108,117 @@ impl Definitions for Parsed<'_> {
     }
 }
 
-/// The table's text indexed by definition name, nothing parsed beyond the
-/// index: what an operator keeps to build the few schemas it needs (its
-/// built-in kinds' apply schemas). The parsed table, a `serde_json::Value`
-/// tree of the whole 1 MB text, held 4.2 MB for as long as the process
-/// ran.
-#[derive(Debug, serde::Deserialize)]
+/// The table's text read in place, nothing parsed beyond what a lookup
+/// lands on: what an operator keeps to build the few schemas it needs (its
+/// built-in kinds' apply schemas). The generator writes one definition per
+/// line, sorted by name (`"name":{…},`), between the line
+/// `"definitions":{` and the closing `}}`, so a definition is found by a
+/// binary search over the lines. Only the pages of the lines a search
+/// probes and the definitions a schema reaches are read.
+///
+/// Two earlier designs cost an operator its memory: the parsed table (a
+/// `serde_json::Value` tree of the whole 1 MB text) held 4.2 MB for as long
+/// as the process ran, and an index of every definition built by parsing
+/// the text once read all of it, so the whole 1 MB stayed resident.
+#[derive(Debug)]
 pub(super) struct Index {
-    #[serde(borrow)]
-    pub(super) definitions: HashMap<&'static str, &'static RawValue>,
-    #[serde(borrow)]
+    /// The definitions' lines, without the header line and the closing
+    /// braces.
+    definitions: &'static str,
+    /// The refused types (one short line of the table), by name.
     pub(super) refused: HashMap<&'static str, &'static RawValue>,
+}
+
+impl Index {
+    /// Reads the table's layout: the provenance line, the refused line,
+    /// the definitions' header line, their lines, the closing line.
+    pub(super) fn new(text: &'static str) -> Result<Index, String> {
+        let corrupt =
+            |what: &str| super::corrupt(&format!("{what} (not as the generator writes it)"));
+        let mut lines = text.splitn(4, '\n');
+        let (Some(_provenance), Some(refused), Some(header), Some(rest)) =
+            (lines.next(), lines.next(), lines.next(), lines.next())
+        else {
+            return Err(corrupt("fewer than four lines"));
+        };
+        let refused = refused
+            .strip_prefix("\"refused\":")
+            .and_then(|r| r.strip_suffix(','))
+            .ok_or_else(|| corrupt("no refused line"))?;
+        let refused = serde_json::from_str(refused).map_err(|e| corrupt(&e.to_string()))?;
+        if header != "\"definitions\":{" {
+            return Err(corrupt("no definitions line"));
+        }
+        let definitions = rest
+            .strip_suffix("\n}}\n")
+            .ok_or_else(|| corrupt("no closing line"))?;
+        Ok(Index {
+            definitions,
+            refused,
+        })
+    }
+
+    /// The text of definition `name`'s schema, `None` when the table does
+    /// not hold it.
+    pub(super) fn find(&self, name: &str) -> Result<Option<&'static str>, String> {
+        let text = self.definitions;
+        // [lo, hi) is always whole lines (or empty).
+        let (mut lo, mut hi) = (0, text.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let start = text[lo..mid].rfind('\n').map_or(lo, |i| lo + i + 1);
+            let end = text[start..hi].find('\n').map_or(hi, |i| start + i);
+            let (key, schema) = split_line(&text[start..end])?;
+            match key.cmp(name) {
+                std::cmp::Ordering::Equal => return Ok(Some(schema)),
+                std::cmp::Ordering::Less => lo = (end + 1).min(hi),
+                std::cmp::Ordering::Greater => hi = start,
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every definition's name, in the table's order.
+    #[cfg(test)]
+    pub(super) fn names(&self) -> Result<Vec<&'static str>, String> {
+        self.definitions
+            .split('\n')
+            .map(|line| split_line(line).map(|(key, _)| key))
+            .collect()
+    }
+}
+
+/// A definition's line: `"name":{schema}` and a comma unless it is the
+/// last. Names are plain dotted identifiers, written without escapes.
+fn split_line(line: &'static str) -> Result<(&'static str, &'static str), String> {
+    let broken = || super::corrupt(&format!("a definition line reads `{}`", truncate(line)));
+    let rest = line.strip_prefix('"').ok_or_else(broken)?;
+    let (key, schema) = rest.split_once("\":").ok_or_else(broken)?;
+    if key.contains(['\\', '"']) {
+        return Err(broken());
+    }
+    Ok((key, schema.strip_suffix(',').unwrap_or(schema)))
+}
+
+fn truncate(line: &str) -> &str {
+    line.get(..line.len().min(80)).unwrap_or(line)
 }
 
 impl Definitions for Index {
     fn definition(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>> {
-        self.definitions.get(name).map(|raw| parse(raw))
+        match self.find(name) {
+            Ok(found) => found.map(parse_text),
+            Err(e) => Some(Err(e)),
+        }
     }
 
     fn refused(&self, name: &str) -> Option<Result<Cow<'_, Value>, String>> {
-        self.refused.get(name).map(|raw| parse(raw))
+        self.refused.get(name).map(|raw| parse_text(raw.get()))
     }
 }
 
-fn parse(raw: &RawValue) -> Result<Cow<'static, Value>, String> {
-    serde_json::from_str(raw.get())
+fn parse_text(text: &str) -> Result<Cow<'static, Value>, String> {
+    serde_json::from_str(text)
         .map(Cow::Owned)
         .map_err(|e| super::corrupt(&e.to_string()))
 }

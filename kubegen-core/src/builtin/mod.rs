@@ -98,15 +98,15 @@ fn parse(text: &str) -> Result<Table, String> {
     }
 }
 
-/// The table's text indexed by definition name, on first use: what
+/// The table's text, searched in place ([`Index`]), on first use: what
 /// [`schema`] reads, so that a process asking for a few schemas (an
-/// operator's built-in kinds) parses only the definitions they reach and
-/// never holds the parsed table ([`table`], for the code generator and the
-/// CLI, which read all of it).
+/// operator's built-in kinds) reads and parses only the definitions they
+/// reach and never holds the parsed table ([`table`], for the code
+/// generator and the CLI, which read all of it).
 fn index() -> Result<&'static Index, SchemaError> {
     static INDEX: OnceLock<Result<Index, String>> = OnceLock::new();
     INDEX
-        .get_or_init(|| serde_json::from_str(TABLE).map_err(|e| corrupt(&e.to_string())))
+        .get_or_init(|| Index::new(TABLE))
         .as_ref()
         .map_err(|message| SchemaError {
             path: "<built-in schemas>".into(),
@@ -121,10 +121,13 @@ pub fn schema(definition: &str) -> Option<Result<Value, SchemaError>> {
         Ok(i) => i,
         Err(e) => return Some(Err(e)),
     };
-    index
-        .definitions
-        .contains_key(definition)
-        .then(|| inline_from(index, definition))
+    match index.find(definition) {
+        Ok(found) => found.map(|_| inline_from(index, definition)),
+        Err(message) => Some(Err(SchemaError {
+            path: definition.to_owned(),
+            message,
+        })),
+    }
 }
 
 /// What kubegen-engine's generated impls call: the schema of a definition

@@ -470,7 +470,13 @@ fn types_by_path_and_name() {
 fn the_index_gives_what_the_parsed_table_gives() {
     let t = table().unwrap();
     let index = super::index().unwrap();
-    assert_eq!(index.definitions.len(), t.definitions.len());
+    // Every line, in the order the search relies on: sorted, no repeats.
+    let names = index.names().unwrap();
+    assert!(
+        names.windows(2).all(|w| w[0] < w[1]),
+        "the lines are not sorted by name"
+    );
+    assert_eq!(names.len(), t.definitions.len());
     assert_eq!(index.refused.len(), t.refused.len());
     assert!(t.definitions.len() > 800, "{}", t.definitions.len());
     for name in t.definitions.keys() {
@@ -482,5 +488,65 @@ fn the_index_gives_what_the_parsed_table_gives() {
             (a, b) => panic!("{name}: parsed {a:?}, indexed {b:?}"),
         }
     }
-    assert!(schema("io.k8s.api.core.v1.NoSuchThing").is_none());
+    for absent in [
+        "io.k8s.api.core.v1.NoSuchThing",
+        "",
+        "a",
+        "zzz",
+        "io.k8s.api.core.v1.Pod2",
+    ] {
+        assert!(schema(absent).is_none(), "{absent}");
+    }
+}
+
+/// The search over the table's lines finds every line of tables of one to
+/// five definitions (both ends, the middle, long and short lines) and
+/// nothing between or around them.
+#[test]
+fn the_line_search_finds_each_line_and_nothing_else() {
+    const TABLES: [&str; 3] = [
+        "{\"provenance\":{},\n\"refused\":{},\n\"definitions\":{\n\"b\":{\"type\":\"string\"}\n}}\n",
+        "{\"provenance\":{},\n\"refused\":{\"r\":[\"no\"]},\n\"definitions\":{\n\"b\":{},\n\"d\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}\n}}\n",
+        "{\"provenance\":{},\n\"refused\":{},\n\"definitions\":{\n\"b\":{\"a\":1},\n\"d\":{},\n\"f\":{\"long\":\"..........................................\"},\n\"h\":{},\n\"j\":{\"j\":true}\n}}\n",
+    ];
+    for text in TABLES {
+        let index = super::inline::Index::new(text).unwrap();
+        let names = index.names().unwrap();
+        for name in &names {
+            let found = index.find(name).unwrap().expect(name);
+            assert!(
+                text.contains(&format!("\"{name}\":{found}")),
+                "{name}: {found}"
+            );
+            serde_json::from_str::<serde_json::Value>(found).unwrap();
+        }
+        for absent in ["a", "c", "e", "g", "i", "k", "", "bb"] {
+            assert_eq!(index.find(absent).unwrap(), None, "{absent} in {names:?}");
+        }
+    }
+}
+
+/// A table not laid out as the generator writes it is an error naming the
+/// table, not a wrong schema or a panic.
+#[test]
+fn a_table_in_another_layout_is_refused() {
+    for text in [
+        "",
+        "{\"provenance\":{},\"refused\":{},\"definitions\":{\"b\":{}}}",
+        "{\"provenance\":{},\n\"refused\":{},\n\"definitions\":{\n\"b\":{}\n}}",
+        "{\"provenance\":{},\n\"refused\":[],\n\"definitions\":{\n\"b\":{}\n}}\n",
+        "{\"provenance\":{},\n\"refused\":{},\n\"types\":{\n\"b\":{}\n}}\n",
+    ] {
+        let error = super::inline::Index::new(text).unwrap_err();
+        assert!(
+            error.contains("built-in schema table is corrupt"),
+            "{error}"
+        );
+    }
+    let index = super::inline::Index::new(
+        "{\"provenance\":{},\n\"refused\":{},\n\"definitions\":{\nb:{}\n}}\n",
+    )
+    .unwrap();
+    let error = index.find("b").unwrap_err();
+    assert!(error.contains("a definition line reads `b:{}`"), "{error}");
 }

@@ -147,8 +147,12 @@ pub trait ApplyConfiguration:
     /// The resource type the configuration applies to.
     type Resource: kube::Resource + Serialize + DeserializeOwned + Clone + Debug + Send + Sync;
 
-    /// The resource's structural schema (`openAPIV3Schema` of the version
-    /// for a custom kind; the built-in table's for a built-in kind).
+    /// The structure server-side apply merges the resource by: its
+    /// structural schema (`openAPIV3Schema` of the version for a custom
+    /// kind; the built-in table's for a built-in kind) with types,
+    /// properties, items, additional properties, the `x-kubernetes-*`
+    /// markers and list-map keys' defaults only (no descriptions,
+    /// validations or CEL rules).
     fn schema() -> Result<&'static Value, ApplyError>;
 
     /// The configuration's metadata, when it has any.

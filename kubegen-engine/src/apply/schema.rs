@@ -5,14 +5,14 @@
 //! is the apiserver's `ObjectMeta` ([`object_meta_schema`]) rather than the
 //! stub a CRD holds, as the apiserver merges it.
 //!
-//!
 //! What a cell keeps is the schema's structure only ([`structure`]): the
-//! types, properties, items, additional properties and the
-//! `x-kubernetes-*` markers that decide how server-side apply owns and
-//! merges a field. Descriptions, validations, defaults and CEL rules do not
-//! change who owns what, and they are most of a schema's size: the
-//! Deployment's, with its pod template inlined, took 1.4 MB of heap kept
-//! for the process's life, its structure about a tenth of that.
+//! types, properties, items, additional properties, the `x-kubernetes-*`
+//! markers that decide how server-side apply owns and merges a field, and
+//! the defaults of list-map keys. Descriptions, validations, other defaults
+//! and CEL rules do not change who owns what. The Deployment's schema, with
+//! its pod template inlined, took 1.4 MB of heap kept for the process's
+//! life; its structure takes 1.1 MB (most of it the maps' nodes, one per
+//! schema node).
 //!
 //! Each generated apply configuration keeps its schema in a [`SchemaCell`]
 //! of its own, built on first use.
@@ -28,8 +28,9 @@ use crate::CustomResourceExt;
 /// Where a generated apply configuration keeps its resource's schema.
 pub type SchemaCell = OnceLock<Result<Value, String>>;
 
-/// The schema of version `version` of the custom resource `K`, from
-/// `K::crd_json()`, built once into `cell`.
+/// The structure (see the module's docs) of version `version` of the
+/// custom resource `K`'s schema, from `K::crd_json()`, built once into
+/// `cell`.
 pub fn crd_schema<K: CustomResourceExt>(
     cell: &'static SchemaCell,
     version: &str,
@@ -52,9 +53,9 @@ pub fn crd_schema<K: CustomResourceExt>(
     })
 }
 
-/// The schema of the built-in type `definition`
-/// (`io.k8s.api.apps.v1.Deployment`), from kubegen's built-in table,
-/// built once into `cell`.
+/// The structure (see the module's docs) of the built-in type
+/// `definition`'s schema (`io.k8s.api.apps.v1.Deployment`), from kubegen's
+/// built-in table, built once into `cell`.
 pub fn builtin_schema(
     cell: &'static SchemaCell,
     definition: &str,
@@ -77,26 +78,47 @@ pub fn builtin_schema(
 const STRUCTURAL: [&str; 4] = ["type", "properties", "items", "additionalProperties"];
 
 /// `schema` with only the keys apply merges by, at every node: the
-/// structural keys and the `x-kubernetes-*` markers except CEL rules
-/// (`x-kubernetes-validations`).
+/// structural keys, the `x-kubernetes-*` markers except CEL rules
+/// (`x-kubernetes-validations`), and the `default` of a list-map's key
+/// fields (an item without a key field is keyed by its default, as
+/// structured-merge-diff keys it).
 pub(crate) fn structure(mut schema: Value) -> Value {
-    prune(&mut schema);
+    prune(&mut schema, false, &[]);
     schema
 }
 
-fn prune(node: &mut Value) {
+/// Whether `key` is kept at a node whose `default` counts (`key_field`).
+fn merges_by(key: &str, key_field: bool) -> bool {
+    STRUCTURAL.contains(&key)
+        || (key.starts_with("x-kubernetes-") && key != "x-kubernetes-validations")
+        || (key_field && key == "default")
+}
+
+/// Prunes `node`; `key_field`: it is a key field of a list-map's items;
+/// `keys`: it is a list-map's items, these its key fields.
+fn prune(node: &mut Value, key_field: bool, keys: &[String]) {
     let Value::Object(map) = node else { return };
-    map.retain(|key, _| {
-        STRUCTURAL.contains(&key.as_str())
-            || (key.starts_with("x-kubernetes-") && key != "x-kubernetes-validations")
-    });
+    map.retain(|key, _| merges_by(key, key_field));
+    let item_keys: Vec<String> = map
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array)
+        .map(|keys| {
+            keys.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
     if let Some(Value::Object(props)) = map.get_mut("properties") {
-        props.values_mut().for_each(prune);
-    }
-    for key in ["items", "additionalProperties"] {
-        if let Some(child) = map.get_mut(key) {
-            prune(child);
+        for (name, child) in props.iter_mut() {
+            prune(child, keys.contains(name), &[]);
         }
+    }
+    if let Some(child) = map.get_mut("additionalProperties") {
+        prune(child, false, &[]);
+    }
+    if let Some(items) = map.get_mut("items") {
+        prune(items, false, &item_keys);
     }
 }
 
@@ -172,28 +194,66 @@ mod tests {
                 .map(|p| p.keys().collect::<Vec<_>>()),
             node.get("items").is_some(),
             node.get("additionalProperties").map(Value::is_object),
+            // What an item without a key field is keyed by.
+            node["x-kubernetes-list-map-keys"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|key| node["items"]["properties"][key].get("default"))
+                .collect::<Vec<_>>(),
         ])
     }
 
-    fn same_merge_view(full: &Value, pruned: &Value, path: &str, seen: &mut usize) {
+    /// Where a node sits: its path, whether it is a list-map's key field,
+    /// and the key fields of its properties when it is a list-map's items.
+    struct At<'a> {
+        path: String,
+        key_field: bool,
+        keys: Vec<&'a str>,
+    }
+
+    /// `pruned` merges as `full` at every node, and keeps nothing else:
+    /// `default` only at a list-map's key field.
+    fn same_merge_view(full: &Value, pruned: &Value, at: At<'_>, seen: &mut usize) {
+        let path = &at.path;
         assert_eq!(merge_view(full), merge_view(pruned), "at {path}");
         for key in pruned.as_object().into_iter().flat_map(|m| m.keys()) {
+            let structural = STRUCTURAL.contains(&key.as_str())
+                || key.starts_with("x-kubernetes-") && key != "x-kubernetes-validations";
             assert!(
-                STRUCTURAL.contains(&key.as_str())
-                    || key.starts_with("x-kubernetes-") && key != "x-kubernetes-validations",
+                structural || at.key_field && key == "default",
                 "{path}: {key} kept"
             );
         }
         *seen += 1;
-        if let Some(props) = full.get("properties").and_then(Value::as_object) {
-            for (name, child) in props {
-                same_merge_view(child, &pruned["properties"][name], &format!("{path}.{name}"), seen);
-            }
+        for (name, child) in full["properties"].as_object().into_iter().flatten() {
+            let at = At {
+                path: format!("{path}.{name}"),
+                key_field: at.keys.contains(&name.as_str()),
+                keys: vec![],
+            };
+            same_merge_view(child, &pruned["properties"][name], at, seen);
         }
-        for key in ["items", "additionalProperties"] {
-            if let Some(child) = full.get(key).filter(|c| c.is_object()) {
-                same_merge_view(child, &pruned[key], &format!("{path}[{key}]"), seen);
-            }
+        if let Some(child) = full.get("additionalProperties").filter(|c| c.is_object()) {
+            let at = At {
+                path: format!("{path}[values]"),
+                key_field: false,
+                keys: vec![],
+            };
+            same_merge_view(child, &pruned["additionalProperties"], at, seen);
+        }
+        if let Some(child) = full.get("items").filter(|c| c.is_object()) {
+            let keys = full["x-kubernetes-list-map-keys"]
+                .as_array()
+                .into_iter()
+                .flatten();
+            let at = At {
+                path: format!("{path}[items]"),
+                key_field: false,
+                keys: keys.filter_map(Value::as_str).collect(),
+            };
+            same_merge_view(child, &pruned["items"], at, seen);
         }
     }
 
@@ -205,13 +265,18 @@ mod tests {
             let Ok(full) = t.schema() else { continue };
             let full = with_object_meta(full, true);
             let pruned = structure(full.clone());
-            same_merge_view(&full, &pruned, t.definition(), &mut nodes);
+            let at = At {
+                path: t.definition().to_string(),
+                key_field: false,
+                keys: vec![],
+            };
+            same_merge_view(&full, &pruned, at, &mut nodes);
         }
         assert!(nodes > 10_000, "only {nodes} nodes compared");
     }
 
     #[test]
-    fn a_crd_schema_loses_descriptions_and_rules_but_not_markers() {
+    fn a_crd_schema_loses_descriptions_and_rules_but_not_markers_nor_key_defaults() {
         let schema = structure(serde_json::json!({
             "type": "object",
             "description": "a thing",
@@ -223,9 +288,11 @@ mod tests {
                     "type": "array",
                     "maxItems": 4,
                     "x-kubernetes-list-type": "map",
-                    "x-kubernetes-list-map-keys": ["port"],
+                    "x-kubernetes-list-map-keys": ["port", "protocol"],
                     "items": {"type": "object", "description": "a port",
-                              "properties": {"port": {"type": "integer", "format": "int32"}}}
+                              "properties": {"port": {"type": "integer", "format": "int32"},
+                                             "protocol": {"type": "string", "default": "TCP"},
+                                             "name": {"type": "string", "default": "x"}}}
                 },
                 "labels": {"type": "object", "x-kubernetes-map-type": "atomic",
                            "additionalProperties": {"type": "string", "maxLength": 63}},
@@ -242,8 +309,12 @@ mod tests {
                     "ports": {
                         "type": "array",
                         "x-kubernetes-list-type": "map",
-                        "x-kubernetes-list-map-keys": ["port"],
-                        "items": {"type": "object", "properties": {"port": {"type": "integer"}}}
+                        "x-kubernetes-list-map-keys": ["port", "protocol"],
+                        "items": {"type": "object", "properties": {
+                            "port": {"type": "integer"},
+                            "protocol": {"type": "string", "default": "TCP"},
+                            "name": {"type": "string"}
+                        }}
                     },
                     "labels": {"type": "object", "x-kubernetes-map-type": "atomic",
                                "additionalProperties": {"type": "string"}},
