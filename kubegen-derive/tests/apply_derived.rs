@@ -249,7 +249,7 @@ fn the_root_is_a_namespaced_apply_configuration() {
         })
     );
     assert_eq!(shop.metadata().and_then(|m| m.name.as_deref()), Some("web"));
-    let schema = ShopApply::schema().unwrap();
+    let schema = ShopApply::schema().unwrap().to_value();
     assert_eq!(
         schema["properties"]["spec"]["properties"]["routes"]["x-kubernetes-list-type"],
         "map"

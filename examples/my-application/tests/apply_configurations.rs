@@ -97,9 +97,13 @@ fn top_level_configurations_know_their_resource_and_schema() {
         meta.finalizers.as_deref(),
         Some(&["example.com/cleanup".to_string()][..])
     );
-    let schema = <DeploymentApply as ApplyConfiguration>::schema().unwrap();
+    let schema = <DeploymentApply as ApplyConfiguration>::schema()
+        .unwrap()
+        .to_value();
     assert!(schema["properties"]["spec"]["properties"]["template"].is_object());
-    let schema = <MyApplicationApply as ApplyConfiguration>::schema().unwrap();
+    let schema = <MyApplicationApply as ApplyConfiguration>::schema()
+        .unwrap()
+        .to_value();
     assert!(schema["properties"]["spec"]["properties"]["image"].is_object());
     let app = MyApplicationApply::new("shop", "default").with_spec(
         MyApplicationSpecApply::default()

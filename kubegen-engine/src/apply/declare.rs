@@ -221,7 +221,7 @@ macro_rules! apply_root {
         impl $crate::apply::ApplyConfiguration for $name {
             type Resource = $resource;
             fn schema() -> ::std::result::Result<
-                &'static $crate::__private::serde_json::Value,
+                &'static $crate::apply::MergeShape,
                 $crate::apply::ApplyError,
             > {
                 static SCHEMA: $crate::apply::SchemaCell = $crate::apply::SchemaCell::new();

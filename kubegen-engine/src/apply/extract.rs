@@ -22,6 +22,7 @@
 use serde_json::{Map, Value};
 
 use super::fields::{FieldSet, PathElement};
+use super::shape::{ATOMIC, MapShape, MergeShape, Relationship, Shape};
 use super::{ApplyConfiguration, ApplyError};
 
 /// The fields `field_manager` owns in `object` through server-side apply
@@ -38,7 +39,7 @@ pub fn extract<A: ApplyConfiguration>(
         type_name: "JSON",
         message: e.to_string(),
     })?;
-    let owned = extract_value(&value, A::schema()?, field_manager, subresource)?;
+    let owned = extract_shaped(&value, A::schema()?, field_manager, subresource)?;
     serde_json::from_value(owned).map_err(|e| ApplyError::Decode {
         what: format!("the fields {field_manager} owns"),
         type_name: std::any::type_name::<A>(),
@@ -53,6 +54,16 @@ pub fn extract_value(
     field_manager: &str,
     subresource: Option<&str>,
 ) -> Result<Value, ApplyError> {
+    extract_shaped(object, &MergeShape::of(schema), field_manager, subresource)
+}
+
+/// [`extract`] on JSON: `object` walked by the merge structure `shape`.
+fn extract_shaped(
+    object: &Value,
+    shape: &MergeShape,
+    field_manager: &str,
+    subresource: Option<&str>,
+) -> Result<Value, ApplyError> {
     let owned = match managed_entry(object, field_manager, subresource) {
         Some(fields) => {
             let set =
@@ -61,8 +72,8 @@ pub fn extract_value(
                     message,
                 })?;
             let mut leaves = set.leaves();
-            append_key_fields(&mut leaves, object, schema);
-            walk(object, &leaves, Node::of(schema))
+            append_key_fields(&mut leaves, object, &shape.0);
+            walk(object, &leaves, Node::of(&shape.0))
         }
         None => None,
     };
@@ -116,46 +127,29 @@ enum Node<'s> {
     /// value (lists atomic, maps granular).
     Untyped,
     List {
-        items: Option<&'s Value>,
-        relationship: ListType<'s>,
+        items: Option<&'s Shape>,
+        relationship: &'s Relationship,
     },
     Map {
-        schema: &'s Value,
+        /// `None` for a map the schema does not describe.
+        shape: Option<&'s MapShape>,
         atomic: bool,
     },
 }
 
-#[derive(Clone, Copy)]
-enum ListType<'s> {
-    Atomic,
-    Set,
-    Map(&'s [Value]),
-}
-
 impl<'s> Node<'s> {
-    fn of(schema: &'s Value) -> Node<'s> {
-        if schema["x-kubernetes-int-or-string"] == Value::Bool(true) {
-            return Node::Scalar;
-        }
-        match schema["type"].as_str() {
-            Some("array") => Node::List {
-                items: schema.get("items").filter(|i| i.is_object()),
-                relationship: match schema["x-kubernetes-list-type"].as_str() {
-                    Some("map") => ListType::Map(
-                        schema["x-kubernetes-list-map-keys"]
-                            .as_array()
-                            .map_or(&[], Vec::as_slice),
-                    ),
-                    Some("set") => ListType::Set,
-                    _ => ListType::Atomic,
-                },
+    fn of(shape: &'s Shape) -> Node<'s> {
+        match shape {
+            Shape::Scalar(_) => Node::Scalar,
+            Shape::Untyped => Node::Untyped,
+            Shape::List(list) => Node::List {
+                items: list.items.as_ref(),
+                relationship: &list.relationship,
             },
-            Some("object") => Node::Map {
-                schema,
-                atomic: schema["x-kubernetes-map-type"] == "atomic",
+            Shape::Map(map) => Node::Map {
+                shape: Some(map),
+                atomic: map.atomic,
             },
-            Some(_) => Node::Scalar,
-            None => Node::Untyped,
         }
     }
 
@@ -164,10 +158,10 @@ impl<'s> Node<'s> {
         match (self, value) {
             (Node::Untyped, Value::Array(_)) => Node::List {
                 items: None,
-                relationship: ListType::Atomic,
+                relationship: &ATOMIC,
             },
             (Node::Untyped, Value::Object(_)) => Node::Map {
-                schema: &Value::Null,
+                shape: None,
                 atomic: false,
             },
             (Node::Untyped, _) => Node::Scalar,
@@ -177,21 +171,21 @@ impl<'s> Node<'s> {
 
     /// The schema of a map's field `name`.
     fn field(self, name: &str) -> Node<'s> {
-        let Node::Map { schema, .. } = self else {
+        let Node::Map {
+            shape: Some(map), ..
+        } = self
+        else {
             return Node::Untyped;
         };
-        if let Some(field) = schema["properties"].get(name) {
-            return Node::of(field);
-        }
-        match schema.get("additionalProperties") {
-            Some(values) if values.is_object() => Node::of(values),
-            _ => Node::Untyped,
+        match map.field(name).or(map.values.as_ref()) {
+            Some(field) => Node::of(field),
+            None => Node::Untyped,
         }
     }
 
     /// Whether `name` is a declared field of this map.
     fn declares(self, name: &str) -> bool {
-        matches!(self, Node::Map { schema, .. } if schema["properties"].get(name).is_some())
+        matches!(self, Node::Map { shape: Some(map), .. } if map.field(name).is_some())
     }
 
     fn items(self) -> Node<'s> {
@@ -209,25 +203,17 @@ impl<'s> Node<'s> {
 /// field takes its schema default), its value for a set; `None` for items
 /// of atomic lists and items without their keys.
 fn item_element(list: Node<'_>, item: &Value) -> Option<PathElement> {
-    let Node::List {
-        items,
-        relationship,
-    } = list
-    else {
+    let Node::List { relationship, .. } = list else {
         return None;
     };
     match relationship {
-        ListType::Atomic => None,
-        ListType::Set => Some(PathElement::Value(item.clone())),
-        ListType::Map(keys) => {
+        Relationship::Atomic | Relationship::Unkeyed => None,
+        Relationship::Set => Some(PathElement::Value(item.clone())),
+        Relationship::Map(keys) => {
             let fields = item.as_object()?;
             let mut pairs = Map::new();
-            for key in keys {
-                let key = key.as_str()?;
-                let value = match fields.get(key) {
-                    Some(v) => v.clone(),
-                    None => items?["properties"][key].get("default")?.clone(),
-                };
+            for (key, default) in keys.iter() {
+                let value = fields.get(&**key).or(default.as_ref())?.clone();
                 pairs.insert(key.to_string(), value);
             }
             Some(PathElement::key(pairs))
@@ -242,7 +228,7 @@ fn walk(value: &Value, set: &FieldSet, node: Node<'_>) -> Option<Value> {
         Node::Scalar | Node::Untyped => Some(value.clone()),
         list @ Node::List { relationship, .. } => {
             let items = value.as_array()?;
-            if items.is_empty() || matches!(relationship, ListType::Atomic) {
+            if items.is_empty() || matches!(relationship, Relationship::Atomic) {
                 return Some(value.clone());
             }
             let mut kept = Vec::new();
@@ -284,10 +270,10 @@ fn walk(value: &Value, set: &FieldSet, node: Node<'_>) -> Option<Value> {
 
 /// structured-merge-diff's `WithAppendKeyFields`: for every owned path the
 /// object holds, the key fields of each list-map item along it are added.
-fn append_key_fields(set: &mut FieldSet, object: &Value, schema: &Value) {
+fn append_key_fields(set: &mut FieldSet, object: &Value, shape: &Shape) {
     let mut added = Vec::new();
     for path in set.paths() {
-        if !holds(object, Node::of(schema), &path) {
+        if !holds(object, Node::of(shape), &path) {
             continue;
         }
         for (i, element) in path.iter().enumerate() {
@@ -313,7 +299,7 @@ fn holds(value: &Value, node: Node<'_>, path: &[PathElement]) -> bool {
     let Some((first, rest)) = path.split_first() else {
         return match node {
             Node::Scalar | Node::Untyped => true,
-            Node::List { relationship, .. } => matches!(relationship, ListType::Atomic),
+            Node::List { relationship, .. } => matches!(relationship, Relationship::Atomic),
             Node::Map { atomic, .. } => atomic,
         };
     };
@@ -332,7 +318,7 @@ fn holds(value: &Value, node: Node<'_>, path: &[PathElement]) -> bool {
             holds(child, node.field(name), rest)
         }
         (list @ Node::List { relationship, .. }, element, Value::Array(items))
-            if !matches!(relationship, ListType::Atomic) =>
+            if !matches!(relationship, Relationship::Atomic) =>
         {
             items.iter().any(|item| {
                 item_element(list, item).as_ref() == Some(element)

@@ -86,12 +86,12 @@ mod fields;
 mod json;
 mod meta;
 mod schema;
+mod shape;
 
 use std::fmt::Debug;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 pub use applicable::Applicable;
 pub use conflict::{FieldConflict, conflicts};
@@ -99,6 +99,7 @@ pub use extract::{extract, extract_value};
 pub use fields::FieldSet;
 pub use meta::{ObjectMetaApply, OwnerReferenceApply};
 pub use schema::{SchemaCell, builtin_schema, crd_schema};
+pub use shape::MergeShape;
 
 /// What can go wrong building or reading back an apply configuration.
 #[derive(Debug, thiserror::Error)]
@@ -147,13 +148,11 @@ pub trait ApplyConfiguration:
     /// The resource type the configuration applies to.
     type Resource: kube::Resource + Serialize + DeserializeOwned + Clone + Debug + Send + Sync;
 
-    /// The structure server-side apply merges the resource by: its
-    /// structural schema (`openAPIV3Schema` of the version for a custom
-    /// kind; the built-in table's for a built-in kind) with types,
-    /// properties, items, additional properties, the `x-kubernetes-*`
-    /// markers and list-map keys' defaults only (no descriptions,
-    /// validations or CEL rules).
-    fn schema() -> Result<&'static Value, ApplyError>;
+    /// The structure server-side apply merges the resource by, compiled
+    /// from its structural schema (`openAPIV3Schema` of the version for a
+    /// custom kind; the built-in table's for a built-in kind);
+    /// [`MergeShape::to_value`] reads it back as a schema.
+    fn schema() -> Result<&'static MergeShape, ApplyError>;
 
     /// The configuration's metadata, when it has any.
     fn metadata(&self) -> Option<&ObjectMetaApply>;
