@@ -72,7 +72,7 @@ impl EventKey {
     /// preceded by its length and each optional one by a presence byte, so
     /// that two keys have equal ids exactly when they are equal.
     pub(crate) fn id(&self) -> SeriesId {
-        let mut out = Vec::with_capacity(128);
+        let mut out = Vec::with_capacity(160);
         self.regarding.encode(&mut out);
         match &self.related {
             None => out.push(0),
@@ -99,8 +99,18 @@ fn encode_opt(value: Option<&str>, out: &mut Vec<u8>) {
     }
 }
 
+/// `value` preceded by its length in LEB128 (seven bits a byte, the high
+/// bit set on all but the last): self-delimiting, so the flattened key
+/// still reads back one way only, and one byte for any string under 128
+/// bytes instead of eight (a key has up to fifteen strings; the cache
+/// holds thousands of keys).
 fn encode_str(value: &str, out: &mut Vec<u8>) {
-    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+    let mut len = value.len();
+    while len >= 0x80 {
+        out.push((len & 0x7f) as u8 | 0x80);
+        len >>= 7;
+    }
+    out.push(len as u8);
     out.extend_from_slice(value.as_bytes());
 }
 
@@ -282,6 +292,14 @@ mod tests {
             }),
             moved(|k| k.related = Some(RefKey::from(&reference("a", "1")))),
             moved(|k| k.event_type = EventType::Warning),
+            // Lengths of one, two and three LEB128 bytes.
+            moved(|k| k.note = "x".repeat(127)),
+            moved(|k| k.note = "x".repeat(128)),
+            moved(|k| k.note = "x".repeat(16_384)),
+            moved(|k| {
+                k.action = "x".repeat(128);
+                k.note = String::new();
+            }),
         ];
         for (i, a) in variants.iter().enumerate() {
             assert_ne!(a.id(), base.id(), "variant {i}");
@@ -289,6 +307,20 @@ mod tests {
                 assert_eq!(a == b, a.id() == b.id(), "variants {i} and {j}");
             }
         }
+    }
+
+    #[test]
+    fn an_id_is_its_strings_and_a_byte_for_each() {
+        let key = key("web-1234", "1", "created Deployment web-1234");
+        let strings = ["v1", "ConfigMap", "ns", "web-1234", "uid-web-1234"];
+        let text: usize = strings.iter().map(|s| s.len()).sum::<usize>()
+            + "Synced".len()
+            + "Reconcile".len()
+            + "created Deployment web-1234".len();
+        // Five present strings (presence byte and length byte each), the
+        // absent field path, the absent related object, the type, and
+        // three strings with a length byte.
+        assert_eq!(key.id().0.len(), text + 5 * 2 + 1 + 1 + 1 + 3);
     }
 
     #[test]
