@@ -2,7 +2,8 @@
 //! client-go's `ExtractInto` does — structured-merge-diff's `ExtractItems`
 //! of the `Leaves` of the manager's `operation: Apply` entry for the
 //! subresource, with list-map key fields appended — walking the resource's
-//! structural schema as the apiserver's `removingWalker` does:
+//! merge structure ([`MergeShape`], from its structural schema) as the
+//! apiserver's `removingWalker` does:
 //!
 //! - a scalar, an atomic list or map, an empty or null list or map is
 //!   taken whole;

@@ -8,8 +8,9 @@
 //! (`with_replicas(3)`), list-map items as apply types of their own, atomic
 //! lists and maps as wholes, and [`ObjectMetaApply`] for metadata. Each
 //! top-level one implements [`ApplyConfiguration`], which links it to its
-//! resource type and to the structural schema server-side apply merges by
-//! (the CRD's, or the built-in table's for built-in kinds), and the typed
+//! resource type and to the structure server-side apply merges it by
+//! ([`MergeShape`], compiled from the CRD's structural schema, or the
+//! built-in table's for built-in kinds), and the typed
 //! clients' `apply` verbs take it with [`ApplyOptions`].
 //!
 //! A crate that does not run `kubegen generate` derives apply
@@ -139,9 +140,9 @@ pub enum ApplyError {
 /// applies, serialized with exactly the fields that are set.
 ///
 /// Generated code implements it; [`schema`](ApplyConfiguration::schema) is
-/// the resource's structural schema, which [`extract`] walks as the
-/// apiserver's structured-merge-diff does (list types and keys, atomic
-/// maps and lists).
+/// the resource's merge structure, compiled from its structural schema,
+/// which [`extract`] walks as the apiserver's structured-merge-diff does
+/// (list types and keys, atomic maps and lists).
 pub trait ApplyConfiguration:
     Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync + 'static
 {
