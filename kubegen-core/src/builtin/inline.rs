@@ -113,8 +113,10 @@ impl Definitions for Parsed<'_> {
 /// built-in kinds' apply schemas). The generator writes one definition per
 /// line, sorted by name (`"name":{…},`), between the line
 /// `"definitions":{` and the closing `}}`, so a definition is found by a
-/// binary search over the lines. Only the pages of the lines a search
-/// probes and the definitions a schema reaches are read.
+/// binary search over the lines. Only the lines a search probes and the
+/// definitions a schema reaches are read (the kernel still maps the 64 KB
+/// around each page fault, so more of the text becomes resident than is
+/// read).
 ///
 /// Two earlier designs cost an operator its memory: the parsed table (a
 /// `serde_json::Value` tree of the whole 1 MB text) held 4.2 MB for as long

@@ -72,7 +72,7 @@ impl EventKey {
     /// preceded by its length and each optional one by a presence byte, so
     /// that two keys have equal ids exactly when they are equal.
     pub(crate) fn id(&self) -> SeriesId {
-        let mut out = Vec::with_capacity(160);
+        let mut out = Vec::with_capacity(128);
         self.regarding.encode(&mut out);
         match &self.related {
             None => out.push(0),
