@@ -1,12 +1,21 @@
-//! The bounded cache that turns repeats of an event into a series: one slot
-//! per event key, dropped after the series window without a repeat, and
-//! least-recently-used slots evicted beyond the capacity. The cache holds
-//! each key once, flattened into one shared allocation ([`SeriesId`]): an
-//! operator records a few events per object it reconciles, so the keys of
-//! thousands of series are live at once.
+//! The bounded cache that turns repeats of an event into a series: one
+//! entry per event key, dropped after the series window without a repeat,
+//! and least-recently-used entries evicted beyond the capacity.
+//!
+//! An operator records a few events per object it reconciles, so up to the
+//! capacity (4,096 by default) series are live at once in every replica,
+//! however few objects it holds. An entry is therefore small and fixed: the
+//! key as a 128-bit keyed hash ([`SeriesId`]), the series' Event as the
+//! suffix of its name, the count, the last occurrence and its place in the
+//! use order: a 64-byte entry in one table, about 34 bytes of index, no
+//! allocation per series — 100 bytes a series, measured by
+//! `kubegen-runtime/tests/fixed_memory.rs`. Keeping the key's strings and
+//! a lock per series cost 455, 1.9 MB at the capacity. Repeats of one
+//! event are still written in order: the recorder writes a series in one
+//! of a fixed set of lanes, chosen by its id.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -17,7 +26,7 @@ use super::event_type::EventType;
 /// The identity of an object reference for deduplication: everything but
 /// its `resourceVersion`, which changes with every write of the object and
 /// would split a series.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct RefKey {
     api_version: Option<String>,
     kind: Option<String>,
@@ -42,7 +51,12 @@ impl From<&ObjectReference> for RefKey {
 
 /// What makes two events repeats of one another (the reporting controller
 /// and instance are fixed per recorder).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Hash` feeds a hasher one stream that reads back one way only: each
+/// `Option` writes its variant first and each string ends with a byte that
+/// UTF-8 never holds (`0xff`), so two keys feed equal streams exactly when
+/// they are equal.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct EventKey {
     pub(crate) regarding: RefKey,
     pub(crate) related: Option<RefKey>,
@@ -52,100 +66,103 @@ pub(crate) struct EventKey {
     pub(crate) note: String,
 }
 
-impl RefKey {
-    fn encode(&self, out: &mut Vec<u8>) {
-        for field in [
-            &self.api_version,
-            &self.kind,
-            &self.namespace,
-            &self.name,
-            &self.uid,
-            &self.field_path,
-        ] {
-            encode_opt(field.as_deref(), out);
-        }
+/// An [`EventKey`] as the cache holds it: its stream hashed by two SipHash
+/// hashers with independent random keys, chosen per cache. Two different
+/// keys get one id with probability 2⁻¹²⁸ per pair — with the 4,096 live
+/// series of a full cache, about 10⁻³² at any moment — and the keys are
+/// secret, so no caller can choose strings that collide. A collision would
+/// count one event in another's series; it cannot touch anything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct SeriesId(u128);
+
+impl SeriesId {
+    fn low(self) -> u64 {
+        self.0 as u64
+    }
+
+    /// Which of `lanes` lanes the series is written in: from the id's high
+    /// half, independent of the index's low half.
+    pub(crate) fn lane(self, lanes: usize) -> usize {
+        ((self.0 >> 64) as u64 % lanes as u64) as usize
     }
 }
 
-impl EventKey {
-    /// The key flattened: every field in a fixed order, each string
-    /// preceded by its length and each optional one by a presence byte, so
-    /// that two keys have equal ids exactly when they are equal.
-    pub(crate) fn id(&self) -> SeriesId {
-        let mut out = Vec::with_capacity(128);
-        self.regarding.encode(&mut out);
-        match &self.related {
-            None => out.push(0),
-            Some(related) => {
-                out.push(1);
-                related.encode(&mut out);
-            }
-        }
-        out.push(self.event_type as u8);
-        for field in [&self.reason, &self.action, &self.note] {
-            encode_str(field, &mut out);
-        }
-        SeriesId(out.into())
-    }
-}
-
-fn encode_opt(value: Option<&str>, out: &mut Vec<u8>) {
-    match value {
-        None => out.push(0),
-        Some(value) => {
-            out.push(1);
-            encode_str(value, out);
-        }
-    }
-}
-
-/// `value` preceded by its length in LEB128 (seven bits a byte, the high
-/// bit set on all but the last): self-delimiting, so the flattened key
-/// still reads back one way only, and one byte for any string under 128
-/// bytes instead of eight (a key has up to fifteen strings; the cache
-/// holds thousands of keys).
-fn encode_str(value: &str, out: &mut Vec<u8>) {
-    let mut len = value.len();
-    while len >= 0x80 {
-        out.push((len & 0x7f) as u8 | 0x80);
-        len >>= 7;
-    }
-    out.push(len as u8);
-    out.extend_from_slice(value.as_bytes());
-}
-
-/// An [`EventKey`] as the cache holds it: one allocation, shared by the
-/// slot table and the use order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct SeriesId(Arc<[u8]>);
-
-/// The server-side Event of a series and how often it was observed.
-#[derive(Debug, Default)]
+/// The series' Event and how often it was observed, as a publish reads it
+/// and writes it back.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SeriesState {
-    /// `namespace/name` of the Event written for the first occurrence.
-    pub(crate) event: Option<(String, String)>,
-    /// Occurrences so far.
+    /// Occurrences written so far; 0: no Event yet (a new series).
     pub(crate) count: i32,
+    /// The unique suffix of the Event's name (`<regarding name>.<suffix
+    /// in hex>`, see `event_name`), valid when `count > 0`. The name's
+    /// other part and the Event's namespace come from the regarding
+    /// object, which is part of the key.
+    pub(crate) suffix: u128,
 }
 
-/// A slot: locked while its Event is written, so repeats of one key are
-/// written in order.
-pub(crate) type Slot = Arc<tokio::sync::Mutex<SeriesState>>;
+/// No entry: the end of the use order, or an empty slot.
+const NONE: u32 = u32::MAX;
 
 struct Entry {
-    slot: Slot,
+    id: SeriesId,
+    /// [`SeriesState::suffix`].
+    suffix: u128,
     last_seen: Instant,
-    stamp: u64,
+    /// [`SeriesState::count`].
+    count: i32,
+    /// The entry used just before this one (towards the oldest).
+    older: u32,
+    /// The entry used just after this one (towards the newest).
+    newer: u32,
 }
 
-/// The series cache.
+impl Entry {
+    fn state(&self) -> SeriesState {
+        SeriesState {
+            count: self.count,
+            suffix: self.suffix,
+        }
+    }
+}
+
+/// Hashes the index's keys (the low half of a [`SeriesId`]) as they are:
+/// they are a keyed hash already.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+/// The series cache: entries in one table, linked in use order (an
+/// intrusive LRU list), found through an index by id.
 pub(crate) struct SeriesCache {
     window: Duration,
     capacity: usize,
-    entries: HashMap<SeriesId, Entry>,
-    /// Use stamps, oldest first, for LRU eviction.
-    order: BTreeMap<u64, SeriesId>,
-    next_stamp: u64,
+    hashers: [RandomState; 2],
+    entries: Vec<Entry>,
+    /// Slots of `entries` freed by eviction, reused before the table grows.
+    free: Vec<u32>,
+    /// Where each entry is, by the low half of its id (16 bytes a bucket
+    /// instead of 32); the entry holds the whole id. Two live ids with one
+    /// low half (probability 2⁻⁶⁴ a pair) cannot both stay: the newer one
+    /// evicts the other, whose next occurrence starts a new series.
+    index: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    /// The least and the most recently used entries.
+    oldest: u32,
+    newest: u32,
 }
 
 impl SeriesCache {
@@ -154,65 +171,137 @@ impl SeriesCache {
     pub(crate) fn new(window: Duration, capacity: usize) -> Self {
         SeriesCache {
             window,
-            capacity: capacity.max(1),
-            entries: HashMap::new(),
-            order: BTreeMap::new(),
-            next_stamp: 0,
+            capacity: capacity.clamp(1, NONE as usize - 1),
+            hashers: [RandomState::new(), RandomState::new()],
+            entries: Vec::new(),
+            free: Vec::new(),
+            index: HashMap::default(),
+            oldest: NONE,
+            newest: NONE,
         }
     }
 
-    /// The slot of `key` at `now`: the existing one if its last occurrence
-    /// is within the window, else a fresh one (a new series).
-    pub(crate) fn slot(&mut self, key: &EventKey, now: Instant) -> Slot {
-        let key = key.id();
-        let stamp = self.next_stamp;
-        self.next_stamp += 1;
-        if let Some(entry) = self.entries.get_mut(&key) {
-            self.order.remove(&entry.stamp);
-            if now.saturating_duration_since(entry.last_seen) > self.window {
-                entry.slot = Slot::default();
+    /// The id of `key` in this cache.
+    pub(crate) fn id(&self, key: &EventKey) -> SeriesId {
+        let [low, high] = &self.hashers;
+        SeriesId((u128::from(high.hash_one(key)) << 64) | u128::from(low.hash_one(key)))
+    }
+
+    /// An occurrence of the series `id` at `now`: its state if its last
+    /// occurrence is within the window, else a new series' (count 0). The
+    /// series becomes the most recently used; a new one may evict expired
+    /// and least recently used series to make room.
+    pub(crate) fn occur(&mut self, id: SeriesId, now: Instant) -> SeriesState {
+        if let Some(&at) = self.index.get(&id.low()) {
+            if self.entries[at as usize].id == id {
+                let window = self.window;
+                let entry = &mut self.entries[at as usize];
+                if now.saturating_duration_since(entry.last_seen) > window {
+                    (entry.count, entry.suffix) = (0, 0);
+                }
+                entry.last_seen = now;
+                let state = entry.state();
+                self.unlink(at);
+                self.push_newest(at);
+                return state;
             }
-            entry.last_seen = now;
-            entry.stamp = stamp;
-            self.order.insert(stamp, key);
-            return entry.slot.clone();
+            self.remove(at);
         }
         self.evict(now);
-        let slot = Slot::default();
-        self.order.insert(stamp, key.clone());
-        self.entries.insert(
-            key,
-            Entry {
-                slot: slot.clone(),
-                last_seen: now,
-                stamp,
-            },
-        );
-        slot
+        let entry = Entry {
+            id,
+            suffix: 0,
+            last_seen: now,
+            count: 0,
+            older: NONE,
+            newer: NONE,
+        };
+        let at = match self.free.pop() {
+            Some(at) => {
+                self.entries[at as usize] = entry;
+                at
+            }
+            None => {
+                self.entries.push(entry);
+                (self.entries.len() - 1) as u32
+            }
+        };
+        self.index.insert(id.low(), at);
+        self.push_newest(at);
+        SeriesState::default()
+    }
+
+    /// Records what a publish wrote for the series `id`. A series evicted
+    /// while its Event was being written is not brought back: its next
+    /// occurrence starts a new one, as an evicted series' does.
+    pub(crate) fn written(&mut self, id: SeriesId, state: SeriesState) {
+        if let Some(&at) = self.index.get(&id.low()) {
+            let entry = &mut self.entries[at as usize];
+            if entry.id == id {
+                entry.count = state.count;
+                entry.suffix = state.suffix;
+            }
+        }
     }
 
     /// Drops expired series, then the least recently used ones until there
-    /// is room for one more. Use stamps follow time, so expired series are
-    /// all at the front of the use order.
+    /// is room for one more. The use order follows time, so expired series
+    /// are all at the old end.
     fn evict(&mut self, now: Instant) {
-        while let Some((_, key)) = self.order.first_key_value() {
-            let Some(entry) = self.entries.get(key) else {
-                break;
-            };
+        while self.oldest != NONE {
+            let at = self.oldest;
+            let entry = &self.entries[at as usize];
             let expired = now.saturating_duration_since(entry.last_seen) > self.window;
-            if !expired && self.entries.len() < self.capacity {
+            if !expired && self.index.len() < self.capacity {
                 break;
             }
-            if let Some((_, key)) = self.order.pop_first() {
-                self.entries.remove(&key);
-            }
+            self.remove(at);
         }
+    }
+
+    /// Forgets the entry at `at`.
+    fn remove(&mut self, at: u32) {
+        let low = self.entries[at as usize].id.low();
+        self.unlink(at);
+        self.index.remove(&low);
+        self.free.push(at);
+    }
+
+    /// Takes the entry at `at` out of the use order.
+    fn unlink(&mut self, at: u32) {
+        let (older, newer) = {
+            let entry = &self.entries[at as usize];
+            (entry.older, entry.newer)
+        };
+        match older {
+            NONE => self.oldest = newer,
+            older => self.entries[older as usize].newer = newer,
+        }
+        match newer {
+            NONE => self.newest = older,
+            newer => self.entries[newer as usize].older = older,
+        }
+    }
+
+    /// Puts the entry at `at` at the new end of the use order.
+    fn push_newest(&mut self, at: u32) {
+        let previous = self.newest;
+        {
+            let entry = &mut self.entries[at as usize];
+            entry.older = previous;
+            entry.newer = NONE;
+        }
+        match previous {
+            NONE => self.oldest = at,
+            previous => self.entries[previous as usize].newer = at,
+        }
+        self.newest = at;
     }
 
     /// The number of live series.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.entries.len()
+        self.index.len()
     }
 }
 
@@ -267,10 +356,11 @@ mod tests {
 
     #[test]
     fn ids_are_equal_exactly_when_keys_are() {
+        let cache = SeriesCache::new(Duration::from_secs(60), 10);
         let base = key("a", "1", "n");
-        assert_eq!(base.id(), key("a", "9", "n").id());
-        // Strings whose concatenations agree: the length prefixes and
-        // presence bytes keep them apart.
+        assert_eq!(cache.id(&base), cache.id(&key("a", "9", "n")));
+        // Strings whose concatenations agree: the hash stream's variant
+        // bytes and string ends keep them apart.
         let moved = |f: fn(&mut EventKey)| {
             let mut k = base.clone();
             f(&mut k);
@@ -292,9 +382,7 @@ mod tests {
             }),
             moved(|k| k.related = Some(RefKey::from(&reference("a", "1")))),
             moved(|k| k.event_type = EventType::Warning),
-            // Lengths of one, two and three LEB128 bytes.
             moved(|k| k.note = "x".repeat(127)),
-            moved(|k| k.note = "x".repeat(128)),
             moved(|k| k.note = "x".repeat(16_384)),
             moved(|k| {
                 k.action = "x".repeat(128);
@@ -302,71 +390,184 @@ mod tests {
             }),
         ];
         for (i, a) in variants.iter().enumerate() {
-            assert_ne!(a.id(), base.id(), "variant {i}");
+            assert_ne!(cache.id(a), cache.id(&base), "variant {i}");
             for (j, b) in variants.iter().enumerate() {
-                assert_eq!(a == b, a.id() == b.id(), "variants {i} and {j}");
+                assert_eq!(a == b, cache.id(a) == cache.id(b), "variants {i} and {j}");
             }
         }
     }
 
     #[test]
-    fn an_id_is_its_strings_and_a_byte_for_each() {
-        let key = key("web-1234", "1", "created Deployment web-1234");
-        let strings = ["v1", "ConfigMap", "ns", "web-1234", "uid-web-1234"];
-        let text: usize = strings.iter().map(|s| s.len()).sum::<usize>()
-            + "Synced".len()
-            + "Reconcile".len()
-            + "created Deployment web-1234".len();
-        // Five present strings (presence byte and length byte each), the
-        // absent field path, the absent related object, the type, and
-        // three strings with a length byte.
-        assert_eq!(key.id().0.len(), text + 5 * 2 + 1 + 1 + 1 + 3);
+    fn each_cache_hashes_with_its_own_secret_keys() {
+        let window = Duration::from_secs(60);
+        let (one, other) = (SeriesCache::new(window, 1), SeriesCache::new(window, 1));
+        let key = key("a", "1", "n");
+        assert_eq!(one.id(&key), one.id(&key));
+        assert_ne!(one.id(&key), other.id(&key));
+        // The two halves come from independent keys.
+        let id = one.id(&key).0;
+        assert_ne!(id as u64, (id >> 64) as u64);
+    }
+
+    /// What a publish does: an occurrence, then the write's result.
+    fn publish(cache: &mut SeriesCache, key: &EventKey, at: Instant) -> SeriesState {
+        let id = cache.id(key);
+        let seen = cache.occur(id, at);
+        let wrote = SeriesState {
+            count: seen.count + 1,
+            suffix: if seen.count == 0 {
+                at.elapsed().as_nanos() + 1
+            } else {
+                seen.suffix
+            },
+        };
+        cache.written(id, wrote);
+        seen
     }
 
     #[test]
-    fn repeats_within_the_window_share_a_slot() {
+    fn repeats_within_the_window_continue_the_series() {
         let t0 = Instant::now();
         let mut cache = SeriesCache::new(Duration::from_secs(60), 10);
-        let first = cache.slot(&key("a", "1", "n"), t0);
-        let repeat = cache.slot(&key("a", "7", "n"), t0 + Duration::from_secs(59));
-        assert!(Arc::ptr_eq(&first, &repeat));
+        let secs = |s| t0 + Duration::from_secs(s);
+        assert_eq!(publish(&mut cache, &key("a", "1", "n"), t0).count, 0);
+        let repeat = publish(&mut cache, &key("a", "7", "n"), secs(59));
+        assert_eq!(repeat.count, 1);
         // The window counts from the last occurrence, not the first.
-        let later = cache.slot(&key("a", "7", "n"), t0 + Duration::from_secs(118));
-        assert!(Arc::ptr_eq(&first, &later));
-        let other = cache.slot(&key("a", "1", "different"), t0);
-        assert!(!Arc::ptr_eq(&first, &other));
+        let later = publish(&mut cache, &key("a", "7", "n"), secs(118));
+        assert_eq!((later.count, later.suffix), (2, repeat.suffix));
+        assert_eq!(
+            publish(&mut cache, &key("a", "1", "different"), t0).count,
+            0
+        );
         // After a silent window, a new series starts.
-        let fresh = cache.slot(&key("a", "1", "n"), t0 + Duration::from_secs(179));
-        assert!(!Arc::ptr_eq(&first, &fresh));
+        assert_eq!(publish(&mut cache, &key("a", "1", "n"), secs(179)).count, 0);
+        assert_eq!(publish(&mut cache, &key("a", "1", "n"), secs(180)).count, 1);
     }
 
     #[test]
     fn memory_is_bounded_by_expiry_and_lru() {
         let t0 = Instant::now();
         let mut cache = SeriesCache::new(Duration::from_secs(60), 3);
-        let a = cache.slot(&key("a", "1", ""), t0);
-        cache.slot(&key("b", "1", ""), t0);
-        cache.slot(&key("c", "1", ""), t0);
+        for name in ["a", "b", "c"] {
+            publish(&mut cache, &key(name, "1", ""), t0);
+        }
         // Touch a, so b is the least recently used.
-        assert!(Arc::ptr_eq(&a, &cache.slot(&key("a", "1", ""), t0)));
-        cache.slot(&key("d", "1", ""), t0);
+        assert_eq!(publish(&mut cache, &key("a", "1", ""), t0).count, 1);
+        publish(&mut cache, &key("d", "1", ""), t0);
         assert_eq!(cache.len(), 3);
-        assert!(Arc::ptr_eq(&a, &cache.slot(&key("a", "1", ""), t0)));
-        let b = cache.slot(&key("b", "1", ""), t0);
+        assert_eq!(publish(&mut cache, &key("a", "1", ""), t0).count, 2);
+        // b was evicted: it starts over, evicting c.
+        assert_eq!(publish(&mut cache, &key("b", "1", ""), t0).count, 0);
         assert_eq!(cache.len(), 3);
+        assert_eq!(publish(&mut cache, &key("c", "1", ""), t0).count, 0);
         // Everything expires after the window.
-        cache.slot(&key("e", "1", ""), t0 + Duration::from_secs(120));
+        let later = t0 + Duration::from_secs(120);
+        publish(&mut cache, &key("e", "1", ""), later);
         assert_eq!(cache.len(), 1);
-        assert!(!Arc::ptr_eq(
-            &b,
-            &cache.slot(&key("b", "1", ""), t0 + Duration::from_secs(120))
-        ));
+        assert_eq!(publish(&mut cache, &key("b", "1", ""), later).count, 0);
         for i in 0..1000 {
-            cache.slot(
-                &key(&format!("k{i}"), "1", ""),
-                t0 + Duration::from_secs(120),
-            );
+            publish(&mut cache, &key(&format!("k{i}"), "1", ""), later);
         }
         assert_eq!(cache.len(), 3);
+        // Freed slots are reused: the table never grew beyond the bound.
+        assert_eq!(cache.entries.len(), 3);
+    }
+
+    #[test]
+    fn a_series_evicted_while_written_is_not_brought_back() {
+        let t0 = Instant::now();
+        let mut cache = SeriesCache::new(Duration::from_secs(60), 1);
+        let (a, b) = (cache.id(&key("a", "1", "")), cache.id(&key("b", "1", "")));
+        cache.occur(a, t0);
+        cache.occur(b, t0);
+        cache.written(
+            a,
+            SeriesState {
+                count: 1,
+                suffix: 5,
+            },
+        );
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.occur(b, t0), SeriesState::default());
+        assert_eq!(cache.occur(a, t0), SeriesState::default());
+    }
+
+    #[test]
+    fn ids_sharing_an_index_slot_evict_each_other() {
+        let t0 = Instant::now();
+        let mut cache = SeriesCache::new(Duration::from_secs(60), 10);
+        let (one, other) = (SeriesId(7), SeriesId((1 << 64) | 7));
+        cache.occur(one, t0);
+        cache.written(
+            one,
+            SeriesState {
+                count: 3,
+                suffix: 9,
+            },
+        );
+        // The other id is a new series, and no series of the first.
+        assert_eq!(cache.occur(other, t0), SeriesState::default());
+        cache.written(
+            other,
+            SeriesState {
+                count: 1,
+                suffix: 2,
+            },
+        );
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.occur(one, t0), SeriesState::default());
+        assert_eq!(cache.occur(one, t0).count, 0);
+    }
+
+    proptest::proptest! {
+        /// The cache against a plain model of it: a list of series in use
+        /// order, each with its last occurrence and state, where expired
+        /// series go first and then the least recently used beyond the
+        /// capacity.
+        #[test]
+        fn the_cache_keeps_what_a_plain_lru_keeps(
+            capacity in 1usize..5,
+            steps in proptest::collection::vec((0u8..8, 0u64..50, proptest::bool::ANY), 1..200),
+        ) {
+            let window = Duration::from_secs(60);
+            let mut cache = SeriesCache::new(window, capacity);
+            let mut model: Vec<(u8, Instant, SeriesState)> = Vec::new();
+            let mut now = Instant::now();
+            for (step, (name, advance, write)) in steps.into_iter().enumerate() {
+                now += Duration::from_secs(advance);
+                let id = SeriesId(u128::from(name) << 70 | u128::from(name));
+                let got = cache.occur(id, now);
+                let expected = match model.iter().position(|(n, ..)| *n == name) {
+                    Some(at) => {
+                        let (_, last, state) = model.remove(at);
+                        let state = if now.saturating_duration_since(last) > window {
+                            SeriesState::default()
+                        } else {
+                            state
+                        };
+                        model.push((name, now, state));
+                        state
+                    }
+                    None => {
+                        model.retain(|(_, last, _)| now.saturating_duration_since(*last) <= window);
+                        while model.len() >= capacity {
+                            model.remove(0);
+                        }
+                        model.push((name, now, SeriesState::default()));
+                        SeriesState::default()
+                    }
+                };
+                proptest::prop_assert_eq!(got, expected, "step {}", step);
+                if write {
+                    let state = SeriesState { count: got.count + 1, suffix: step as u128 };
+                    cache.written(id, state);
+                    if let Some(entry) = model.iter_mut().find(|(n, ..)| *n == name) {
+                        entry.2 = state;
+                    }
+                }
+                proptest::prop_assert_eq!(cache.len(), model.len());
+            }
+        }
     }
 }

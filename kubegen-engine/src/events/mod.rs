@@ -65,6 +65,9 @@ pub const DEFAULT_CACHE_CAPACITY: usize = 4096;
 /// Events [`EventRecorder::record`] lets wait for their write at once
 /// (client-go's broadcaster queues 1,000).
 const MAX_IN_FLIGHT: usize = 1000;
+/// Series written side by side: repeats of one event wait for each other,
+/// and two series wait for each other when they share one of these lanes.
+const LANES: usize = 64;
 /// The API server's limit on an Event's note, in bytes.
 const MAX_NOTE_BYTES: usize = 1024;
 /// The API server's limit on reason, action and reporting fields.
@@ -88,6 +91,8 @@ pub struct EventRecorder {
     reporting_controller: String,
     reporting_instance: String,
     cache: Arc<Mutex<SeriesCache>>,
+    /// Held while a series' Event is written, by the series' lane.
+    lanes: Arc<[tokio::sync::Mutex<()>]>,
     /// Room for events [`EventRecorder::record`] has not finished writing.
     in_flight: Arc<Semaphore>,
     dropped: Arc<AtomicU64>,
@@ -135,6 +140,7 @@ impl EventRecorder {
             reporting_controller: truncate(reporting_controller.into(), MAX_FIELD_LEN),
             reporting_instance: truncate(reporting_instance.into(), MAX_FIELD_LEN),
             cache: Arc::new(Mutex::new(SeriesCache::new(series_window, cache_capacity))),
+            lanes: (0..LANES).map(|_| tokio::sync::Mutex::new(())).collect(),
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             dropped: Arc::new(AtomicU64::new(0)),
         }
@@ -225,14 +231,22 @@ impl EventRecorder {
             action: truncate(action.to_string(), MAX_FIELD_LEN),
             note: truncate(note.to_string(), MAX_NOTE_BYTES),
         };
-        let slot = self.cache.lock().slot(&key, tokio::time::Instant::now());
-        let mut series = slot.lock().await;
+        let id = self.cache.lock().id(&key);
+        // Repeats of one event are written one after the other: their
+        // series shares a lane (and so, rarely, do unrelated ones).
+        let _lane = self.lanes[id.lane(self.lanes.len())].lock().await;
+        let series = self.cache.lock().occur(id, tokio::time::Instant::now());
         let now = MicroTime(Timestamp::now());
-        if let Some((namespace, name)) = series.event.clone() {
+        let object = regarding.name.as_deref().unwrap_or("object");
+        let namespace = event_namespace(regarding);
+        if series.count > 0 {
             let count = series.count + 1;
+            let name = event_name(object, series.suffix);
             match self.patch_series(&namespace, &name, count, &now).await {
                 Ok(()) => {
-                    series.count = count;
+                    self.cache
+                        .lock()
+                        .written(id, SeriesState { count, ..series });
                     return Ok(());
                 }
                 // The Event expired on the server (default TTL one hour):
@@ -242,11 +256,10 @@ impl EventRecorder {
             }
         }
         let event = self.new_event(regarding, related, &key, now);
-        let (namespace, name) = self.create(event).await?;
-        *series = SeriesState {
-            event: Some((namespace, name)),
-            count: 1,
-        };
+        let suffix = self.create(event, object).await?;
+        self.cache
+            .lock()
+            .written(id, SeriesState { count: 1, suffix });
         Ok(())
     }
 
@@ -257,15 +270,9 @@ impl EventRecorder {
         key: &EventKey,
         now: MicroTime,
     ) -> Event {
-        let namespace = regarding
-            .namespace
-            .clone()
-            .filter(|ns| !ns.is_empty())
-            .unwrap_or_else(|| "default".to_string());
         Event {
             metadata: ObjectMeta {
-                name: Some(event_name(regarding.name.as_deref().unwrap_or("object"))),
-                namespace: Some(namespace),
+                namespace: Some(event_namespace(regarding)),
                 ..ObjectMeta::default()
             },
             event_time: Some(now),
@@ -281,27 +288,25 @@ impl EventRecorder {
         }
     }
 
-    /// Creates `event`, renaming it if the name was taken. The Event's name
-    /// is chosen here, so the apiserver's reply is not decoded.
-    async fn create(&self, mut event: Event) -> Result<(String, String), kube::Error> {
+    /// Creates `event` about `object`, named for it, under another suffix if
+    /// the name was taken; returns the suffix of the name it got. The Event's name is
+    /// chosen here, so the apiserver's reply is not decoded.
+    async fn create(&self, mut event: Event, object: &str) -> Result<u128, kube::Error> {
         let namespace = event.metadata.namespace.clone().unwrap_or_default();
         let request = kube::core::Request::new(Event::url_path(&(), Some(&namespace)));
-        let base = event
-            .regarding
-            .as_ref()
-            .and_then(|r| r.name.clone())
-            .unwrap_or_else(|| "object".to_string());
+        let mut suffix = unique_suffix();
         let mut tries = 0;
         loop {
+            event.metadata.name = Some(event_name(object, suffix));
             let body = serde_json::to_vec(&event).map_err(kube::Error::SerdeError)?;
             let create = request
                 .create(&PostParams::default(), body)
                 .map_err(kube::Error::BuildRequest)?;
             match self.client.request_text(create).await {
-                Ok(_) => return Ok((namespace, event.metadata.name.unwrap_or_default())),
+                Ok(_) => return Ok(suffix),
                 Err(kube::Error::Api(status)) if is_already_exists(&status) && tries < 3 => {
                     tries += 1;
-                    event.metadata.name = Some(event_name(&base));
+                    suffix = unique_suffix();
                 }
                 Err(error) => return Err(error),
             }
@@ -331,16 +336,31 @@ impl EventRecorder {
     }
 }
 
-/// A unique Event name: the object's name, a dot, and the time in
-/// nanoseconds plus a process-wide counter, in hexadecimal (client-go uses
-/// `<name>.<nanoseconds>`).
-fn event_name(object: &str) -> String {
+/// A suffix for a new Event's name: the time in nanoseconds plus a
+/// process-wide counter (client-go uses `<name>.<nanoseconds>`).
+fn unique_suffix() -> u128 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = Timestamp::now().as_nanosecond().unsigned_abs();
-    let unique = nanos.wrapping_add(u128::from(COUNTER.fetch_add(1, Ordering::Relaxed)));
+    nanos.wrapping_add(u128::from(COUNTER.fetch_add(1, Ordering::Relaxed)))
+}
+
+/// The name of the Event about `object` with `suffix`: the object's name,
+/// a dot, and the suffix in hexadecimal. A series keeps only the suffix and
+/// names its Event again from the regarding object, part of its key.
+fn event_name(object: &str, suffix: u128) -> String {
     // Names are at most 253 characters; keep room for the suffix.
     let prefix: String = object.chars().take(220).collect();
-    format!("{prefix}.{unique:x}")
+    format!("{prefix}.{suffix:x}")
+}
+
+/// The namespace of Events about `regarding`: its own, `default` for
+/// cluster-scoped objects.
+fn event_namespace(regarding: &ObjectReference) -> String {
+    regarding
+        .namespace
+        .clone()
+        .filter(|ns| !ns.is_empty())
+        .unwrap_or_else(|| "default".to_string())
 }
 
 /// Cuts `s` to at most `max` bytes, on a character boundary.
@@ -362,11 +382,12 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_prefixed() {
-        let a = event_name("web");
-        let b = event_name("web");
+        let a = event_name("web", unique_suffix());
+        let b = event_name("web", unique_suffix());
         assert_ne!(a, b);
         assert!(a.starts_with("web."));
-        assert!(event_name(&"x".repeat(300)).len() <= 253);
+        assert_eq!(event_name("web", 0xabc), "web.abc");
+        assert!(event_name(&"x".repeat(300), u128::MAX).len() <= 253);
     }
 
     #[test]
