@@ -31,6 +31,9 @@ metadata`). Writes into `kubegen-core/src/builtin/`:
   before flattening (references stay `$ref`s, embedded structs `allOf`s;
   `builtin/inline.rs` flattens them as controller-gen does); `refused` holds
   the errors controller-gen reports for a type it cannot generate.
+- `structure.json`: the same table, each schema without its descriptions
+  (a quarter of the size): what an operator reads to build the schemas its
+  apply configurations merge by, so that it maps a quarter of the pages.
 - `rows.rs`: one row for every definition that has a (non-generic)
   k8s-openapi Rust type, with `FIELDS`, `KEY_FIELDS` and `SCALAR` taken from
   the schema, in the macro `__builtin_rows!`: kubegen-core's `builtin/mod.rs`
@@ -280,14 +283,8 @@ def render(version, openapi, controller_tools, generated, with_rust, types):
                   f"type names from k8s.io/kubernetes@v{version} api/openapi-spec/v3",
         "k8s-openapi": f"{openapi[0]} (feature {openapi[1]})",
     }
-    lines = ['{"provenance":' + json.dumps(provenance, sort_keys=True, separators=(",", ":")) + ","]
-    lines.append('"refused":' + json.dumps(refused, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + ",")
-    lines.append('"definitions":{')
-    body = [json.dumps(n) + ":" + json.dumps(defs[n], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-            for n in sorted(keep)]
-    lines.append(",\n".join(body))
-    lines.append("}}")
-    table = "\n".join(lines) + "\n"
+    table = table_text(provenance, refused, {n: defs[n] for n in keep})
+    structure = table_text(provenance, refused, {n: without_descriptions(defs[n]) for n in keep})
 
     rows = []
     for n in sorted(with_rust, key=lambda n: types[n][0]):
@@ -304,7 +301,48 @@ def render(version, openapi, controller_tools, generated, with_rust, types):
             + "    ($callback:ident) => {\n        $callback! {\n"
             + "\n".join("            " + r.strip() for r in rows)
             + "\n        }\n    };\n}\n")
-    return {"definitions.json": table, "rows.rs": rust}, keep
+    return {"definitions.json": table, "structure.json": structure, "rows.rs": rust}, keep
+
+
+def table_text(provenance, refused, defs):
+    """The table as `builtin/inline.rs` reads it: one definition per line,
+    sorted by name."""
+    lines = ['{"provenance":' + json.dumps(provenance, sort_keys=True, separators=(",", ":")) + ","]
+    lines.append('"refused":' + json.dumps(refused, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + ",")
+    lines.append('"definitions":{')
+    body = [json.dumps(n) + ":" + json.dumps(defs[n], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            for n in sorted(defs)]
+    lines.append(",\n".join(body))
+    lines.append("}}")
+    return "\n".join(lines) + "\n"
+
+
+# Schema keywords whose values are schemas, and those whose values are maps
+# or lists of schemas; every other keyword's value (`default`, `enum`,
+# `example`, CEL rules) is data and kept as it is.
+SCHEMA_VALUED = {"items", "additionalProperties", "not"}
+SCHEMA_MAPS = {"properties", "patternProperties"}
+SCHEMA_LISTS = {"allOf", "anyOf", "oneOf"}
+
+
+def without_descriptions(schema):
+    """`schema` without the `description` of any schema in it (a property
+    named `description` stays)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "description":
+            continue
+        if key in SCHEMA_VALUED:
+            out[key] = without_descriptions(value)
+        elif key in SCHEMA_MAPS and isinstance(value, dict):
+            out[key] = {name: without_descriptions(v) for name, v in value.items()}
+        elif key in SCHEMA_LISTS and isinstance(value, list):
+            out[key] = [without_descriptions(v) for v in value]
+        else:
+            out[key] = value
+    return out
 
 
 def main():

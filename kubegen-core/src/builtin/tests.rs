@@ -499,6 +499,61 @@ fn the_index_gives_what_the_parsed_table_gives() {
     }
 }
 
+/// `schema` without the description of any schema in it (a property named
+/// `description` stays; data such as defaults is not searched).
+fn without_descriptions(schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in map {
+        let value = match (key.as_str(), value) {
+            ("description", _) => continue,
+            ("items" | "additionalProperties" | "not", v) => without_descriptions(v),
+            ("properties" | "patternProperties", Value::Object(props)) => Value::Object(
+                props
+                    .iter()
+                    .map(|(name, v)| (name.clone(), without_descriptions(v)))
+                    .collect(),
+            ),
+            ("allOf" | "anyOf" | "oneOf", Value::Array(items)) => {
+                Value::Array(items.iter().map(without_descriptions).collect())
+            }
+            (_, v) => v.clone(),
+        };
+        out.insert(key.clone(), value);
+    }
+    Value::Object(out)
+}
+
+/// [`structure`] reads the table without descriptions: for every definition
+/// it gives what [`schema`] gives with the descriptions left out, errors
+/// included, and it holds the same definitions in the same order.
+#[test]
+fn the_structure_is_the_schema_without_descriptions() {
+    let t = table().unwrap();
+    let names = super::structure_index().unwrap().names().unwrap();
+    assert_eq!(names, super::index().unwrap().names().unwrap());
+    let mut described = 0;
+    for name in t.definitions.keys() {
+        match (
+            schema(name).expect("in the table"),
+            structure(name).expect("in the structure"),
+        ) {
+            (Ok(full), Ok(structure)) => {
+                assert_eq!(without_descriptions(&full), structure, "{name}");
+                described += usize::from(full != structure);
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}"),
+            (a, b) => panic!("{name}: schema {a:?}, structure {b:?}"),
+        }
+    }
+    // Not a table of empty descriptions: most schemas lost some.
+    assert!(described > 600, "{described}");
+    assert!(structure("io.k8s.api.core.v1.NoSuchThing").is_none());
+    assert!(super::STRUCTURE.len() * 3 < super::TABLE.len());
+}
+
 /// The search over the table's lines finds every line of tables of one to
 /// five definitions (both ends, the middle, long and short lines) and
 /// nothing between or around them.

@@ -56,7 +56,7 @@ pub fn builtin_schema(
     cell: &'static SchemaCell,
     definition: &str,
 ) -> Result<&'static MergeShape, ApplyError> {
-    cell.get_or_init(|| match kubegen_core::builtin::schema(definition) {
+    cell.get_or_init(|| match kubegen_core::builtin::structure(definition) {
         Some(Ok(schema)) => Ok(MergeShape::of(&with_object_meta(schema, true))),
         Some(Err(e)) => Err(e.to_string()),
         None => Err("not in kubegen's built-in table".into()),
