@@ -17,10 +17,8 @@ release (`my_application_bench::operator_binary`, in
 1. builds the scale and sharded scale benches (`cargo bench -p
    my-application-bench --no-run`);
 2. runs the scale bench (kubegen's side alone, `ORDER_APPS` applications,
-   default 150 — more than the smallest working-set bound, 64 objects, so
-   the caches evict as they do at scale; with 30, the functions only a
-   larger cache runs were left out, and at 300 applications 2.9 MiB of
-   code outside the ordered stretch was resident: start, leader election,
+   default 150, more than the smallest working-set bound (64 objects), so
+   that the caches evict as they do at scale: start, leader election,
    creates, readiness, steady state,
    deletion), then the sharded scale bench's `required` scenario (3
    sharded replicas with server-side filtering, the same applications,
