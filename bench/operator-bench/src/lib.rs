@@ -46,9 +46,10 @@ pub fn example_dir() -> PathBuf {
 /// `cargo rustc -p my-application --bin my-application-controller`: only
 /// the example's own features, as `cargo build -p my-application` (and its
 /// container image) builds it. When this crate is built without debug
-/// assertions (`cargo bench`, `--release`) so is the binary: in release,
-/// on x86_64 Linux, with the code layout of [`ORDER_FILE`]
-/// (`--symbol-ordering-file`, see `docs/performance.md`).
+/// assertions (`cargo bench`, `--release`) so is the binary: with the
+/// workspace's [`OPERATOR_PROFILE`] (release, optimised for size), as the
+/// image builds it, and on x86_64 Linux with the code layout of
+/// [`ORDER_FILE`] (`--symbol-ordering-file`, see `docs/performance.md`).
 pub fn operator_binary() -> Result<PathBuf> {
     static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     BUILT
@@ -56,6 +57,10 @@ pub fn operator_binary() -> Result<PathBuf> {
         .clone()
         .map_err(anyhow::Error::msg)
 }
+
+/// The profile the container image builds the operator with, in the
+/// workspace's `Cargo.toml`: release optimised for size.
+pub const OPERATOR_PROFILE: &str = "operator";
 
 /// The link argument the container image's release build passes: PIE
 /// relocations packed (`DT_RELR`, glibc 2.36, the image's base), so the
@@ -96,7 +101,7 @@ fn build_operator() -> Result<PathBuf> {
         .args(["rustc", "-p", PACKAGE, "--bin", BINARY])
         .arg("--message-format=json-render-diagnostics");
     if release {
-        command.arg("--release");
+        command.args(["--profile", OPERATOR_PROFILE]);
     }
     // Only the binary's own link gets these, not its dependencies.
     let mut link = Vec::new();
