@@ -206,17 +206,26 @@ def expected_path(definition):
     return "k8s_openapi::" + definition.removeprefix("io.k8s.").replace("-", "_").replace(".", "::")
 
 
+# Schema keywords whose values are schemas, and those whose values are maps
+# or lists of schemas; every other keyword's value (`default`, `enum`,
+# `example`, CEL rules) is data and kept as it is.
+SCHEMA_VALUED = {"items", "additionalProperties", "not"}
+SCHEMA_MAPS = {"properties", "patternProperties"}
+SCHEMA_LISTS = {"allOf", "anyOf", "oneOf"}
+
+
 def refs(schema):
     """The definitions a schema refers to (property names are data, not keywords)."""
     if not isinstance(schema, dict):
         return
     if isinstance(schema.get("$ref"), str):
         yield schema["$ref"].removeprefix(REF_PREFIX)
-    for p in schema.get("properties", {}).values():
-        yield from refs(p)
-    for k in ("items", "additionalProperties", "not"):
+    for k in SCHEMA_MAPS:
+        for p in schema.get(k, {}).values():
+            yield from refs(p)
+    for k in SCHEMA_VALUED:
         yield from refs(schema.get(k))
-    for k in ("allOf", "anyOf", "oneOf"):
+    for k in SCHEMA_LISTS:
         for s in schema.get(k, []):
             yield from refs(s)
 
@@ -315,14 +324,6 @@ def table_text(provenance, refused, defs):
     lines.append(",\n".join(body))
     lines.append("}}")
     return "\n".join(lines) + "\n"
-
-
-# Schema keywords whose values are schemas, and those whose values are maps
-# or lists of schemas; every other keyword's value (`default`, `enum`,
-# `example`, CEL rules) is data and kept as it is.
-SCHEMA_VALUED = {"items", "additionalProperties", "not"}
-SCHEMA_MAPS = {"properties", "patternProperties"}
-SCHEMA_LISTS = {"allOf", "anyOf", "oneOf"}
 
 
 def without_descriptions(schema):

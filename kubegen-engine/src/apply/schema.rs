@@ -50,8 +50,9 @@ pub fn crd_schema<K: CustomResourceExt>(
 }
 
 /// The merge structure of the built-in type `definition`'s schema
-/// (`io.k8s.api.apps.v1.Deployment`), from kubegen's built-in table, built
-/// once into `cell`.
+/// (`io.k8s.api.apps.v1.Deployment`), from kubegen's built-in table without
+/// descriptions (`kubegen_core::builtin::structure`), built once into
+/// `cell`.
 pub fn builtin_schema(
     cell: &'static SchemaCell,
     definition: &str,

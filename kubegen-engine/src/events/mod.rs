@@ -255,7 +255,7 @@ impl EventRecorder {
                 Err(error) => return Err(error),
             }
         }
-        let event = self.new_event(regarding, related, &key, now);
+        let event = self.new_event(regarding, related, &key, namespace, now);
         let suffix = self.create(event, object).await?;
         self.cache
             .lock()
@@ -268,11 +268,12 @@ impl EventRecorder {
         regarding: &ObjectReference,
         related: Option<&ObjectReference>,
         key: &EventKey,
+        namespace: String,
         now: MicroTime,
     ) -> Event {
         Event {
             metadata: ObjectMeta {
-                namespace: Some(event_namespace(regarding)),
+                namespace: Some(namespace),
                 ..ObjectMeta::default()
             },
             event_time: Some(now),
@@ -289,8 +290,8 @@ impl EventRecorder {
     }
 
     /// Creates `event` about `object`, named for it, under another suffix if
-    /// the name was taken; returns the suffix of the name it got. The Event's name is
-    /// chosen here, so the apiserver's reply is not decoded.
+    /// the name was taken; returns the suffix of the name it got. The
+    /// Event's name is chosen here, so the apiserver's reply is not decoded.
     async fn create(&self, mut event: Event, object: &str) -> Result<u128, kube::Error> {
         let namespace = event.metadata.namespace.clone().unwrap_or_default();
         let request = kube::core::Request::new(Event::url_path(&(), Some(&namespace)));
