@@ -1,6 +1,7 @@
-//! The protobuf watcher and the informers built on it, against a real API
-//! server: `protobuf_watcher` must give exactly the events kube's JSON
-//! watcher gives (streaming and paginated lists, updates, deletes);
+//! kubegen's watchers and the informers built on them, against a real API
+//! server: its JSON `watcher` and `protobuf_watcher` must give exactly the
+//! events kube's JSON watcher gives (streaming and paginated lists,
+//! updates, deletes; the JSON one also for metadata only);
 //! informers must ask for protobuf for built-in kinds unless told
 //! otherwise, and cache what a JSON informer caches; a custom resource,
 //! which has no protobuf encoding, gets `406 Not Acceptable`.
@@ -14,9 +15,10 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::runtime::watcher::{self, Event};
+use kube::core::PartialObjectMeta;
 use kube::{Client, ResourceExt};
 use kubegen::factory::SharedInformerFactory;
+use kubegen::informer::watcher::{self, Event};
 use kubegen::informer::{Informer, InformerConfig, protobuf_watcher};
 use kubegen_testenv::TestEnv;
 use parking_lot::Mutex;
@@ -33,8 +35,8 @@ fn configmap(name: &str, value: &str) -> ConfigMap {
 }
 
 /// The next event of `events` that is not `Init`, within [`WAIT`].
-async fn next<K>(
-    events: &mut (impl Stream<Item = Result<Event<K>, watcher::Error>> + Unpin),
+async fn next<K, E: std::error::Error + Send + Sync + 'static>(
+    events: &mut (impl Stream<Item = Result<Event<K>, E>> + Unpin),
 ) -> Result<Event<K>> {
     loop {
         match tokio::time::timeout(WAIT, events.next()).await? {
@@ -46,8 +48,8 @@ async fn next<K>(
 }
 
 /// The objects of the initial list, sorted by name, up to `InitDone`.
-async fn initial<K: ResourceExt>(
-    events: &mut (impl Stream<Item = Result<Event<K>, watcher::Error>> + Unpin),
+async fn initial<K: ResourceExt, E: std::error::Error + Send + Sync + 'static>(
+    events: &mut (impl Stream<Item = Result<Event<K>, E>> + Unpin),
 ) -> Result<Vec<K>> {
     let mut objects = Vec::new();
     loop {
@@ -64,12 +66,60 @@ async fn initial<K: ResourceExt>(
     Ok(objects)
 }
 
-#[tokio::test]
-async fn protobuf_watcher_gives_the_events_kubes_watcher_gives() -> Result<()> {
-    let env = TestEnv::shared().await?;
-    let ns = env.namespace("pb-watcher").await?;
-    let client = env.client().await?;
-    let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
+/// kube's watcher, the reference: its events as kubegen's.
+fn kubes<K>(
+    api: Api<K>,
+    config: &watcher::Config,
+) -> impl Stream<Item = Result<Event<K>, kube::runtime::watcher::Error>> + Unpin + use<K>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
+{
+    use kube::runtime::watcher as kube_watcher;
+    let strategy = match config.initial_list_strategy {
+        watcher::InitialListStrategy::ListWatch => kube_watcher::InitialListStrategy::ListWatch,
+        watcher::InitialListStrategy::StreamingList => {
+            kube_watcher::InitialListStrategy::StreamingList
+        }
+    };
+    let config = kube_watcher::Config {
+        label_selector: config.label_selector.clone(),
+        field_selector: config.field_selector.clone(),
+        timeout: config.timeout,
+        page_size: config.page_size,
+        bookmarks: config.bookmarks,
+        initial_list_strategy: strategy,
+        ..kube_watcher::Config::default()
+    };
+    kube_watcher::watcher(api, config)
+        .map(|event| {
+            event.map(|event| match event {
+                kube_watcher::Event::Apply(obj) => Event::Apply(obj),
+                kube_watcher::Event::Delete(obj) => Event::Delete(obj),
+                kube_watcher::Event::Init => Event::Init,
+                kube_watcher::Event::InitApply(obj) => Event::InitApply(obj),
+                kube_watcher::Event::InitDone => Event::InitDone,
+            })
+        })
+        .boxed()
+}
+
+/// Creates five ConfigMaps in `ns`, then, for a streaming and a paginated
+/// list in turn, checks that each of `watchers` (built from the same
+/// config) gives the events kube's watcher gives on `api_of(client)`: the
+/// same initial list, then the same create, update and delete.
+async fn same_events_as_kubes<K, W, S>(
+    client: Client,
+    ns: &str,
+    api_of: impl Fn(Client) -> Api<K>,
+    watchers: W,
+) -> Result<()>
+where
+    K: kube::Resource + ResourceExt + Clone + std::fmt::Debug,
+    K: serde::Serialize + serde::de::DeserializeOwned + Send + 'static,
+    W: Fn(Api<K>, watcher::Config) -> Vec<S>,
+    S: Stream<Item = Result<Event<K>, watcher::Error>> + Unpin,
+{
+    let api = Api::<ConfigMap>::namespaced(client.clone(), ns);
     for i in 0..5 {
         api.create(&PostParams::default(), &configmap(&format!("cm-{i}"), "1"))
             .await?;
@@ -77,15 +127,19 @@ async fn protobuf_watcher_gives_the_events_kubes_watcher_gives() -> Result<()> {
     let streaming = watcher::Config::default().labels(LABEL).streaming_lists();
     let paginated = watcher::Config::default().labels(LABEL).page_size(2);
     for (round, config) in [streaming, paginated].into_iter().enumerate() {
-        let mut json = kube::runtime::watcher(api.clone(), config.clone()).boxed();
-        let mut proto = protobuf_watcher(api.clone(), config).boxed();
-        let (from_json, from_proto) = (initial(&mut json).await?, initial(&mut proto).await?);
-        assert_eq!(from_proto.len(), 5 + round);
-        assert_eq!(from_proto, from_json, "the initial lists differ");
+        let mut reference = kubes(api_of(client.clone()), &config);
+        let mut ours = watchers(api_of(client.clone()), config);
+        let expected = initial(&mut reference).await?;
+        assert_eq!(expected.len(), 5 + round);
         assert!(
-            from_proto[0].metadata.managed_fields.is_some(),
-            "kept, as kube keeps them"
+            expected.iter().all(|o| o.meta().managed_fields.is_some()),
+            "kube keeps managed fields"
         );
+        let expected = serde_json::to_value(&expected)?;
+        for events in &mut ours {
+            let listed = serde_json::to_value(initial(events).await?)?;
+            assert_eq!(listed, expected, "the initial lists differ");
+        }
 
         let name = format!("new-{round}");
         api.create(&PostParams::default(), &configmap(&name, "1"))
@@ -94,16 +148,18 @@ async fn protobuf_watcher_gives_the_events_kubes_watcher_gives() -> Result<()> {
         api.patch("cm-0", &PatchParams::default(), &patch).await?;
         api.delete("cm-1", &DeleteParams::default()).await?;
         for _ in 0..3 {
-            let (a, b) = (next(&mut json).await?, next(&mut proto).await?);
-            match (a, b) {
-                (Event::Apply(a), Event::Apply(b)) | (Event::Delete(a), Event::Delete(b)) => {
-                    assert_eq!(a, b)
+            let expected = next(&mut reference).await?;
+            for events in &mut ours {
+                match (&expected, next(events).await?) {
+                    (Event::Apply(a), Event::Apply(b)) | (Event::Delete(a), Event::Delete(b)) => {
+                        assert_eq!(serde_json::to_value(a)?, serde_json::to_value(&b)?)
+                    }
+                    (a, b) => bail!(
+                        "different events: {:?} against {:?}",
+                        std::mem::discriminant(a),
+                        std::mem::discriminant(&b)
+                    ),
                 }
-                (a, b) => bail!(
-                    "different events: {:?} against {:?}",
-                    std::mem::discriminant(&a),
-                    std::mem::discriminant(&b)
-                ),
             }
         }
         api.create(&PostParams::default(), &configmap("cm-1", "1"))
@@ -116,6 +172,39 @@ async fn protobuf_watcher_gives_the_events_kubes_watcher_gives() -> Result<()> {
         .await?;
     }
     Ok(())
+}
+
+#[tokio::test]
+async fn protobuf_and_json_watchers_give_the_events_kubes_watcher_gives() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("pb-watcher").await?;
+    let client = env.client().await?;
+    same_events_as_kubes(
+        client,
+        &ns,
+        |client| Api::<ConfigMap>::namespaced(client, &ns),
+        |api, config| {
+            vec![
+                watcher::watcher(api.clone(), config.clone()).boxed(),
+                protobuf_watcher(api, config).boxed(),
+            ]
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn the_json_watcher_reads_metadata_only_as_kubes_does() -> Result<()> {
+    let env = TestEnv::shared().await?;
+    let ns = env.namespace("meta-watcher").await?;
+    let client = env.client().await?;
+    same_events_as_kubes(
+        client,
+        &ns,
+        |client| Api::<PartialObjectMeta<ConfigMap>>::namespaced(client, &ns),
+        |api, config| vec![watcher::watcher(api, config).boxed()],
+    )
+    .await
 }
 
 #[tokio::test]

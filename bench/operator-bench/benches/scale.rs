@@ -80,7 +80,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, Service};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
-use kube::runtime::watcher;
+use kubegen::informer::watcher::{self, watcher};
 use kubegen::kube;
 use kubegen_testenv::{Options, TestEnv};
 use my_application::api::MyApplication;

@@ -59,7 +59,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
-use kube::runtime::watcher;
+use kubegen::informer::watcher::{self, watcher};
 use kubegen::kube;
 use kubegen::sharding::{Partitions, SHARD_ROLE_LABEL};
 use kubegen_testenv::{Options, TestEnv};

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
+use kubegen::informer::watcher::InitialListStrategy;
 use kubegen::k8s_openapi::api::apps::v1::Deployment;
 use kubegen::k8s_openapi::api::core::v1::Service;
-use kubegen::kube::runtime::watcher::InitialListStrategy;
 use kubegen::leader_election::default_identity;
 use kubegen::sharding::{ServerSideFiltering, ShardingConfig};
 use kubegen::{

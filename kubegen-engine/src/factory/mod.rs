@@ -22,9 +22,9 @@ use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::informer::watcher;
 use futures::future::{BoxFuture, join_all};
 use kube::api::ObjectMeta;
-use kube::runtime::watcher;
 use kube::{Client, Resource};
 use parking_lot::Mutex;
 use serde::Serialize;

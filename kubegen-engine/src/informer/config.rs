@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::watcher;
 use kube::Resource;
-use kube::runtime::watcher;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -34,8 +34,8 @@ pub(crate) fn default_watcher() -> watcher::Config {
 /// The defaults follow client-go 1.35+: the initial state comes from a
 /// streaming list (a watch with `sendInitialEvents=true`, KEP-3157), which
 /// falls back to paginated lists of 500 when the apiserver rejects it;
-/// bookmarks on; kube's default backoff (800 ms doubling to 30 s, with
-/// jitter); no resync. Built-in kinds are read in protobuf, as client-go's
+/// bookmarks on; client-go's reflector backoff (800 ms doubling to 30 s,
+/// with jitter, see [`watcher::Backoff`]); no resync. Built-in kinds are read in protobuf, as client-go's
 /// typed clients read them ([`InformerConfig::json`] opts out); custom
 /// resources in JSON. Unlike client-go, managed fields are dropped by
 /// default (see [`strip_managed_fields`]): with this default they are cut
@@ -57,7 +57,7 @@ pub(crate) fn default_watcher() -> watcher::Config {
 /// does, and [`InformerConfig::compact`] also encodes objects that arrive
 /// without their bytes (after a transform of the user's).
 pub struct InformerConfig<K> {
-    /// Options of the underlying kube watcher (selectors, page size, list
+    /// Options of the underlying [`watcher`] (selectors, page size, list
     /// strategy, bookmarks, timeout).
     pub watcher: watcher::Config,
     /// When set, every cached object is re-delivered as `on_update(obj, obj)`
@@ -66,7 +66,7 @@ pub struct InformerConfig<K> {
     pub(crate) transform: Option<Transform<K>>,
     /// Whether `transform` is the default [`strip_managed_fields`], which
     /// the watch then applies to the received bytes before decoding (see
-    /// `received` and `protobuf_watch`).
+    /// `received` and `watcher::protocol`).
     pub(crate) strips_managed_fields: bool,
     pub(crate) indexers: Vec<(String, IndexFn<K>)>,
     pub(crate) metrics: Option<InformerMetrics>,

@@ -1,5 +1,5 @@
 //! Shared informers: a cache of one resource type kept current by a
-//! watcher (kube's protocol; in protobuf for built-in kinds, see
+//! [`watcher`] (kube's protocol; in protobuf for built-in kinds, see
 //! [`protobuf_watcher`]), with event handlers, resync and relist diffing.
 //!
 //! ```no_run
@@ -22,13 +22,13 @@ mod handle_state;
 mod handler;
 mod metrics;
 mod processor;
-mod protobuf_watch;
 mod received;
 mod scope;
 mod sharded;
 #[cfg(test)]
 mod tests;
 mod watch;
+pub mod watcher;
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -44,9 +44,9 @@ pub(crate) use config::default_watcher;
 pub use config::{InformerConfig, Transform, strip_managed_fields};
 pub use handler::{EventHandler, HandlerFns, HandlerRegistration};
 pub use metrics::InformerMetrics;
-pub use protobuf_watch::watcher as protobuf_watcher;
 pub use scope::ApiScope;
 pub use sharded::ShardError;
+pub use watcher::protobuf_watcher;
 
 use crate::lister::Lister;
 use crate::sharding::{ShardBy, Shards};
@@ -95,9 +95,9 @@ pub(crate) fn built_in<K: Resource>(dyntype: &K::DynamicType) -> bool {
 /// Keeps a cache of one resource type current and tells handlers about
 /// every change (client-go's `SharedIndexInformer`).
 ///
-/// It lists then watches with kube's watcher protocol and default backoff —
-/// through [`protobuf_watcher`] for a built-in kind, kube's
-/// [`watcher`](kube::runtime::watcher()) otherwise; the watcher resumes a
+/// It lists then watches with kube's watcher protocol and client-go's
+/// reflector backoff ([`watcher`]) — in protobuf for a built-in kind
+/// ([`protobuf_watcher`]), in JSON otherwise; the watcher resumes a
 /// broken watch and relists after `410 Gone`. After every relist the new
 /// list is compared with the cache: changed objects give updates, new ones
 /// adds, and missing ones deletes with [`DeletedObject::FinalStateUnknown`].

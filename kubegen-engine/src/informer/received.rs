@@ -17,7 +17,6 @@ use std::fmt::{self, Debug};
 use std::ops::Range;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::Api;
 use kube::core::{DynamicResourceScope, Resource};
 use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -28,9 +27,6 @@ use serde_json::value::RawValue;
 pub(super) trait Received<K>:
     Resource + Clone + DeserializeOwned + Debug + Send + 'static
 {
-    /// The kube `Api` the watcher requests: `api`'s URL, decoding `Self`.
-    fn api(api: &Api<K>) -> Api<Self>;
-
     /// An object decoded from protobuf, and the envelope it decodes from
     /// (when kept).
     fn decoded(obj: K, protobuf: Option<Box<[u8]>>) -> Self;
@@ -44,10 +40,6 @@ impl<K> Received<K> for K
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    fn api(api: &Api<K>) -> Api<K> {
-        api.clone()
-    }
-
     fn decoded(obj: K, _: Option<Box<[u8]>>) -> Self {
         obj
     }
@@ -89,39 +81,36 @@ impl<'de, K: Resource + DeserializeOwned> Deserialize<'de> for Wire<K> {
     }
 }
 
-/// `Wire<K>`'s resource type: only the URL the informer's `Api` requests.
-/// kube's watcher reads nothing else of it; the names are `K`'s where the
-/// URL shows them and empty otherwise.
-pub(super) struct WireType {
-    url: String,
-}
-
+/// `Wire<K>` is a resource only for its metadata: the watcher requests the
+/// informer's URL and reads each object's resourceVersion, and the
+/// informer its name and labels. Nothing asks for its kind or URL by type,
+/// which are empty.
 impl<K: Resource> Resource for Wire<K> {
-    type DynamicType = WireType;
+    type DynamicType = ();
     type Scope = DynamicResourceScope;
 
-    fn kind(_: &WireType) -> Cow<'_, str> {
+    fn kind(_: &()) -> Cow<'_, str> {
         Cow::Borrowed("")
     }
 
-    fn group(_: &WireType) -> Cow<'_, str> {
+    fn group(_: &()) -> Cow<'_, str> {
         Cow::Borrowed("")
     }
 
-    fn version(_: &WireType) -> Cow<'_, str> {
+    fn version(_: &()) -> Cow<'_, str> {
         Cow::Borrowed("")
     }
 
-    fn plural(wire: &WireType) -> Cow<'_, str> {
-        Cow::Borrowed(wire.url.rsplit('/').next().unwrap_or_default())
+    fn plural(_: &()) -> Cow<'_, str> {
+        Cow::Borrowed("")
     }
 
     fn metadata_api() -> bool {
         K::metadata_api()
     }
 
-    fn url_path(wire: &WireType, _namespace: Option<&str>) -> String {
-        wire.url.clone()
+    fn url_path(_: &(), _namespace: Option<&str>) -> String {
+        String::new()
     }
 
     fn meta(&self) -> &ObjectMeta {
@@ -137,13 +126,6 @@ impl<K> Received<K> for Wire<K>
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + 'static,
 {
-    fn api(api: &Api<K>) -> Api<Self> {
-        let wire = WireType {
-            url: api.resource_url().to_string(),
-        };
-        Api::all_with(api.clone().into_client(), &wire)
-    }
-
     fn decoded(obj: K, protobuf: Option<Box<[u8]>>) -> Self {
         Wire {
             obj,

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kube::api::ObjectMeta;
-use kube::runtime::watcher;
 use kube::{Api, Client};
 use tokio::sync::watch;
 
+use super::watcher;
 use crate::sharding::{
     Kept, PartitionSet, ServerSideFiltering, ShardBy, Shards, and_label_selectors,
     owner_partition_selector, probe, selecting_client,

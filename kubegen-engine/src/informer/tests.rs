@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::watcher::Event;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::api::ObjectMeta;
-use kube::runtime::watcher::Event;
 use kube::{Api, Client};
 use parking_lot::Mutex;
 
@@ -443,8 +443,8 @@ async fn initial_adds_are_told_from_later_ones() {
 
 #[test]
 fn only_a_refused_watch_start_means_no_streaming_lists() {
+    use crate::informer::watcher::Error;
     use kube::core::Status;
-    use kube::runtime::watcher::Error;
     let api = |code: u16| {
         let mut status = Status::failure("refused", "Invalid");
         status.code = code;
@@ -482,8 +482,8 @@ fn only_a_refused_watch_start_means_no_streaming_lists() {
 
 #[test]
 fn only_a_406_at_the_start_sends_the_informer_back_to_json() {
+    use crate::informer::watcher::Error;
     use kube::core::Status;
-    use kube::runtime::watcher::Error;
     let api = |code| {
         kube::Error::Api(
             Status::failure("no", "NotAcceptable")

@@ -1,4 +1,4 @@
-//! The watch task: drives kube's watcher and applies its events to the
+//! The watch task: drives the [`watcher`] and applies its events to the
 //! cache, buffering each (re)list to diff it against the cache at the end.
 //!
 //! A streaming list (the default) that the apiserver rejects — the
@@ -7,9 +7,8 @@
 //! LIST when its watch-list request fails.
 //!
 //! A built-in kind is listed and watched in protobuf
-//! ([`protobuf_watch`](super::protobuf_watch)); a reply that is not
-//! protobuf (`406`) sends the task back to kube's JSON watcher. In
-//! protobuf, managed fields are cut from each watched message before it is
+//! ([`watcher::protocol`]); a reply that is not protobuf (`406`) sends
+//! the task back to JSON. In protobuf, managed fields are cut from each watched message before it is
 //! decoded; in JSON, with the default transform the watch decodes through
 //! [`Wire`](super::received::Wire): managed fields are cut from the JSON
 //! before decoding, and a compact cache keeps the received bytes.
@@ -19,17 +18,16 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use kube::runtime::watcher::InitialListStrategy;
-use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::handle_state::Shared;
-use super::protobuf_watch::{self, map_event};
 use super::received::{Received, Wire};
 use super::sharded::Scope;
+use super::watcher::protocol::{self, Encoding, Source};
+use super::watcher::{self, InitialListStrategy};
 use crate::sharding::Kept;
 use crate::store::{Notification, Staged, Store};
 
@@ -58,7 +56,7 @@ fn keeps_bytes<K: Resource>(shared: &Shared<K>) -> bool {
 type Events<W> = BoxStream<'static, Result<watcher::Event<W>, watcher::Error>>;
 
 /// The watcher `shared`'s informer uses with `config`: protobuf when
-/// `protobuf`, kube's JSON watcher otherwise; with kube's default backoff.
+/// `protobuf`, JSON otherwise; with client-go's reflector backoff.
 fn open<K, W>(
     shared: &Shared<K>,
     api: &Api<K>,
@@ -69,32 +67,35 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     W: Received<K>,
 {
-    if protobuf {
-        let source = protobuf_watch::Source {
-            client: api.clone().into_client(),
-            url: api.resource_url().to_string(),
-            config: config.clone(),
+    let source = |encoding| Source {
+        client: api.clone().into_client(),
+        url: api.resource_url().to_string(),
+        config: config.clone(),
+        encoding,
+    };
+    let json = Encoding::Json {
+        metadata: K::metadata_api(),
+    };
+    let events = if protobuf {
+        let encoding = Encoding::Protobuf {
             keep_managed_fields: !shared.config.strips_managed_fields,
             keep_bytes: keeps_bytes(shared),
         };
-        protobuf_watch::stream::<K>(source)
-            .map_ok(|event| {
-                map_event(event, |decoded: protobuf_watch::Decoded<K>| {
-                    W::decoded(decoded.obj, decoded.bytes)
-                })
-            })
-            .default_backoff()
+        protocol::stream::<K>(source(encoding))
+            .map_ok(|event| event.map(|decoded| W::decoded(decoded.obj, decoded.bytes)))
             .boxed()
     } else if shared.config.strips_managed_fields {
-        watcher(W::api(api), config.clone())
-            .default_backoff()
+        // Decoded as `W` itself: `Wire` cuts the managed fields out of the
+        // JSON before decoding the object.
+        protocol::stream::<W>(source(json))
+            .map_ok(|event| event.map(|decoded| decoded.obj))
             .boxed()
     } else {
-        watcher(api.clone(), config.clone())
-            .map_ok(|event| map_event(event, |obj| W::decoded(obj, None)))
-            .default_backoff()
+        protocol::stream::<K>(source(json))
+            .map_ok(|event| event.map(|decoded| W::decoded(decoded.obj, None)))
             .boxed()
-    }
+    };
+    watcher::backoff(events).boxed()
 }
 
 /// The watch loop, decoding objects as `W`.
@@ -222,16 +223,6 @@ fn scoped<K, W: Received<K>>(scope: &Scope<K>, event: watcher::Event<W>) -> Scop
         watcher::Event::InitApply(obj) if !scope.keeps(obj.meta()) => Scoped::Skip,
         watcher::Event::Apply(obj) if !scope.keeps(obj.meta()) => Scoped::Evict(obj),
         event => Scoped::Pass(event),
-    }
-}
-
-/// The object an event carries, if any.
-fn event_object<W>(event: &watcher::Event<W>) -> Option<&W> {
-    match event {
-        watcher::Event::InitApply(obj)
-        | watcher::Event::Apply(obj)
-        | watcher::Event::Delete(obj) => Some(obj),
-        watcher::Event::Init | watcher::Event::InitDone => None,
     }
 }
 
@@ -388,7 +379,7 @@ where
 
     /// Counts an object received, and whether `scope` drops it.
     fn count_received<W: Received<K>>(&self, scope: Option<&Scope<K>>, event: &watcher::Event<W>) {
-        let (Some(metrics), Some(obj)) = (&self.config.metrics, event_object(event)) else {
+        let (Some(metrics), Some(obj)) = (&self.config.metrics, event.object()) else {
             return;
         };
         metrics.inc_received(&self.name);

@@ -16,7 +16,7 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams};
-use kube::runtime::watcher;
+use kubegen::informer::watcher::{self, watcher};
 use kubegen::kube;
 use kubegen::sharding::{Partitions, SHARD_ROLE_LABEL, SHARD_SET_LABEL};
 use my_application::api::MyApplication;

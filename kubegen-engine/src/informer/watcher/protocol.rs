@@ -1,37 +1,33 @@
-//! The list and watch of a built-in kind in Kubernetes protobuf, which the
-//! apiserver encodes for a fraction of the CPU that JSON costs it (and
-//! which client-go asks for by default for built-in types).
+//! The watcher protocol, kube's step for step, in JSON or in Kubernetes
+//! protobuf: a streaming list (a watch with `sendInitialEvents=true`, ended
+//! by the `initial-events-end` bookmark) or paginated LISTs, then a watch
+//! from the last resourceVersion, following bookmarks and resuming a watch
+//! that ends; `410 Gone` starts again from an empty state.
 //!
-//! The protocol is kube's watcher's, step for step: a streaming list (a
-//! watch with `sendInitialEvents=true`, ended by the `initial-events-end`
-//! bookmark) or paginated LISTs, then a watch from the last
-//! resourceVersion, following bookmarks and resuming a watch that ends;
-//! `410 Gone` starts again from an empty state. Only the requests differ:
-//! they accept `application/vnd.kubernetes.protobuf` and the replies are
-//! decoded by [`crate::protobuf`]. The stream yields kube's
-//! [`watcher::Event`]s and [`watcher::Error`]s, so the informer's loop,
-//! kube's backoff and the fallback to paginated lists treat it as they
-//! treat kube's watcher.
-//!
-//! A reply that is not protobuf (the apiserver serves some built-in group
-//! through an aggregated server without it, say) is `406 Not Acceptable`,
-//! as the apiserver itself answers for a media type it cannot give, and
-//! the informer goes back to JSON.
+//! In protobuf, which the apiserver encodes for a fraction of the CPU that
+//! JSON costs it (and which client-go asks for by default for built-in
+//! types), the requests accept `application/vnd.kubernetes.protobuf` and
+//! the replies are decoded by [`crate::protobuf`]. A reply that is not
+//! protobuf (the apiserver serves some built-in group through an aggregated
+//! server without it, say) is `406 Not Acceptable`, as the apiserver itself
+//! answers for a media type it cannot give, and the informer goes back to
+//! JSON.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
-use futures::{Stream, TryStreamExt};
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use http_body_util::BodyExt;
 use kube::api::{ListParams, VersionMatch, WatchParams};
 use kube::client::Body;
-use kube::core::{Request, Status, WatchEvent};
-use kube::runtime::watcher::{self, Event, InitialListStrategy, ListSemantic};
-use kube::{Api, Client, Resource, ResourceExt};
+use kube::core::{ObjectList, Request, Status, WatchEvent};
+use kube::{Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
+use super::{Config, Error, Event, InitialListStrategy, ListSemantic};
 use crate::protobuf;
 
 /// How long a watch may stay silent past its `timeoutSeconds` before it is
@@ -41,68 +37,11 @@ const IDLE_MARGIN: Duration = Duration::from_secs(5);
 /// kube's default watch timeout, in seconds.
 const DEFAULT_TIMEOUT: u32 = 290;
 
-/// kube's [`watcher`](kube::runtime::watcher()) for a built-in kind, over
-/// protobuf: the same events, errors and protocol (streaming or paginated
-/// list, watch, bookmarks, relist after `410 Gone`), with the apiserver
-/// encoding protobuf instead of JSON. Compose it with kube's
-/// [`WatchStreamExt`](kube::runtime::WatchStreamExt) (backoff, reflectors)
-/// as with kube's watcher. Informers use it for built-in kinds by default.
-///
-/// `K` must be a kind the apiserver serves as protobuf
-/// ([`kubegen::protobuf::knows`](crate::protobuf::knows)); for any other
-/// (a custom resource), listing or starting the watch fails with a `406
-/// Not Acceptable` [`kube::Error::Api`].
-///
-/// ```no_run
-/// # async fn doc(client: kube::Client) {
-/// use futures::{StreamExt, TryStreamExt};
-/// use k8s_openapi::api::core::v1::Pod;
-/// use kube::runtime::{WatchStreamExt, watcher};
-///
-/// let pods = kube::Api::<Pod>::all(client);
-/// let mut events = kubegen::informer::protobuf_watcher(pods, watcher::Config::default())
-///     .default_backoff()
-///     .applied_objects()
-///     .boxed();
-/// while let Some(pod) = events.try_next().await.unwrap() {
-///     println!("{:?}", pod.metadata.name);
-/// }
-/// # }
-/// ```
-pub fn watcher<K>(
-    api: Api<K>,
-    config: watcher::Config,
-) -> impl Stream<Item = Result<Event<K>, watcher::Error>> + Send
-where
-    K: Resource + Clone + DeserializeOwned + Send + 'static,
-{
-    let url = api.resource_url().to_string();
-    let source = Source {
-        client: api.into_client(),
-        url,
-        config,
-        keep_managed_fields: true,
-        keep_bytes: false,
-    };
-    stream(source).map_ok(|event| map_event(event, |decoded: Decoded<K>| decoded.obj))
-}
-
-/// `event` with its object, if any, mapped by `f`.
-pub(super) fn map_event<A, B>(event: Event<A>, f: impl FnOnce(A) -> B) -> Event<B> {
-    match event {
-        Event::Apply(obj) => Event::Apply(f(obj)),
-        Event::Delete(obj) => Event::Delete(f(obj)),
-        Event::Init => Event::Init,
-        Event::InitApply(obj) => Event::InitApply(f(obj)),
-        Event::InitDone => Event::InitDone,
-    }
-}
-
-/// The watch `source` describes, as [`watcher`] gives it, with what each
-/// object was decoded from when `source.keep_bytes`.
-pub(super) fn stream<K>(
+/// The watch `source` describes, with what each object was decoded from
+/// when the source keeps bytes.
+pub(crate) fn stream<K>(
     source: Source,
-) -> impl Stream<Item = Result<Event<Decoded<K>>, watcher::Error>> + Send
+) -> impl Stream<Item = Result<Event<Decoded<K>>, Error>> + Send
 where
     K: Resource + Clone + DeserializeOwned + Send + 'static,
 {
@@ -117,24 +56,43 @@ where
     })
 }
 
+/// How requests ask for objects and replies are decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    /// JSON (metadata only, as `PartialObjectMetadata`, for a metadata
+    /// kind).
+    Json {
+        /// Whether the kind is read as metadata only
+        /// ([`Resource::metadata_api`]).
+        metadata: bool,
+    },
+    /// Kubernetes protobuf.
+    Protobuf {
+        /// Whether watched objects keep `metadata.managedFields`
+        /// (otherwise they are cut from each message before it is
+        /// decoded).
+        keep_managed_fields: bool,
+        /// Whether watched objects come with the envelope they decode
+        /// from.
+        keep_bytes: bool,
+    },
+}
+
 /// Where and how to list and watch.
-pub(super) struct Source {
-    pub(super) client: Client,
+pub(crate) struct Source {
+    pub(crate) client: Client,
     /// The collection's path.
-    pub(super) url: String,
-    pub(super) config: watcher::Config,
-    /// Whether watched objects keep `metadata.managedFields` (otherwise
-    /// they are cut from each message before it is decoded).
-    pub(super) keep_managed_fields: bool,
-    /// Whether watched objects come with the envelope they decode from.
-    pub(super) keep_bytes: bool,
+    pub(crate) url: String,
+    pub(crate) config: Config,
+    pub(crate) encoding: Encoding,
 }
 
 /// An object as the watch decoded it, and the protobuf envelope it decodes
-/// from when the source keeps bytes (a listed object has none).
-pub(super) struct Decoded<K> {
-    pub(super) obj: K,
-    pub(super) bytes: Option<Box<[u8]>>,
+/// from when the source keeps bytes (a listed object has none, nor has any
+/// object read as JSON).
+pub(crate) struct Decoded<K> {
+    pub(crate) obj: K,
+    pub(crate) bytes: Option<Box<[u8]>>,
 }
 
 /// Where the watcher is (kube's states).
@@ -148,23 +106,31 @@ enum State<K> {
         resource_version: Option<String>,
     },
     /// A streaming list, until its `initial-events-end` bookmark.
-    InitialWatch { frames: Frames },
+    InitialWatch { incoming: Incoming<K> },
     /// Listed up to `resource_version`; a watch starts from it next.
     InitListed { resource_version: String },
     /// Watching from `resource_version`.
     Watching {
         resource_version: String,
-        frames: Frames,
+        incoming: Incoming<K>,
     },
 }
 
-type Step<K> = (Option<Result<Event<Decoded<K>>, watcher::Error>>, State<K>);
+/// A running watch's events as they arrive.
+enum Incoming<K> {
+    /// Newline-separated JSON events, decoded by kube's client.
+    Json(BoxStream<'static, Result<WatchEvent<K>, kube::Error>>),
+    /// Length-prefixed protobuf frames.
+    Protobuf(Frames),
+}
+
+type Step<K> = (Option<Result<Event<Decoded<K>>, Error>>, State<K>);
 
 impl Source {
     /// One step of the state machine: maybe an event, and the next state.
     async fn step<K>(&self, state: State<K>) -> Step<K>
     where
-        K: Resource + Clone + DeserializeOwned,
+        K: Resource + Clone + DeserializeOwned + Send + 'static,
     {
         match state {
             State::Empty => self.start().await,
@@ -176,18 +142,21 @@ impl Source {
                 self.init_page(continue_token, objects, resource_version)
                     .await
             }
-            State::InitialWatch { frames } => self.initial_watch(frames).await,
+            State::InitialWatch { incoming } => self.initial_watch(incoming).await,
             State::InitListed { resource_version } => self.watch_from(resource_version).await,
             State::Watching {
                 resource_version,
-                frames,
-            } => self.watching(resource_version, frames).await,
+                incoming,
+            } => self.watching(resource_version, incoming).await,
         }
     }
 
     /// Nothing listed: `Init`, then a paginated list or a streaming one as
     /// the initial list strategy says.
-    async fn start<K>(&self) -> Step<K> {
+    async fn start<K>(&self) -> Step<K>
+    where
+        K: Clone + DeserializeOwned + Send + 'static,
+    {
         match self.config.initial_list_strategy {
             InitialListStrategy::ListWatch => (
                 Some(Ok(Event::Init)),
@@ -198,11 +167,8 @@ impl Source {
                 },
             ),
             InitialListStrategy::StreamingList => match self.watch("0", true).await {
-                Ok(frames) => (Some(Ok(Event::Init)), State::InitialWatch { frames }),
-                Err(error) => (
-                    Some(Err(watcher::Error::WatchStartFailed(error))),
-                    State::Empty,
-                ),
+                Ok(incoming) => (Some(Ok(Event::Init)), State::InitialWatch { incoming }),
+                Err(error) => (Some(Err(Error::WatchStartFailed(error))), State::Empty),
             },
         }
     }
@@ -240,7 +206,7 @@ impl Source {
                 let resource_version = list.metadata.resource_version.filter(|v| !v.is_empty());
                 let continue_token = list.metadata.continue_.filter(|c| !c.is_empty());
                 if resource_version.is_none() && continue_token.is_none() {
-                    return (Some(Err(watcher::Error::NoResourceVersion)), State::Empty);
+                    return (Some(Err(Error::NoResourceVersion)), State::Empty);
                 }
                 let state = State::InitPage {
                     continue_token,
@@ -253,27 +219,24 @@ impl Source {
                 };
                 (None, state)
             }
-            Err(error) => (
-                Some(Err(watcher::Error::InitialListFailed(error))),
-                State::Empty,
-            ),
+            Err(error) => (Some(Err(Error::InitialListFailed(error))), State::Empty),
         }
     }
 
     /// A streaming list: each object as `InitApply` until the
     /// `initial-events-end` bookmark (`InitDone`, then watching on); an
     /// expired resourceVersion (410) or the stream's end lists anew.
-    async fn initial_watch<K>(&self, mut frames: Frames) -> Step<K>
+    async fn initial_watch<K>(&self, mut incoming: Incoming<K>) -> Step<K>
     where
-        K: Resource + Clone + DeserializeOwned,
+        K: Resource + Clone + DeserializeOwned + Send + 'static,
     {
-        match self.next(&mut frames).await {
+        match self.next(&mut incoming).await {
             Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => (
                 Some(Ok(Event::InitApply(obj))),
-                State::InitialWatch { frames },
+                State::InitialWatch { incoming },
             ),
             // The apiserver sends no deletions during a streaming list.
-            Some(Ok(WatchEvent::Deleted(_))) => (None, State::InitialWatch { frames }),
+            Some(Ok(WatchEvent::Deleted(_))) => (None, State::InitialWatch { incoming }),
             Some(Ok(WatchEvent::Bookmark(bookmark))) => {
                 if bookmark
                     .metadata
@@ -285,24 +248,24 @@ impl Source {
                         Some(Ok(Event::InitDone)),
                         State::Watching {
                             resource_version,
-                            frames,
+                            incoming,
                         },
                     )
                 } else {
-                    (None, State::InitialWatch { frames })
+                    (None, State::InitialWatch { incoming })
                 }
             }
             Some(Ok(WatchEvent::Error(status))) => {
                 let state = if status.code == 410 {
                     State::Empty
                 } else {
-                    State::InitialWatch { frames }
+                    State::InitialWatch { incoming }
                 };
-                (Some(Err(watcher::Error::WatchError(status))), state)
+                (Some(Err(Error::WatchError(status))), state)
             }
             Some(Err(error)) => (
-                Some(Err(watcher::Error::WatchFailed(error))),
-                State::InitialWatch { frames },
+                Some(Err(Error::WatchFailed(error))),
+                State::InitialWatch { incoming },
             ),
             None => (None, State::Empty),
         }
@@ -310,17 +273,20 @@ impl Source {
 
     /// Listed up to `resource_version`: a watch from it (retried from the
     /// same version when it fails to start).
-    async fn watch_from<K>(&self, resource_version: String) -> Step<K> {
+    async fn watch_from<K>(&self, resource_version: String) -> Step<K>
+    where
+        K: Clone + DeserializeOwned + Send + 'static,
+    {
         match self.watch(&resource_version, false).await {
-            Ok(frames) => (
+            Ok(incoming) => (
                 None,
                 State::Watching {
                     resource_version,
-                    frames,
+                    incoming,
                 },
             ),
             Err(error) => (
-                Some(Err(watcher::Error::WatchStartFailed(error))),
+                Some(Err(Error::WatchStartFailed(error))),
                 State::InitListed { resource_version },
             ),
         }
@@ -329,20 +295,20 @@ impl Source {
     /// Watching: each change as `Apply` or `Delete`, bookmarks moving the
     /// resourceVersion on; an expired one (410) lists anew, the watch's end
     /// watches again from where it was.
-    async fn watching<K>(&self, resource_version: String, mut frames: Frames) -> Step<K>
+    async fn watching<K>(&self, resource_version: String, mut incoming: Incoming<K>) -> Step<K>
     where
-        K: Resource + Clone + DeserializeOwned,
+        K: Resource + Clone + DeserializeOwned + Send + 'static,
     {
-        match self.next(&mut frames).await {
+        match self.next(&mut incoming).await {
             Some(Ok(WatchEvent::Added(obj) | WatchEvent::Modified(obj))) => {
-                applied(obj, Event::Apply, frames)
+                applied(obj, Event::Apply, incoming)
             }
-            Some(Ok(WatchEvent::Deleted(obj))) => applied(obj, Event::Delete, frames),
+            Some(Ok(WatchEvent::Deleted(obj))) => applied(obj, Event::Delete, incoming),
             Some(Ok(WatchEvent::Bookmark(bookmark))) => (
                 None,
                 State::Watching {
                     resource_version: bookmark.metadata.resource_version,
-                    frames,
+                    incoming,
                 },
             ),
             Some(Ok(WatchEvent::Error(status))) => {
@@ -351,16 +317,16 @@ impl Source {
                 } else {
                     State::Watching {
                         resource_version,
-                        frames,
+                        incoming,
                     }
                 };
-                (Some(Err(watcher::Error::WatchError(status))), state)
+                (Some(Err(Error::WatchError(status))), state)
             }
             Some(Err(error)) => (
-                Some(Err(watcher::Error::WatchFailed(error))),
+                Some(Err(Error::WatchFailed(error))),
                 State::Watching {
                     resource_version,
-                    frames,
+                    incoming,
                 },
             ),
             None => (None, State::InitListed { resource_version }),
@@ -368,10 +334,7 @@ impl Source {
     }
 
     /// One page of the list, from `continue_token`.
-    async fn list<K>(
-        &self,
-        continue_token: Option<String>,
-    ) -> Result<kube::core::ObjectList<K>, kube::Error>
+    async fn list<K>(&self, continue_token: Option<String>) -> Result<ObjectList<K>, kube::Error>
     where
         K: Clone + DeserializeOwned,
     {
@@ -388,21 +351,36 @@ impl Source {
             continue_token,
             ..ListParams::default()
         };
-        let request = Request::new(&self.url)
-            .list(&params)
-            .map_err(kube::Error::BuildRequest)?;
-        let response = self.send(request, protobuf::MEDIA_TYPE).await?;
-        let body = response.into_body().collect().await?.to_bytes();
-        protobuf::decode_list(&body).map_err(decode_error)
+        let request = Request::new(&self.url);
+        match self.encoding {
+            Encoding::Json { metadata } => {
+                let request = if metadata {
+                    request.list_metadata(&params)
+                } else {
+                    request.list(&params)
+                };
+                let request = request.map_err(kube::Error::BuildRequest)?;
+                self.client.request(request).await
+            }
+            Encoding::Protobuf { .. } => {
+                let request = request.list(&params).map_err(kube::Error::BuildRequest)?;
+                let response = self.send(request, protobuf::MEDIA_TYPE).await?;
+                let body = response.into_body().collect().await?.to_bytes();
+                protobuf::decode_list(&body).map_err(decode_error)
+            }
+        }
     }
 
     /// Starts a watch from `resource_version`; with `initial_events`, a
     /// streaming list.
-    async fn watch(
+    async fn watch<K>(
         &self,
         resource_version: &str,
         initial_events: bool,
-    ) -> Result<Frames, kube::Error> {
+    ) -> Result<Incoming<K>, kube::Error>
+    where
+        K: Clone + DeserializeOwned + Send + 'static,
+    {
         let params = WatchParams {
             label_selector: self.config.label_selector.clone(),
             field_selector: self.config.field_selector.clone(),
@@ -410,50 +388,95 @@ impl Source {
             bookmarks: self.config.bookmarks,
             send_initial_events: initial_events,
         };
-        let request = Request::new(&self.url)
-            .watch(&params, resource_version)
-            .map_err(kube::Error::BuildRequest)?;
-        let response = self.send(request, protobuf::WATCH_MEDIA_TYPE).await?;
-        Ok(Frames {
-            body: response.into_body(),
-            buffer: BytesMut::new(),
-        })
+        let request = Request::new(&self.url);
+        match self.encoding {
+            Encoding::Json { metadata } => {
+                let request = if metadata {
+                    request.watch_metadata(&params, resource_version)
+                } else {
+                    request.watch(&params, resource_version)
+                };
+                let request = request.map_err(kube::Error::BuildRequest)?;
+                let events = self.client.request_events::<K>(request).await?;
+                Ok(Incoming::Json(events.boxed()))
+            }
+            Encoding::Protobuf { .. } => {
+                let request = request
+                    .watch(&params, resource_version)
+                    .map_err(kube::Error::BuildRequest)?;
+                let response = self.send(request, protobuf::WATCH_MEDIA_TYPE).await?;
+                Ok(Incoming::Protobuf(Frames {
+                    body: response.into_body(),
+                    buffer: BytesMut::new(),
+                }))
+            }
+        }
     }
 
     /// The next event of a watch; `None` when it ended or stayed silent
     /// past its timeout (kube's idle rule: a zero timeout waits forever).
     async fn next<K>(
         &self,
-        frames: &mut Frames,
+        incoming: &mut Incoming<K>,
     ) -> Option<Result<WatchEvent<Decoded<K>>, kube::Error>>
     where
         K: Clone + DeserializeOwned,
     {
-        let frame = match self.config.timeout {
-            Some(0) => frames.next().await,
+        match self.config.timeout {
+            Some(0) => self.receive(incoming).await,
             timeout => {
                 let idle = Duration::from_secs(u64::from(timeout.unwrap_or(DEFAULT_TIMEOUT)))
                     + IDLE_MARGIN;
-                tokio::time::timeout(idle, frames.next()).await.ok()?
+                tokio::time::timeout(idle, self.receive(incoming))
+                    .await
+                    .ok()?
+            }
+        }
+    }
+
+    /// The next event of a watch, decoded; `None` when it ended.
+    async fn receive<K>(
+        &self,
+        incoming: &mut Incoming<K>,
+    ) -> Option<Result<WatchEvent<Decoded<K>>, kube::Error>>
+    where
+        K: Clone + DeserializeOwned,
+    {
+        let (event, bytes) = match incoming {
+            Incoming::Json(events) => match events.next().await? {
+                Ok(event) => (event, None),
+                Err(error) => return Some(Err(error)),
+            },
+            Incoming::Protobuf(frames) => {
+                let Encoding::Protobuf {
+                    keep_managed_fields,
+                    keep_bytes,
+                } = self.encoding
+                else {
+                    unreachable!("protobuf frames come from a protobuf source")
+                };
+                let frame = match frames.next().await? {
+                    Ok(frame) => frame,
+                    Err(error) => return Some(Err(error)),
+                };
+                match protobuf::watch_event(&frame, keep_managed_fields, keep_bytes) {
+                    Ok(decoded) => decoded,
+                    Err(error) => return Some(Err(decode_error(error))),
+                }
             }
         };
-        Some(frame?.and_then(|frame| {
-            let (event, bytes) =
-                protobuf::watch_event(&frame, self.keep_managed_fields, self.keep_bytes)
-                    .map_err(decode_error)?;
-            let decoded = |obj| Decoded { obj, bytes };
-            Ok(match event {
-                WatchEvent::Added(obj) => WatchEvent::Added(decoded(obj)),
-                WatchEvent::Modified(obj) => WatchEvent::Modified(decoded(obj)),
-                WatchEvent::Deleted(obj) => WatchEvent::Deleted(decoded(obj)),
-                WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
-                WatchEvent::Error(status) => WatchEvent::Error(status),
-            })
+        let decoded = |obj| Decoded { obj, bytes };
+        Some(Ok(match event {
+            WatchEvent::Added(obj) => WatchEvent::Added(decoded(obj)),
+            WatchEvent::Modified(obj) => WatchEvent::Modified(decoded(obj)),
+            WatchEvent::Deleted(obj) => WatchEvent::Deleted(decoded(obj)),
+            WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
+            WatchEvent::Error(status) => WatchEvent::Error(status),
         }))
     }
 
-    /// Sends `request` accepting `accept`; an error status or a reply that
-    /// is not protobuf is an error.
+    /// Sends a protobuf `request` accepting `accept`; an error status or a
+    /// reply that is not protobuf is an error.
     async fn send(
         &self,
         request: http::Request<Vec<u8>>,
@@ -501,24 +524,24 @@ impl Source {
 fn applied<K: Resource>(
     obj: Decoded<K>,
     event: fn(Decoded<K>) -> Event<Decoded<K>>,
-    frames: Frames,
+    incoming: Incoming<K>,
 ) -> Step<K> {
     match obj.obj.resource_version().filter(|v| !v.is_empty()) {
         Some(resource_version) => (
             Some(Ok(event(obj))),
             State::Watching {
                 resource_version,
-                frames,
+                incoming,
             },
         ),
-        None => (Some(Err(watcher::Error::NoResourceVersion)), State::Empty),
+        None => (Some(Err(Error::NoResourceVersion)), State::Empty),
     }
 }
 
 /// The `Status` of a failed request: protobuf, as asked; JSON, as a proxy
 /// or an older server may answer; or the body's text, as kube reports an
 /// error it cannot parse.
-pub(super) fn error_status(code: u16, body: &[u8]) -> Status {
+pub(crate) fn error_status(code: u16, body: &[u8]) -> Status {
     let status = protobuf::decode::<Status>(body)
         .ok()
         .or_else(|| serde_json::from_slice::<Status>(body).ok());
