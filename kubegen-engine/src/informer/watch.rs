@@ -8,10 +8,11 @@
 //!
 //! A built-in kind is listed and watched in protobuf
 //! ([`watcher::protocol`]); a reply that is not protobuf (`406`) sends
-//! the task back to JSON. In protobuf, managed fields are cut from each watched message before it is
-//! decoded; in JSON, with the default transform the watch decodes through
-//! [`Wire`](super::received::Wire): managed fields are cut from the JSON
-//! before decoding, and a compact cache keeps the received bytes.
+//! the task back to JSON. In protobuf, managed fields are cut from each
+//! watched message before it is decoded; in JSON, with the default
+//! transform the watch decodes through [`Wire`](super::received::Wire):
+//! managed fields are cut from the JSON before decoding, and a compact
+//! cache keeps the received bytes.
 
 use std::fmt::Debug;
 use std::sync::Arc;
