@@ -7,7 +7,9 @@ A file's module path follows rustc's rules for the plain layout (src/lib.rs is
 the crate root, src/a/mod.rs and src/a.rs are `a`, src/a/b.rs is `a::b`).
 An edge A -> B is a path in A's code (a `use` or an inline path starting with
 `crate::`, `super::` or `self::`) that names something in B: the deepest
-file module that is a prefix of the path. Re-exports (`pub use`,
+file module that is a prefix of the path; a name the crate root
+re-exports from one of its modules (`crate::Store`, from the root's `pub
+use store::Store;`) names that module. Re-exports (`pub use`,
 `pub(crate) use`) are not edges: they publish a name, the code does not
 depend on it. Test-only code (`#[cfg(test)]` modules and the files they
 load) is left out, as are `mod` declarations.
@@ -94,6 +96,29 @@ def resolve(here: tuple, head: str, rest: list) -> list:
     return path
 
 
+ROOT_REEXPORT = re.compile(r"^\s*pub\s+use\s+([a-z_][a-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)*)(?:::\{([^;]*)\})?\s*;", re.M | re.S)
+
+
+def root_reexports(root: str, files: dict) -> dict:
+    """The names the crate root re-exports from its own modules
+    (`pub use store::{Store, Cache as C};` at the root), each with the
+    module it comes from: `crate::Store` names `store`."""
+    names = {}
+    for m in ROOT_REEXPORT.finditer(root):
+        module = (m.group(1),)
+        if module not in files:
+            continue
+        path = [p for p in m.group(2).split("::") if p]
+        items = [i.strip() for i in m.group(3).split(",")] if m.group(3) else [path.pop()] if path else []
+        for item in items:
+            if not item or item in ("self", "*"):
+                continue
+            name = item.split(" as ")[-1].strip().split("::")[-1]
+            source = item.split(" as ")[0].strip().split("::")
+            names[name] = module + tuple(path) + tuple(source[:-1])
+    return names
+
+
 def check_crate(crate: pathlib.Path, floors_md=None) -> list:
     src = crate / "src"
     files = {}
@@ -104,6 +129,7 @@ def check_crate(crate: pathlib.Path, floors_md=None) -> list:
     for mod, f in files.items():
         text = COMMENT.sub("", f.read_text())
         texts[mod] = strip_test_modules(text, test_modules, mod)
+    roots = root_reexports(texts.get((), ""), files)
     edges = {m: set() for m in files}
     # (file module, module it names) -> [(line, path as written)]
     sites: dict = {}
@@ -128,6 +154,9 @@ def check_crate(crate: pathlib.Path, floors_md=None) -> list:
             paths.append((m.group(1), [p for p in m.group(2).split("::") if p], line, m.group(0)))
         for head, rest, line, written in paths:
             target = resolve(mod, head, rest)
+            if target and tuple(target[:1]) not in files and target[0] in roots:
+                # `crate::Name` re-exported at the root: the module it is from.
+                target = list(roots[target[0]]) + target[1:]
             for n in range(len(target), -1, -1):
                 t = tuple(target[:n])
                 if t in files:

@@ -347,15 +347,3 @@ macro_rules! __apply_metadata_builder {
         }
     };
 }
-
-/// A root's schema: a custom kind's CRD version or a built-in definition.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __apply_schema {
-    (crd $resource:ty, $cell:expr, $version:literal) => {
-        $crate::apply::crd_schema::<$resource>($cell, $version)
-    };
-    (builtin $resource:ty, $cell:expr, $definition:literal) => {
-        $crate::apply::builtin_schema($cell, $definition)
-    };
-}

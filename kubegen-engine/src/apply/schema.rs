@@ -19,21 +19,23 @@ use serde_json::Value;
 use super::ApplyError;
 use super::meta::object_meta_schema;
 use super::shape::MergeShape;
-use crate::CustomResourceExt;
 
 /// Where a generated apply configuration keeps its resource's merge
 /// structure.
 pub type SchemaCell = OnceLock<Result<MergeShape, String>>;
 
 /// The merge structure of version `version` of the custom resource `K`'s
-/// schema, from `K::crd_json()`, built once into `cell`.
-pub fn crd_schema<K: CustomResourceExt>(
+/// schema, from its CRD (`crd_json`: `K`'s
+/// [`CustomResourceExt::crd_json`](crate::CustomResourceExt::crd_json),
+/// which the generated code passes), built once into `cell`.
+pub fn crd_schema<K, E: std::fmt::Display>(
     cell: &'static SchemaCell,
     version: &str,
+    crd_json: impl FnOnce() -> Result<Value, E>,
 ) -> Result<&'static MergeShape, ApplyError> {
     let what = || format!("{} version {version}", std::any::type_name::<K>());
     cell.get_or_init(|| {
-        let mut crd = K::crd_json().map_err(|e| e.to_string())?;
+        let mut crd = crd_json().map_err(|e| e.to_string())?;
         let schema = crd["spec"]["versions"]
             .as_array_mut()
             .and_then(|versions| versions.iter_mut().find(|v| v["name"] == version))

@@ -100,3 +100,21 @@ pub fn schemars_schema<T: SchemarsFeatureOff + ?Sized>() -> Result<Value, Schema
 pub fn crd_decode(json: Value) -> Result<CustomResourceDefinition, CrdError> {
     serde_json::from_value(json).map_err(|e| CrdError::Decode(e.to_string()))
 }
+
+/// A root's schema for the apply macros (`apply_root!`): a custom kind's
+/// CRD version (from its [`CustomResourceExt::crd_json`]) or a built-in
+/// definition.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __apply_schema {
+    (crd $resource:ty, $cell:expr, $version:literal) => {
+        $crate::apply::crd_schema::<$resource, _>(
+            $cell,
+            $version,
+            <$resource as $crate::CustomResourceExt>::crd_json,
+        )
+    };
+    (builtin $resource:ty, $cell:expr, $definition:literal) => {
+        $crate::apply::builtin_schema($cell, $definition)
+    };
+}
