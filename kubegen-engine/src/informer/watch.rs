@@ -68,15 +68,8 @@ where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     W: Received<K>,
 {
-    let source = |encoding| Source {
-        client: api.clone().into_client(),
-        url: api.resource_url().to_string(),
-        config: config.clone(),
-        encoding,
-    };
-    let json = Encoding::Json {
-        metadata: K::metadata_api(),
-    };
+    let source = |encoding| Source::of(api, config.clone(), encoding);
+    let json = Encoding::json::<K>();
     let events = if protobuf {
         let encoding = Encoding::Protobuf {
             keep_managed_fields: !shared.config.strips_managed_fields,

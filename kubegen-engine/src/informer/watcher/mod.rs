@@ -48,10 +48,7 @@ pub fn watcher<K>(api: Api<K>, config: Config) -> impl Stream<Item = Result<Even
 where
     K: Resource + Clone + DeserializeOwned + Send + 'static,
 {
-    let encoding = Encoding::Json {
-        metadata: K::metadata_api(),
-    };
-    objects(source(api, config, encoding))
+    objects(Source::of(&api, config, Encoding::json::<K>()))
 }
 
 /// [`watcher()`] for a built-in kind, over protobuf: the same events,
@@ -90,18 +87,7 @@ where
         keep_managed_fields: true,
         keep_bytes: false,
     };
-    objects(source(api, config, encoding))
-}
-
-/// Where `api` lists and watches.
-fn source<K: Resource>(api: Api<K>, config: Config, encoding: Encoding) -> Source {
-    let url = api.resource_url().to_string();
-    Source {
-        client: api.into_client(),
-        url,
-        config,
-        encoding,
-    }
+    objects(Source::of(&api, config, encoding))
 }
 
 /// The events of `source`, objects only.

@@ -24,7 +24,7 @@ use http_body_util::BodyExt;
 use kube::api::{ListParams, VersionMatch, WatchParams};
 use kube::client::Body;
 use kube::core::{ObjectList, Request, Status, WatchEvent};
-use kube::{Client, Resource, ResourceExt};
+use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use super::{Config, Error, Event, InitialListStrategy, ListSemantic};
@@ -80,11 +80,20 @@ pub(crate) enum Encoding {
 
 /// Where and how to list and watch.
 pub(crate) struct Source {
-    pub(crate) client: Client,
+    client: Client,
     /// The collection's path.
-    pub(crate) url: String,
-    pub(crate) config: Config,
-    pub(crate) encoding: Encoding,
+    url: String,
+    config: Config,
+    encoding: Encoding,
+}
+
+impl Encoding {
+    /// JSON for `K`: metadata only when `K` is read as metadata.
+    pub(crate) fn json<K: Resource>() -> Self {
+        Encoding::Json {
+            metadata: K::metadata_api(),
+        }
+    }
 }
 
 /// An object as the watch decoded it, and the protobuf envelope it decodes
@@ -127,6 +136,21 @@ enum Incoming<K> {
 type Step<K> = (Option<Result<Event<Decoded<K>>, Error>>, State<K>);
 
 impl Source {
+    /// The collection `api` requests, listed and watched as `config` asks,
+    /// in `encoding`.
+    pub(crate) fn of<K: Resource + Clone>(
+        api: &Api<K>,
+        config: Config,
+        encoding: Encoding,
+    ) -> Self {
+        Source {
+            client: api.clone().into_client(),
+            url: api.resource_url().to_string(),
+            config,
+            encoding,
+        }
+    }
+
     /// One step of the state machine: maybe an event, and the next state.
     async fn step<K>(&self, state: State<K>) -> Step<K>
     where
@@ -400,7 +424,10 @@ impl Source {
                 let events = self.client.request_events::<K>(request).await?;
                 Ok(Incoming::Json(events.boxed()))
             }
-            Encoding::Protobuf { .. } => {
+            Encoding::Protobuf {
+                keep_managed_fields,
+                keep_bytes,
+            } => {
                 let request = request
                     .watch(&params, resource_version)
                     .map_err(kube::Error::BuildRequest)?;
@@ -408,6 +435,8 @@ impl Source {
                 Ok(Incoming::Protobuf(Frames {
                     body: response.into_body(),
                     buffer: BytesMut::new(),
+                    keep_managed_fields,
+                    keep_bytes,
                 }))
             }
         }
@@ -448,18 +477,11 @@ impl Source {
                 Err(error) => return Some(Err(error)),
             },
             Incoming::Protobuf(frames) => {
-                let Encoding::Protobuf {
-                    keep_managed_fields,
-                    keep_bytes,
-                } = self.encoding
-                else {
-                    unreachable!("protobuf frames come from a protobuf source")
-                };
                 let frame = match frames.next().await? {
                     Ok(frame) => frame,
                     Err(error) => return Some(Err(error)),
                 };
-                match protobuf::watch_event(&frame, keep_managed_fields, keep_bytes) {
+                match protobuf::watch_event(&frame, frames.keep_managed_fields, frames.keep_bytes) {
                     Ok(decoded) => decoded,
                     Err(error) => return Some(Err(decode_error(error))),
                 }
@@ -566,6 +588,9 @@ fn decode_error(error: protobuf::Error) -> kube::Error {
 struct Frames {
     body: Body,
     buffer: BytesMut,
+    /// How each frame's object is decoded (the source's [`Encoding`]).
+    keep_managed_fields: bool,
+    keep_bytes: bool,
 }
 
 impl Frames {
