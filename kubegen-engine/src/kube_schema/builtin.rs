@@ -13,6 +13,7 @@ macro_rules! builtin_impls {
                 const FIELDS: &'static [&'static str] = &[$($field),*];
                 const KEY_FIELDS: &'static [&'static str] = &[$($key),*];
                 const SCALAR: bool = $scalar;
+                #[inline]
                 fn kube_schema() -> ::core::result::Result<::serde_json::Value, ::kubegen_core::schema::SchemaError> {
                     ::kubegen_core::builtin::schema_of($def)
                 }
