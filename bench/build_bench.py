@@ -13,25 +13,38 @@ resource (a spec and a status) and printing its CRD:
     serde_json, the resource derived with kube's `CustomResource` and
     `JsonSchema`.
 
-Each crate starts from this workspace's Cargo.lock, so both build the same
-versions of what they share. kubegen's crates, path dependencies here,
-are built as registry dependencies are (not incrementally), since that is
-how a user's crate gets them and how it gets kube's. For every run, in turn for each crate: a first
-`cargo build` (debug, the default profile) into a fresh target directory,
-then the rebuild after a one-line edit of the spec (a field's doc comment).
-Prints the median of RUNS wall times of each and, for the first build, the
-number of compilation units (`.fingerprint` entries). Lines starting with
-BENCH are for bench/run_all.py. Nothing here fails on a time.
+Both crates get their dependencies as a user's crate gets them from
+crates.io: kubegen's crates are packaged (`cargo package`, as `make
+package` does) and put, with every registry crate both graphs need, in one
+directory source that replaces crates.io for both (`cargo vendor`). So
+kubegen's crates build as registry crates do (not incrementally, no
+source-file checks on a rebuild), and rustc names every crate as it would
+for a crates.io user: the crate hashes, which decide among other things
+which upstream crate a debug build takes a shared generic instance from
+(and so which libraries a debug binary links), do not depend on where this
+repository is checked out. Each crate starts from this workspace's
+Cargo.lock, so both build the same versions of what they share.
+
+For every run, for each crate in turn (the order alternating from run to
+run): a first `cargo build` (debug, the default profile) into a fresh
+target directory, then the rebuild after a one-line edit of the spec (a
+field's doc comment). Prints the median of RUNS wall times of each and,
+for the first build, the number of compilation units (`.fingerprint`
+entries). Lines starting with BENCH are for bench/run_all.py. Nothing here
+fails on a time.
 
 usage: bench/build_bench.py [--runs 3] [--keep DIR]
 """
 import argparse
+import hashlib
+import json
 import os
 import pathlib
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 
@@ -44,20 +57,25 @@ edition = "2024"
 publish = false
 
 [dependencies]
-kubegen = {{ package = "kubegen-runtime", path = "{root}/kubegen-runtime" }}
+kubegen = {{ package = "kubegen-runtime", {source} }}
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 
 [workspace]
-{registry_profile}"""
+"""
 
-# kubegen is a path dependency here, and Cargo compiles path dependencies
-# incrementally (writing incremental caches a registry dependency never
-# gets: +7 s for kubegen-runtime alone); a user's crate takes kubegen from
-# crates.io. So each kubegen crate gets the profile a registry crate
-# builds with, as kube's crates get it in the other crate.
-KUBEGEN_CRATES = ["kubegen-runtime", "kubegen-engine", "kubegen-derive", "kubegen-codegen", "kubegen-core"]
-REGISTRY_PROFILE = "".join(f'\n[profile.dev.package."{c}"]\nincremental = false\n' for c in KUBEGEN_CRATES)
+# kubegen's crates as `cargo package` writes them (all of the workspace's
+# published crates: their manifests name one another).
+PACKAGED = ["kubegen-core", "kubegen-codegen", "kubegen-derive", "kubegen-cli", "kubegen-engine",
+            "kubegen-runtime", "kubegen-fake", "kubegen-testenv"]
+
+# Both crates read every dependency from the vendored directory.
+SOURCE_CONFIG = """[source.crates-io]
+replace-with = "vendored"
+
+[source.vendored]
+directory = "{vendor}"
+"""
 
 KUBEGEN_MAIN = """use kubegen::{CustomResource, KubeSchema};
 use serde::{Deserialize, Serialize};
@@ -146,9 +164,54 @@ def k8s_openapi_feature():
     sys.exit("k8s-openapi not in the workspace's dependencies")
 
 
+def prepare(cmd, cwd, what):
+    """Runs a preparation step (outside the timings); exits on failure."""
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout[-4000:] + result.stderr[-4000:])
+        sys.exit(f"{what} failed")
+    return result.stdout
+
+
+def kubegen_version():
+    for line in (ROOT / "Cargo.toml").read_text().splitlines():
+        if line.startswith("version = "):
+            return line.split('"')[1]
+    sys.exit("no workspace version in Cargo.toml")
+
+
+def vendor(base, kube_rs_crate):
+    """The directory source both crates build from: kubegen's packaged
+    crates and every registry crate of both graphs (the kubegen crate's
+    graph resolved once with path dependencies on this tree)."""
+    packages = base / "package-target"
+    prepare(["cargo", "package", "-q", "--no-verify", "--allow-dirty", "--target-dir", str(packages)]
+        + [arg for crate in PACKAGED for arg in ("-p", crate)], ROOT, "cargo package")
+    resolve = base / "resolve-kubegen"
+    (resolve / "src").mkdir(parents=True)
+    (resolve / "Cargo.toml").write_text(
+        KUBEGEN_MANIFEST.format(source=f'path = "{ROOT / "kubegen-runtime"}"'))
+    (resolve / "src" / "main.rs").write_text(KUBEGEN_MAIN)
+    shutil.copy(ROOT / "Cargo.lock", resolve / "Cargo.lock")
+    directory = base / "vendor"
+    prepare(["cargo", "vendor", "-q", "--manifest-path", str(resolve / "Cargo.toml"),
+         "-s", str(kube_rs_crate / "Cargo.toml"), str(directory)], base, "cargo vendor")
+    version = kubegen_version()
+    for crate in PACKAGED:
+        archive = packages / "package" / f"{crate}-{version}.crate"
+        with tarfile.open(archive) as tar:
+            tar.extractall(directory, filter="data")
+        checksum = hashlib.sha256(archive.read_bytes()).hexdigest()
+        (directory / f"{crate}-{version}" / ".cargo-checksum.json").write_text(
+            json.dumps({"files": {}, "package": checksum}))
+    shutil.rmtree(packages)
+    shutil.rmtree(resolve)
+    return directory
+
+
 def write_crates(base):
     crates = {
-        "kubegen": (KUBEGEN_MANIFEST.format(root=ROOT, registry_profile=REGISTRY_PROFILE), KUBEGEN_MAIN),
+        "kubegen": (KUBEGEN_MANIFEST.format(source=f'version = "={kubegen_version()}"'), KUBEGEN_MAIN),
         "kube-rs": (KUBE_MANIFEST.format(kube=workspace_version("kube"),
                                          k8s_openapi=workspace_version("k8s-openapi"),
                                          k8s_feature=k8s_openapi_feature()), KUBE_MAIN),
@@ -159,6 +222,10 @@ def write_crates(base):
         (crate / "Cargo.toml").write_text(manifest)
         (crate / "src" / "main.rs").write_text(main)
         shutil.copy(ROOT / "Cargo.lock", crate / "Cargo.lock")
+    directory = vendor(base, base / "kube-rs")
+    for name in crates:
+        (base / name / ".cargo").mkdir()
+        (base / name / ".cargo" / "config.toml").write_text(SOURCE_CONFIG.format(vendor=directory))
     return {name: base / name for name in crates}
 
 
@@ -198,7 +265,10 @@ def main():
         rebuild = {name: [] for name in crates}
         units = {}
         for run in range(args.runs):
-            for name, crate in crates.items():
+            order = list(crates.items())
+            if run % 2:
+                order.reverse()
+            for name, crate in order:
                 target = base / f"target-{name}"
                 shutil.rmtree(target, ignore_errors=True)
                 first[name].append(build(crate, target))
