@@ -30,7 +30,9 @@ run): a first `cargo build` (debug, the default profile) into a fresh
 target directory, then the rebuild after a one-line edit of the spec (a
 field's doc comment). Prints the median of RUNS wall times of each and,
 for the first build, the number of compilation units (`.fingerprint`
-entries). Lines starting with BENCH are for bench/run_all.py. Nothing here
+entries). Then the same two crates grown into operators (a controller
+each, applying a ConfigMap per object) are built once and rebuilt after
+each edit the same way. Lines starting with BENCH are for bench/run_all.py. Nothing here
 fails on a time.
 
 usage: bench/build_bench.py [--runs 3] [--keep DIR]
@@ -149,6 +151,134 @@ fn main() {
 """
 
 
+# The same crates grown into an operator: a controller that applies a
+# ConfigMap for each Web (kubegen's `Manager` and `Controller`; kube's
+# `Controller`), the CRD still printed first. What a user edits and
+# rebuilds day to day.
+KUBEGEN_OPERATOR_MAIN = """use std::sync::Arc;
+
+use kubegen::k8s_openapi::api::core::v1::ConfigMap;
+use kubegen::kube::api::Patch;
+use kubegen::{Action, Controller, CustomResource, KubeSchema, Manager, ResourceClient};
+use serde::{Deserialize, Serialize};
+
+/// A web application.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[kubegen(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
+#[serde(rename_all = "camelCase")]
+pub struct WebSpec {
+    /// EDIT: the container image.
+    pub image: String,
+    /// The number of replicas.
+    pub replicas: i32,
+}
+
+/// What the controller observed.
+#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct WebStatus {
+    /// Ready replicas.
+    pub ready_replicas: i32,
+}
+
+async fn reconcile(web: Arc<Web>, client: Arc<kubegen::kube::Client>) -> Result<Action, kubegen::ClientError> {
+    let namespace = web.metadata.namespace.clone().unwrap_or_default();
+    let name = web.metadata.name.clone().unwrap_or_default();
+    let config_maps = ResourceClient::<ConfigMap>::namespaced((*client).clone(), &namespace);
+    let config_map = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name},
+        "data": {"image": web.spec.image},
+    });
+    config_maps.patch(&name, &Patch::Apply(&config_map)).await?;
+    Ok(Action::done())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("{}", serde_json::to_string_pretty(&Web::crd().unwrap()).unwrap());
+    let client = kubegen::kube::Client::try_default().await?;
+    let mut manager = Manager::builder(client.clone()).build().await?;
+    let factory = manager.factory().clone();
+    let controller = Controller::builder(factory.informer::<Web>())
+        .owns(factory.informer::<ConfigMap>())
+        .reconcile(reconcile, Arc::new(client));
+    manager.add(controller);
+    manager.run().await?;
+    Ok(())
+}
+"""
+
+KUBE_OPERATOR_MAIN = """use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::runtime::{Controller, watcher};
+use kube::{Api, Client, CustomResource, CustomResourceExt, ResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A web application.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
+#[serde(rename_all = "camelCase")]
+pub struct WebSpec {
+    /// EDIT: the container image.
+    pub image: String,
+    /// The number of replicas.
+    pub replicas: i32,
+}
+
+/// What the controller observed.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WebStatus {
+    /// Ready replicas.
+    pub ready_replicas: i32,
+}
+
+async fn reconcile(web: Arc<Web>, client: Arc<Client>) -> Result<Action, kube::Error> {
+    let namespace = web.namespace().unwrap_or_default();
+    let name = web.name_any();
+    let config_maps: Api<ConfigMap> = Api::namespaced((*client).clone(), &namespace);
+    let config_map = serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name},
+        "data": {"image": web.spec.image},
+    });
+    config_maps.patch(&name, &PatchParams::apply("web"), &Patch::Apply(&config_map)).await?;
+    Ok(Action::await_change())
+}
+
+fn error_policy(_: Arc<Web>, _: &kube::Error, _: Arc<Client>) -> Action {
+    Action::requeue(Duration::from_secs(5))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("{}", serde_json::to_string_pretty(&Web::crd()).unwrap());
+    let client = Client::try_default().await?;
+    Controller::new(Api::<Web>::all(client.clone()), watcher::Config::default())
+        .owns(Api::<ConfigMap>::all(client.clone()), watcher::Config::default())
+        .run(reconcile, error_policy, Arc::new(client))
+        .for_each(|_| futures::future::ready(()))
+        .await;
+    Ok(())
+}
+"""
+
+# What each operator adds to its minimal crate's dependencies.
+OPERATOR_DEPENDENCIES = {
+    "kubegen": 'tokio = { version = "1", features = ["macros", "rt-multi-thread"] }\n',
+    "kube-rs": 'tokio = { version = "1", features = ["macros", "rt-multi-thread"] }\nfutures = "0.3"\n',
+}
+
+
 def workspace_version(name):
     """The version requirement of `name` in the workspace's Cargo.toml."""
     for line in (ROOT / "Cargo.toml").read_text().splitlines():
@@ -222,11 +352,21 @@ def write_crates(base):
         (crate / "Cargo.toml").write_text(manifest)
         (crate / "src" / "main.rs").write_text(main)
         shutil.copy(ROOT / "Cargo.lock", crate / "Cargo.lock")
+    operators = {"kubegen": KUBEGEN_OPERATOR_MAIN, "kube-rs": KUBE_OPERATOR_MAIN}
+    for name, main in operators.items():
+        crate = base / f"{name}-operator"
+        (crate / "src").mkdir(parents=True)
+        manifest = (base / name / "Cargo.toml").read_text().replace(
+            "\n[workspace]", OPERATOR_DEPENDENCIES[name] + "\n[workspace]")
+        (crate / "Cargo.toml").write_text(manifest)
+        (crate / "src" / "main.rs").write_text(main)
+        shutil.copy(ROOT / "Cargo.lock", crate / "Cargo.lock")
     directory = vendor(base, base / "kube-rs")
-    for name in crates:
+    for name in [*crates, *(f"{n}-operator" for n in operators)]:
         (base / name / ".cargo").mkdir()
         (base / name / ".cargo" / "config.toml").write_text(SOURCE_CONFIG.format(vendor=directory))
-    return {name: base / name for name in crates}
+    return ({name: base / name for name in crates},
+            {name: base / f"{name}-operator" for name in operators})
 
 
 def build(crate, target):
@@ -257,9 +397,9 @@ def main():
     args = parser.parse_args()
     base = pathlib.Path(args.keep) if args.keep else pathlib.Path(tempfile.mkdtemp(prefix="kubegen-build-bench-"))
     try:
-        crates = write_crates(base)
+        crates, operators = write_crates(base)
         # Resolve (and fetch) once outside the timings.
-        for crate in crates.values():
+        for crate in [*crates.values(), *operators.values()]:
             subprocess.run(["cargo", "fetch", "-q"], cwd=crate, check=True)
         first = {name: [] for name in crates}
         rebuild = {name: [] for name in crates}
@@ -284,6 +424,22 @@ def main():
                 print(f"run {run + 1}: {name}: first build {first[name][-1]:.1f} s "
                       f"({units[name]} units), rebuild after an edit {rebuild[name][-1]:.2f} s",
                       flush=True)
+        # The operators: built once (not timed), then rebuilt after each
+        # edit, in alternating order.
+        operator_rebuild = {name: [] for name in operators}
+        for name, crate in operators.items():
+            target = base / f"target-{name}-operator"
+            shutil.rmtree(target, ignore_errors=True)
+            build(crate, target)
+        for run in range(args.runs):
+            order = list(operators.items())
+            if run % 2:
+                order.reverse()
+            for name, crate in order:
+                edit(crate, run)
+                operator_rebuild[name].append(build(crate, base / f"target-{name}-operator"))
+                print(f"run {run + 1}: {name} operator: rebuild after an edit "
+                      f"{operator_rebuild[name][-1]:.2f} s", flush=True)
         kube = workspace_version("kube")
         f = {name: statistics.median(v) for name, v in first.items()}
         r = {name: statistics.median(v) for name, v in rebuild.items()}
@@ -291,6 +447,9 @@ def main():
               f"({units['kubegen']} vs {units['kube-rs']} units)\t{f['kubegen']:.1f}\t{f['kube-rs']:.1f}\ts")
         print(f"BENCH\tbuild, minimal operator crate: rebuild after editing the spec, kubegen vs kube-rs {kube}"
               f"\t{r['kubegen']:.2f}\t{r['kube-rs']:.2f}\ts")
+        o = {name: statistics.median(v) for name, v in operator_rebuild.items()}
+        print(f"BENCH\tbuild, operator crate (a controller applying a ConfigMap per object): rebuild after "
+              f"editing the spec, kubegen vs kube-rs {kube}\t{o['kubegen']:.2f}\t{o['kube-rs']:.2f}\ts")
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)

@@ -42,6 +42,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::{Event, EventSeries};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
@@ -201,7 +202,13 @@ impl EventRecorder {
 
     /// Waits until every event passed to [`EventRecorder::record`] so far
     /// has been written or has failed — before a process exits, say.
-    pub async fn flush(&self) {
+    ///
+    /// Boxed, as [`publish`](Self::publish)'s future is.
+    pub fn flush(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.flush_inner())
+    }
+
+    async fn flush_inner(&self) {
         // Taking every permit means no write holds one.
         let all = MAX_IN_FLIGHT as u32;
         if let Ok(permits) = self.in_flight.acquire_many(all).await {
@@ -214,7 +221,25 @@ impl EventRecorder {
     /// `reason` says why (`Synced`), `action` what was done or tried
     /// (`Reconcile`), `note` is for humans (cut to 1 kB). The Event lives in
     /// the regarding object's namespace, `default` for cluster-scoped ones.
-    pub async fn publish(
+    ///
+    /// The future is boxed, unlike an `async fn`'s, on purpose: a crate
+    /// that awaits another crate's `async fn` compiles its body (and the
+    /// bodies it awaits) itself, so a boxed future keeps the recorder's
+    /// writes compiled once, in kubegen, rather than in every operator
+    /// crate that publishes. `recorder.publish(…).await` reads the same.
+    pub fn publish<'a>(
+        &'a self,
+        regarding: &'a ObjectReference,
+        related: Option<&'a ObjectReference>,
+        event_type: EventType,
+        reason: &'a str,
+        action: &'a str,
+        note: &'a str,
+    ) -> BoxFuture<'a, Result<(), kube::Error>> {
+        Box::pin(self.publish_inner(regarding, related, event_type, reason, action, note))
+    }
+
+    async fn publish_inner(
         &self,
         regarding: &ObjectReference,
         related: Option<&ObjectReference>,
@@ -380,6 +405,25 @@ fn truncate(mut s: String, max: usize) -> String {
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
+
+    /// `publish` and `flush` return boxed futures, not `async fn` ones: an
+    /// operator crate awaiting an `async fn` of this crate compiles its
+    /// body (and the kube client calls it awaits) again. Each line compiles
+    /// only while the method returns a `BoxFuture`.
+    #[test]
+    fn the_recorders_futures_are_boxed() {
+        type Publish = for<'a> fn(
+            &'a EventRecorder,
+            &'a ObjectReference,
+            Option<&'a ObjectReference>,
+            EventType,
+            &'a str,
+            &'a str,
+            &'a str,
+        ) -> BoxFuture<'a, Result<(), kube::Error>>;
+        let _: Publish = EventRecorder::publish;
+        let _: for<'a> fn(&'a EventRecorder) -> BoxFuture<'a, ()> = EventRecorder::flush;
+    }
 
     #[test]
     fn names_are_unique_and_prefixed() {

@@ -6,6 +6,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use kube::Client;
 
 use super::error::ManagerError;
@@ -225,7 +226,14 @@ impl ManagerBuilder {
 
     /// Registers the metrics, builds the informer factory and the elector,
     /// and binds the servers' sockets (loading the metrics certificate).
-    pub async fn build(self) -> Result<Manager, ManagerError> {
+    ///
+    /// The future is boxed so that its body is compiled once, in kubegen,
+    /// not in every crate that awaits it (see [`Manager::run_until`]).
+    pub fn build(self) -> BoxFuture<'static, Result<Manager, ManagerError>> {
+        Box::pin(self.build_inner())
+    }
+
+    async fn build_inner(self) -> Result<Manager, ManagerError> {
         let registry = SharedRegistry::default();
         let controller_metrics = registry.register(ControllerMetrics::register);
         // Registered whether or not webhooks are served, as

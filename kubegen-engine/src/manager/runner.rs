@@ -181,8 +181,10 @@ impl Manager {
     /// # Panics
     ///
     /// Outside a Tokio runtime.
-    pub async fn run(self) -> Result<(), ManagerError> {
-        self.run_until(shutdown_signal()).await
+    ///
+    /// The future is boxed, as [`run_until`](Self::run_until)'s is.
+    pub fn run(self) -> BoxFuture<'static, Result<(), ManagerError>> {
+        self.run_until(shutdown_signal())
     }
 
     /// Runs until `shutdown` resolves, then stops gracefully; see
@@ -191,10 +193,31 @@ impl Manager {
     /// # Panics
     ///
     /// Outside a Tokio runtime.
-    pub async fn run_until(
+    ///
+    /// The future is boxed, unlike an `async fn`'s, on purpose: a crate that
+    /// awaits an `async fn` of another crate compiles that function's body
+    /// (and every `async fn` body it awaits in turn) itself, since rustc
+    /// shares no compiled future bodies between crates. Boxed here, the
+    /// manager's machinery (leader election, servers, runnables) is compiled
+    /// once, in kubegen, instead of again in each operator crate and on
+    /// each of its rebuilds. `manager.run_until(stop).await` reads the same.
+    pub fn run_until<'a>(
         self,
-        shutdown: impl Future<Output = ()> + Send,
-    ) -> Result<(), ManagerError> {
+        shutdown: impl Future<Output = ()> + Send + 'a,
+    ) -> BoxFuture<'a, Result<(), ManagerError>> {
+        self.run_until_boxed(Box::pin(shutdown))
+    }
+
+    /// [`run_until`](Self::run_until) past its one generic step: compiled
+    /// here, so the future it boxes is too.
+    fn run_until_boxed(
+        self,
+        shutdown: BoxFuture<'_, ()>,
+    ) -> BoxFuture<'_, Result<(), ManagerError>> {
+        Box::pin(self.run_until_inner(shutdown))
+    }
+
+    async fn run_until_inner(self, shutdown: BoxFuture<'_, ()>) -> Result<(), ManagerError> {
         let Manager {
             factory,
             probes,

@@ -297,3 +297,16 @@ fn closures_are_leader_only_unless_told_otherwise() {
     assert!(!Runnable::need_leader_election(&everywhere));
     assert_eq!(Runnable::name(&everywhere), "b");
 }
+
+/// The manager's futures are boxed here, not returned by `async fn`s: an
+/// operator crate awaiting an `async fn` of this crate compiles its body,
+/// and every body it awaits, again (see `Manager::run_until`). Each line
+/// compiles only while the method returns a `BoxFuture`.
+#[test]
+fn the_managers_futures_are_boxed() {
+    let _: fn(ManagerBuilder) -> BoxFuture<'static, Result<Manager, ManagerError>> =
+        ManagerBuilder::build;
+    let _: fn(Manager) -> BoxFuture<'static, Result<(), ManagerError>> = Manager::run;
+    let _: fn(Manager, std::future::Pending<()>) -> BoxFuture<'static, Result<(), ManagerError>> =
+        Manager::run_until;
+}
