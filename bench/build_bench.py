@@ -79,10 +79,7 @@ replace-with = "vendored"
 directory = "{vendor}"
 """
 
-KUBEGEN_MAIN = """use kubegen::{CustomResource, KubeSchema};
-use serde::{Deserialize, Serialize};
-
-/// A web application.
+KUBEGEN_TYPES = """/// A web application.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[kubegen(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
 #[serde(rename_all = "camelCase")]
@@ -100,7 +97,12 @@ pub struct WebStatus {
     /// Ready replicas.
     pub ready_replicas: i32,
 }
+"""
 
+KUBEGEN_MAIN = """use kubegen::{CustomResource, KubeSchema};
+use serde::{Deserialize, Serialize};
+
+""" + KUBEGEN_TYPES + """
 fn main() {
     println!("{}", serde_json::to_string_pretty(&Web::crd().unwrap()).unwrap());
 }
@@ -122,11 +124,7 @@ serde_json = "1"
 [workspace]
 """
 
-KUBE_MAIN = """use kube::{CustomResource, CustomResourceExt};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-/// A web application.
+KUBE_TYPES = """/// A web application.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
 #[kube(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
 #[serde(rename_all = "camelCase")]
@@ -144,7 +142,13 @@ pub struct WebStatus {
     /// Ready replicas.
     pub ready_replicas: i32,
 }
+"""
 
+KUBE_MAIN = """use kube::{CustomResource, CustomResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+""" + KUBE_TYPES + """
 fn main() {
     println!("{}", serde_json::to_string_pretty(&Web::crd()).unwrap());
 }
@@ -162,25 +166,7 @@ use kubegen::kube::api::Patch;
 use kubegen::{Action, Controller, CustomResource, KubeSchema, Manager, ResourceClient};
 use serde::{Deserialize, Serialize};
 
-/// A web application.
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
-#[kubegen(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
-#[serde(rename_all = "camelCase")]
-pub struct WebSpec {
-    /// EDIT: the container image.
-    pub image: String,
-    /// The number of replicas.
-    pub replicas: i32,
-}
-
-/// What the controller observed.
-#[derive(KubeSchema, Serialize, Deserialize, Clone, Debug, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct WebStatus {
-    /// Ready replicas.
-    pub ready_replicas: i32,
-}
-
+""" + KUBEGEN_TYPES + """
 async fn reconcile(web: Arc<Web>, client: Arc<kubegen::kube::Client>) -> Result<Action, kubegen::ClientError> {
     let namespace = web.metadata.namespace.clone().unwrap_or_default();
     let name = web.metadata.name.clone().unwrap_or_default();
@@ -222,25 +208,7 @@ use kube::{Api, Client, CustomResource, CustomResourceExt, ResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// A web application.
-#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
-#[kube(group = "example.com", version = "v1", kind = "Web", namespaced, status = "WebStatus")]
-#[serde(rename_all = "camelCase")]
-pub struct WebSpec {
-    /// EDIT: the container image.
-    pub image: String,
-    /// The number of replicas.
-    pub replicas: i32,
-}
-
-/// What the controller observed.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WebStatus {
-    /// Ready replicas.
-    pub ready_replicas: i32,
-}
-
+""" + KUBE_TYPES + """
 async fn reconcile(web: Arc<Web>, client: Arc<Client>) -> Result<Action, kube::Error> {
     let namespace = web.namespace().unwrap_or_default();
     let name = web.name_any();

@@ -177,22 +177,19 @@ impl Manager {
 
     /// Runs until SIGTERM or SIGINT (see [`shutdown_signal`]), then stops
     /// gracefully; see [`Manager`] for the steps and what an error means.
+    /// The future is boxed, as [`run_until`](Self::run_until)'s is.
     ///
     /// # Panics
     ///
-    /// Outside a Tokio runtime.
-    ///
-    /// The future is boxed, as [`run_until`](Self::run_until)'s is.
+    /// Polled outside a Tokio runtime.
     pub fn run(self) -> BoxFuture<'static, Result<(), ManagerError>> {
-        self.run_until(shutdown_signal())
+        // The signal handlers are installed on the first poll, inside the
+        // runtime.
+        Box::pin(async move { self.run_until(shutdown_signal()).await })
     }
 
     /// Runs until `shutdown` resolves, then stops gracefully; see
     /// [`Manager`].
-    ///
-    /// # Panics
-    ///
-    /// Outside a Tokio runtime.
     ///
     /// The future is boxed, unlike an `async fn`'s, on purpose: a crate that
     /// awaits an `async fn` of another crate compiles that function's body
@@ -201,6 +198,10 @@ impl Manager {
     /// manager's machinery (leader election, servers, runnables) is compiled
     /// once, in kubegen, instead of again in each operator crate and on
     /// each of its rebuilds. `manager.run_until(stop).await` reads the same.
+    ///
+    /// # Panics
+    ///
+    /// Polled outside a Tokio runtime.
     pub fn run_until<'a>(
         self,
         shutdown: impl Future<Output = ()> + Send + 'a,
