@@ -2,6 +2,7 @@
 //! the `caBundle` (what cert-manager's CA injector does in a cluster) and,
 //! for a webhook running outside the cluster, its URL.
 
+use futures::future::BoxFuture;
 use k8s_openapi::ByteString;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
@@ -32,7 +33,20 @@ pub enum WebhookEndpoint {
 /// inject_ca_bundle(&client, "carts.shop.example.com", &ca.pem(), &url).await?;
 /// # Ok(()) }
 /// ```
-pub async fn inject_ca_bundle(
+///
+/// The future is boxed (see [`Manager::run_until`](crate::Manager::run_until)
+/// for why): the request and the decoding of the CRD it returns are
+/// compiled once, here, not in every crate that awaits this.
+pub fn inject_ca_bundle<'a>(
+    client: &'a kube::Client,
+    crd_name: &'a str,
+    ca_pem: &'a str,
+    endpoint: &'a WebhookEndpoint,
+) -> BoxFuture<'a, Result<CustomResourceDefinition, kube::Error>> {
+    Box::pin(inject(client, crd_name, ca_pem, endpoint))
+}
+
+async fn inject(
     client: &kube::Client,
     crd_name: &str,
     ca_pem: &str,
@@ -52,4 +66,24 @@ pub async fn inject_ca_bundle(
     Api::<CustomResourceDefinition>::all(client.clone())
         .patch(crd_name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles only while `inject_ca_bundle` returns a `BoxFuture`: as an
+    /// `async fn`, its request and the CRD's decoding would be compiled
+    /// again in each crate awaiting it.
+    #[test]
+    fn the_injection_future_is_boxed() {
+        type Inject = for<'a> fn(
+            &'a kube::Client,
+            &'a str,
+            &'a str,
+            &'a WebhookEndpoint,
+        )
+            -> BoxFuture<'a, Result<CustomResourceDefinition, kube::Error>>;
+        let _: Inject = inject_ca_bundle;
+    }
 }

@@ -369,8 +369,14 @@ impl SharedInformerFactory {
     }
 
     /// Waits until every started informer has synced (or was shut down) and
-    /// reports, per resource type, whether it synced.
-    pub async fn wait_for_cache_sync(&self) -> BTreeMap<String, bool> {
+    /// reports, per resource type, whether it synced. The future is boxed
+    /// here, as [`Manager::run_until`](crate::Manager::run_until)'s is, so
+    /// that a crate awaiting it does not compile its body.
+    pub fn wait_for_cache_sync(&self) -> BoxFuture<'_, BTreeMap<String, bool>> {
+        Box::pin(self.wait_for_cache_sync_inner())
+    }
+
+    async fn wait_for_cache_sync_inner(&self) -> BTreeMap<String, bool> {
         let waits: Vec<(String, BoxFuture<'static, bool>)> = {
             let state = self.inner.state.lock();
             state
@@ -390,8 +396,13 @@ impl SharedInformerFactory {
     }
 
     /// Stops every informer and waits for their watch and handler tasks.
-    /// Later calls to [`start`](Self::start) do nothing.
-    pub async fn shutdown(&self) {
+    /// Later calls to [`start`](Self::start) do nothing. The future is
+    /// boxed, as [`wait_for_cache_sync`](Self::wait_for_cache_sync)'s is.
+    pub fn shutdown(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.shutdown_inner())
+    }
+
+    async fn shutdown_inner(&self) {
         let stops: Vec<BoxFuture<'static, ()>> = {
             let mut state = self.inner.state.lock();
             state.shut_down = true;
@@ -438,5 +449,21 @@ where
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles only while the factory's waits return a `BoxFuture`: as
+    /// `async fn`s, their bodies would be compiled again in each crate
+    /// awaiting them.
+    #[test]
+    fn the_factorys_futures_are_boxed() {
+        let _: for<'a> fn(&'a SharedInformerFactory) -> BoxFuture<'a, BTreeMap<String, bool>> =
+            SharedInformerFactory::wait_for_cache_sync;
+        let _: for<'a> fn(&'a SharedInformerFactory) -> BoxFuture<'a, ()> =
+            SharedInformerFactory::shutdown;
     }
 }
