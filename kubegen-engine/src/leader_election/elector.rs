@@ -219,9 +219,21 @@ impl LeaderElector {
     /// (a crash, as far as the others can tell) stops the leader's work
     /// too, without releasing the Lease; the state then reads
     /// [`LeaderState::Stopped`].
-    pub async fn run(mut self, shutdown: impl Future<Output = ()> + Send + 'static) {
+    ///
+    /// The future is boxed, as [`Manager::run_until`](crate::Manager::run_until)'s
+    /// is, so that a crate awaiting it does not compile its body.
+    pub fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> BoxFuture {
+        self.run_boxed(Box::pin(shutdown))
+    }
+
+    /// [`run`](Self::run) past its one generic step.
+    fn run_boxed(self, shutdown: BoxFuture) -> BoxFuture {
+        Box::pin(self.run_inner(shutdown))
+    }
+
+    async fn run_inner(mut self, shutdown: BoxFuture) {
         let mut shutdown = Shutdown {
-            future: Box::pin(shutdown),
+            future: shutdown,
             requested: false,
         };
         while let Some((sent_at, transitions)) = self.campaign(&mut shutdown).await {

@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use http::{Method, Request, Response, StatusCode, header};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_rustls::TlsAcceptor;
@@ -156,7 +157,22 @@ impl MetricsServer {
 
     /// Serves until `shutdown` resolves, then stops accepting, lets
     /// requests in progress finish (for at most five seconds) and returns.
-    pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> std::io::Result<()> {
+    ///
+    /// The future is boxed, as [`Manager::run_until`](crate::Manager::run_until)'s
+    /// is, so that a crate awaiting it does not compile its body.
+    pub fn serve<'a>(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'a,
+    ) -> BoxFuture<'a, std::io::Result<()>> {
+        self.serve_boxed(Box::pin(shutdown))
+    }
+
+    /// [`serve`](Self::serve) past its one generic step.
+    fn serve_boxed(self, shutdown: BoxFuture<'_, ()>) -> BoxFuture<'_, std::io::Result<()>> {
+        Box::pin(self.serve_inner(shutdown))
+    }
+
+    async fn serve_inner(self, shutdown: BoxFuture<'_, ()>) -> std::io::Result<()> {
         let registry = self.registry;
         let auth = self.auth;
         let budget = self.budget;

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use http::{Method, Request, StatusCode};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::watch;
@@ -138,7 +139,22 @@ impl ProbeServer {
     /// Serves HTTP/1.1 until `shutdown` resolves, then stops accepting,
     /// lets requests in progress finish (for at most five seconds) and
     /// returns.
-    pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> std::io::Result<()> {
+    ///
+    /// The future is boxed, as [`Manager::run_until`](crate::Manager::run_until)'s
+    /// is, so that a crate awaiting it does not compile its body.
+    pub fn serve<'a>(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'a,
+    ) -> BoxFuture<'a, std::io::Result<()>> {
+        self.serve_boxed(Box::pin(shutdown))
+    }
+
+    /// [`serve`](Self::serve) past its one generic step.
+    fn serve_boxed(self, shutdown: BoxFuture<'_, ()>) -> BoxFuture<'_, std::io::Result<()>> {
+        Box::pin(self.serve_inner(shutdown))
+    }
+
+    async fn serve_inner(self, shutdown: BoxFuture<'_, ()>) -> std::io::Result<()> {
         let checks = self.checks;
         let handler: Handler = Arc::new(move |request| {
             let reply = respond(&checks, &request);
@@ -201,6 +217,25 @@ fn readiness(checks: &[(String, Check)], verbose: bool) -> (bool, String) {
 mod tests {
     use super::*;
     use crate::server::test_support::{body, get};
+
+    /// Compiles only while `serve` returns a `BoxFuture` made here: as an
+    /// `async fn` generic over `shutdown`, its accept loop would be
+    /// compiled again in each crate serving with its own future.
+    #[test]
+    fn the_serve_future_is_boxed() {
+        let _: fn(
+            ProbeServer,
+            std::future::Pending<()>,
+        ) -> BoxFuture<'static, std::io::Result<()>> = ProbeServer::serve;
+        let _: fn(
+            crate::server::MetricsServer,
+            std::future::Pending<()>,
+        ) -> BoxFuture<'static, std::io::Result<()>> = crate::server::MetricsServer::serve;
+        let _: fn(
+            crate::server::WebhookServer,
+            std::future::Pending<()>,
+        ) -> BoxFuture<'static, std::io::Result<()>> = crate::server::WebhookServer::serve;
+    }
 
     #[test]
     fn readiness_lists_failing_checks() {

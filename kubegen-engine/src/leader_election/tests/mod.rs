@@ -77,3 +77,12 @@ fn builder(lock: &FakeLock, config: LeaderElectionConfig, events: &Events) -> Le
         .on_stopped_leading(move || stopped.push("stopped".to_string()))
         .on_new_leader(move |leader| new_leader.push(format!("new leader {leader}")))
 }
+
+/// Compiles only while `LeaderElector::run` returns a boxed future made in
+/// the engine: as an `async fn`, its campaign and terms would be compiled
+/// again in each crate awaiting it.
+#[test]
+fn the_run_future_is_boxed() {
+    type Boxed = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+    let _: fn(super::LeaderElector, std::future::Pending<()>) -> Boxed = super::LeaderElector::run;
+}
