@@ -66,10 +66,15 @@ serde_json = "1"
 [workspace]
 """
 
-# kubegen's crates as `cargo package` writes them (all of the workspace's
-# published crates: their manifests name one another).
-PACKAGED = ["kubegen-core", "kubegen-codegen", "kubegen-derive", "kubegen-cli", "kubegen-engine",
-            "kubegen-runtime", "kubegen-fake", "kubegen-testenv"]
+
+def published():
+    """The workspace's published crates, as the Makefile lists them for
+    `make package` (their manifests name one another, so all are packaged)."""
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        if line.startswith("PUBLISHED = "):
+            return line.split("=", 1)[1].split()
+    sys.exit("no PUBLISHED list in the Makefile")
+
 
 # Both crates read every dependency from the vendored directory.
 SOURCE_CONFIG = """[source.crates-io]
@@ -282,9 +287,10 @@ def vendor(base, kube_rs_crate):
     """The directory source both crates build from: kubegen's packaged
     crates and every registry crate of both graphs (the kubegen crate's
     graph resolved once with path dependencies on this tree)."""
+    crates = published()
     packages = base / "package-target"
     prepare(["cargo", "package", "-q", "--no-verify", "--allow-dirty", "--target-dir", str(packages)]
-        + [arg for crate in PACKAGED for arg in ("-p", crate)], ROOT, "cargo package")
+        + [arg for crate in crates for arg in ("-p", crate)], ROOT, "cargo package")
     resolve = base / "resolve-kubegen"
     (resolve / "src").mkdir(parents=True)
     (resolve / "Cargo.toml").write_text(
@@ -295,7 +301,7 @@ def vendor(base, kube_rs_crate):
     prepare(["cargo", "vendor", "-q", "--manifest-path", str(resolve / "Cargo.toml"),
          "-s", str(kube_rs_crate / "Cargo.toml"), str(directory)], base, "cargo vendor")
     version = kubegen_version()
-    for crate in PACKAGED:
+    for crate in crates:
         archive = packages / "package" / f"{crate}-{version}.crate"
         with tarfile.open(archive) as tar:
             tar.extractall(directory, filter="data")

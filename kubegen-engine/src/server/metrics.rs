@@ -164,15 +164,12 @@ impl MetricsServer {
         self,
         shutdown: impl Future<Output = ()> + Send + 'a,
     ) -> BoxFuture<'a, std::io::Result<()>> {
-        self.serve_boxed(Box::pin(shutdown))
+        let (listener, tls, handler) = self.into_parts();
+        serve(listener, tls, handler, Box::pin(shutdown))
     }
 
-    /// [`serve`](Self::serve) past its one generic step.
-    fn serve_boxed(self, shutdown: BoxFuture<'_, ()>) -> BoxFuture<'_, std::io::Result<()>> {
-        Box::pin(self.serve_inner(shutdown))
-    }
-
-    async fn serve_inner(self, shutdown: BoxFuture<'_, ()>) -> std::io::Result<()> {
+    /// The listener, TLS and request handler [`serve`](Self::serve) runs.
+    fn into_parts(self) -> (TcpListener, Option<TlsAcceptor>, Handler) {
         let registry = self.registry;
         let auth = self.auth;
         let budget = self.budget;
@@ -189,7 +186,7 @@ impl MetricsServer {
             }
             .boxed()
         });
-        serve(self.listener, self.tls, handler, shutdown).await
+        (self.listener, self.tls, handler)
     }
 }
 

@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use http::{Method, Request, StatusCode};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
 
 use super::serve::{Handler, Reply, serve, text};
 use crate::leader_election::LeaderState;
@@ -146,21 +147,18 @@ impl ProbeServer {
         self,
         shutdown: impl Future<Output = ()> + Send + 'a,
     ) -> BoxFuture<'a, std::io::Result<()>> {
-        self.serve_boxed(Box::pin(shutdown))
+        let (listener, tls, handler) = self.into_parts();
+        serve(listener, tls, handler, Box::pin(shutdown))
     }
 
-    /// [`serve`](Self::serve) past its one generic step.
-    fn serve_boxed(self, shutdown: BoxFuture<'_, ()>) -> BoxFuture<'_, std::io::Result<()>> {
-        Box::pin(self.serve_inner(shutdown))
-    }
-
-    async fn serve_inner(self, shutdown: BoxFuture<'_, ()>) -> std::io::Result<()> {
+    /// The listener, TLS and request handler [`serve`](Self::serve) runs.
+    fn into_parts(self) -> (TcpListener, Option<TlsAcceptor>, Handler) {
         let checks = self.checks;
         let handler: Handler = Arc::new(move |request| {
             let reply = respond(&checks, &request);
             async move { reply }.boxed()
         });
-        serve(self.listener, None, handler, shutdown).await
+        (self.listener, None, handler)
     }
 }
 

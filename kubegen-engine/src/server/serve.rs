@@ -1,7 +1,6 @@
 //! The accept loop the probe and metrics servers share: HTTP/1.1 over
 //! plain TCP or TLS, handshake and header timeouts, and a graceful stop.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,15 +45,28 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Serves `handler` on `listener` (through `tls` when given) until
 /// `shutdown` resolves, then stops accepting, lets requests in progress
 /// finish (for at most five seconds) and returns.
-pub(super) async fn serve(
+///
+/// Not generic, and the future boxed here: the servers' public `serve`
+/// box their caller's `shutdown` and return this, so a crate awaiting one
+/// compiles none of the accept loop (see
+/// [`Manager::run_until`](crate::Manager::run_until)).
+pub(super) fn serve<'a>(
     listener: TcpListener,
     tls: Option<TlsAcceptor>,
     handler: Handler,
-    shutdown: impl Future<Output = ()> + Send,
+    shutdown: BoxFuture<'a, ()>,
+) -> BoxFuture<'a, std::io::Result<()>> {
+    Box::pin(accept_loop(listener, tls, handler, shutdown))
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    tls: Option<TlsAcceptor>,
+    handler: Handler,
+    mut shutdown: BoxFuture<'_, ()>,
 ) -> std::io::Result<()> {
     let (closing, closed) = watch::channel(false);
     let mut connections = JoinSet::new();
-    let mut shutdown = std::pin::pin!(shutdown);
     loop {
         tokio::select! {
             () = &mut shutdown => break,

@@ -336,15 +336,12 @@ impl WebhookServer {
         self,
         shutdown: impl Future<Output = ()> + Send + 'a,
     ) -> BoxFuture<'a, std::io::Result<()>> {
-        self.serve_boxed(Box::pin(shutdown))
+        let (listener, tls, handler) = self.into_parts();
+        serve(listener, tls, handler, Box::pin(shutdown))
     }
 
-    /// [`serve`](Self::serve) past its one generic step.
-    fn serve_boxed(self, shutdown: BoxFuture<'_, ()>) -> BoxFuture<'_, std::io::Result<()>> {
-        Box::pin(self.serve_inner(shutdown))
-    }
-
-    async fn serve_inner(self, shutdown: BoxFuture<'_, ()>) -> std::io::Result<()> {
+    /// The listener, TLS and request handler [`serve`](Self::serve) runs.
+    fn into_parts(self) -> (TcpListener, Option<TlsAcceptor>, Handler) {
         let routes = self.routes;
         let metrics = self.metrics;
         let budget = self.budget;
@@ -354,7 +351,7 @@ impl WebhookServer {
             let budget = budget.clone();
             async move { respond(&routes, &metrics, &budget, request).await }.boxed()
         });
-        serve(self.listener, Some(self.tls), handler, shutdown).await
+        (self.listener, Some(self.tls), handler)
     }
 }
 
