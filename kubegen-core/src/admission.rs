@@ -55,7 +55,9 @@ pub fn configurations<'a>(
     let mut validating = Vec::new();
     let mut mutating = Vec::new();
     let mut models: Vec<&ResourceModel> = models.into_iter().collect();
-    models.sort_by_key(|m| (m.group.clone(), m.kind.clone(), m.version.clone()));
+    crate::sorting::sort_by_key(&mut models, |m| {
+        (m.group.clone(), m.kind.clone(), m.version.clone())
+    });
     for m in models {
         let Some(a) = &m.admission else { continue };
         let webhook = |prefix: &str, letter: &str| {

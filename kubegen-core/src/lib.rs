@@ -29,6 +29,7 @@
 //! - `ssa` (feature `apiserver`): server-side apply and managed fields as
 //!   kube-apiserver keeps them;
 //! - [`plural`], [`suggest`]: the pluralizer and "did you mean";
+//! - [`sorting`]: stable sorts compiled once for every crate above;
 //! - [`rt`]: what derive-generated code calls at run time (re-exported by the
 //!   `kubegen` facade as `kubegen::__private`).
 
@@ -47,6 +48,7 @@ pub mod plural;
 pub mod rng;
 pub mod rt;
 pub mod schema;
+pub mod sorting;
 #[cfg(feature = "apiserver")]
 pub mod ssa;
 pub mod suggest;

@@ -27,6 +27,7 @@ mod fast_hash;
 pub mod finalizer;
 pub mod informer;
 mod jitter;
+mod json_text;
 mod kube_schema;
 pub mod leader_election;
 mod lease;

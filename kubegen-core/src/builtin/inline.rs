@@ -340,7 +340,7 @@ pub fn merge_into(
             .iter()
             .filter_map(|r| r.as_str().map(str::to_owned))
             .collect();
-        names.sort();
+        crate::sorting::sort(&mut names);
         names.dedup();
         *required = names.into_iter().map(Value::String).collect();
     }

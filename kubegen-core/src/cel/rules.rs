@@ -363,7 +363,7 @@ impl Walk {
         }
         let place = (path.to_string(), rule.to_string(), expression.to_string());
         self.most_expensive.push((cost, place));
-        self.most_expensive.sort_by_key(|e| std::cmp::Reverse(e.0));
+        crate::sorting::sort_by_key(&mut self.most_expensive, |e| std::cmp::Reverse(e.0));
         self.most_expensive.truncate(4);
     }
 }

@@ -109,7 +109,7 @@ impl Sizes {
                 let mut props: BTreeMap<&str, &Value> = s
                     .get("properties")
                     .and_then(Value::as_object)
-                    .map(|p| p.iter().map(|(k, v)| (k.as_str(), v)).collect())
+                    .map(|p| crate::sorting::collect_map(p.iter().map(|(k, v)| (k.as_str(), v))))
                     .unwrap_or_default();
                 let string = serde_json::json!({"type": "string"});
                 let metadata = serde_json::json!({"type": "object", "properties": {

@@ -216,10 +216,11 @@ impl Type {
                     if !complete {
                         fields.insert("kind".into(), Type::String);
                         fields.insert("apiVersion".into(), Type::String);
-                        let metadata = [("name", Type::String), ("generateName", Type::String)]
-                            .into_iter()
-                            .map(|(k, t)| (k.to_string(), t))
-                            .collect();
+                        let metadata = crate::sorting::collect_map(
+                            [("name", Type::String), ("generateName", Type::String)]
+                                .into_iter()
+                                .map(|(k, t)| (k.to_string(), t)),
+                        );
                         fields.insert(
                             "metadata".into(),
                             Type::Object(Arc::new(Object {

@@ -84,12 +84,12 @@ fn data_shape(schema: &Value) -> Value {
                 out.insert(k.clone(), shape);
             }
             "properties" => {
-                let props: Map<String, Value> = v
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(name, s)| (name.clone(), data_shape(s)))
-                    .collect();
+                let props: Map<String, Value> = crate::sorting::collect_map(
+                    v.as_object()
+                        .into_iter()
+                        .flatten()
+                        .map(|(name, s)| (name.clone(), data_shape(s))),
+                );
                 out.insert(k.clone(), Value::Object(props));
             }
             _ => {}

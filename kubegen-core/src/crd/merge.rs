@@ -54,7 +54,7 @@ fn merge(crds: &[Value], allow_lossy: bool) -> Result<Value, CrdError> {
     let name = first.pointer("/metadata/name").cloned().unwrap_or_default();
     let mut versions = collect_versions(first, crds)?;
     check_storage_and_served(&name, &versions)?;
-    versions.sort_by_key(|v| {
+    crate::sorting::sort_by_key(&mut versions, |v| {
         std::cmp::Reverse(version_priority(
             v.get("name").and_then(Value::as_str).unwrap_or(""),
         ))

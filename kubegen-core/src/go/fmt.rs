@@ -162,7 +162,7 @@ pub fn go_json(v: &Value) -> String {
         Value::Array(a) => format!("[{}]", a.iter().map(go_json).collect::<Vec<_>>().join(",")),
         Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort();
+            crate::sorting::sort(&mut keys);
             let members: Vec<String> = keys
                 .into_iter()
                 .map(|k| format!("{}:{}", go_json(&Value::String(k.clone())), go_json(&o[k])))

@@ -319,7 +319,7 @@ impl Verbs {
             .filter(|v| !self.skip.contains(v))
             .filter(|v| status_ok || !matches!(v, Verb::UpdateStatus | Verb::ApplyStatus))
             .collect();
-        out.sort();
+        crate::sorting::sort(&mut out);
         out.dedup();
         out
     }

@@ -48,7 +48,7 @@ pub fn canonical(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            crate::sorting::sort(&mut keys);
             let mut out = Map::new();
             for k in keys {
                 out.insert(k.clone(), canonical(&m[k]));

@@ -93,12 +93,12 @@ fn convert_keyword(
             out.insert("enum".into(), json!([val]));
         }
         "properties" => {
-            let props: Map<String, Value> = val
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(n, s)| (n.clone(), Value::Object(convert(root, s, stack))))
-                .collect();
+            let props: Map<String, Value> = crate::sorting::collect_map(
+                val.as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(|(n, s)| (n.clone(), Value::Object(convert(root, s, stack)))),
+            );
             out.insert(k.to_owned(), Value::Object(props));
         }
         "items" => {

@@ -65,7 +65,7 @@ impl PathElement {
     /// A key element from its fields (sorted by name, as SMD keeps them).
     pub fn key(fields: Map<String, Value>) -> PathElement {
         let mut pairs: Vec<(String, Value)> = fields.into_iter().collect();
-        pairs.sort_by(|a, b| a.0.cmp(&b.0));
+        kubegen_core::sorting::sort_by(&mut pairs, |a, b| a.0.cmp(&b.0));
         PathElement::Key(pairs)
     }
 }

@@ -150,7 +150,7 @@ impl Shape {
                     .flatten()
                     .map(|(name, field)| (name.as_str().into(), Shape::of(field)))
                     .collect();
-                fields.sort_by(|a, b| a.0.cmp(&b.0));
+                kubegen_core::sorting::sort_by(&mut fields, |a, b| a.0.cmp(&b.0));
                 Shape::Map(Box::new(MapShape {
                     atomic: schema["x-kubernetes-map-type"] == "atomic",
                     fields: fields.into(),
@@ -213,7 +213,10 @@ impl Shape {
                 if !map.fields.is_empty() {
                     let fields = map.fields.iter();
                     let props = fields.map(|(name, f)| (name.to_string(), f.to_value()));
-                    out.insert("properties".into(), Value::Object(props.collect()));
+                    out.insert(
+                        "properties".into(),
+                        Value::Object(kubegen_core::sorting::collect_map(props)),
+                    );
                 }
                 if let Some(values) = &map.values {
                     out.insert("additionalProperties".into(), values.to_value());

@@ -18,13 +18,14 @@ pub const STASH_ANNOTATION: &str = "conversion.kubegen.dev/hub-data";
 
 /// The data fields of an object (all but `apiVersion`, `kind`, `metadata`).
 pub(crate) fn data(object: &Value) -> Map<String, Value> {
-    object
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
+    kubegen_core::sorting::collect_map(
+        object
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata"))
+            .map(|(k, v)| (k.clone(), v.clone())),
+    )
 }
 
 /// `object` with its data replaced by `data`.
@@ -177,18 +178,11 @@ pub(crate) fn merge_maps(
     at: &str,
     keys: &ListKeys,
 ) -> Map<String, Value> {
-    let names: std::collections::BTreeSet<&String> = base
-        .keys()
-        .chain(ours.keys())
-        .chain(theirs.keys())
-        .collect();
-    names
-        .into_iter()
-        .filter_map(|k| {
-            merge3(base.get(k), ours.get(k), theirs.get(k), &join(at, k), keys)
-                .map(|v| (k.clone(), v))
-        })
-        .collect()
+    let mut names = std::collections::BTreeSet::new();
+    names.extend(base.keys().chain(ours.keys()).chain(theirs.keys()));
+    kubegen_core::sorting::collect_map(names.into_iter().filter_map(|k| {
+        merge3(base.get(k), ours.get(k), theirs.get(k), &join(at, k), keys).map(|v| (k.clone(), v))
+    }))
 }
 
 /// [`merge3`] over three keyed lists, items matched by `list_keys`.

@@ -59,8 +59,9 @@ impl Filter {
                 self.directives.push(directive);
                 // `None` (the bare level) sorts before every target length,
                 // so it ends up last.
-                self.directives
-                    .sort_by_key(|d| std::cmp::Reverse(d.target.as_ref().map(String::len)));
+                kubegen_core::sorting::sort_by_key(&mut self.directives, |d| {
+                    std::cmp::Reverse(d.target.as_ref().map(String::len))
+                });
             }
         }
     }

@@ -96,7 +96,7 @@ impl Group {
             return Vec::new();
         }
         let mut aborted: Vec<String> = self.names.values().cloned().collect();
-        aborted.sort();
+        kubegen_core::sorting::sort(&mut aborted);
         tracing::warn!(runnables = ?aborted, "still running at the drain deadline; aborting");
         self.abort().await;
         aborted

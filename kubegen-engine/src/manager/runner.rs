@@ -468,7 +468,7 @@ async fn run_synced(
             Report::LeadershipLost => tracing::warn!("leadership was lost while stopping"),
         }
     }
-    aborted.sort();
+    kubegen_core::sorting::sort(&mut aborted);
     match cause {
         Cause::Lost => Err(ManagerError::LeadershipLost),
         Cause::Failed(Failure { name, error }) => Err(ManagerError::Runnable {

@@ -14,7 +14,6 @@
 use std::borrow::Cow;
 
 use base64::Engine as _;
-use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
 use super::Error;
@@ -405,14 +404,13 @@ struct Fields<'a> {
     type_meta: Vec<(&'static str, Cow<'a, str>)>,
     message: Frame<'a>,
     embedded: Vec<Frame<'a>>,
-    value: Option<Node<'a>>,
 }
 
 impl<'a> Fields<'a> {
     /// The next key and its value, or `None` at the end.
-    fn advance(&mut self) -> Result<Option<(&'static str, Node<'a>)>, Error> {
+    fn advance(&mut self) -> Result<Option<(Cow<'a, str>, Node<'a>)>, Error> {
         if let Some((key, value)) = self.type_meta.pop() {
-            return Ok(Some((key, Node::Str(value))));
+            return Ok(Some((Cow::Borrowed(key), Node::Str(value))));
         }
         loop {
             let frame = self.embedded.last_mut().unwrap_or(&mut self.message);
@@ -436,39 +434,10 @@ impl<'a> Fields<'a> {
                 continue;
             }
             if let Some(node) = field_node(frame, field)? {
-                return Ok(Some((field.json, node)));
+                return Ok(Some((Cow::Borrowed(field.json), node)));
             }
         }
     }
-}
-
-impl<'de> MapAccess<'de> for Fields<'de> {
-    type Error = Error;
-
-    fn next_key_seed<S: DeserializeSeed<'de>>(
-        &mut self,
-        seed: S,
-    ) -> Result<Option<S::Value>, Error> {
-        match self.advance()? {
-            Some((key, value)) => {
-                self.value = Some(value);
-                seed.deserialize(BorrowedStrDeserializer::new(key))
-                    .map(Some)
-            }
-            None => Ok(None),
-        }
-    }
-
-    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
-        seed.deserialize(pending(&mut self.value)?)
-    }
-}
-
-/// The value of the key a map access handed out last.
-fn pending<'a>(value: &mut Option<Node<'a>>) -> Result<Node<'a>, Error> {
-    value
-        .take()
-        .ok_or_else(|| Error::new("a value without a key"))
 }
 
 /// A map's entries, read from its message's bytes as serde asks for them.
@@ -476,29 +445,95 @@ struct Entries<'a> {
     rest: &'a [u8],
     number: u32,
     value_type: Value,
+}
+
+impl<'a> Entries<'a> {
+    /// The next entry, or `None` at the end.
+    fn advance(&mut self) -> Result<Option<(Cow<'a, str>, Node<'a>)>, Error> {
+        while !self.rest.is_empty() {
+            let (number, raw) = wire_format::field(&mut self.rest)?;
+            if number == self.number {
+                return entry(self.value_type, raw).map(Some);
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// What a JSON object is read from: a message's fields or a map field's
+/// entries. Messages are the common case and live on the stack for one
+/// visit: boxing them would allocate once per decoded message.
+#[allow(clippy::large_enum_variant)]
+enum Source<'a> {
+    Fields(Fields<'a>),
+    Entries(Entries<'a>),
+}
+
+/// The one `MapAccess` of this deserializer, over either source, its keys
+/// handed out as string nodes: with one map access type (and one key
+/// deserializer), each type's visitor is compiled once here, not once per
+/// source.
+struct Access<'a> {
+    source: Source<'a>,
     value: Option<Node<'a>>,
 }
 
-impl<'de> MapAccess<'de> for Entries<'de> {
+impl<'a> Access<'a> {
+    fn new(source: Source<'a>) -> Self {
+        Access {
+            source,
+            value: None,
+        }
+    }
+
+    /// A message's fields, `apiVersion` and `kind` first when given.
+    fn object(
+        bytes: &'a [u8],
+        message: &'static Message,
+        type_meta: Option<(Cow<'a, str>, Cow<'a, str>)>,
+    ) -> Result<Self, Error> {
+        let type_meta = match type_meta {
+            // Popped from the back: kind first, as TypeMeta declares.
+            Some((kind, api_version)) => [("apiVersion", api_version), ("kind", kind)]
+                .into_iter()
+                .filter(|(_, v)| !v.is_empty())
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Access::new(Source::Fields(Fields {
+            type_meta,
+            message: Frame::new(message, bytes)?,
+            embedded: Vec::new(),
+        })))
+    }
+}
+
+impl<'de> MapAccess<'de> for Access<'de> {
     type Error = Error;
 
     fn next_key_seed<S: DeserializeSeed<'de>>(
         &mut self,
         seed: S,
     ) -> Result<Option<S::Value>, Error> {
-        while !self.rest.is_empty() {
-            let (number, raw) = wire_format::field(&mut self.rest)?;
-            if number == self.number {
-                let (key, value) = entry(self.value_type, raw)?;
+        let next = match &mut self.source {
+            Source::Fields(fields) => fields.advance()?,
+            Source::Entries(entries) => entries.advance()?,
+        };
+        match next {
+            Some((key, value)) => {
                 self.value = Some(value);
-                return seed.deserialize(Node::Str(key)).map(Some);
+                seed.deserialize(Node::Str(key)).map(Some)
             }
+            None => Ok(None),
         }
-        Ok(None)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, Error> {
-        seed.deserialize(pending(&mut self.value)?)
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| Error::new("a value without a key"))?;
+        seed.deserialize(value)
     }
 }
 
@@ -520,18 +555,29 @@ impl<'de> SeqAccess<'de> for Items<'de> {
 }
 
 /// Runs one serde_json deserializer method over JSON bytes, requiring
-/// that nothing follows the value.
+/// that nothing follows the value. Only calling `f` is generic: this runs
+/// for every visitor of every type.
 fn from_json<'de, T>(
     bytes: &'de [u8],
-    f: impl FnOnce(
-        &mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>,
-    ) -> serde_json::Result<T>,
+    f: impl FnOnce(&mut serde_json::Deserializer<serde_json::de::StrRead<'de>>) -> serde_json::Result<T>,
 ) -> Result<T, Error> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = f(&mut de).map_err(|e| Error::new(format!("embedded JSON: {e}")))?;
-    de.end()
-        .map_err(|e| Error::new(format!("embedded JSON: {e}")))?;
+    let mut de = json_reader(bytes)?;
+    let value = f(&mut de).map_err(embedded)?;
+    de.end().map_err(embedded)?;
     Ok(value)
+}
+
+/// serde_json's reader over embedded JSON (see [`crate::json_text`]).
+fn json_reader(
+    bytes: &[u8],
+) -> Result<serde_json::Deserializer<serde_json::de::StrRead<'_>>, Error> {
+    Ok(serde_json::Deserializer::from_str(
+        crate::json_text::text(bytes).map_err(embedded)?,
+    ))
+}
+
+fn embedded(error: serde_json::Error) -> Error {
+    Error::new(format!("embedded JSON: {error}"))
 }
 
 /// Methods that read JSON bytes with serde_json's own method (with the
@@ -566,33 +612,17 @@ impl<'de> de::Deserializer<'de> for Node<'de> {
                 bytes,
                 message,
                 type_meta,
-            } => {
-                let type_meta = match type_meta {
-                    // Popped from the back: kind first, as TypeMeta declares.
-                    Some((kind, api_version)) => [("apiVersion", api_version), ("kind", kind)]
-                        .into_iter()
-                        .filter(|(_, v)| !v.is_empty())
-                        .collect(),
-                    None => Vec::new(),
-                };
-                visitor.visit_map(Fields {
-                    type_meta,
-                    message: Frame::new(message, bytes)?,
-                    embedded: Vec::new(),
-                    value: None,
-                })
-            }
+            } => visitor.visit_map(Access::object(bytes, message, type_meta)?),
             Node::List(items) => visitor.visit_seq(Items(items.into_iter())),
             Node::Map {
                 bytes,
                 number,
                 value,
-            } => visitor.visit_map(Entries {
+            } => visitor.visit_map(Access::new(Source::Entries(Entries {
                 rest: bytes,
                 number,
                 value_type: value,
-                value: None,
-            }),
+            }))),
             Node::Json(bytes) => {
                 from_json(bytes, |de| de::Deserializer::deserialize_any(de, visitor))
             }

@@ -64,7 +64,7 @@ fn operation(s: &str) -> Option<Operation> {
 /// The review's request, its uid and the apiVersion to answer with.
 fn request(body: &Bytes) -> Result<(Value, String, Value), String> {
     let mut review: Value =
-        serde_json::from_slice(body).map_err(|e| format!("not an AdmissionReview: {e}"))?;
+        crate::json_text::from_bytes(body).map_err(|e| format!("not an AdmissionReview: {e}"))?;
     let api_version = review
         .get("apiVersion")
         .cloned()

@@ -1,7 +1,9 @@
 //! The accept loop the probe and metrics servers share: HTTP/1.1 over
 //! plain TCP or TLS, handshake and header timeouts, and a graceful stop.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -13,10 +15,12 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 
 /// A response: a whole body, or one streamed as it is produced.
 pub(super) type Reply = Response<UnsyncBoxBody<Bytes, std::convert::Infallible>>;
@@ -110,19 +114,82 @@ async fn connection(
     closing: watch::Receiver<bool>,
 ) {
     let Some(acceptor) = tls else {
-        return http(TokioIo::new(stream), peer, handler, closing).await;
+        return http(Stream::Plain(stream), peer, handler, closing).await;
     };
     match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-        Ok(Ok(stream)) => http(TokioIo::new(stream), peer, handler, closing).await,
+        Ok(Ok(stream)) => http(Stream::Tls(Box::new(stream)), peer, handler, closing).await,
         Ok(Err(error)) => tracing::debug!(%error, "TLS handshake failed"),
         Err(_) => tracing::debug!("TLS handshake timed out"),
     }
 }
 
-async fn http<I>(io: I, peer: Peer, handler: Handler, mut closing: watch::Receiver<bool>)
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
+/// A connection's byte stream, plain or TLS: one type, so that hyper's
+/// HTTP/1.1 server is compiled once for both.
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Stream::Tls(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Stream::Plain(s) => s.is_write_vectored(),
+            Stream::Tls(s) => s.is_write_vectored(),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+async fn http(stream: Stream, peer: Peer, handler: Handler, mut closing: watch::Receiver<bool>) {
+    let io = TokioIo::new(stream);
     let service = service_fn(move |mut request: Request<Incoming>| {
         request.extensions_mut().insert(peer);
         let reply = handler(request);

@@ -30,10 +30,10 @@ pub fn assign<'a>(
     holders: &BTreeMap<u32, String>,
 ) -> BTreeMap<&'a str, PartitionSet> {
     let mut members: Vec<&str> = members.into_iter().collect();
-    members.sort_unstable();
+    kubegen_core::sorting::sort(&mut members);
     members.dedup();
     let mut out: BTreeMap<&str, PartitionSet> =
-        members.iter().map(|m| (*m, PartitionSet::new())).collect();
+        kubegen_core::sorting::collect_map(members.iter().map(|m| (*m, PartitionSet::new())));
     if members.is_empty() {
         return out;
     }
@@ -51,7 +51,7 @@ pub fn assign<'a>(
     let count = partitions.count() as usize;
     let (base, extra) = (count / members.len(), count % members.len());
     let mut by_holding: Vec<usize> = (0..members.len()).collect();
-    by_holding.sort_by_key(|i| (Reverse(held[*i].len()), members[*i]));
+    kubegen_core::sorting::sort_by_key(&mut by_holding, |i| (Reverse(held[*i].len()), members[*i]));
     let mut room = vec![base; members.len()];
     for i in by_holding.into_iter().take(extra) {
         room[i] += 1;
@@ -59,7 +59,7 @@ pub fn assign<'a>(
     let mut taken = PartitionSet::new();
     for (i, member) in members.iter().enumerate() {
         let mut keep = std::mem::take(&mut held[i]);
-        keep.sort_unstable_by_key(|p| Reverse((rank(*p, member), *p)));
+        kubegen_core::sorting::sort_by_key(&mut keep, |p| Reverse((rank(*p, member), *p)));
         keep.truncate(room[i]);
         room[i] -= keep.len();
         let mine = out.get_mut(member).expect("every member has an entry");
@@ -73,7 +73,7 @@ pub fn assign<'a>(
     let mut order: Vec<u32> = (0..partitions.count())
         .filter(|p| !taken.contains(*p))
         .collect();
-    order.sort_unstable_by_key(|p| shard_hash(&format!("partition/{p}")));
+    kubegen_core::sorting::sort_by_key(&mut order, |p| shard_hash(&format!("partition/{p}")));
     for partition in order {
         let best = (0..members.len())
             .filter(|i| room[*i] > 0)

@@ -205,12 +205,11 @@ impl Coordinator {
         members.push(self.identity().to_string());
         // Who holds each partition now, as its Lease says: the assignment
         // keeps partitions where they are when it can.
-        let holders: BTreeMap<u32, String> = (0..self.partitions.count())
-            .filter_map(|p| {
+        let holders: BTreeMap<u32, String> =
+            kubegen_core::sorting::collect_map((0..self.partitions.count()).filter_map(|p| {
                 let holder = self.observed.get(&self.lease_name(p))?.holder()?;
                 Some((p, holder.to_string()))
-            })
-            .collect();
+            }));
         let desired = assign(
             self.partitions,
             members.iter().map(String::as_str),
@@ -496,16 +495,15 @@ impl Coordinator {
     fn metadata(&self, name: String, role: &str) -> ObjectMeta {
         ObjectMeta {
             name: Some(name),
-            labels: Some(
+            labels: Some(kubegen_core::sorting::collect_map(
                 [
                     (SHARD_SET_LABEL, self.config.name.clone()),
                     (SHARD_ROLE_LABEL, role.to_string()),
                     (SHARD_PARTITIONS_LABEL, self.partitions.count().to_string()),
                 ]
                 .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-            ),
+                .map(|(k, v)| (k.to_string(), v)),
+            )),
             ..ObjectMeta::default()
         }
     }

@@ -74,7 +74,7 @@ impl<K: DeserializeOwned> Codec<K> {
     pub(crate) fn received() -> Self {
         Codec {
             encode: None,
-            decode: |bytes| serde_json::from_slice(bytes),
+            decode: |bytes| crate::json_text::from_bytes(bytes),
             decode_protobuf: crate::protobuf::decode,
         }
     }

@@ -71,7 +71,7 @@ impl<'s> Coster<'s> {
 
     pub fn run(mut self, tree: &Node) -> Cost {
         let estimate = self.cost(tree);
-        self.unbounded.sort();
+        crate::sorting::sort(&mut self.unbounded);
         self.unbounded.dedup();
         Cost {
             estimate,

@@ -688,12 +688,11 @@ fn adjacent_layout<'a>(
 /// two variants' schemas of one field.
 pub(super) fn shape_of(v: &Value) -> Value {
     match v {
-        Value::Object(m) => Value::Object(
+        Value::Object(m) => Value::Object(crate::sorting::collect_map(
             m.iter()
                 .filter(|(k, _)| !matches!(k.as_str(), "description" | "title" | "example"))
-                .map(|(k, v)| (k.clone(), shape_of(v)))
-                .collect(),
-        ),
+                .map(|(k, v)| (k.clone(), shape_of(v))),
+        )),
         Value::Array(a) => Value::Array(a.iter().map(shape_of).collect()),
         v => v.clone(),
     }

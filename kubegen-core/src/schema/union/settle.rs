@@ -101,7 +101,7 @@ pub fn settle(schema: &mut Value) {
     let mut found = Vec::new();
     walk(schema, "", Some(1), &mut found);
     // Costliest first; ties in schema order.
-    found.sort_by_key(|f| std::cmp::Reverse(f.cost));
+    crate::sorting::sort_by_key(&mut found, |f| std::cmp::Reverse(f.cost));
     let mut total: u64 = found.iter().map(|f| f.cost).fold(0, u64::saturating_add);
     let mut junctors = Vec::new();
     for f in &found {

@@ -566,7 +566,7 @@ fn applied<K: Resource>(
 pub(crate) fn error_status(code: u16, body: &[u8]) -> Status {
     let status = protobuf::decode::<Status>(body)
         .ok()
-        .or_else(|| serde_json::from_slice::<Status>(body).ok());
+        .or_else(|| crate::json_text::from_bytes::<Status>(body).ok());
     match status {
         Some(status) if status.code == 0 => status.with_code(code),
         Some(status) => status,
