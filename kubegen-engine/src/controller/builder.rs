@@ -19,7 +19,7 @@ use super::source::{
     InformerSource, KeyQueue, MappedHandler, OwnedHandler, OwnerType, PrimaryHandler, Source,
     Tombstones,
 };
-use super::worker::{DeletedFn, ReconcileFn, Worker};
+use super::worker::{DeletedFn, ReconcileFn, Worker, fetch_from};
 use crate::informer::{ApiScope, Informer, ShardError};
 use crate::sharding::{ShardBy, Shards};
 use crate::store::ObjectKey;
@@ -296,14 +296,7 @@ where
             let (reconcile, ctx) = (reconcile.clone(), ctx.clone());
             Box::pin(async move { reconcile(obj, ctx).await.map_err(|e| format!("{e:#}")) })
         });
-        let mut queue = WorkQueue::builder(self.name.clone()).priority_aware();
-        if let Some(limiter) = self.rate_limiter {
-            queue = queue.rate_limiter(limiter);
-        }
-        if let Some(metrics) = &self.metrics {
-            queue = queue.metrics(metrics.workqueue());
-        }
-        let queue = queue.build();
+        let queue = key_queue(&self.name, self.rate_limiter, self.metrics.as_ref());
         let tombstones = self.shards.as_ref().map(|_| Tombstones::default());
         let primary = PrimaryHandler {
             queue: queue.clone(),
@@ -326,8 +319,7 @@ where
             metrics: self.metrics.as_ref().map(|m| m.series(&name, self.workers)),
             name,
             queue,
-            lister: self.primary.lister(),
-            reconcile,
+            fetch: fetch_from(self.primary.lister(), reconcile),
             on_deleted: self.on_deleted,
             stopping: AtomicBool::new(false),
             shards: self.shards,
@@ -341,4 +333,22 @@ where
             sharding_error,
         )
     }
+}
+
+/// A controller's queue. Not generic, as the workers and the handlers'
+/// `enqueue`: the queue of object keys is compiled here once, not in each
+/// operator crate.
+fn key_queue(
+    name: &str,
+    rate_limiter: Option<Box<dyn RateLimiter<ObjectKey>>>,
+    metrics: Option<&ControllerMetrics>,
+) -> KeyQueue {
+    let mut queue = WorkQueue::builder(name.to_owned()).priority_aware();
+    if let Some(limiter) = rate_limiter {
+        queue = queue.rate_limiter(limiter);
+    }
+    if let Some(metrics) = metrics {
+        queue = queue.metrics(metrics.workqueue());
+    }
+    queue.build()
 }

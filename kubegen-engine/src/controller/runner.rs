@@ -3,6 +3,7 @@
 
 use std::fmt::{self, Debug};
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,8 +47,18 @@ pub enum ControllerError {
 /// sample-controller loop).
 ///
 /// Build it with [`Controller::builder`], then [`run`](Controller::run) it.
+///
+/// Only building it knows the kind: the running controller (its workers,
+/// sources and shutdown) is the same for every kind, compiled once in the
+/// runtime rather than in each operator crate for each kind.
 pub struct Controller<K> {
-    worker: Arc<Worker<K>>,
+    parts: Parts,
+    kind: PhantomData<fn() -> K>,
+}
+
+/// A controller without its kind.
+struct Parts {
+    worker: Arc<Worker>,
     sources: Vec<Box<dyn Source>>,
     workers: usize,
     shutdown_deadline: Duration,
@@ -57,14 +68,15 @@ pub struct Controller<K> {
 
 impl<K> Debug for Controller<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts = &self.parts;
         f.debug_struct("Controller")
-            .field("name", &self.worker.name)
+            .field("name", &parts.worker.name)
             .field(
                 "sources",
-                &self.sources.iter().map(|s| s.name()).collect::<Vec<_>>(),
+                &parts.sources.iter().map(|s| s.name()).collect::<Vec<_>>(),
             )
-            .field("workers", &self.workers)
-            .field("shutdown_deadline", &self.shutdown_deadline)
+            .field("workers", &parts.workers)
+            .field("shutdown_deadline", &parts.shutdown_deadline)
             .finish_non_exhaustive()
     }
 }
@@ -74,37 +86,40 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     pub(super) fn new(
-        worker: Arc<Worker<K>>,
+        worker: Arc<Worker>,
         sources: Vec<Box<dyn Source>>,
         workers: usize,
         shutdown_deadline: Duration,
         sharding_error: Option<ShardError>,
     ) -> Self {
         Controller {
-            worker,
-            sources,
-            workers,
-            shutdown_deadline,
-            sharding_error,
+            parts: Parts {
+                worker,
+                sources,
+                workers,
+                shutdown_deadline,
+                sharding_error,
+            },
+            kind: PhantomData,
         }
     }
 
     /// Whether it reconciles only the partitions its shards act on (see
     /// [`ControllerBuilder::shards`](super::ControllerBuilder::shards)).
     pub fn is_sharded(&self) -> bool {
-        self.worker.shards.is_some()
+        self.parts.worker.shards.is_some()
     }
 
     /// The controller's name.
     pub fn name(&self) -> &str {
-        &self.worker.name
+        &self.parts.worker.name
     }
 
     /// The controller's work queue, named after it: add keys by hand to
     /// have them reconciled, or read a key's
     /// [`num_requeues`](WorkQueue::num_requeues).
     pub fn queue(&self) -> &WorkQueue<ObjectKey> {
-        &self.worker.queue
+        &self.parts.worker.queue
     }
 
     /// Starts the informers the controller reads, without registering its
@@ -112,11 +127,7 @@ where
     /// one was shut down first). [`run`](Controller::run) does the same
     /// before it registers; doing it earlier warms the caches up.
     pub(crate) fn warm_up(&self) -> BoxFuture<'static, bool> {
-        for source in &self.sources {
-            source.start();
-        }
-        let synced = join_all(self.sources.iter().map(|s| s.synced()));
-        Box::pin(async move { synced.await.into_iter().all(|synced| synced) })
+        self.parts.warm_up()
     }
 
     /// Runs the controller until `shutdown` resolves.
@@ -129,11 +140,38 @@ where
     /// finish (they are cancelled after it); the event handlers are removed
     /// and `run` returns. `shutdown` may be [`shutdown_signal`](super::shutdown_signal),
     /// a [`Leadership::lost`](crate::leader_election::Leadership::lost), or
-    /// any future.
+    /// any `Send` future.
     ///
     /// Fails when an informer is shut down before its cache synced, or
     /// could not be sharded.
-    pub async fn run(self, shutdown: impl Future) -> Result<(), ControllerError> {
+    ///
+    /// The future is boxed in the runtime, where the controller's loop is
+    /// compiled (once, for every kind), so a crate awaiting it compiles
+    /// none of it.
+    pub fn run<'a>(
+        self,
+        shutdown: impl Future + Send + 'a,
+    ) -> BoxFuture<'a, Result<(), ControllerError>> {
+        self.parts.run(Box::pin(async move {
+            shutdown.await;
+        }))
+    }
+}
+
+impl Parts {
+    fn warm_up(&self) -> BoxFuture<'static, bool> {
+        for source in &self.sources {
+            source.start();
+        }
+        let synced = join_all(self.sources.iter().map(|s| s.synced()));
+        Box::pin(async move { synced.await.into_iter().all(|synced| synced) })
+    }
+
+    fn run(self, shutdown: BoxFuture<'_, ()>) -> BoxFuture<'_, Result<(), ControllerError>> {
+        Box::pin(self.run_until(shutdown))
+    }
+
+    async fn run_until(self, shutdown: BoxFuture<'_, ()>) -> Result<(), ControllerError> {
         let name = self.worker.name.clone();
         if let Some(source) = self.sharding_error {
             self.worker.queue.shutdown();
@@ -146,7 +184,7 @@ where
             source.start();
         }
         let registrations: Vec<_> = self.sources.iter().map(|s| s.register()).collect();
-        let mut shutdown = std::pin::pin!(shutdown);
+        let mut shutdown = shutdown;
         tracing::info!(controller = %name, "waiting for informer caches to sync");
         let synced = join_all(self.sources.iter().map(|s| s.synced()));
         let synced = tokio::select! {

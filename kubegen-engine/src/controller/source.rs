@@ -20,6 +20,14 @@ use crate::workqueue::WorkQueue;
 /// The queue of a controller: keys of its primary resource.
 pub(super) type KeyQueue = WorkQueue<ObjectKey>;
 
+/// Adds `key` to `queue` at `priority` (0: [`WorkQueue::add`]). Not
+/// generic: the handlers of every kind call this one function, so the
+/// queue's code for object keys is compiled here once, not in each operator
+/// crate.
+pub(super) fn enqueue(queue: &KeyQueue, key: ObjectKey, priority: i32) {
+    queue.add_with_priority(key, priority);
+}
+
 /// An informer with the handler feeding one controller's queue, with its
 /// object type erased.
 pub(super) trait Source: Send + Sync {
@@ -108,12 +116,11 @@ pub(super) type Tombstones = Arc<parking_lot::Mutex<std::collections::HashSet<Ob
 
 impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
     fn on_add(&self, obj: Arc<K>) {
-        self.queue.add(ObjectKey::of(&*obj));
+        enqueue(&self.queue, ObjectKey::of(&*obj), 0);
     }
 
     fn on_initial_add(&self, obj: Arc<K>) {
-        self.queue
-            .add_with_priority(ObjectKey::of(&*obj), LOW_PRIORITY);
+        enqueue(&self.queue, ObjectKey::of(&*obj), LOW_PRIORITY);
     }
 
     fn on_update(&self, old: Arc<K>, new: Arc<K>) {
@@ -122,8 +129,8 @@ impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
             .as_ref()
             .is_none_or(|p| p.matches(&*old, &*new))
         {
-            self.queue
-                .add_with_priority(ObjectKey::of(&*new), update_priority(&*old, &*new));
+            let priority = update_priority(&*old, &*new);
+            enqueue(&self.queue, ObjectKey::of(&*new), priority);
         }
     }
 
@@ -132,7 +139,7 @@ impl<K: Resource + Send + Sync + 'static> EventHandler<K> for PrimaryHandler {
         if let Some(tombstones) = &self.tombstones {
             tombstones.lock().insert(key.clone());
         }
-        self.queue.add(key);
+        enqueue(&self.queue, key, 0);
     }
 }
 
@@ -189,7 +196,7 @@ pub(super) struct OwnedHandler {
 impl OwnedHandler {
     fn enqueue<C: Resource>(&self, child: &C, priority: i32) {
         if let Some(key) = self.owner.owner_key(child) {
-            self.queue.add_with_priority(key, priority);
+            enqueue(&self.queue, key, priority);
         }
     }
 }
@@ -236,7 +243,7 @@ impl<O> Clone for MappedHandler<O> {
 impl<O> MappedHandler<O> {
     fn enqueue(&self, obj: &O, priority: i32) {
         for key in (self.mapper)(obj) {
-            self.queue.add_with_priority(key, priority);
+            enqueue(&self.queue, key, priority);
         }
     }
 }

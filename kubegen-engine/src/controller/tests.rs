@@ -19,7 +19,7 @@ use tokio::time::Instant;
 
 use super::metrics::Series;
 use super::source::{MappedHandler, OwnedHandler, OwnerType, PrimaryHandler};
-use super::worker::{Worker, run_workers};
+use super::worker::{Worker, fetch_from, run_workers};
 use super::*;
 use crate::informer::{DeletedObject, EventHandler};
 use crate::lister::Lister;
@@ -373,7 +373,7 @@ fn worker(
     names: &[&str],
     script: &Arc<Script>,
     metrics: Option<&ControllerMetrics>,
-) -> Arc<Worker<ConfigMap>> {
+) -> Arc<Worker> {
     let mut queue = WorkQueue::builder("demo")
         .priority_aware()
         .rate_limiter(ItemExponentialFailure::new(BASE, Duration::from_secs(60)));
@@ -384,8 +384,10 @@ fn worker(
     Arc::new(Worker {
         name: "demo".into(),
         queue: queue.build(),
-        lister: Lister::from_objects(names.iter().map(|n| cm(n))),
-        reconcile: Arc::new(move |obj| Box::pin(script.clone().reconcile(obj))),
+        fetch: fetch_from(
+            Lister::from_objects(names.iter().map(|n| cm(n))),
+            Arc::new(move |obj| Box::pin(script.clone().reconcile(obj))),
+        ),
         on_deleted: None,
         metrics: metrics.map(|m| m.series("demo", 1)),
         stopping: AtomicBool::new(false),
@@ -396,7 +398,7 @@ fn worker(
 
 /// Runs `count` workers in the background; send on the sender to stop.
 fn spawn_workers(
-    worker: &Arc<Worker<ConfigMap>>,
+    worker: &Arc<Worker>,
     count: usize,
     deadline: Duration,
 ) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
@@ -572,20 +574,22 @@ async fn one_key_is_never_reconciled_twice_at_once() {
     let worker = Arc::new(Worker {
         name: "demo".into(),
         queue: WorkQueue::new("demo"),
-        lister: Lister::from_objects(names.iter().map(|n| cm(n))),
-        reconcile: Arc::new(move |obj: Arc<ConfigMap>| {
-            let t = t.clone();
-            Box::pin(async move {
-                let name = obj.metadata.name.clone().unwrap_or_default();
-                if !t.in_flight.lock().insert(name.clone()) {
-                    t.overlaps.fetch_add(1, Ordering::SeqCst);
-                }
-                tokio::time::sleep(Duration::from_millis(7)).await;
-                t.in_flight.lock().remove(&name);
-                t.done.fetch_add(1, Ordering::SeqCst);
-                Ok(Action::done())
-            })
-        }),
+        fetch: fetch_from(
+            Lister::from_objects(names.iter().map(|n| cm(n))),
+            Arc::new(move |obj: Arc<ConfigMap>| {
+                let t = t.clone();
+                Box::pin(async move {
+                    let name = obj.metadata.name.clone().unwrap_or_default();
+                    if !t.in_flight.lock().insert(name.clone()) {
+                        t.overlaps.fetch_add(1, Ordering::SeqCst);
+                    }
+                    tokio::time::sleep(Duration::from_millis(7)).await;
+                    t.in_flight.lock().remove(&name);
+                    t.done.fetch_add(1, Ordering::SeqCst);
+                    Ok(Action::done())
+                })
+            }),
+        ),
         on_deleted: None,
         metrics: None,
         stopping: AtomicBool::new(false),
@@ -678,4 +682,13 @@ async fn expect_within(limit: Duration, future: impl Future<Output = ()>) {
     tokio::time::timeout(limit, future)
         .await
         .expect("the future never resolved");
+}
+
+/// `Controller::run` returns a future boxed in the runtime: a crate
+/// awaiting it compiles none of the controller's loop (this fails to
+/// compile if `run` becomes an `async fn` again).
+#[test]
+fn the_controllers_future_is_boxed() {
+    type Run = futures::future::BoxFuture<'static, Result<(), ControllerError>>;
+    let _: fn(Controller<ConfigMap>, std::future::Pending<()>) -> Run = Controller::run;
 }

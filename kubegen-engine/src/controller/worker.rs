@@ -28,15 +28,45 @@ use crate::store::ObjectKey;
 pub(super) type ReconcileFn<K> =
     Arc<dyn Fn(Arc<K>) -> BoxFuture<'static, Result<Action, String>> + Send + Sync>;
 
+/// Reads the object cached under a key, ready to be reconciled: the one
+/// step of the workers that knows the kind, so that the workers
+/// themselves are compiled once, here, not in every operator crate for
+/// each of its kinds.
+pub(super) type FetchFn = Arc<dyn Fn(&ObjectKey) -> Option<Fetched> + Send + Sync>;
+
+/// An object read from the cache by a [`FetchFn`].
+pub(super) struct Fetched {
+    /// Its `metadata.uid`, which places it in a partition.
+    pub(super) uid: Option<String>,
+    /// Calls the reconcile function on it (inside the worker's panic
+    /// guard).
+    pub(super) reconcile: Box<dyn FnOnce() -> BoxFuture<'static, Result<Action, String>> + Send>,
+}
+
+/// The [`FetchFn`] of a controller of `K`: the object from `lister`,
+/// reconciled by `reconcile`.
+pub(super) fn fetch_from<K>(lister: Lister<K>, reconcile: ReconcileFn<K>) -> FetchFn
+where
+    K: Resource + Send + Sync + 'static,
+{
+    Arc::new(move |key| {
+        let obj = lister.get_key(key).ok()?;
+        let reconcile = reconcile.clone();
+        Some(Fetched {
+            uid: obj.meta().uid.clone(),
+            reconcile: Box::new(move || reconcile(obj)),
+        })
+    })
+}
+
 /// The hook called for keys whose object is no longer cached.
 pub(super) type DeletedFn = Arc<dyn Fn(ObjectKey) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// What every worker of one controller shares.
-pub(super) struct Worker<K> {
+pub(super) struct Worker {
     pub(super) name: Arc<str>,
     pub(super) queue: KeyQueue,
-    pub(super) lister: Lister<K>,
-    pub(super) reconcile: ReconcileFn<K>,
+    pub(super) fetch: FetchFn,
     pub(super) on_deleted: Option<DeletedFn>,
     pub(super) metrics: Option<Series>,
     /// Set at shutdown: keys handed out from then on are not reconciled.
@@ -49,7 +79,7 @@ pub(super) struct Worker<K> {
     pub(super) tombstones: Option<Tombstones>,
 }
 
-impl<K: Resource + Send + Sync + 'static> Worker<K> {
+impl Worker {
     /// Processes keys until the queue is shut down.
     async fn run(self: Arc<Self>) {
         while let Some((key, priority)) = self.queue.get_with_priority().await {
@@ -74,7 +104,7 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
     }
 
     async fn process_in_span(&self, key: &ObjectKey, priority: i32) {
-        let Ok(obj) = self.lister.get_key(key) else {
+        let Some(obj) = (self.fetch)(key) else {
             self.queue.forget(key);
             if let Some(tombstones) = &self.tombstones
                 && !tombstones.lock().remove(key)
@@ -99,7 +129,7 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
         }
         let mut permit = match &self.shards {
             None => None,
-            Some(shards) => match obj.meta().uid.as_deref().and_then(|uid| shards.enter(uid)) {
+            Some(shards) => match obj.uid.as_deref().and_then(|uid| shards.enter(uid)) {
                 Some(permit) => Some(permit),
                 None => {
                     tracing::debug!("not in a partition this replica acts on; not reconciled");
@@ -110,8 +140,7 @@ impl<K: Resource + Send + Sync + 'static> Worker<K> {
         };
         let _busy = self.metrics.as_ref().map(Series::busy);
         let started = Instant::now();
-        let reconcile = self.reconcile.clone();
-        let reconcile = catch_panic(async move { reconcile(obj).await });
+        let reconcile = catch_panic(async move { (obj.reconcile)().await });
         let outcome = match &mut permit {
             None => reconcile.await,
             Some(permit) => tokio::select! {
@@ -191,15 +220,12 @@ fn panic_message(payload: &(dyn Any + Send)) -> &str {
 /// Runs `count` workers until `shutdown` resolves (or the queue is shut
 /// down), then drains: no new reconcile starts, in-flight ones get up to
 /// `deadline` to finish and are cancelled after it.
-pub(super) async fn run_workers<K, F>(
-    worker: Arc<Worker<K>>,
+pub(super) async fn run_workers(
+    worker: Arc<Worker>,
     count: usize,
     deadline: Duration,
-    shutdown: F,
-) where
-    K: Resource + Send + Sync + 'static,
-    F: Future,
-{
+    shutdown: impl Future,
+) {
     let mut workers = JoinSet::new();
     for _ in 0..count.max(1) {
         workers.spawn(worker.clone().run());

@@ -153,7 +153,18 @@ pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &st
 ///    end) is refused by an apiserver that parses selectors ("invalid
 ///    shard selector", a 500 in 1.36, which kube-client logs as an error)
 ///    and ignored by one that does not.
-pub(crate) async fn probe(
+///
+/// Boxed here: sharded informers await it in code generic over the kind,
+/// which would otherwise compile the probe in each operator crate.
+pub(crate) fn probe<'a>(
+    client: &'a kube::Client,
+    path: &'a str,
+    partitions: Partitions,
+) -> futures::future::BoxFuture<'a, Result<bool, kube::Error>> {
+    Box::pin(probe_unboxed(client, path, partitions))
+}
+
+async fn probe_unboxed(
     client: &kube::Client,
     path: &str,
     partitions: Partitions,

@@ -17,6 +17,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
@@ -388,8 +389,7 @@ impl Source {
             }
             Encoding::Protobuf { .. } => {
                 let request = request.list(&params).map_err(kube::Error::BuildRequest)?;
-                let response = self.send(request, protobuf::MEDIA_TYPE).await?;
-                let body = response.into_body().collect().await?.to_bytes();
+                let body = self.read(request).await?;
                 protobuf::decode_list(&body).map_err(decode_error)
             }
         }
@@ -497,9 +497,30 @@ impl Source {
         }))
     }
 
+    /// Sends a protobuf request and reads the whole reply.
+    ///
+    /// This and [`send`](Self::send) return futures boxed here: the kind's
+    /// list and watch await them, and a future awaited in generic code is
+    /// compiled in the crate that names the kind, for each kind, unless it
+    /// is boxed in a non-generic function.
+    fn read(&self, request: http::Request<Vec<u8>>) -> BoxFuture<'_, Result<Bytes, kube::Error>> {
+        Box::pin(async move {
+            let response = self.send(request, protobuf::MEDIA_TYPE).await?;
+            Ok(response.into_body().collect().await?.to_bytes())
+        })
+    }
+
     /// Sends a protobuf `request` accepting `accept`; an error status or a
     /// reply that is not protobuf is an error.
-    async fn send(
+    fn send(
+        &self,
+        request: http::Request<Vec<u8>>,
+        accept: &'static str,
+    ) -> BoxFuture<'_, Result<http::Response<Body>, kube::Error>> {
+        Box::pin(self.send_unboxed(request, accept))
+    }
+
+    async fn send_unboxed(
         &self,
         request: http::Request<Vec<u8>>,
         accept: &'static str,
@@ -594,8 +615,13 @@ struct Frames {
 }
 
 impl Frames {
-    /// The next frame; `None` at the end of the stream.
-    async fn next(&mut self) -> Option<Result<Bytes, kube::Error>> {
+    /// The next frame; `None` at the end of the stream. Boxed here (see
+    /// [`Source::read`]).
+    fn next(&mut self) -> BoxFuture<'_, Option<Result<Bytes, kube::Error>>> {
+        Box::pin(self.next_unboxed())
+    }
+
+    async fn next_unboxed(&mut self) -> Option<Result<Bytes, kube::Error>> {
         loop {
             if let Some(len) = self.buffer.get(..4) {
                 let len = u32::from_be_bytes(len.try_into().expect("4 bytes")) as usize;
