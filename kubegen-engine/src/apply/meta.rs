@@ -199,43 +199,48 @@ impl From<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> for Ow
 /// a set, labels and annotations granular maps), in place of the
 /// embedded-metadata stub CRD schemas carry.
 pub(crate) fn object_meta_schema() -> serde_json::Value {
-    serde_json::json!({
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "generateName": {"type": "string"},
-            "namespace": {"type": "string"},
-            "uid": {"type": "string"},
-            "resourceVersion": {"type": "string"},
-            "generation": {"type": "integer"},
-            "creationTimestamp": {"type": "string"},
-            "deletionTimestamp": {"type": "string"},
-            "deletionGracePeriodSeconds": {"type": "integer"},
-            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-            "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
-            "ownerReferences": {
-                "type": "array",
-                "x-kubernetes-list-type": "map",
-                "x-kubernetes-list-map-keys": ["uid"],
-                "items": {
-                    "type": "object",
-                    "x-kubernetes-map-type": "atomic",
-                    "properties": {
-                        "apiVersion": {"type": "string"},
-                        "kind": {"type": "string"},
-                        "name": {"type": "string"},
-                        "uid": {"type": "string"},
-                        "controller": {"type": "boolean"},
-                        "blockOwnerDeletion": {"type": "boolean"}
-                    }
-                }
-            },
-            "finalizers": {
-                "type": "array",
-                "x-kubernetes-list-type": "set",
-                "items": {"type": "string"}
-            },
-            "managedFields": {"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "object"}}
-        }
-    })
+    serde_json::from_str(OBJECT_META_SCHEMA).expect("the ObjectMeta schema is JSON")
 }
+
+/// [`object_meta_schema`] as text: read at run time rather than built by
+/// `json!`, whose expansion is a function of thousands of lines that every
+/// build of this crate compiles.
+const OBJECT_META_SCHEMA: &str = r#"{
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "generateName": {"type": "string"},
+        "namespace": {"type": "string"},
+        "uid": {"type": "string"},
+        "resourceVersion": {"type": "string"},
+        "generation": {"type": "integer"},
+        "creationTimestamp": {"type": "string"},
+        "deletionTimestamp": {"type": "string"},
+        "deletionGracePeriodSeconds": {"type": "integer"},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+        "ownerReferences": {
+            "type": "array",
+            "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["uid"],
+            "items": {
+                "type": "object",
+                "x-kubernetes-map-type": "atomic",
+                "properties": {
+                    "apiVersion": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "name": {"type": "string"},
+                    "uid": {"type": "string"},
+                    "controller": {"type": "boolean"},
+                    "blockOwnerDeletion": {"type": "boolean"}
+                }
+            }
+        },
+        "finalizers": {
+            "type": "array",
+            "x-kubernetes-list-type": "set",
+            "items": {"type": "string"}
+        },
+        "managedFields": {"type": "array", "x-kubernetes-list-type": "atomic", "items": {"type": "object"}}
+    }
+}"#;
