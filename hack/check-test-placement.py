@@ -39,6 +39,7 @@ CRATES = [
     "kubegen-codegen",
     "kubegen-derive",
     "kubegen-cli",
+    "kubegen-crd",
     "kubegen-engine",
     "kubegen-runtime",
     "tests/kubegen-testenv",

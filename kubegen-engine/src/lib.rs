@@ -61,6 +61,7 @@ pub use kube;
 pub use kube_schema::{CustomResourceExt, KubeSchema};
 pub use kubegen_core::crd::{CrdError, merge_crds};
 pub use kubegen_core::schema::SchemaError;
+pub use kubegen_crd::to_json as crd_to_json;
 /// Support for derive-generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {

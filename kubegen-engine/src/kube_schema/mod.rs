@@ -12,7 +12,6 @@
 
 mod builtin;
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::Value;
 
 use kubegen_core::crd::CrdError;
@@ -94,12 +93,10 @@ pub fn schemars_schema<T: SchemarsFeatureOff + ?Sized>() -> Result<Value, Schema
 }
 
 /// A CRD's JSON ([`CustomResourceExt::crd_json`]) as k8s-openapi's type:
-/// what each derived `crd()` returns. Not generic, so its decoder is
-/// compiled here once rather than in every crate that derives a resource
-/// (and again on each of its rebuilds).
-pub fn crd_decode(json: Value) -> Result<CustomResourceDefinition, CrdError> {
-    serde_json::from_value(json).map_err(|e| CrdError::Decode(e.to_string()))
-}
+/// what each derived `crd()` returns (decoded in `kubegen-crd`, below this
+/// crate, so that a binary that only prints a CRD does not link the
+/// runtime).
+pub use kubegen_crd::decode as crd_decode;
 
 /// A root's schema for the apply macros (`apply_root!`): a custom kind's
 /// CRD version (from its [`CustomResourceExt::crd_json`]) or a built-in
