@@ -171,7 +171,7 @@ impl Parts {
         Box::pin(self.run_until(shutdown))
     }
 
-    async fn run_until(self, shutdown: BoxFuture<'_, ()>) -> Result<(), ControllerError> {
+    async fn run_until(self, mut shutdown: BoxFuture<'_, ()>) -> Result<(), ControllerError> {
         let name = self.worker.name.clone();
         if let Some(source) = self.sharding_error {
             self.worker.queue.shutdown();
@@ -184,7 +184,6 @@ impl Parts {
             source.start();
         }
         let registrations: Vec<_> = self.sources.iter().map(|s| s.register()).collect();
-        let mut shutdown = shutdown;
         tracing::info!(controller = %name, "waiting for informer caches to sync");
         let synced = join_all(self.sources.iter().map(|s| s.synced()));
         let synced = tokio::select! {
