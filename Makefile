@@ -120,21 +120,21 @@ deps:
 	bash hack/check-operator-deps.sh
 
 ## No two files, and no two top-level modules, of a crate import each other;
-## kubegen-engine's modules keep their floors: each top-level module is on
-## one floor of the `| floor | modules |` table in ARCHITECTURE.md (the one
-## statement of the floors) and imports only from its own floor or those
-## below. The self-test first proves the check fails on a violating fixture
+## the runtime's modules (kubegen-base's and kubegen-engine's) keep their
+## floors: each top-level module is on one floor of the `| floor | modules |`
+## table in ARCHITECTURE.md (the one statement of the floors, shared by the
+## two crates) and imports only from its own floor or those below. The self-test first proves the check fails on a violating fixture
 ## (hack/tests/floor-violation) and passes a clean one (hack/tests/floor-clean).
 ## Tests where ARCHITECTURE.md's "Where tests live" puts them.
 tests-placement:
 	python3 hack/check-test-placement.py --self-test
 	python3 hack/check-test-placement.py
 
-CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-engine kubegen-runtime kubegen-fake \
+CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-base kubegen-engine kubegen-runtime kubegen-fake \
 	tests/kubegen-testenv examples/my-application bench/operator-bench docs/book
 cycles:
 	python3 hack/check-import-cycles.py --self-test
-	python3 hack/check-import-cycles.py --floors kubegen-engine=ARCHITECTURE.md $(CRATES)
+	python3 hack/check-import-cycles.py --floors kubegen-base=ARCHITECTURE.md --floors kubegen-engine=ARCHITECTURE.md $(CRATES)
 
 ## kubegen-core's table of built-in Kubernetes schemas is what
 ## hack/k8s-builtin-schemas.py writes with controller-gen's schema parser
@@ -146,11 +146,11 @@ cycles:
 builtin-check:
 	python3 hack/k8s-builtin-schemas.py --check
 
-## kubegen-engine's protobuf field table is what its Go program writes
+## kubegen-base's protobuf field table is what its Go program writes
 ## from the Go API types (k8s.io/api, from the Go module proxy); run
-## kubegen-engine/protobuf/table.sh without --check to regenerate.
+## kubegen-base/protobuf/table.sh without --check to regenerate.
 protobuf-check:
-	bash kubegen-engine/protobuf/table.sh --check
+	bash kubegen-base/protobuf/table.sh --check
 
 ## Every published crate packages (manifest metadata, versions on path
 ## dependencies, files included) and builds from its package.
@@ -160,7 +160,7 @@ protobuf-check:
 ## against its stale copy: those extractions of our own crates, and their
 ## build artifacts in the verification's own target directory, are removed
 ## first. Dependencies stay cached there.
-PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-engine kubegen-runtime kubegen-fake kubegen-testenv
+PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-base kubegen-engine kubegen-runtime kubegen-fake kubegen-testenv
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 PACKAGE_TARGET = target/package-verify
 package:

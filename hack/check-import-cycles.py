@@ -22,7 +22,13 @@ top-level module of the crate must be on exactly one floor, every name on a
 floor must be a top-level module, and a module may import only from its own
 floor or the floors below (the crate root, which re-exports, is above them
 all). A violation names the file:line of the offending path, both modules
-and their floors. kubegen-engine's table is the one in ARCHITECTURE.md.
+and their floors. Several crates may share one table (`--floors` given
+the same file for each): the runtime's floors span kubegen-base (the lowest)
+and kubegen-engine, whose table is the one in ARCHITECTURE.md. Then every
+name on a floor must be a top-level module of exactly one of them, and a
+module a crate's root re-exports from a crate sharing the table (`pub use
+kubegen_base::{store, …};`, used as `crate::store`) keeps its floor: a path
+through it is an import of that module.
 
 Usage: check-import-cycles.py [--floors CRATE_DIR=FILE.md]... CRATE_DIR...
        check-import-cycles.py --self-test
@@ -119,7 +125,36 @@ def root_reexports(root: str, files: dict) -> dict:
     return names
 
 
-def check_crate(crate: pathlib.Path, floors_md=None) -> list:
+SIBLING_REEXPORT = re.compile(r"^\s*pub(?:\(crate\))?\s+use\s+([a-z_][a-z0-9_]*)::(?:\{([^;}]*)\}|([a-z_][a-z0-9_]*))\s*;", re.M)
+
+
+def sibling_modules(root: str, siblings: set) -> set:
+    """The modules the crate root re-exports from crates sharing its floors
+    table (`pub use kubegen_base::{store, apply};`)."""
+    names = set()
+    for m in SIBLING_REEXPORT.finditer(root):
+        if m.group(1) in siblings:
+            items = m.group(2).split(",") if m.group(2) is not None else [m.group(3)]
+            names |= {i.strip() for i in items if MODULE_NAME.fullmatch(i.strip())}
+    return names
+
+
+def top_modules(crate: pathlib.Path) -> set:
+    """The crate's top-level modules, test-only ones left out."""
+    src = crate / "src"
+    tops, test_modules = set(), set()
+    for f in sorted(src.rglob("*.rs")):
+        mod = module_path(src, f)
+        strip_test_modules(COMMENT.sub("", f.read_text()), test_modules, mod)
+        if mod:
+            tops.add(mod[0])
+    return tops - {t[0] for t in test_modules if len(t) == 1}
+
+
+def check_crate(crate: pathlib.Path, floors_md=None, shared=None) -> list:
+    """Cycles, and floors when `floors_md` is given; `shared` is (the other
+    crates' lib names sharing the table, every module on it)."""
+    siblings, table_modules = shared or (set(), None)
     src = crate / "src"
     files = {}
     for f in sorted(src.rglob("*.rs")):
@@ -130,6 +165,7 @@ def check_crate(crate: pathlib.Path, floors_md=None) -> list:
         text = COMMENT.sub("", f.read_text())
         texts[mod] = strip_test_modules(text, test_modules, mod)
     roots = root_reexports(texts.get((), ""), files)
+    external = sibling_modules(texts.get((), ""), siblings)
     edges = {m: set() for m in files}
     # (file module, module it names) -> [(line, path as written)]
     sites: dict = {}
@@ -157,6 +193,11 @@ def check_crate(crate: pathlib.Path, floors_md=None) -> list:
             if target and tuple(target[:1]) not in files and target[0] in roots:
                 # `crate::Name` re-exported at the root: the module it is from.
                 target = list(roots[target[0]]) + target[1:]
+            if target and tuple(target[:1]) not in files and target[0] in external:
+                # A module of a crate sharing the floors table, used as this
+                # crate's: an import of that module (for the floors only).
+                sites.setdefault((mod, ("@", target[0])), []).append((line, written))
+                continue
             for n in range(len(target), -1, -1):
                 t = tuple(target[:n])
                 if t in files:
@@ -178,7 +219,8 @@ def check_crate(crate: pathlib.Path, floors_md=None) -> list:
     ]
     if floors_md is not None:
         tops = {t[0] for t in modules if t and not any(t[: len(x)] == x for x in test_modules)}
-        errors += check_floors(floors_md, tops, edges, sites, top, files)
+        top.update({("@", name): (name,) for name in external})
+        errors += check_floors(floors_md, tops, edges, sites, top, files, table_modules)
     return errors
 
 
@@ -225,8 +267,12 @@ def read_floors(md: pathlib.Path) -> tuple:
     return floors, errors
 
 
-def check_floors(md: pathlib.Path, tops: set, edges: dict, sites: dict, top: dict, files: dict) -> list:
+def check_floors(md: pathlib.Path, tops: set, edges: dict, sites: dict, top: dict, files: dict,
+                 table_modules=None) -> list:
+    """`table_modules`: every top-level module of the crates sharing `md`
+    (this crate's alone when None)."""
     floors, errors = read_floors(md)
+    known = tops if table_modules is None else table_modules
     level, floor_of = {}, {}
     for n, (floor, names, line) in enumerate(floors):
         for name in names:
@@ -236,7 +282,7 @@ def check_floors(md: pathlib.Path, tops: set, edges: dict, sites: dict, top: dic
                 )
                 continue
             level[name], floor_of[name] = n, floor
-            if name not in tops:
+            if name not in known:
                 errors.append(f"{md}:{line}: floor {floor} names `{name}`, which is no top-level module")
     for name in sorted(tops - floor_of.keys()):
         errors.append(f"{md}: top-level module `{name}` is on no floor; add it to the floors table")
@@ -248,7 +294,7 @@ def check_floors(md: pathlib.Path, tops: set, edges: dict, sites: dict, top: dic
         if a in level and b in level and level[b] > level[a]:
             for line, written in where:
                 errors.append(
-                    f"{files[v]}:{line}: floor order: `{a}` (floor {floor_of[a]}) imports "
+                    f"{files.get(v, v)}:{line}: floor order: `{a}` (floor {floor_of[a]}) imports "
                     f"`{written}` from `{b}` (floor {floor_of[b]}, above it)"
                 )
     return errors
@@ -292,13 +338,21 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 
 def self_test() -> int:
-    """The checker on its fixtures: the clean one passes, the violating one
-    fails with exactly the errors of its expected.txt."""
+    """The checker on its fixtures: the clean one passes, the violating ones
+    (one crate; two crates sharing a table) fail with exactly the errors of
+    their expected.txt."""
     failed = False
-    for name, code in (("floor-clean", 0), ("floor-violation", 1)):
+    shared = ["--floors", "floor-shared/lower=floor-shared/FLOORS.md",
+              "--floors", "floor-shared/upper=floor-shared/FLOORS.md",
+              "floor-shared/lower", "floor-shared/upper"]
+    for name, code, args in (
+        ("floor-clean", 0, ["--floors", "floor-clean=floor-clean/FLOORS.md", "floor-clean"]),
+        ("floor-violation", 1, ["--floors", "floor-violation=floor-violation/FLOORS.md", "floor-violation"]),
+        ("floor-shared", 1, shared),
+    ):
         fixture = HERE / "tests" / name
         run = subprocess.run(
-            [sys.executable, __file__, "--floors", f"{name}={name}/FLOORS.md", name],
+            [sys.executable, __file__, *args],
             cwd=fixture.parent,
             capture_output=True,
             text=True,
@@ -313,7 +367,8 @@ def self_test() -> int:
                 file=sys.stderr,
             )
     if not failed:
-        print("self-test: the floor check passes hack/tests/floor-clean and fails hack/tests/floor-violation")
+        print("self-test: the floor check passes hack/tests/floor-clean and fails hack/tests/floor-violation "
+              "and hack/tests/floor-shared")
     return 1 if failed else 0
 
 
@@ -333,10 +388,30 @@ def main() -> int:
     for crate in sorted(unused):
         print(f"error: --floors {crate}: not among the crates checked", file=sys.stderr)
     failed = bool(unused)
+    # Crates sharing a table: each one's siblings, and the modules of all.
+    sharing: dict = {}
+    for crate, md in floors.items():
+        sharing.setdefault(md.resolve(), []).append(crate)
+    modules_of = {crate: top_modules(crate) for crate in floors}
+    for group in sharing.values():
+        seen: dict = {}
+        for crate in group:
+            for name in sorted(modules_of[crate]):
+                if name in seen:
+                    failed = True
+                    print(f"error: {crate}: top-level module `{name}` is also one of "
+                          f"{seen[name]}, which shares its floors table", file=sys.stderr)
+                seen[name] = crate
     for arg in crates:
         crate = pathlib.Path(arg)
         md = floors.get(crate.resolve())
-        for error in check_crate(crate, md):
+        shared = None
+        if md is not None:
+            group = sharing[md.resolve()]
+            if len(group) > 1:
+                shared = ({c.name.replace("-", "_") for c in group if c != crate.resolve()},
+                          set().union(*(modules_of[c] for c in group)))
+        for error in check_crate(crate, md, shared):
             failed = True
             print(f"error: {crate}: {error}", file=sys.stderr)
     if not failed:

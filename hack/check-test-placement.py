@@ -40,6 +40,7 @@ CRATES = [
     "kubegen-derive",
     "kubegen-cli",
     "kubegen-crd",
+    "kubegen-base",
     "kubegen-engine",
     "kubegen-runtime",
     "tests/kubegen-testenv",

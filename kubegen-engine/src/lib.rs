@@ -15,33 +15,27 @@
 //! it).
 
 pub mod api_errors;
-pub mod apply;
+// The floors that need no API client, in kubegen-base; published here at
+// the paths operators name (`kubegen::store`, …), and used by this crate's
+// modules as its own (`crate::store`, …).
+pub use kubegen_base::{apply, conditions, logging, protobuf, store, workqueue};
+pub use kubegen_base::{apply_root, apply_structs};
+pub(crate) use kubegen_base::{duration_histogram, jitter, json_text, lease};
 pub mod client;
-pub mod conditions;
 pub mod controller;
 pub mod conversion;
-mod duration_histogram;
 pub mod events;
 pub mod factory;
-mod fast_hash;
 pub mod finalizer;
 pub mod informer;
-mod jitter;
-mod json_text;
-mod kube_schema;
 pub mod leader_election;
-mod lease;
 pub mod lister;
-pub mod logging;
 pub mod manager;
 pub mod ownership;
-pub mod protobuf;
 pub mod server;
 pub mod sharding;
 #[cfg(feature = "storage-migration")]
 pub mod storage_migration;
-pub mod store;
-pub mod workqueue;
 
 pub use client::{Error as ClientError, ResourceClient};
 pub use controller::{
@@ -58,21 +52,10 @@ pub use workqueue::{RateLimiter, WorkQueue};
 
 pub use k8s_openapi;
 pub use kube;
-pub use kube_schema::{CustomResourceExt, KubeSchema};
+/// Support for derive-generated code; not a public API.
+#[doc(hidden)]
+pub use kubegen_base::__private;
+pub use kubegen_base::{CustomResourceExt, KubeSchema};
 pub use kubegen_core::crd::{CrdError, merge_crds};
 pub use kubegen_core::schema::SchemaError;
 pub use kubegen_crd::to_json as crd_to_json;
-/// Support for derive-generated code; not a public API.
-#[doc(hidden)]
-pub mod __private {
-    pub use ::serde;
-    pub use ::serde_json;
-    pub use kubegen_core::crd::CrdError;
-    pub use kubegen_core::model::ResourceModel;
-    pub use kubegen_core::rt::*;
-    pub use kubegen_core::schema::SchemaError;
-
-    #[cfg(not(feature = "schemars"))]
-    pub use crate::kube_schema::SchemarsFeatureOff;
-    pub use crate::kube_schema::{crd_decode, schemars_schema};
-}

@@ -612,7 +612,7 @@ async fn one_key_is_never_reconciled_twice_at_once() {
 fn reconciles_run_in_a_span_with_key_and_controller() {
     let script = Arc::new(Script::default());
     *script.failing.lock() = vec![0];
-    let text = crate::logging::tests::capture(LogFormat::Json, || {
+    let text = crate::logging::capture::capture(LogFormat::Json, || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -1,0 +1,2 @@
+//! The ground floor.
+pub struct Base;

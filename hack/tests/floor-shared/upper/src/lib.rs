@@ -1,0 +1,3 @@
+//! The upper crate: the lower crate's modules used as its own.
+pub use lower::{ground, queue};
+pub mod watch;
