@@ -37,7 +37,7 @@ metadata`). Writes into `kubegen-core/src/builtin/`:
 - `rows.rs`: one row for every definition that has a (non-generic)
   k8s-openapi Rust type, with `FIELDS`, `KEY_FIELDS` and `SCALAR` taken from
   the schema, in the macro `__builtin_rows!`: kubegen-core's `builtin/mod.rs`
-  lists the definitions from it, kubegen-engine's `kube_schema/builtin.rs`
+  lists the definitions from it, kubegen-base's `kube_schema/builtin.rs`
   writes each type's `impl KubeSchema` and `impl Applicable`.
 
 Definitions without a Rust type are printed, never silently skipped. The
@@ -304,7 +304,7 @@ def render(version, openapi, controller_tools, generated, with_rust, types):
             + f"//! The {len(rows)} k8s-openapi types of Kubernetes v{version} with a built-in schema, one\n"
             + "//! row each: `path = definition, FIELDS, KEY_FIELDS, SCALAR;` (see `__builtin_rows!` below).\n\n"
             + "/// Calls the macro named by its argument with every row of the built-in\n"
-            + "/// table: kubegen-core lists the definitions, kubegen-engine writes the\n"
+            + "/// table: kubegen-core lists the definitions, kubegen-base writes the\n"
             + "/// `KubeSchema` and `Applicable` impls.\n"
             + "#[doc(hidden)]\n#[macro_export]\nmacro_rules! __builtin_rows {\n"
             + "    ($callback:ident) => {\n        $callback! {\n"

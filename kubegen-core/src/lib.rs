@@ -10,7 +10,7 @@
 //! - [`schema`]: the one schema builder (model → structural OpenAPI v3), the
 //!   structural checker, schemars conversion and CEL helpers;
 //! - [`builtin`]: the upstream schema of every k8s-openapi type, from a
-//!   table generated out of the Kubernetes OpenAPI spec (kubegen-engine
+//!   table generated out of the Kubernetes OpenAPI spec (kubegen-base
 //!   implements `KubeSchema` with it);
 //! - [`crd`]: CustomResourceDefinition assembly, version merge, size budget;
 //! - [`admission`]: admission webhook paths and configurations;

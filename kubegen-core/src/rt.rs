@@ -2,7 +2,7 @@
 //! `kubegen` crate as `kubegen::__private`): it evaluates the embedded,
 //! already validated models with the one schema builder. The traits that
 //! code implements (`KubeSchema`, `CustomResourceExt`, `Applicable`) are
-//! kubegen-engine's (re-exported by kubegen-runtime), beside their impls
+//! kubegen-base's (re-exported by kubegen-runtime), beside their impls
 //! for k8s-openapi's types.
 
 use std::cell::Cell;

@@ -77,7 +77,11 @@
 //! All of it but the derive macros and `testing` is kubegen-engine's,
 //! re-exported here item for item: the engine is a crate of its own so
 //! that Cargo compiles it while it compiles the derive, which a crate
-//! re-exporting the macros would wait for.
+//! re-exporting the macros would wait for. The engine's floors that need
+//! no API client (the cache, apply, protobuf, the workqueue, logging) are
+//! kubegen-base's, re-exported by the engine at the same paths, so that
+//! Cargo compiles them while it compiles kube-client, which the rest of
+//! the engine waits for.
 //!
 //! # Features
 //!

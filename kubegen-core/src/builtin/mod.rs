@@ -1,5 +1,5 @@
 //! Built-in Kubernetes types inside CRDs: every (non-generic) k8s-openapi
-//! type implements kubegen-engine's `KubeSchema` with the schema
+//! type implements kubegen-base's `KubeSchema` with the schema
 //! controller-gen embeds in a CRD for the same Go type, so that a CRD
 //! embedding, say, a `PodTemplateSpec` carries `x-kubernetes-list-type: map`
 //! on `containers`, `env` and `ports` (server-side apply merges those lists
@@ -24,7 +24,7 @@
 //!   out, a quarter of its size, which [`structure`] reads;
 //! - `rows.rs`: one row per type (its definition and the consts of its
 //!   `KubeSchema` impl) in the exported macro `__builtin_rows!`, which this
-//!   module reads for [`types`] and kubegen-engine for its impls (a trait
+//!   module reads for [`types`] and kubegen-base for its impls (a trait
 //!   implemented for k8s-openapi's types lives with the trait, and this
 //!   crate builds no k8s-openapi: the code generator reads the table as
 //!   data).
@@ -163,7 +163,7 @@ fn inlined(
     }
 }
 
-/// What kubegen-engine's generated impls call: the schema of a definition
+/// What kubegen-base's generated impls call: the schema of a definition
 /// the table must hold.
 pub fn schema_of(definition: &str) -> Result<Value, SchemaError> {
     schema(definition).unwrap_or_else(|| {

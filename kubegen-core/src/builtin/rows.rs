@@ -3,7 +3,7 @@
 //! row each: `path = definition, FIELDS, KEY_FIELDS, SCALAR;` (see `__builtin_rows!` below).
 
 /// Calls the macro named by its argument with every row of the built-in
-/// table: kubegen-core lists the definitions, kubegen-engine writes the
+/// table: kubegen-core lists the definitions, kubegen-base writes the
 /// `KubeSchema` and `Applicable` impls.
 #[doc(hidden)]
 #[macro_export]
