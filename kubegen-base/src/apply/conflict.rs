@@ -2,7 +2,7 @@
 //! each conflicting field with the manager that owns it in the Status
 //! causes (`type: FieldManagerConflict`, `field: .spec.replicas`, `message:
 //! conflict with "kubectl" using apps/v1: .spec.replicas`). Read them with
-//! [`ClientError::apply_conflicts`](crate::ClientError::apply_conflicts).
+//! `kubegen::ClientError::apply_conflicts`.
 
 use kube_core::Status;
 

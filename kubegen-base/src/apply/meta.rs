@@ -181,7 +181,7 @@ impl OwnerReferenceApply {
 
 impl From<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference> for OwnerReferenceApply {
     /// Every field of the reference, as
-    /// [`owner_reference`](crate::ownership::owner_reference) makes it.
+    /// `kubegen::ownership::owner_reference` makes it.
     fn from(r: k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference) -> Self {
         OwnerReferenceApply {
             api_version: Some(r.api_version),

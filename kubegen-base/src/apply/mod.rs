@@ -261,8 +261,7 @@ pub fn from_typed<A: DeserializeOwned>(value: &impl Serialize) -> Result<A, Appl
     serde_json::from_value(serde_json::to_value(value).map_err(decode)?).map_err(decode)
 }
 
-/// An informer transform (for
-/// [`FactoryBuilder::transform`](crate::FactoryBuilder::transform)) that
+/// An informer transform (for `kubegen::FactoryBuilder::transform`) that
 /// keeps, of each object's `metadata.managedFields`, only the entries
 /// `field_manager` applied (`operation: Apply`, any subresource): what
 /// [`extract`] and [`is_applied`] read on cached objects, at a fraction

@@ -12,7 +12,7 @@ use super::key::ObjectKey;
 
 /// How many decoded objects a compact store keeps beside the encoded ones
 /// ([`Store::compact_with`](super::Store::compact_with),
-/// [`InformerConfig::working_set`](crate::informer::InformerConfig::working_set)).
+/// `kubegen::informer::InformerConfig::working_set`).
 ///
 /// A read by key of an object in the working set hands out the kept
 /// `Arc<K>`; any other read decodes, and a read by key then keeps the
