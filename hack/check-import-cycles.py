@@ -139,22 +139,9 @@ def sibling_modules(root: str, siblings: set) -> set:
     return names
 
 
-def top_modules(crate: pathlib.Path) -> set:
-    """The crate's top-level modules, test-only ones left out."""
-    src = crate / "src"
-    tops, test_modules = set(), set()
-    for f in sorted(src.rglob("*.rs")):
-        mod = module_path(src, f)
-        strip_test_modules(COMMENT.sub("", f.read_text()), test_modules, mod)
-        if mod:
-            tops.add(mod[0])
-    return tops - {t[0] for t in test_modules if len(t) == 1}
-
-
-def check_crate(crate: pathlib.Path, floors_md=None, shared=None) -> list:
-    """Cycles, and floors when `floors_md` is given; `shared` is (the other
-    crates' lib names sharing the table, every module on it)."""
-    siblings, table_modules = shared or (set(), None)
+def read_crate(crate: pathlib.Path) -> tuple:
+    """(src, {file module: file}, {file module: code without comments and
+    test modules}, the test-only modules) of a crate, read once."""
     src = crate / "src"
     files = {}
     for f in sorted(src.rglob("*.rs")):
@@ -164,6 +151,21 @@ def check_crate(crate: pathlib.Path, floors_md=None, shared=None) -> list:
     for mod, f in files.items():
         text = COMMENT.sub("", f.read_text())
         texts[mod] = strip_test_modules(text, test_modules, mod)
+    return src, files, texts, test_modules
+
+
+def top_modules(reading: tuple) -> set:
+    """A crate's top-level modules (from `read_crate`), test-only ones left out."""
+    _, files, _, test_modules = reading
+    return {m[0] for m in files if m and m[:1] not in test_modules}
+
+
+def check_crate(reading: tuple, floors_md=None, shared=None) -> list:
+    """Cycles in a crate (as `read_crate` read it), and floors when
+    `floors_md` is given; `shared` is (the other crates' lib names sharing
+    the table, every module on it)."""
+    siblings, table_modules = shared or (set(), None)
+    src, files, texts, test_modules = reading
     roots = root_reexports(texts.get((), ""), files)
     external = sibling_modules(texts.get((), ""), siblings)
     edges = {m: set() for m in files}
@@ -218,7 +220,7 @@ def check_crate(crate: pathlib.Path, floors_md=None, shared=None) -> list:
         "import cycle: module " + " -> module ".join(c) for c in find_cycles(modules, names)
     ]
     if floors_md is not None:
-        tops = {t[0] for t in modules if t and not any(t[: len(x)] == x for x in test_modules)}
+        tops = top_modules(reading)
         top.update({("@", name): (name,) for name in external})
         errors += check_floors(floors_md, tops, edges, sites, top, files, table_modules)
     return errors
@@ -294,7 +296,7 @@ def check_floors(md: pathlib.Path, tops: set, edges: dict, sites: dict, top: dic
         if a in level and b in level and level[b] > level[a]:
             for line, written in where:
                 errors.append(
-                    f"{files.get(v, v)}:{line}: floor order: `{a}` (floor {floor_of[a]}) imports "
+                    f"{files[v]}:{line}: floor order: `{a}` (floor {floor_of[a]}) imports "
                     f"`{written}` from `{b}` (floor {floor_of[b]}, above it)"
                 )
     return errors
@@ -388,11 +390,13 @@ def main() -> int:
     for crate in sorted(unused):
         print(f"error: --floors {crate}: not among the crates checked", file=sys.stderr)
     failed = bool(unused)
+    readings = {pathlib.Path(arg).resolve(): read_crate(pathlib.Path(arg)) for arg in crates}
     # Crates sharing a table: each one's siblings, and the modules of all.
     sharing: dict = {}
     for crate, md in floors.items():
-        sharing.setdefault(md.resolve(), []).append(crate)
-    modules_of = {crate: top_modules(crate) for crate in floors}
+        if crate in readings:
+            sharing.setdefault(md.resolve(), []).append(crate)
+    modules_of = {crate: top_modules(readings[crate]) for group in sharing.values() for crate in group}
     for group in sharing.values():
         seen: dict = {}
         for crate in group:
@@ -411,7 +415,7 @@ def main() -> int:
             if len(group) > 1:
                 shared = ({c.name.replace("-", "_") for c in group if c != crate.resolve()},
                           set().union(*(modules_of[c] for c in group)))
-        for error in check_crate(crate, md, shared):
+        for error in check_crate(readings[crate.resolve()], md, shared):
             failed = True
             print(f"error: {crate}: {error}", file=sys.stderr)
     if not failed:
