@@ -108,6 +108,7 @@ control-plane: prerequisites
 	bash $(CONTROL_PLANE)
 
 lint: doc deps cycles tests-placement builtin-check protobuf-check package
+	python3 bench/build_timeline.py --self-test
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
