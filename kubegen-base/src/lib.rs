@@ -40,6 +40,16 @@ pub mod workqueue;
 
 pub use kube_schema::{CustomResourceExt, KubeSchema};
 
+/// The derive macros (feature `derive`), beside the traits they implement
+/// as serde's are beside its traits: `#[derive(KubeSchema)]`,
+/// `#[derive(CustomResource)]` and `#[rbac]` (see `kubegen-derive`).
+/// Operators name them through the facade (`kubegen::CustomResource`).
+/// Being here also orders the first build: this crate waits for the
+/// derive, so Cargo builds the derive early, and the engine, which waits
+/// for kube-client, does not then queue behind it.
+#[cfg(feature = "derive")]
+pub use kubegen_derive::{CustomResource, KubeSchema, rbac};
+
 /// Support for the macros of this crate (`apply_structs!`, `apply_root!`,
 /// …) and derive-generated code; not a public API.
 #[doc(hidden)]

@@ -4,11 +4,10 @@
 //!
 //! Operators do not depend on this crate: they depend on
 //! `kubegen-runtime` (library `kubegen`), which re-exports all of it,
-//! item for item, beside the derive macros. The two are apart so that
-//! Cargo compiles this crate while it compiles the derive (a crate that
-//! re-exports a procedural macro cannot start before it is built), as
-//! kube-runtime compiles beside kube-derive under the `kube` facade. The
-//! examples in these docs name the facade, as operators do: `kubegen::…`.
+//! item for item, with the derive macros (feature `derive`: kubegen-base
+//! re-exports them beside the traits they implement, and this crate
+//! re-exports kubegen-base's). The examples in these docs name the facade,
+//! as operators do: `kubegen::…`.
 //!
 //! Which module may use which is the floors table of the repository's
 //! ARCHITECTURE.md, the one statement of the floors (`make cycles` checks
@@ -55,6 +54,8 @@ pub use kube;
 /// Support for derive-generated code; not a public API.
 #[doc(hidden)]
 pub use kubegen_base::__private;
+#[cfg(feature = "derive")]
+pub use kubegen_base::{CustomResource, rbac};
 pub use kubegen_base::{CustomResourceExt, KubeSchema};
 pub use kubegen_core::crd::{CrdError, merge_crds};
 pub use kubegen_core::schema::SchemaError;

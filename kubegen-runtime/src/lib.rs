@@ -74,14 +74,15 @@
 //!   `storage-migration` feature);
 //! - ground floor: [`api_errors`] (the apiserver's failure predicates).
 //!
-//! All of it but the derive macros and `testing` is kubegen-engine's,
-//! re-exported here item for item: the engine is a crate of its own so
-//! that Cargo compiles it while it compiles the derive, which a crate
-//! re-exporting the macros would wait for. The engine's floors that need
-//! no API client (the cache, apply, protobuf, the workqueue, logging) are
-//! kubegen-base's, re-exported by the engine at the same paths, so that
-//! Cargo compiles them while it compiles kube-client, which the rest of
-//! the engine waits for.
+//! All of it but `testing` is kubegen-engine's, re-exported here item for
+//! item. The engine's floors that need no API client (the cache, apply,
+//! protobuf, the workqueue, logging, and the derive macros beside the
+//! traits they implement) are kubegen-base's, re-exported by the engine
+//! at the same paths, so that Cargo compiles them while it compiles
+//! kube-client, which the rest of the engine waits for. kubegen-base
+//! waiting for the derive also orders the first build: Cargo builds the
+//! derive early, and the engine does not queue behind it once
+//! kube-client is ready.
 //!
 //! # Features
 //!
@@ -98,9 +99,6 @@
 
 #[doc(inline)]
 pub use kubegen_engine::*;
-
-#[cfg(feature = "derive")]
-pub use kubegen_derive::*;
 
 /// An in-process API server for unit tests (feature `testing`, for
 /// `[dev-dependencies]`: an operator's release build never links it):
