@@ -308,6 +308,14 @@ def self_test() -> None:
     # derive runs after client (6–7), app 8–9.
     assert replay(what_if(units, ["engine=derive"]), 2) == 10.0
     assert replay(what_if(units, ["derive=client"]), 2) == 9.0, replay(what_if(units, ["derive=client"]), 2)
+    # Cargo's order: x, y, z ready at once on two slots; z first (w depends
+    # on it), then x (the lower index of the rest): z 0–1, x 0–3, y 1–4,
+    # w 3–6. Least-depended-on first would give x, y 0–3, z 3–4, w 4–7.
+    rows = [row("x", 0, 3), row("y", 0, 3), row("z", 0, 1), row("w", 0, 3)]
+    graph = {"units": [unit("x", "lib", []), unit("y", "lib", []), unit("z", "lib", []),
+                       unit("w", "lib", [2])]}
+    order = join(graph, read_timings("const UNIT_DATA = " + json.dumps(rows) + ";\n"))
+    assert replay(order, 2) == 6.0, replay(order, 2)
     print("self-test: the chain, the metadata and link waits, and the replay are as built")
 
 
