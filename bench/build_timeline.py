@@ -86,6 +86,9 @@ def read_timings(html: str) -> list:
 
 
 def timing_kind(row: dict) -> str:
+    """A report row's unit kind, from its target text (empty for a
+    library or proc-macro, `name "bin"`, `build-script`, `build-script
+    (run)`)."""
     target = row["target"].strip()
     if "(run)" in target:
         return "run"
@@ -100,7 +103,9 @@ def join(units_json: dict, rows: list) -> list:
     """One entry per unit of the graph with its measured times: start, end,
     and when its metadata was ready (the end of its frontend for a library,
     else its end). Units are matched by package name, kind and features;
-    a proc-macro is a `lib` row in the report."""
+    a proc-macro is a `lib` row in the report; two units alike in all three
+    (one crate built for the host and the target with the same features,
+    in different profiles) take the report's rows in order."""
     pool: dict = {}
     for row in rows:
         sections = row.get("sections") or []
