@@ -1,5 +1,6 @@
 //! kubegen-base: the floors of kubegen's runtime that need no API client —
-//! the traits derived code implements (`KubeSchema`, `CustomResourceExt`),
+//! the traits derived code implements (`KubeSchema`, `CustomResourceExt`)
+//! with the derives beside them (feature `derive`),
 //! typed server-side apply configurations, Kubernetes protobuf decoding,
 //! the informer's cache, the workqueue, logging, and the small shared
 //! pieces below them (backoff jitter, Lease records, duration histograms,
