@@ -146,13 +146,19 @@ def linked(units: list, i: int) -> set:
     return seen
 
 
-def ready(units: list, i: int) -> tuple:
-    """When unit `i` could start, and the dependency that decided it."""
+def waits_on(units: list, i: int) -> list:
+    """What unit `i` waits for: (dependency, whether all of it or only its
+    metadata); a linking unit waits for everything it links."""
     u = units[i]
     deps = linked(units, i) if u["kind"] in ("bin", "build-script", "proc-macro") else u["deps"]
+    return [(d, needs_all(u, units[d])) for d in deps]
+
+
+def ready(units: list, i: int) -> tuple:
+    """When unit `i` could start, and the dependency that decided it."""
     best, by = 0.0, None
-    for d in deps:
-        t = units[d]["end"] if needs_all(u, units[d]) else units[d]["rmeta"]
+    for d, whole in waits_on(units, i):
+        t = units[d]["end"] if whole else units[d]["rmeta"]
         if t > best:
             best, by = t, d
     return best, by
@@ -201,17 +207,14 @@ def replay(units: list, jobs: int, times=None) -> float:
     for i, u in enumerate(units):
         for d in u["deps"]:
             dependents[d].add(i)
-    below: dict = {}
+    seen: dict = {}
 
     def above(i):  # every unit that depends on `i`, transitively, and `i`
-        if i not in below:
-            below[i] = {i}.union(*(above(j) for j in dependents[i]))
-        return below[i]
+        if i not in seen:
+            seen[i] = {i}.union(*(above(j) for j in dependents[i]))
+        return seen[i]
     priority = [len(above(i)) for i in range(n)]
-    waits = []
-    for i, u in enumerate(units):
-        deps = linked(units, i) if u["kind"] in ("bin", "build-script", "proc-macro") else u["deps"]
-        waits.append([(d, needs_all(u, units[d])) for d in deps])
+    waits = [waits_on(units, i) for i in range(n)]
     meta, done, pending, events, now, free = {}, set(), set(range(n)), [], 0.0, jobs
     while pending or events:
         startable = sorted((i for i in pending if all(d in done if whole else d in meta
