@@ -352,8 +352,8 @@ fn manifests_are_validated_as_updates_of_the_stored_objects() {
 /// CRD file says.
 #[tokio::test(flavor = "multi_thread")]
 async fn check_against_a_cluster_reads_its_stored_versions() -> anyhow::Result<()> {
-    use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
-    use kube::discovery::ApiResource;
+    use kubegen_client::api::ApiResource;
+    use kubegen_client::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
     let env = kubegen_testenv::TestEnv::shared().await?;
     let crds: Api<DynamicObject> = Api::all_with(
         env.client().await?,

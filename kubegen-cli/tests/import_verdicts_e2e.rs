@@ -14,8 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
-use kube::api::{Api, ApiResource, DynamicObject, PostParams};
 use kubegen_cli::import::{self, Verdict};
+use kubegen_client::api::{Api, ApiResource, DynamicObject, PostParams};
 use serde_json::Value;
 
 #[path = "support/corpus.rs"]

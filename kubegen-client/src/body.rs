@@ -9,11 +9,11 @@ use http_body::{Frame, SizeHint};
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
 
-use crate::error::BoxError;
+use crate::error::{BoxError, Error};
 
 /// An HTTP body: bytes in memory or a stream from a connection.
 #[derive(Debug)]
-pub struct Body(UnsyncBoxBody<Bytes, BoxError>);
+pub struct Body(UnsyncBoxBody<Bytes, Error>);
 
 impl Body {
     /// A body with no bytes.
@@ -28,11 +28,11 @@ impl Body {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<BoxError>,
     {
-        Body(body.map_err(Into::into).boxed_unsync())
+        Body(body.map_err(|e| Error::Service(e.into())).boxed_unsync())
     }
 
     /// Reads the whole body.
-    pub async fn collect_bytes(self) -> Result<Bytes, BoxError> {
+    pub async fn collect_bytes(self) -> Result<Bytes, Error> {
         Ok(self.0.collect().await?.to_bytes())
     }
 }
@@ -55,12 +55,12 @@ impl From<Vec<u8>> for Body {
 
 impl http_body::Body for Body {
     type Data = Bytes;
-    type Error = BoxError;
+    type Error = Error;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+    ) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
         Pin::new(&mut self.0).poll_frame(cx)
     }
 

@@ -102,11 +102,7 @@ impl Client {
     pub async fn request_text(&self, request: Request<Vec<u8>>) -> Result<String> {
         let response = self.send(request.map(Body::from)).await?;
         let response = api_errors(response).await?;
-        let bytes = response
-            .into_body()
-            .collect_bytes()
-            .await
-            .map_err(Error::Service)?;
+        let bytes = response.into_body().collect_bytes().await?;
         String::from_utf8(bytes.to_vec()).map_err(Error::FromUtf8)
     }
 
@@ -166,11 +162,7 @@ async fn api_errors(response: Response<Body>) -> Result<Response<Body>> {
     if !(code.is_client_error() || code.is_server_error()) {
         return Ok(response);
     }
-    let bytes = response
-        .into_body()
-        .collect_bytes()
-        .await
-        .map_err(Error::Service)?;
+    let bytes = response.into_body().collect_bytes().await?;
     if let Ok(mut status) = serde_json::from_slice::<Status>(&bytes) {
         if status.code == 0 {
             // A JSON body without a code (not an apiserver's `Status`).

@@ -35,6 +35,11 @@ mod tls;
 mod transport;
 mod watch;
 
+/// kube-core, whose types (`Resource`, `ObjectMeta`, the parameters, the
+/// requests) this client's verbs take and return.
+pub use kube_core as core;
+pub use kube_core::{Resource, ResourceExt};
+
 pub use api::Api;
 pub use body::Body;
 pub use client::Client;

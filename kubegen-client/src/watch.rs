@@ -95,7 +95,7 @@ impl Lines {
                         }
                     }
                 }
-                Some(Err(error)) if cut_mid_stream(&*error) => {
+                Some(Err(error)) if cut_mid_stream(&error) => {
                     tracing::debug!(%error, "watch connection ended mid-stream");
                     self.body = None;
                     return Ok(None);

@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, Patch, PatchParams};
+use kubegen_client::api::{Api, Patch, PatchParams};
 use kubegen_core::rng::Rng;
 use kubegen_testenv::{TestEnv, eventually};
 use serde_json::Value;
@@ -58,7 +58,12 @@ impl PartialEq for Verdict {
     }
 }
 
-async fn dry_run(client: &kube::Client, group: &str, namespaced: bool, object: &Value) -> Verdict {
+async fn dry_run(
+    client: &kubegen_client::Client,
+    group: &str,
+    namespaced: bool,
+    object: &Value,
+) -> Verdict {
     let namespace = object
         .pointer("/metadata/namespace")
         .and_then(Value::as_str)
@@ -76,10 +81,10 @@ async fn dry_run(client: &kube::Client, group: &str, namespaced: bool, object: &
 }
 
 /// The verdict of a dry-run request's response.
-fn verdict(response: Result<String, kube::Error>) -> Verdict {
+fn verdict(response: Result<String, kubegen_client::Error>) -> Verdict {
     match response {
         Ok(_) => Verdict::Accepted,
-        Err(kube::Error::Api(status)) => {
+        Err(kubegen_client::Error::Api(status)) => {
             let text = serde_json::to_value(&status).unwrap();
             let message = text["message"].as_str().unwrap_or("").to_string();
             if status.code == 400 && message.contains("strict decoding error") {
@@ -259,7 +264,7 @@ async fn dry_run_verdicts_agree_with_kubegens() {
 }
 
 /// A dry-run update (`PUT`) of `object` with strict field validation.
-async fn dry_run_update(client: &kube::Client, group: &str, object: &Value) -> Verdict {
+async fn dry_run_update(client: &kubegen_client::Client, group: &str, object: &Value) -> Verdict {
     let name = object["metadata"]["name"].as_str().unwrap_or_default();
     let namespace = object["metadata"]["namespace"]
         .as_str()
@@ -357,7 +362,7 @@ async fn dry_run_updates_agree_with_kubegens() {
                 // read (stored as a string while the CRD took anything):
                 // the apiserver cannot serve the object any more (500),
                 // so no `--old` holds it.
-                Err(kube::Error::Api(status)) if status.code == 500 => {
+                Err(kubegen_client::Error::Api(status)) if status.code == 500 => {
                     unreadable += 1;
                     continue;
                 }

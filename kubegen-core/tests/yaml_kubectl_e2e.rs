@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use kube::api::{Api, DynamicObject};
-use kube::core::{ApiResource, GroupVersionKind};
+use kubegen_client::api::{Api, DynamicObject};
+use kubegen_client::core::{ApiResource, GroupVersionKind};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};

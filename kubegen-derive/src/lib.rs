@@ -42,7 +42,7 @@ pub fn derive_kube_schema(input: TokenStream) -> TokenStream {
 ///
 /// Generates the root type `Kind { metadata, spec, status }` (with
 /// `Kind::new(name, spec)` and `Kind::crd()`), `k8s_openapi::Resource`,
-/// `ListableResource` and `Metadata` (so `kube::Api<Kind>` works),
+/// `ListableResource` and `Metadata` (so `kubegen::Api<Kind>` works),
 /// `kubegen::CustomResourceExt`, and `KubeSchema` for the spec.
 ///
 /// ```

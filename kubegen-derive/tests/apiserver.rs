@@ -21,8 +21,10 @@ use anyhow::{Context, Result};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kubegen::{CustomResource, CustomResourceExt, KubeSchema};
+use kubegen_client::api::{
+    Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams,
+};
 use kubegen_testenv::TestEnv;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -428,7 +430,7 @@ mod gadget_v2 {
     }
 }
 
-async fn setup(prefix: &str) -> Result<(&'static TestEnv, String, kube::Client)> {
+async fn setup(prefix: &str) -> Result<(&'static TestEnv, String, kubegen_client::Client)> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace(prefix).await?;
     let client = env.client().await?;
@@ -437,11 +439,11 @@ async fn setup(prefix: &str) -> Result<(&'static TestEnv, String, kube::Client)>
 
 /// Installs the CRD of `K` and returns a dynamic client once it is served.
 async fn served<K>(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     ns: Option<&str>,
 ) -> Result<(ApiResource, Api<DynamicObject>)>
 where
-    K: CustomResourceExt + kube::Resource<DynamicType = ()>,
+    K: CustomResourceExt + kubegen_client::Resource<DynamicType = ()>,
 {
     let crd: CustomResourceDefinition = serde_json::from_value(K::crd_json()?)?;
     install_crd(client, &crd).await?;
@@ -498,7 +500,7 @@ fn shape_spec() -> Value {
 /// Rust spec type) and checks it reads back, typed, with the same spec.
 async fn round_trip<K, S>(api: &Api<K>, name: &str, spec: Value) -> Result<()>
 where
-    K: kube::Resource<DynamicType = ()> + Clone + std::fmt::Debug + Serialize,
+    K: kubegen_client::Resource<DynamicType = ()> + Clone + std::fmt::Debug + Serialize,
     K: serde::de::DeserializeOwned,
     S: Serialize + serde::de::DeserializeOwned,
     K: HasSpec<S>,
@@ -2073,7 +2075,7 @@ async fn selectable_fields_filter_lists() -> Result<()> {
         api.create(&PostParams::default(), &object(&resource, name, &spec))
             .await?;
     }
-    let names = |list: kube::core::ObjectList<DynamicObject>| -> Vec<String> {
+    let names = |list: kubegen_client::core::ObjectList<DynamicObject>| -> Vec<String> {
         let mut names: Vec<String> = list
             .items
             .into_iter()

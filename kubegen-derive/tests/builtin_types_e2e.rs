@@ -33,8 +33,8 @@ use k8s_openapi::api::core::v1::{
     Affinity, Container, ObjectReference, PodTemplateSpec, ResourceRequirements, Toleration, Volume,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kubegen::{CustomResource, CustomResourceExt};
+use kubegen_client::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams};
 use kubegen_core::builtin;
 use kubegen_testenv::TestEnv;
 use serde::{Deserialize, Serialize};
@@ -117,7 +117,7 @@ const COMPARED: &[(&str, &str, &str)] = &[
 const CORE: &str = "/openapi/v3/api/v1";
 const BATCH: &str = "/openapi/v3/apis/batch/v1";
 
-async fn setup(prefix: &str) -> Result<(&'static TestEnv, String, kube::Client)> {
+async fn setup(prefix: &str) -> Result<(&'static TestEnv, String, kubegen_client::Client)> {
     let env = TestEnv::shared().await?;
     let ns = env.namespace(prefix).await?;
     let client = env.client().await?;
@@ -125,9 +125,12 @@ async fn setup(prefix: &str) -> Result<(&'static TestEnv, String, kube::Client)>
 }
 
 /// Installs the CRD of `K` and returns a dynamic client once it is served.
-async fn served<K>(client: &kube::Client, ns: &str) -> Result<(ApiResource, Api<DynamicObject>)>
+async fn served<K>(
+    client: &kubegen_client::Client,
+    ns: &str,
+) -> Result<(ApiResource, Api<DynamicObject>)>
 where
-    K: CustomResourceExt + kube::Resource<DynamicType = ()>,
+    K: CustomResourceExt + kubegen_client::Resource<DynamicType = ()>,
 {
     let crd: CustomResourceDefinition = serde_json::from_value(K::crd_json()?)?;
     install_crd(client, &crd).await?;
@@ -138,7 +141,7 @@ where
 }
 
 /// The `components.schemas` the apiserver publishes at `path`.
-async fn published(client: &kube::Client, path: &str) -> Result<Map<String, Value>> {
+async fn published(client: &kubegen_client::Client, path: &str) -> Result<Map<String, Value>> {
     let request = http::Request::get(path).body(Vec::new())?;
     let text = client.request_text(request).await?;
     let mut doc: Value = serde_json::from_str(&text)?;

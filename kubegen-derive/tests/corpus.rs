@@ -55,7 +55,7 @@ fn my_application() {
     assert!(json.get("status").is_none());
     let back: MyApplication = serde_json::from_value(json).unwrap();
     assert_eq!(back, app);
-    use kubegen::kube::Resource;
+    use kubegen::Resource;
     assert_eq!(MyApplication::plural(&()), "myapplications");
     assert_eq!(
         MyApplication::url_path(&(), Some("ns")),

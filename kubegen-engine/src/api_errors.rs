@@ -10,10 +10,10 @@
 //! ```
 //! use kubegen::api_errors::{is_not_found, IsConflict};
 //!
-//! fn outcome(result: Result<(), kube::Error>) -> &'static str {
+//! fn outcome(result: Result<(), kubegen::Error>) -> &'static str {
 //!     match result {
 //!         Ok(()) => "written",
-//!         Err(kube::Error::Api(status)) if is_not_found(&status) => "gone",
+//!         Err(kubegen::Error::Api(status)) if is_not_found(&status) => "gone",
 //!         Err(error) if error.is_conflict() => "retry with a fresh read",
 //!         Err(_) => "failed",
 //!     }
@@ -21,7 +21,7 @@
 //! # assert_eq!(outcome(Ok(())), "written");
 //! ```
 
-use kube::core::Status;
+use kubegen_client::core::Status;
 
 /// The reason of a `409` answering a create whose name is taken.
 const ALREADY_EXISTS: &str = "AlreadyExists";
@@ -71,9 +71,9 @@ pub trait IsConflict {
     fn is_conflict(&self) -> bool;
 }
 
-impl IsConflict for kube::Error {
+impl IsConflict for kubegen_client::Error {
     fn is_conflict(&self) -> bool {
-        matches!(self, kube::Error::Api(status) if is_conflict(status))
+        matches!(self, kubegen_client::Error::Api(status) if is_conflict(status))
     }
 }
 
@@ -120,11 +120,11 @@ mod tests {
 
     #[test]
     fn kube_errors_are_conflicts_only_when_the_apiserver_said_so() {
-        let conflict = kube::Error::Api(Box::new(status(409, "Conflict")));
+        let conflict = kubegen_client::Error::Api(Box::new(status(409, "Conflict")));
         assert!(conflict.is_conflict());
-        let exists = kube::Error::Api(Box::new(status(409, "AlreadyExists")));
+        let exists = kubegen_client::Error::Api(Box::new(status(409, "AlreadyExists")));
         assert!(!exists.is_conflict());
-        let local = kube::Error::LinesCodecMaxLineLengthExceeded;
+        let local = kubegen_client::Error::LinesCodecMaxLineLengthExceeded;
         assert!(!local.is_conflict());
     }
 }

@@ -10,7 +10,7 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::Api;
+//! use kubegen::Api;
 //! use kubegen::finalizer::{finalizer, FinalizerEvent};
 //!
 //! # async fn reconcile(api: Api<ConfigMap>, obj: Arc<ConfigMap>) -> Result<(), Box<dyn std::error::Error>> {
@@ -30,8 +30,8 @@ use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
 
-use kube::api::{Patch, PatchParams};
-use kube::{Api, Resource, ResourceExt};
+use kubegen_client::api::{Patch, PatchParams};
+use kubegen_client::{Api, Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -73,10 +73,10 @@ pub enum FinalizerError<E: std::error::Error + 'static> {
     Cleanup(#[source] E),
     /// Adding the finalizer failed.
     #[error("failed to add the finalizer: {0}")]
-    AddFinalizer(#[source] kube::Error),
+    AddFinalizer(#[source] kubegen_client::Error),
     /// Removing the finalizer failed (cleanup had succeeded).
     #[error("failed to remove the finalizer: {0}")]
-    RemoveFinalizer(#[source] kube::Error),
+    RemoveFinalizer(#[source] kubegen_client::Error),
     /// The object has no name.
     #[error("the object has no name")]
     UnnamedObject,
@@ -90,7 +90,11 @@ pub fn has_finalizer<K: Resource>(obj: &K, finalizer_name: &str) -> bool {
 /// Adds `finalizer_name` to `obj` unless it is there already (then `obj` is
 /// returned without a request). Fails with `409 Conflict` when the object
 /// changed on the server since `obj` was read.
-pub async fn add_finalizer<K>(api: &Api<K>, obj: &K, finalizer_name: &str) -> Result<K, kube::Error>
+pub async fn add_finalizer<K>(
+    api: &Api<K>,
+    obj: &K,
+    finalizer_name: &str,
+) -> Result<K, kubegen_client::Error>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
 {
@@ -110,7 +114,7 @@ pub async fn remove_finalizer<K>(
     api: &Api<K>,
     obj: &K,
     finalizer_name: &str,
-) -> Result<K, kube::Error>
+) -> Result<K, kubegen_client::Error>
 where
     K: Resource + Clone + DeserializeOwned + Serialize + Debug,
 {
@@ -161,19 +165,19 @@ fn version_guard<K: Resource>(obj: &K) -> Option<Value> {
         .map(|rv| json!({"op": "replace", "path": "/metadata/resourceVersion", "value": rv}))
 }
 
-async fn patch<K>(api: &Api<K>, name: &str, ops: Vec<Value>) -> Result<K, kube::Error>
+async fn patch<K>(api: &Api<K>, name: &str, ops: Vec<Value>) -> Result<K, kubegen_client::Error>
 where
     K: Resource + Clone + DeserializeOwned + Debug,
 {
     let patch: json_patch::Patch =
-        serde_json::from_value(Value::Array(ops)).map_err(kube::Error::SerdeError)?;
+        serde_json::from_value(Value::Array(ops)).map_err(kubegen_client::Error::SerdeError)?;
     api.patch(name, &PatchParams::default(), &Patch::Json::<()>(patch))
         .await
 }
 
-fn object_name<K: Resource>(obj: &K) -> Result<String, kube::Error> {
+fn object_name<K: Resource>(obj: &K) -> Result<String, kubegen_client::Error> {
     obj.meta().name.clone().ok_or_else(|| {
-        kube::Error::BuildRequest(kube::core::request::Error::Validation(
+        kubegen_client::Error::BuildRequest(kubegen_client::core::request::Error::Validation(
             "the object has no name".into(),
         ))
     })
@@ -225,7 +229,7 @@ where
                 })
                 .await
             }
-            Err(kube::Error::Api(status)) if is_not_found(&status) => Ok(None),
+            Err(kubegen_client::Error::Api(status)) if is_not_found(&status) => Ok(None),
             other => other.map(Some),
         };
         removed.map_err(FinalizerError::RemoveFinalizer)?;
@@ -256,7 +260,7 @@ where
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
-    use kube::api::ObjectMeta;
+    use kubegen_client::api::ObjectMeta;
 
     fn cm(finalizers: Option<Vec<&str>>) -> ConfigMap {
         ConfigMap {

@@ -50,13 +50,19 @@ pub use server::{ServingCert, WebhookServer};
 pub use workqueue::{RateLimiter, WorkQueue};
 
 pub use k8s_openapi;
-pub use kube;
+pub use kube_core as core;
+pub use kube_core::{Resource, ResourceExt};
 /// Support for derive-generated code; not a public API.
 #[doc(hidden)]
 pub use kubegen_base::__private;
 #[cfg(feature = "derive")]
 pub use kubegen_base::{CustomResource, rbac};
 pub use kubegen_base::{CustomResourceExt, KubeSchema};
+/// The API client ([kubegen-client](kubegen_client)) at kube-rs's paths:
+/// `kubegen::Client`, `kubegen::Api`, `kubegen::api::*` (the parameters
+/// and object types), `kubegen::config::*`, `kubegen::Error`,
+/// `kubegen::core` (kube-core).
+pub use kubegen_client::{Api, Client, Config, Error, api, config};
 pub use kubegen_core::crd::{CrdError, merge_crds};
 pub use kubegen_core::schema::SchemaError;
 pub use kubegen_crd::to_json as crd_to_json;

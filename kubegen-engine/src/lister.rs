@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use kube::Resource;
-use kube::core::{Selector, SelectorExt};
+use kubegen_client::Resource;
+use kubegen_client::core::{Selector, SelectorExt};
 
 use crate::store::{CacheError, NAMESPACE_INDEX, ObjectKey, Store};
 
@@ -147,7 +147,7 @@ fn selected<K: Resource>(selector: &Selector, obj: &K) -> bool {
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-    use kube::api::ObjectMeta;
+    use kubegen_client::api::ObjectMeta;
 
     use super::*;
 

@@ -9,7 +9,7 @@
 //!
 //! ```no_run
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::Api;
+//! use kubegen::Api;
 //! use kubegen::client::retry_on_conflict;
 //! use kubegen::ownership::set_controller_reference;
 //!
@@ -28,8 +28,8 @@
 //! ```
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::ObjectMeta;
-use kube::{Resource, ResourceExt};
+use kubegen_client::api::ObjectMeta;
+use kubegen_client::{Resource, ResourceExt};
 
 /// Re-exported from [`api_errors`](crate::api_errors), for
 /// [`retry_on_conflict`].

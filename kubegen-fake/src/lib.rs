@@ -1,5 +1,5 @@
 //! An in-process Kubernetes API server for operator unit tests: a
-//! [`kube::Client`] with no cluster, no sockets and no Go toolchain,
+//! [`kubegen_client::Client`] with no cluster, no sockets and no Go toolchain,
 //! answering as kube-apiserver v1.36 answers for what an operator
 //! touches. Generated clients, informers, listers, the controller, leader
 //! election and the Manager run against it unchanged.
@@ -8,7 +8,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> anyhow::Result<()> {
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::api::{Api, PostParams};
+//! use kubegen_client::api::{Api, PostParams};
 //!
 //! let server = kubegen_fake::ApiServer::new();
 //! let configmaps: Api<ConfigMap> = Api::namespaced(server.client(), "default");

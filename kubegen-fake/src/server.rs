@@ -1,4 +1,4 @@
-//! [`ApiServer`]: the handle a test holds (a `kube::Client` for the code
+//! [`ApiServer`]: the handle a test holds (a `kubegen::Client` for the code
 //! under test, CRDs to install, faults to inject, the controllers to
 //! settle), and the HTTP side: each request read, routed to its verb, and
 //! answered with JSON or a stream of watch events.
@@ -132,8 +132,8 @@ impl ApiServer {
     }
 
     /// A client of this server, whose default namespace is `default`.
-    pub fn client(&self) -> kube::Client {
-        kube::Client::new(self.service(), "default")
+    pub fn client(&self) -> kubegen_client::Client {
+        kubegen_client::Client::new(self.service(), "default")
     }
 
     /// The server as a tower service, for a client built by hand.
@@ -250,7 +250,11 @@ impl ApiServer {
         state.store.compact(rv);
     }
 
-    async fn handle(&self, req: Request<kube::client::Body>) -> Response<Body> {
+    async fn handle<B>(&self, req: Request<B>) -> Response<Body>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::fmt::Display,
+    {
         let (parts, body) = req.into_parts();
         let bytes = match body.collect().await {
             Ok(c) => c.to_bytes(),
@@ -446,13 +450,19 @@ fn error(e: &ApiError) -> Response<Body> {
     json_response(e.code, &e.to_status())
 }
 
-/// The server as a tower service of `kube::Client`'s requests.
+/// The server as a tower service of an API client's requests.
 #[derive(Clone, Debug)]
 pub struct Service {
     server: ApiServer,
 }
 
-impl tower::Service<Request<kube::client::Body>> for Service {
+/// Requests of any body: kubegen's client's, or kube-rs's (a
+/// `kubegen_client::Client::new(server.service(), ns)` works too).
+impl<B> tower::Service<Request<B>> for Service
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: std::fmt::Display,
+{
     type Response = Response<Body>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
@@ -461,7 +471,7 @@ impl tower::Service<Request<kube::client::Body>> for Service {
         Poll::Ready(Ok(()))
     }
 
-    fn call(&mut self, req: Request<kube::client::Body>) -> Self::Future {
+    fn call(&mut self, req: Request<B>) -> Self::Future {
         let server = self.server.clone();
         Box::pin(async move { Ok(server.handle(req).await) })
     }

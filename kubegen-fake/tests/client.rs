@@ -1,4 +1,5 @@
-//! The in-process API server through kube's own client machinery: its
+//! The in-process API server through kube-rs's own client machinery (a
+//! `kube::Client` over `ApiServer::service`): its
 //! watcher resumes after a dropped watch and re-lists after `410 Gone`,
 //! paused tokio time drives the server's clock, and injected faults reach
 //! the client as the apiserver's errors.
@@ -41,7 +42,8 @@ async fn next_apply(
 #[tokio::test]
 async fn kubes_watcher_resumes_after_a_dropped_watch_and_relists_after_410() -> Result<()> {
     let server = ApiServer::builder().history(3).build();
-    let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let api: Api<ConfigMap> =
+        Api::namespaced(kube::Client::new(server.service(), "default"), "default");
     api.create(&PostParams::default(), &cm("a")?).await?;
     // The controllers' writes (each namespace's ServiceAccount and root CA)
     // first: with three writes of history they would compact the list's
@@ -80,7 +82,8 @@ async fn kubes_watcher_resumes_after_a_dropped_watch_and_relists_after_410() -> 
 #[tokio::test(start_paused = true)]
 async fn paused_time_drives_the_servers_clock() -> Result<()> {
     let server = ApiServer::builder().start_time(1_700_000_000).build();
-    let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let api: Api<ConfigMap> =
+        Api::namespaced(kube::Client::new(server.service(), "default"), "default");
     let first = api.create(&PostParams::default(), &cm("early")?).await?;
     tokio::time::advance(Duration::from_secs(3600)).await;
     let later = api.create(&PostParams::default(), &cm("late")?).await?;
@@ -93,7 +96,8 @@ async fn paused_time_drives_the_servers_clock() -> Result<()> {
 #[tokio::test]
 async fn injected_faults_reach_the_client_as_the_apiservers_errors() -> Result<()> {
     let server = ApiServer::new();
-    let api: Api<ConfigMap> = Api::namespaced(server.client(), "default");
+    let api: Api<ConfigMap> =
+        Api::namespaced(kube::Client::new(server.service(), "default"), "default");
     server.fail_next_writes(1, 429);
     let kube::Error::Api(status) = api
         .create(&PostParams::default(), &cm("x")?)
@@ -120,7 +124,8 @@ async fn played_controllers_write_the_status_theirs_would() -> Result<()> {
     use k8s_openapi::api::batch::v1::Job;
     use kubegen_fake::Rollout;
     let server = ApiServer::new();
-    let deployments: Api<Deployment> = Api::namespaced(server.client(), "default");
+    let deployments: Api<Deployment> =
+        Api::namespaced(kube::Client::new(server.service(), "default"), "default");
     let d: Deployment = serde_json::from_value(json!({"metadata": {"name": "web"}, "spec": {
         "selector": {"matchLabels": {"app": "web"}},
         "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}))?;
@@ -140,7 +145,7 @@ async fn played_controllers_write_the_status_theirs_would() -> Result<()> {
             .any(|c| c.type_ == "Available" && c.status == "True")
     );
 
-    let jobs: Api<Job> = Api::namespaced(server.client(), "default");
+    let jobs: Api<Job> = Api::namespaced(kube::Client::new(server.service(), "default"), "default");
     let j: Job = serde_json::from_value(
         json!({"metadata": {"name": "once"}, "spec": {"completions": 3,
         "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}),
@@ -181,7 +186,11 @@ async fn a_rule_it_cannot_evaluate_refuses_the_request_naming_it() -> Result<()>
         }))
         .map_err(|e| anyhow::anyhow!(e.message))?;
     let resource = ApiResource::from_gvk(&GroupVersionKind::gvk("example.com", "v1", "Link"));
-    let links: Api<DynamicObject> = Api::namespaced_with(server.client(), "default", &resource);
+    let links: Api<DynamicObject> = Api::namespaced_with(
+        kube::Client::new(server.service(), "default"),
+        "default",
+        &resource,
+    );
     let link: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "example.com/v1", "kind": "Link",
         "metadata": {"name": "l"}, "spec": {"a": "https://example.com/x", "b": "https://example.com/y"}}))?;

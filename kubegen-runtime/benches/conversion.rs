@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use kube::api::{Api, PostParams};
+use kubegen::api::{Api, PostParams};
 use kubegen::conversion::{WebhookEndpoint, inject_ca_bundle};
 use kubegen::{CustomResourceExt, merge_crds};
 use kubegen_testenv::{TestEnv, eventually, install_crd};

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::Client;
-use kube::api::{Api, PostParams};
+use kubegen::Client;
+use kubegen::api::{Api, PostParams};
 use kubegen::controller::{Action, Controller};
 use kubegen::leader_election::{LeaderElectionConfig, LeaderState};
 use kubegen::manager::{Manager, ManagerError};

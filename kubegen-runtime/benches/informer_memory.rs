@@ -35,11 +35,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ListParams, PostParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
-use kube::{Client, ResourceExt};
+use kubegen::api::{Api, ListParams, PostParams};
 use kubegen::informer::{Informer, InformerConfig};
 use kubegen::store::{ObjectKey, WorkingSet};
+use kubegen::{Client, ResourceExt};
 use kubegen_testenv::{Options, TestEnv};
 
 #[path = "support/peer_client_go.rs"]
@@ -247,7 +247,7 @@ fn configmap(i: usize) -> ConfigMap {
         .map(|k| (format!("key-{k}"), format!("{i:06}-{k}-{}", "x".repeat(80))))
         .collect();
     ConfigMap {
-        metadata: kube::api::ObjectMeta {
+        metadata: kubegen::api::ObjectMeta {
             name: Some(format!("bench-{i:05}")),
             labels: Some(BTreeMap::from([(
                 "app".to_string(),
@@ -273,10 +273,10 @@ async fn ours(
 }
 
 /// kube-runtime's reflector; `strip` drops managed fields like our default.
-async fn kube_runtime(client: Client, ns: &str, strip: bool) -> Result<(Reflector, usize)> {
+async fn kube_runtime(client: kube::Client, ns: &str, strip: bool) -> Result<(Reflector, usize)> {
     let (reader, writer) = reflector::store::<ConfigMap>();
     let events = watcher(
-        Api::<ConfigMap>::namespaced(client, ns),
+        kube::Api::<ConfigMap>::namespaced(client, ns),
         watcher::Config::default(),
     )
     .default_backoff()
@@ -318,6 +318,12 @@ async fn main() -> Result<()> {
     .await?;
     let ns = env.namespace("informer-bench").await?;
     let client = env.client().await?;
+    // kube-runtime's reflector runs over kube-rs's own client.
+    let kube_client = {
+        let kubeconfig = kube::config::Kubeconfig::read_from(env.kubeconfig())?;
+        let options = kube::config::KubeConfigOptions::default();
+        kube::Client::try_from(kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?)?
+    };
     let api = Api::<ConfigMap>::namespaced(client.clone(), &ns);
     let begun = Instant::now();
     futures::stream::iter(0..count)
@@ -348,11 +354,11 @@ async fn main() -> Result<()> {
     .await?;
     let mut rows = vec![
         median_of(RUNS, "kube-runtime reflector Store", || {
-            kube_runtime(client.clone(), &ns, false)
+            kube_runtime(kube_client.clone(), &ns, false)
         })
         .await?,
         median_of(RUNS, "kube-runtime Store, managedFields cleared", || {
-            kube_runtime(client.clone(), &ns, true)
+            kube_runtime(kube_client.clone(), &ns, true)
         })
         .await?,
         median_of(RUNS, "kubegen Informer (default)", || {

@@ -35,7 +35,7 @@
 //!     Ok(Action::done())
 //! }
 //!
-//! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! let mut manager = Manager::builder(client)
 //!     .leader_election(LeaderElectionConfig::new("operators", "my-operator-lock"))
 //!     .build()
@@ -102,7 +102,7 @@ pub use kubegen_engine::*;
 
 /// An in-process API server for unit tests (feature `testing`, for
 /// `[dev-dependencies]`: an operator's release build never links it):
-/// `kubegen::testing::ApiServer::new().client()` is a `kube::Client`
+/// `kubegen::testing::ApiServer::new().client()` is a `kubegen::Client`
 /// that answers as kube-apiserver does, with no cluster, no sockets and
 /// no Go. See the `kubegen-fake` crate for what it does and does not do.
 #[cfg(feature = "testing")]

@@ -11,8 +11,8 @@ use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
-use kube::discovery::ApiResource;
+use kubegen::api::ApiResource;
+use kubegen::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kubegen::server::Operation;
 use kubegen::{CustomResource, CustomResourceExt};
 use kubegen_core::model::WebhookTarget;
@@ -143,7 +143,7 @@ async fn validating_and_defaulting_webhooks_on_the_real_apiserver() -> Result<()
             .create(&PostParams::default(), &order("bad", "forbidden", Some(1)))
             .await
         {
-            Err(kube::Error::Api(e)) => Ok(Some(e)),
+            Err(kubegen::Error::Api(e)) => Ok(Some(e)),
             Ok(_) => {
                 orders.delete("bad", &Default::default()).await?;
                 Ok(None)

@@ -7,7 +7,7 @@ use anyhow::Result;
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{DeleteParams, ListParams, Patch, WatchEvent, WatchParams};
+use kubegen::api::{DeleteParams, ListParams, Patch, WatchEvent, WatchParams};
 use kubegen::client::ResourceClient;
 use kubegen_testenv::TestEnv;
 use serde_json::json;

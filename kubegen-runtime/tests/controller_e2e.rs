@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Client, Resource, ResourceExt};
+use kubegen::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kubegen::controller::{
     Action, Controller, ControllerError, ControllerMetrics, Predicate, ReconcileResult,
 };
@@ -26,6 +25,7 @@ use kubegen::ownership::{owner_reference, set_controller_reference};
 use kubegen::server::SharedRegistry;
 use kubegen::store::ObjectKey;
 use kubegen::workqueue::{ItemExponentialFailure, RateLimiter};
+use kubegen::{Client, Resource, ResourceExt};
 use kubegen_testenv::{TestEnv, eventually};
 use parking_lot::Mutex;
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! and the property test catches a lossy conversion.
 
 use kubegen::conversion::{Converter, STASH_ANNOTATION, testing::check_round_trips};
-use kubegen::kube::core::conversion::{ConversionRequest, ConversionReview};
+use kubegen::core::conversion::{ConversionRequest, ConversionReview};
 use serde_json::{Value, json};
 
 mod support;

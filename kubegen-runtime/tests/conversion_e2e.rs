@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use futures::{StreamExt, TryStreamExt};
-use kube::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
+use kubegen::api::{Api, ListParams, PostParams, WatchEvent, WatchParams};
 use kubegen::conversion::{STASH_ANNOTATION, WebhookEndpoint, inject_ca_bundle};
 use kubegen::{CustomResourceExt, merge_crds};
 use kubegen_testenv::{TestEnv, eventually, https_get, install_crd};
@@ -69,7 +69,7 @@ async fn versions_convert_through_the_webhook_without_loss() -> Result<()> {
             .await
         {
             Ok(c) => Ok(Some(c)),
-            Err(kube::Error::Api(e)) if e.code == 409 => Ok(Some(old.get("c").await?)),
+            Err(kubegen::Error::Api(e)) if e.code == 409 => Ok(Some(old.get("c").await?)),
             Err(e) => Err(e.into()),
         }
     })
@@ -169,7 +169,7 @@ async fn versions_convert_through_the_webhook_without_loss() -> Result<()> {
     bad.spec.lines[0].quantity = 0;
     let refused = new.replace("d", &PostParams::default(), &bad).await;
     match refused {
-        Err(kube::Error::Api(e)) => {
+        Err(kubegen::Error::Api(e)) => {
             assert_eq!(e.code, 422, "{e:?}");
             assert!(
                 e.message.contains("spec.lines[0].quantity"),
@@ -200,7 +200,7 @@ async fn versions_convert_through_the_webhook_without_loss() -> Result<()> {
     running.shut().await?;
     let failed = old.get("c").await;
     match failed {
-        Err(kube::Error::Api(e)) => {
+        Err(kubegen::Error::Api(e)) => {
             assert!(e.code >= 500, "{e:?}");
             assert!(e.message.contains("conversion webhook"), "{}", e.message);
         }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, PostParams};
+use kubegen::api::{Api, PostParams};
 use kubegen::conversion::{STASH_ANNOTATION, WebhookEndpoint, inject_ca_bundle};
 use kubegen::storage_migration::StorageMigration;
 use kubegen::{CustomResourceExt, merge_crds};
@@ -82,7 +82,7 @@ async fn storage_moves_to_the_richer_version_without_loss() -> Result<()> {
         || async {
             match at_v2.create(&PostParams::default(), &rich).await {
                 Ok(_) => Ok(Some(())),
-                Err(kube::Error::Api(e)) if e.code == 409 => Ok(Some(())),
+                Err(kubegen::Error::Api(e)) if e.code == 409 => Ok(Some(())),
                 Err(e) => Err(e.into()),
             }
         },

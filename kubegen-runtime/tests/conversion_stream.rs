@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::io::{self, Read, Write};
 
 use kubegen::conversion::stream::answer;
-use kubegen::kube::core::conversion::ConversionReview;
+use kubegen::core::conversion::ConversionReview;
 use kubegen_core::rng::Rng;
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::api::events::v1::Event;
-use kube::api::{Api, ListParams, ObjectMeta, PostParams};
+use kubegen::api::{Api, ListParams, ObjectMeta, PostParams};
 use kubegen::events::{EventRecorder, EventType, object_reference};
 use kubegen_testenv::TestEnv;
 

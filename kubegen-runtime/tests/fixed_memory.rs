@@ -126,19 +126,19 @@ fn a_full_event_series_cache_is_small() {
         .unwrap();
     // An apiserver that takes every Event: 201 for a create, 200 for a
     // series patch.
-    let service = tower::service_fn(|request: http::Request<kube::client::Body>| async move {
+    let service = tower::service_fn(|request: http::Request<kubegen::client::Body>| async move {
         let status = if request.method() == http::Method::POST {
             http::StatusCode::CREATED
         } else {
             http::StatusCode::OK
         };
-        let mut response = http::Response::new(kube::client::Body::from(b"{}".to_vec()));
+        let mut response = http::Response::new(kubegen::client::Body::from(b"{}".to_vec()));
         *response.status_mut() = status;
         Ok::<_, std::convert::Infallible>(response)
     });
     // The client spawns its request buffer's task.
     let _context = runtime.enter();
-    let client = kube::Client::new(service, "default");
+    let client = kubegen::Client::new(service, "default");
     let recorder = EventRecorder::new(client, "example.com/memory", "memory-0");
     let capacity = kubegen::events::DEFAULT_CACHE_CAPACITY;
     let publish = |name: String, note: &str| {

@@ -13,13 +13,13 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{
+use kubegen::api::{
     Api, DeleteParams, DynamicObject, ObjectMeta, Patch, PatchParams, PostParams, PropagationPolicy,
 };
-use kube::core::{ApiResource, GroupVersionKind};
 use kubegen::api_errors::IsConflict;
 use kubegen::client::{apply, retry_on_conflict};
 use kubegen::conditions::{ConditionStatus, find_condition, new_condition, set_condition_at};
+use kubegen::core::{ApiResource, GroupVersionKind};
 use kubegen::finalizer::{
     FinalizerEvent, FinalizerOutcome, add_finalizer, finalizer, has_finalizer, remove_finalizer,
 };

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::ResourceExt;
-use kube::api::{
+use kubegen::ResourceExt;
+use kubegen::api::{
     Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
 };
-use kube::core::PartialObjectMeta;
+use kubegen::core::PartialObjectMeta;
 use kubegen::factory::SharedInformerFactory;
 use kubegen::informer::{DeletedObject, EventHandler, Informer, InformerConfig, InformerMetrics};
 use kubegen::lister::parse_selector;
@@ -112,7 +112,7 @@ impl Recorder {
 
 /// A namespaced ConfigMap informer restricted to the test label.
 fn informer(
-    client: kube::Client,
+    client: kubegen::Client,
     ns: &str,
     config: InformerConfig<ConfigMap>,
 ) -> Informer<ConfigMap> {
@@ -686,7 +686,7 @@ async fn factory_resync_and_transform_options() -> Result<()> {
 
 #[tokio::test]
 async fn dynamic_object_informer() -> Result<()> {
-    use kube::core::{ApiResource, DynamicObject, GroupVersionKind};
+    use kubegen::core::{ApiResource, DynamicObject, GroupVersionKind};
     let env = TestEnv::shared().await?;
     let ns = env.namespace("inf-dynamic").await?;
     let client = env.client().await?;
@@ -859,7 +859,7 @@ async fn relists_after_410_gone_from_etcd_compaction() -> Result<()> {
         .boxed();
     let gone = match stream.next().await {
         Some(Ok(WatchEvent::Error(status))) => status.code,
-        Some(Err(kube::Error::Api(status))) => status.code,
+        Some(Err(kubegen::Error::Api(status))) => status.code,
         other => bail!(
             "expected 410 Gone for resourceVersion {old_version} (etcd compacted at {compacted}), got {other:?}"
         ),
@@ -900,7 +900,7 @@ async fn relists_after_410_gone_from_etcd_compaction() -> Result<()> {
 }
 
 /// Lets every ServiceAccount of `ns` list and watch ConfigMaps there.
-async fn allow_reading_configmaps(admin: &kube::Client, ns: &str) -> Result<()> {
+async fn allow_reading_configmaps(admin: &kubegen::Client, ns: &str) -> Result<()> {
     use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
     let role: Role = serde_json::from_value(json!({
         "metadata": { "name": "read-configmaps" },
@@ -975,7 +975,7 @@ async fn streams_the_initial_list_and_falls_back_to_paginated_lists() -> Result<
         .err()
         .context("the apiserver should refuse sendInitialEvents with WatchList off")?;
     assert!(
-        matches!(&refused, kube::Error::Api(s) if s.code == 422),
+        matches!(&refused, kubegen::Error::Api(s) if s.code == 422),
         "{refused:?}"
     );
 

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::Client;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kubegen::Client;
+use kubegen::api::{Api, ObjectMeta, PostParams};
 use kubegen::leader_election::{LeaderElectionMetrics, LeaderElector, LeaderState, Leadership};
 use kubegen::server::{MetricsServer, ProbeServer, ReadyFlag, SharedRegistry};
 use kubegen_testenv::{TestEnv, eventually, http_get};
@@ -117,7 +117,7 @@ async fn count_while_leading(leadership: Leadership, shared: Shared) {
                     .replace(COUNTER, &PostParams::default(), &cm)
                     .await
                 {
-                    Err(kube::Error::Api(status)) if status.code == 409 => {
+                    Err(kubegen::Error::Api(status)) if status.code == 409 => {
                         shared.conflicts.fetch_add(1, Ordering::SeqCst);
                     }
                     _ => {}
@@ -442,8 +442,8 @@ async fn release_survives_a_stale_lease_copy() -> Result<()> {
     leases
         .patch(
             LOCK,
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(
+            &kubegen::api::PatchParams::default(),
+            &kubegen::api::Patch::Merge(
                 serde_json::json!({ "metadata": { "annotations": { "touched": "yes" } } }),
             ),
         )

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use kube::api::{Api, ObjectMeta, PostParams};
+use kubegen::api::{Api, ObjectMeta, PostParams};
 use kubegen::leader_election::{LeaderElector, LeaderState};
 use kubegen_testenv::{TestEnv, eventually};
 use tokio::sync::watch;
@@ -105,7 +105,7 @@ async fn lease_without_a_duration_is_taken_over_at_once() -> Result<()> {
             .create(&PostParams::default(), &lease(Some(seconds)))
             .await;
         assert!(
-            matches!(&refused, Err(kube::Error::Api(s)) if s.code == 422),
+            matches!(&refused, Err(kubegen::Error::Api(s)) if s.code == 422),
             "leaseDurationSeconds {seconds}: {refused:?}"
         );
     }

@@ -14,10 +14,10 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, PersistentVolumeClaim, Pod, Secret, Service};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::Role;
-use kube::api::{Api, ListParams, PostParams};
-use kube::core::WatchEvent;
-use kube::{Client, Resource, ResourceExt};
+use kubegen::api::{Api, ListParams, PostParams};
+use kubegen::core::WatchEvent;
 use kubegen::protobuf;
+use kubegen::{Client, Resource, ResourceExt};
 use kubegen_testenv::{TestEnv, eventually};
 use serde::de::DeserializeOwned;
 
@@ -25,7 +25,7 @@ use serde::de::DeserializeOwned;
 async fn get(client: &Client, url: &str, accept: &str) -> Result<(u16, bytes::Bytes)> {
     let request = http::Request::get(url)
         .header(http::header::ACCEPT, accept)
-        .body(kube::client::Body::empty())?;
+        .body(kubegen::client::Body::empty())?;
     let response = client.send(request).await?;
     let status = response.status().as_u16();
     Ok((status, response.into_body().collect().await?.to_bytes()))
@@ -270,7 +270,7 @@ async fn a_protobuf_watch_stream_decodes_its_events() -> Result<()> {
     let missing = format!("{}/nowhere", cms.resource_url());
     let (code, body) = get(&client, &missing, protobuf::MEDIA_TYPE).await?;
     assert_eq!(code, 404);
-    let status: kube::core::Status = protobuf::decode(&body)?;
+    let status: kubegen::core::Status = protobuf::decode(&body)?;
     assert_eq!(
         (status.code, status.reason.as_str()),
         (404, "NotFound"),

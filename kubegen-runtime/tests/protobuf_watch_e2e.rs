@@ -13,13 +13,13 @@ use anyhow::{Context, Result, bail, ensure};
 use futures::{Stream, StreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::PartialObjectMeta;
-use kube::{Client, ResourceExt};
+use kubegen::api::{Api, ApiResource, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kubegen::config::{KubeConfigOptions, Kubeconfig};
+use kubegen::core::PartialObjectMeta;
 use kubegen::factory::SharedInformerFactory;
 use kubegen::informer::watcher::{self, Event};
 use kubegen::informer::{Informer, InformerConfig, protobuf_watcher};
+use kubegen::{Client, ResourceExt};
 use kubegen_testenv::TestEnv;
 use parking_lot::Mutex;
 
@@ -66,9 +66,18 @@ async fn initial<K: ResourceExt, E: std::error::Error + Send + Sync + 'static>(
     Ok(objects)
 }
 
-/// kube's watcher, the reference: its events as kubegen's.
+/// A kube-rs client of the plane, for kube's watcher.
+async fn kube_rs_client(env: &TestEnv) -> Result<kube::Client> {
+    let kubeconfig = kube::config::Kubeconfig::read_from(env.kubeconfig())?;
+    let options = kube::config::KubeConfigOptions::default();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options).await?;
+    Ok(kube::Client::try_from(config)?)
+}
+
+/// kube's watcher (over kube-rs's own client), the reference: its events
+/// as kubegen's.
 fn kubes<K>(
-    api: Api<K>,
+    api: kube::Api<K>,
     config: &watcher::Config,
 ) -> impl Stream<Item = Result<Event<K>, kube::runtime::watcher::Error>> + Unpin + use<K>
 where
@@ -109,8 +118,10 @@ where
 /// same initial list, then the same create, update and delete.
 async fn same_events_as_kubes<K, W, S>(
     client: Client,
+    reference_client: kube::Client,
     ns: &str,
     api_of: impl Fn(Client) -> Api<K>,
+    reference_api_of: impl Fn(kube::Client) -> kube::Api<K>,
     watchers: W,
 ) -> Result<()>
 where
@@ -127,7 +138,7 @@ where
     let streaming = watcher::Config::default().labels(LABEL).streaming_lists();
     let paginated = watcher::Config::default().labels(LABEL).page_size(2);
     for (round, config) in [streaming, paginated].into_iter().enumerate() {
-        let mut reference = kubes(api_of(client.clone()), &config);
+        let mut reference = kubes(reference_api_of(reference_client.clone()), &config);
         let mut ours = watchers(api_of(client.clone()), config);
         let expected = initial(&mut reference).await?;
         assert_eq!(expected.len(), 5 + round);
@@ -181,8 +192,10 @@ async fn protobuf_and_json_watchers_give_the_events_kubes_watcher_gives() -> Res
     let client = env.client().await?;
     same_events_as_kubes(
         client,
+        kube_rs_client(env).await?,
         &ns,
         |client| Api::<ConfigMap>::namespaced(client, &ns),
+        |client| kube::Api::<ConfigMap>::namespaced(client, &ns),
         |api, config| {
             vec![
                 watcher::watcher(api.clone(), config.clone()).boxed(),
@@ -200,8 +213,10 @@ async fn the_json_watcher_reads_metadata_only_as_kubes_does() -> Result<()> {
     let client = env.client().await?;
     same_events_as_kubes(
         client,
+        kube_rs_client(env).await?,
         &ns,
         |client| Api::<PartialObjectMeta<ConfigMap>>::namespaced(client, &ns),
+        |client| kube::Api::<PartialObjectMeta<ConfigMap>>::namespaced(client, &ns),
         |api, config| vec![watcher::watcher(api, config).boxed()],
     )
     .await
@@ -224,7 +239,7 @@ async fn a_custom_resource_is_not_acceptable_as_protobuf() -> Result<()> {
     let crds = Api::<CustomResourceDefinition>::all(client.clone());
     if let Err(error) = crds.create(&PostParams::default(), &crd).await {
         ensure!(
-            matches!(&error, kube::Error::Api(s) if s.code == 409),
+            matches!(&error, kubegen::Error::Api(s) if s.code == 409),
             "{error}"
         );
     }
@@ -250,11 +265,11 @@ async fn a_custom_resource_is_not_acceptable_as_protobuf() -> Result<()> {
         let mut events = protobuf_watcher(widgets.clone(), config).boxed();
         match tokio::time::timeout(WAIT, events.next()).await? {
             Some(Err(
-                watcher::Error::WatchStartFailed(kube::Error::Api(status))
-                | watcher::Error::InitialListFailed(kube::Error::Api(status)),
+                watcher::Error::WatchStartFailed(kubegen::Error::Api(status))
+                | watcher::Error::InitialListFailed(kubegen::Error::Api(status)),
             )) => assert_eq!(status.code, 406, "{status:?}"),
             Some(Ok(Event::Init)) => match tokio::time::timeout(WAIT, events.next()).await? {
-                Some(Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))) => {
+                Some(Err(watcher::Error::InitialListFailed(kubegen::Error::Api(status)))) => {
                     assert_eq!(status.code, 406, "{status:?}")
                 }
                 other => bail!("not a 406: {other:?}"),
@@ -268,12 +283,13 @@ async fn a_custom_resource_is_not_acceptable_as_protobuf() -> Result<()> {
 /// A client whose requests' `Accept` headers are recorded.
 async fn recording_client(env: &TestEnv) -> Result<(Client, Arc<Mutex<Vec<String>>>)> {
     let kubeconfig = Kubeconfig::read_from(env.kubeconfig())?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+    let config = kubegen::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
         .await
         .context("kubeconfig")?;
     let accepts = Arc::new(Mutex::new(Vec::new()));
     let log = accepts.clone();
-    let layer = tower::util::MapRequestLayer::new(move |request: http::Request<_>| {
+    let inner = Client::try_from(config)?;
+    let recording = tower::service_fn(move |request: http::Request<kubegen::client::Body>| {
         let accept = request
             .headers()
             .get(http::header::ACCEPT)
@@ -282,12 +298,10 @@ async fn recording_client(env: &TestEnv) -> Result<(Client, Arc<Mutex<Vec<String
             .to_string();
         log.lock()
             .push(format!("{} {accept}", request.uri().path()));
-        request
+        let inner = inner.clone();
+        async move { inner.send(request).await }
     });
-    let client = kube::client::ClientBuilder::try_from(config)?
-        .with_layer(&layer)
-        .build();
-    Ok((client, accepts))
+    Ok((Client::new(recording, "default"), accepts))
 }
 
 #[tokio::test]

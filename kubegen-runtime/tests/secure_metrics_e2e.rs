@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, ensure};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, PolicyRule, RoleRef, Subject};
-use kube::Client;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kubegen::Client;
+use kubegen::api::{Api, ObjectMeta, PostParams};
 use kubegen::logging::{LogFormat, init};
 use kubegen::manager::Manager;
 use kubegen::server::{DevCa, ServingCert};

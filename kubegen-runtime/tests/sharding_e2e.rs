@@ -17,9 +17,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
-use kube::api::{Api, ListParams, PostParams};
-use kube::{Client, ResourceExt};
 use kubegen::SharedInformerFactory;
+use kubegen::api::{Api, ListParams, PostParams};
 use kubegen::controller::{Action, Controller};
 use kubegen::informer::{Informer, InformerMetrics};
 use kubegen::logging::{LogFormat, init};
@@ -28,6 +27,7 @@ use kubegen::sharding::{
     OWNER_PARTITION_LABEL, PartitionSet, Partitions, SHARD_SET_LABEL, ServerSideFiltering, ShardBy,
     ShardingConfig, Shards,
 };
+use kubegen::{Client, ResourceExt};
 use kubegen_testenv::{Options, TestEnv, eventually};
 use parking_lot::Mutex;
 use serde_json::json;
@@ -203,7 +203,7 @@ impl Replica {
 /// `client`, whose requests never answer once `cut` is set.
 fn hanging(client: Client, cut: Arc<AtomicBool>) -> Client {
     let namespace = client.default_namespace().to_owned();
-    let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+    let service = tower::service_fn(move |request: http::Request<kubegen::client::Body>| {
         let (client, cut) = (client.clone(), cut.clone());
         async move {
             if cut.load(Ordering::SeqCst) {
@@ -689,8 +689,8 @@ async fn owner_labelled_children_are_selected_by_the_apiserver() -> Result<()> {
     secrets
         .patch(
             &format!("bare-{adopted:03}"),
-            &kube::api::PatchParams::default(),
-            &kube::api::Patch::Merge(json!({"metadata": {"labels": {key: value}}})),
+            &kubegen::api::PatchParams::default(),
+            &kubegen::api::Patch::Merge(json!({"metadata": {"labels": {key: value}}})),
         )
         .await?;
     let adopted_name = format!("bare-{adopted:03}");

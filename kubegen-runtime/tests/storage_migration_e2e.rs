@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
-use kube::core::{ApiResource, GroupVersionKind};
+use kubegen::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kubegen::core::{ApiResource, GroupVersionKind};
 use kubegen::storage_migration::{ErrorKind, Position, StorageMigration};
 use kubegen_testenv::{TestEnv, eventually};
 use serde_json::{Value, json};
@@ -65,7 +65,7 @@ fn cart(group: &str, name: &str, size: usize) -> DynamicObject {
 }
 
 /// The CRD's `status.storedVersions`.
-async fn stored_versions(client: &kube::Client, crd: &str) -> Result<Vec<String>> {
+async fn stored_versions(client: &kubegen::Client, crd: &str) -> Result<Vec<String>> {
     Ok(Api::<CustomResourceDefinition>::all(client.clone())
         .get(crd)
         .await?
@@ -75,7 +75,7 @@ async fn stored_versions(client: &kube::Client, crd: &str) -> Result<Vec<String>
 }
 
 /// Makes `version` the CRD's storage version (a spec change).
-async fn set_storage_version(client: &kube::Client, crd: &str, version: &str) -> Result<()> {
+async fn set_storage_version(client: &kubegen::Client, crd: &str, version: &str) -> Result<()> {
     let crds = Api::<CustomResourceDefinition>::all(client.clone());
     let mut current = crds.get(crd).await?;
     for v in &mut current.spec.versions {
@@ -106,7 +106,7 @@ async fn etcd_versions(env: &TestEnv, group: &str) -> Result<BTreeMap<String, St
 /// A CRD with `count` carts stored at v1 in two namespaces (`…-a-…` before
 /// `…-b-…` in key order), then switched to storage version v2.
 struct Fixture {
-    client: kube::Client,
+    client: kubegen::Client,
     group: String,
     crd: String,
     /// (namespace, name) of every cart, in etcd key order.
@@ -206,7 +206,7 @@ async fn every_object_is_stored_at_the_new_version_and_stored_versions_trimmed()
         .await
         .unwrap_err();
     assert!(
-        matches!(&refused, kube::Error::Api(s) if s.code == 422),
+        matches!(&refused, kubegen::Error::Api(s) if s.code == 422),
         "{refused}"
     );
 
@@ -450,7 +450,7 @@ async fn a_failed_run_resumes_from_the_checkpoint_in_its_error() -> Result<()> {
         panic!("expected a failed rewrite, got {error}");
     };
     assert!(
-        matches!(source, kube::Error::Api(s) if s.code == 403),
+        matches!(source, kubegen::Error::Api(s) if s.code == 403),
         "{error}"
     );
     assert!(object.contains(&fixture.carts[12].0), "{object}");

@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail, ensure};
 use k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, PostParams};
+use kubegen::api::{Api, PostParams};
 use kubegen::server::{DevCa, ServingCert, WebhookServer};
 use kubegen_testenv::TestEnv;
 use rustls::pki_types::pem::PemObject;

@@ -79,9 +79,8 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Namespace, Service};
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
-use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use kubegen::api::{Api, DeleteParams, ListParams, PostParams};
 use kubegen::informer::watcher::{self, watcher};
-use kubegen::kube;
 use kubegen_testenv::{Options, TestEnv};
 use my_application::api::MyApplication;
 use my_application_bench::application;
@@ -264,7 +263,10 @@ impl Timeline {
 }
 
 /// Watches every MyApplication and records when each is first Ready.
-fn watch_ready(admin: kube::Client, timeline: Arc<Mutex<Timeline>>) -> tokio::task::JoinHandle<()> {
+fn watch_ready(
+    admin: kubegen::Client,
+    timeline: Arc<Mutex<Timeline>>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let events = watcher(Api::<MyApplication>::all(admin), watcher::Config::default());
         let mut events = std::pin::pin!(events);
@@ -356,7 +358,7 @@ const WARM_UP_NAME: &str = "warm-up";
 /// Ready; returns when it was seen Ready. It is left out of the latencies
 /// (they count only applications the clock saw created).
 async fn warm_up(
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     namespace: &str,
     timeline: &Mutex<Timeline>,
 ) -> Result<Instant> {
@@ -377,7 +379,7 @@ async fn warm_up(
 
 async fn measure(
     env: &TestEnv,
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     pid: u32,
     names: &[String],
     apps: usize,

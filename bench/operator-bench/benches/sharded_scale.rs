@@ -58,9 +58,8 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kubegen::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kubegen::informer::watcher::{self, watcher};
-use kubegen::kube;
 use kubegen::sharding::{Partitions, SHARD_ROLE_LABEL};
 use kubegen_testenv::{Options, TestEnv};
 use my_application::api::MyApplication;
@@ -327,7 +326,7 @@ fn held_by(holders: &BTreeMap<u32, String>, partitions: u32, names: &[&str]) -> 
 /// Watches every MyApplication; records the names (`namespace/name`) of
 /// those seen Ready.
 fn watch_ready(
-    admin: kube::Client,
+    admin: kubegen::Client,
     ready: Arc<Mutex<HashSet<String>>>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -358,7 +357,7 @@ fn watch_ready(
 /// kubeconfig.
 async fn prepare(
     env: &TestEnv,
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     names: &[String],
 ) -> Result<std::path::PathBuf> {
     my_application_bench::install(admin).await?;
@@ -440,7 +439,7 @@ async fn run(scenario: Scenario, settings: Settings) -> Result<Run> {
 }
 
 async fn measure(
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     processes: &mut [Process],
     names: &[String],
     scenario: Scenario,
@@ -583,7 +582,7 @@ async fn measure(
 /// Kills `victim` (SIGKILL), changes one application in each partition it
 /// held, and times the takeover.
 async fn handover(
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     processes: &mut [Process],
     victim: &str,
     settings: Settings,

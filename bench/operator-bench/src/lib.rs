@@ -16,9 +16,8 @@ use std::sync::OnceLock;
 use anyhow::{Context as _, Result, bail};
 use k8s_openapi::api::rbac::v1::ClusterRole;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, Patch, PatchParams};
+use kubegen::api::{Api, Patch, PatchParams};
 use kubegen::conditions::find_condition;
-use kubegen::kube;
 use my_application::api::{MyApplication, MyApplicationSpec, MyApplicationStatus};
 
 /// The example operator's package and binary.
@@ -230,7 +229,7 @@ pub fn peer_binary() -> Result<PathBuf> {
 
 /// Applies the example's CRD and its generated ClusterRole
 /// (`my-application-controller`; idempotent).
-pub async fn install(admin: &kube::Client) -> Result<()> {
+pub async fn install(admin: &kubegen::Client) -> Result<()> {
     kubegen_testenv::install_crd(admin, &MyApplication::crd()?).await?;
     let role_yaml = std::fs::read_to_string(example_dir().join("config/rbac/role.yaml"))?;
     let value: serde_json::Value =
@@ -255,7 +254,7 @@ pub async fn install(admin: &kube::Client) -> Result<()> {
 /// apiservers that have not yet seen the CRD). Without this wait, whichever
 /// operator leads sooner after the install has its first applications
 /// created 2 s late, and a bench would count that against it.
-pub async fn wait_out_create_hold(admin: &kube::Client) -> Result<()> {
+pub async fn wait_out_create_hold(admin: &kubegen::Client) -> Result<()> {
     let name = MyApplication::crd()?.metadata.name.unwrap_or_default();
     let crd = Api::<CustomResourceDefinition>::all(admin.clone())
         .get(&name)

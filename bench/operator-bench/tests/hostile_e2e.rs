@@ -39,8 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
-use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, PostParams};
-use kubegen::kube;
+use kubegen::api::{Api, ApiResource, DeleteParams, DynamicObject, ListParams, PostParams};
 use kubegen::server::DevCa;
 use my_application::api::MyApplication;
 use my_application_bench::application;
@@ -245,7 +244,7 @@ where
 }
 
 /// The `TokenReview`s the apiserver has answered.
-async fn token_reviews(admin: &kube::Client) -> Result<u64> {
+async fn token_reviews(admin: &kubegen::Client) -> Result<u64> {
     let text = admin
         .request_text(http::Request::get("/metrics").body(Vec::new())?)
         .await?;
@@ -283,7 +282,7 @@ type Conversion = (Instant, bool);
 /// and Service). Returns when every created application was `Ready`; fails
 /// if one is not within 120 s.
 async fn workload(
-    admin: kube::Client,
+    admin: kubegen::Client,
     prefix: String,
     stop: tokio::sync::watch::Receiver<bool>,
     samples: Arc<Mutex<Vec<Sample>>>,
@@ -354,7 +353,7 @@ fn percentiles(samples: &[Duration]) -> String {
 /// Lists MyApplications at v2 (converted by the operator's webhook) until
 /// `stop`, recording each list's outcome.
 async fn convert_meanwhile(
-    admin: kube::Client,
+    admin: kubegen::Client,
     stop: tokio::sync::watch::Receiver<bool>,
     events: Arc<Mutex<Vec<Conversion>>>,
 ) -> Option<String> {
@@ -382,7 +381,7 @@ async fn convert_meanwhile(
 async fn start(
     flavour: &Flavour,
     env: &kubegen_testenv::TestEnv,
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     dir: &Path,
 ) -> Result<Operator> {
     let (webhook, metrics) = (free_port()?, free_port()?);
@@ -429,7 +428,7 @@ async fn start(
 async fn attack(
     flavour: &Flavour,
     env: &kubegen_testenv::TestEnv,
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     sizes: &Sizes,
 ) -> Result<Vec<Row>> {
     let op = start(flavour, env, admin, env.dir()).await?;
@@ -470,7 +469,7 @@ async fn attack(
 }
 
 /// The attacks, one row each, after a row of no attack.
-async fn attacks(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Result<Vec<Row>> {
+async fn attacks(op: &Operator, admin: &kubegen::Client, sizes: &Sizes) -> Result<Vec<Row>> {
     // The workload's first applications wait for the operator's caches.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let mut rows = vec![
@@ -556,7 +555,7 @@ const TOKENS_ROW: usize = 5;
 /// Random bearer tokens on `op`'s `/metrics`, 50 at a time (each token
 /// new, so each one the apiserver was never asked about), counting the
 /// `TokenReview`s the apiserver answered meanwhile.
-async fn token_flood(op: &Operator, admin: &kube::Client, sizes: &Sizes) -> Result<Row> {
+async fn token_flood(op: &Operator, admin: &kubegen::Client, sizes: &Sizes) -> Result<Row> {
     let before = token_reviews(admin).await?;
     let mut tokens = measure(op, &format!("{} random bearer tokens", sizes.tokens), || async {
         let all = (0..sizes.tokens).map(|i| {

@@ -20,8 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
-use kube::api::{Api, DeleteParams, PostParams};
-use kubegen::kube;
+use kubegen::api::{Api, DeleteParams, PostParams};
 use my_application::api::MyApplication;
 use my_application_bench::{application, condition};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -202,7 +201,7 @@ async fn families_after_the_workload(
     binary: &Path,
     kubegen: bool,
     env: &kubegen_testenv::TestEnv,
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     namespace: &str,
 ) -> Result<Families> {
     let ns: k8s_openapi::api::core::v1::Namespace =

@@ -142,7 +142,7 @@ impl Options {
 /// `my_application_writes_total`); and its event recorder, to
 /// [`flush`](EventRecorder::flush) once the manager has stopped.
 pub async fn manager(
-    client: kube::Client,
+    client: kubegen::Client,
     options: &Options,
 ) -> Result<(Manager, Counter, EventRecorder)> {
     let identity = options.identity.clone().unwrap_or_else(default_identity);
@@ -301,7 +301,7 @@ impl RunningOperator {
 
 /// Starts the operator with `client`'s identity; it runs until
 /// [`RunningOperator::shutdown`].
-pub async fn start(client: kube::Client, options: Options) -> Result<RunningOperator> {
+pub async fn start(client: kubegen::Client, options: Options) -> Result<RunningOperator> {
     let (manager, writes, recorder) = manager(client, &options).await?;
     let health_probe_addr = manager
         .health_probe_addr()

@@ -10,10 +10,9 @@ use std::collections::BTreeMap;
 
 use anyhow::{Result, ensure};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::api::{Api, DeleteParams, PostParams};
 use kubegen::ResourceClient;
+use kubegen::api::{Api, DeleteParams, PostParams};
 use kubegen::apply::{ApplyOptions, ObjectMetaApply, is_applied};
-use kubegen::kube;
 use kubegen_core::rng::Rng;
 use kubegen_testenv::TestEnv;
 use my_application::api::{MyApplication, MyApplicationSpec};

@@ -9,9 +9,8 @@ mod support;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use kube::api::{Api, PostParams};
+use kubegen::api::{Api, PostParams};
 use kubegen::conversion::{WebhookEndpoint, inject_ca_bundle};
-use kubegen::kube;
 use kubegen::server::DevCa;
 use kubegen_testenv::{TestEnv, eventually, install_crd};
 use my_application::api::{self, v2};
@@ -73,7 +72,7 @@ async fn v2_objects_keep_their_ports_through_the_v1_controller() -> Result<()> {
     eventually(WAIT, "a v2 create through the webhook", || async {
         match at_v2.create(&PostParams::default(), &two).await {
             Ok(_) => Ok(Some(())),
-            Err(kube::Error::Api(e)) if e.code == 409 => Ok(Some(())),
+            Err(kubegen::Error::Api(e)) if e.code == 409 => Ok(Some(())),
             Err(e) => Err(e.into()),
         }
     })
@@ -105,7 +104,7 @@ async fn v2_objects_keep_their_ports_through_the_v1_controller() -> Result<()> {
         old.spec.replicas = 3;
         match at_v1.replace("web", &PostParams::default(), &old).await {
             Ok(_) => Ok(Some(())),
-            Err(kube::Error::Api(e)) if e.code == 409 => Ok(None),
+            Err(kubegen::Error::Api(e)) if e.code == 409 => Ok(None),
             Err(e) => Err(e.into()),
         }
     })
@@ -146,7 +145,7 @@ async fn v2_objects_keep_their_ports_through_the_v1_controller() -> Result<()> {
         ..PostParams::default()
     };
     match at_v2.create(&dry_run, &none).await {
-        Err(kube::Error::Api(e)) => assert_eq!(e.code, 422, "{e:?}"),
+        Err(kubegen::Error::Api(e)) => assert_eq!(e.code, 422, "{e:?}"),
         other => anyhow::bail!("an application without ports was accepted: {other:?}"),
     }
     f.stop().await

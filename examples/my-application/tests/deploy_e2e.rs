@@ -51,8 +51,7 @@ async fn deployment_passes_pod_security_restricted() -> Result<()> {
 async fn deploy_manifests_are_accepted_by_the_apiserver() -> Result<()> {
     use k8s_openapi::api::core::v1::Namespace;
     use k8s_openapi::api::rbac::v1::ClusterRole;
-    use kube::api::{Api, PostParams};
-    use kubegen::kube;
+    use kubegen::api::{Api, PostParams};
 
     let env = TestEnv::shared().await?;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy");

@@ -5,8 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
-use kube::api::{Api, Patch, PatchParams, PostParams};
-use kubegen::kube;
+use kubegen::api::{Api, Patch, PatchParams, PostParams};
 use kubegen::lister::parse_selector;
 use kubegen_cli::generate::{self, Api as GenApi};
 use kubegen_cli::source::CrateSource;
@@ -89,8 +88,8 @@ async fn clientset_listers_and_informers_work_on_the_real_apiserver() -> Result<
         "apiVersion": "stable.example.com/v1", "kind": "MyApplication",
         "metadata": { "name": "defaults" }, "spec": { "image": "busybox" },
     });
-    let resource = kube::api::ApiResource::erase::<MyApplication>(&());
-    let api = Api::<kube::api::DynamicObject>::namespaced_with(client.clone(), &ns, &resource);
+    let resource = kubegen::api::ApiResource::erase::<MyApplication>(&());
+    let api = Api::<kubegen::api::DynamicObject>::namespaced_with(client.clone(), &ns, &resource);
     let raw = api
         .create(&PostParams::default(), &serde_json::from_value(defaulted)?)
         .await?;

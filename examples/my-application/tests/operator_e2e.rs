@@ -10,8 +10,7 @@ use std::time::Duration;
 use anyhow::Result;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Service;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kubegen::kube;
+use kubegen::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kubegen_testenv::eventually;
 use my_application::api::{MyApplication, MyApplicationSpec};
 use support::{Fixture, condition, owner_uid};
@@ -278,19 +277,19 @@ async fn invalid_applications_are_rejected_naming_the_field() -> Result<()> {
             "Required value",
         ),
     ];
-    let raw = Api::<kube::api::DynamicObject>::namespaced_with(
+    let raw = Api::<kubegen::api::DynamicObject>::namespaced_with(
         f.admin.clone(),
         &f.ns,
-        &kube::api::ApiResource::erase::<MyApplication>(&()),
+        &kubegen::api::ApiResource::erase::<MyApplication>(&()),
     );
     let mut failures = Vec::new();
     for (i, (spec, field, wording)) in cases.iter().enumerate() {
-        let obj: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        let obj: kubegen::api::DynamicObject = serde_json::from_value(serde_json::json!({
             "apiVersion": "stable.example.com/v1", "kind": "MyApplication",
             "metadata": { "name": format!("bad-{i}") }, "spec": spec,
         }))?;
         match raw.create(&PostParams::default(), &obj).await {
-            Err(kube::Error::Api(s))
+            Err(kubegen::Error::Api(s))
                 if s.code == 422 && s.message.contains(field) && s.message.contains(wording) => {}
             other => failures.push(format!(
                 "{spec}: expected 422 naming {field} ({wording}), got {other:?}"
@@ -343,7 +342,7 @@ async fn the_generated_role_is_enough_and_needed() -> Result<()> {
         Api::<k8s_openapi::api::core::v1::Secret>::namespaced(f.operator_client.clone(), &f.ns);
     let denied = secrets.list(&Default::default()).await;
     assert!(
-        matches!(denied, Err(kube::Error::Api(ref s)) if s.code == 403),
+        matches!(denied, Err(kubegen::Error::Api(ref s)) if s.code == 403),
         "{denied:?}"
     );
     // ... and everything it needs for a full reconcile works (create, status, events).
@@ -425,7 +424,7 @@ async fn hostile_names_are_refused_at_admission() -> Result<()> {
             )
             .await;
         match refused {
-            Err(kube::Error::Api(s)) if s.code == 422 && s.message.contains(message) => {}
+            Err(kubegen::Error::Api(s)) if s.code == 422 && s.message.contains(message) => {}
             other => panic!("{name}: expected 422 saying {message:?}, got {other:?}"),
         }
     }

@@ -1,7 +1,7 @@
 //! The MyApplication operator's behaviour against the in-process API
 //! server (`kubegen::testing`): no cluster, no Go, milliseconds per test.
 //! The operator runs whole (Manager, leader election, informers, the
-//! controller, events) on a `kube::Client` the fake serves. The fake has
+//! controller, events) on a `kubegen::Client` the fake serves. The fake has
 //! no Deployment controller: these tests play it, writing the status it
 //! would write. What only a real cluster proves — RBAC, Pod Security,
 //! kwok-scheduled pods, quota admission — stays in `operator_e2e.rs`.
@@ -12,9 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Result, bail};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Service;
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
+use kubegen::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kubegen::conditions::find_condition;
-use kubegen::kube;
 use kubegen::testing::{ApiServer, Rollout};
 use my_application::api::{MyApplication, MyApplicationSpec, MyApplicationStatus};
 use my_application::operator::{self, Options, RunningOperator};
@@ -26,7 +25,7 @@ const NS: &str = "apps";
 /// operator running on it.
 struct World {
     server: ApiServer,
-    client: kube::Client,
+    client: kubegen::Client,
     operator: Option<RunningOperator>,
     started: Instant,
 }
@@ -320,7 +319,7 @@ async fn invalid_applications_are_rejected_naming_the_field() -> Result<()> {
             .create(&PostParams::default(), &app)
             .await
             .unwrap_err();
-        let kube::Error::Api(status) = &err else {
+        let kubegen::Error::Api(status) = &err else {
             bail!("{err}");
         };
         assert_eq!(status.code, 422, "{status:?}");
@@ -377,7 +376,7 @@ async fn refused_writes_are_retried() -> Result<()> {
     until("the create to go through", || async {
         match w.apps().create(&PostParams::default(), &app).await {
             Ok(_) => Ok(Some(())),
-            Err(kube::Error::Api(s)) if s.code == 503 => Ok(None),
+            Err(kubegen::Error::Api(s)) if s.code == 503 => Ok(None),
             Err(e) => Err(e.into()),
         }
     })

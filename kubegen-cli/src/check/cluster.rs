@@ -23,13 +23,13 @@ pub fn crds<'a>(
         .map_err(|e| fail(format!("cannot start the client: {e}")))?;
     let names: Vec<&String> = names.into_iter().collect();
     runtime.block_on(async {
-        let config = kube::Config::infer().await.map_err(|e| {
+        let config = kubegen_client::Config::infer().await.map_err(|e| {
             fail(format!(
                 "no cluster to read the CRDs from: {e} (set KUBECONFIG, or compare with --against)"
             ))
         })?;
         let server = config.cluster_url.to_string();
-        let client = kube::Client::try_from(config)
+        let client = kubegen_client::Client::try_from(config)
             .map_err(|e| fail(format!("cannot reach {server}: {e}")))?;
         let mut out = BTreeMap::new();
         for name in names {
@@ -43,7 +43,7 @@ pub fn crds<'a>(
                     out.insert(name.clone(), crd);
                 }
                 // Not installed there: the crate adds it.
-                Err(kube::Error::Api(status)) if status.code == 404 => {}
+                Err(kubegen_client::Error::Api(status)) if status.code == 404 => {}
                 Err(e) => {
                     return Err(fail(format!(
                         "reading CustomResourceDefinition {name} from {server}: {e}"

@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use kubegen_client::api::{
+    Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams, PostParams,
+};
 use kubegen_testenv::eventually;
 use serde_json::{Value, json};
 
@@ -90,10 +92,10 @@ pub struct Outcome {
 /// `accepted`, or the refusal: HTTP code, reason and each cause's field and
 /// type (messages are left out, but for causes without a field: they quote
 /// rules, whose text may differ).
-fn verdict<T>(result: std::result::Result<T, kube::Error>) -> Result<String> {
+fn verdict<T>(result: std::result::Result<T, kubegen_client::Error>) -> Result<String> {
     match result {
         Ok(_) => Ok("accepted".to_owned()),
-        Err(kube::Error::Api(status)) => {
+        Err(kubegen_client::Error::Api(status)) => {
             let mut causes: Vec<String> = status
                 .details
                 .iter()
@@ -132,7 +134,11 @@ pub fn controller_gen_group(group: &str) -> String {
 
 /// Installs `crd` (under `group`) and waits until its storage version is
 /// served; returns its resource.
-pub async fn install(client: &kube::Client, crd: &Value, group: &str) -> Result<ApiResource> {
+pub async fn install(
+    client: &kubegen_client::Client,
+    crd: &Value,
+    group: &str,
+) -> Result<ApiResource> {
     let mut crd = crd.clone();
     let plural = crd["spec"]["names"]["plural"].as_str().unwrap().to_owned();
     let name = format!("{plural}.{group}");
@@ -188,7 +194,9 @@ pub async fn install(client: &kube::Client, crd: &Value, group: &str) -> Result<
                 }
                 match api.list(&ListParams::default().limit(1)).await {
                     Ok(_) => Ok(Some(())),
-                    Err(kube::Error::Api(s)) if s.code == 404 || s.code == 503 => Ok(None),
+                    Err(kubegen_client::Error::Api(s)) if s.code == 404 || s.code == 503 => {
+                        Ok(None)
+                    }
                     Err(e) => Err(e.into()),
                 }
             }
@@ -214,7 +222,7 @@ fn normalize(mut object: Value) -> String {
 
 /// Runs one row against one resource.
 async fn run_row(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     resource: &ApiResource,
     namespace: Option<&str>,
     row: &Row,
@@ -273,7 +281,7 @@ async fn run_row(
 /// Installs both CRDs of every kind the rows use, runs every row under
 /// each, and returns the outcomes: (row, controller-gen's, kubegen's).
 pub async fn run(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     namespace: &str,
     pairs: &[(String, Value, Value)],
     rows: &[Row],

@@ -10,7 +10,7 @@ use anyhow::Result;
 use import_e2e::apis::cert_manager_io::v1::Certificate;
 use import_e2e::generated::clientset::Clientset;
 use import_e2e::generated::informers::SharedInformerFactory;
-use kubegen::kube::api::{Api, ApiResource, DynamicObject, PostParams};
+use kubegen::api::{Api, ApiResource, DynamicObject, PostParams};
 use kubegen::lister::parse_selector;
 use kubegen_testenv::{TestEnv, eventually, install_crd};
 use serde_json::json;

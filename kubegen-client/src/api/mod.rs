@@ -9,7 +9,7 @@ mod verbs;
 
 use std::fmt::Debug;
 
-use kube_core::{DynamicResourceScope, NamespaceResourceScope, Resource};
+use kube_core::{DynamicResourceScope, NamespaceResourceScope, NamespaceScope, Resource};
 
 use crate::client::Client;
 
@@ -34,6 +34,8 @@ pub struct Api<K> {
     request: Request,
     client: Client,
     namespace: Option<String>,
+    /// The type, erased: the URLs of other namespaces.
+    resource: ApiResource,
     /// `K` is `PartialObjectMeta<_>`: requests ask for metadata only.
     metadata_api: bool,
     _kind: std::marker::PhantomData<fn() -> K>,
@@ -45,6 +47,7 @@ impl<K> Clone for Api<K> {
             request: self.request.clone(),
             client: self.client.clone(),
             namespace: self.namespace.clone(),
+            resource: self.resource.clone(),
             metadata_api: self.metadata_api,
             _kind: std::marker::PhantomData,
         }
@@ -57,6 +60,7 @@ impl<K: Resource> Api<K> {
             request: Request::new(K::url_path(dyntype, namespace)),
             client,
             namespace: namespace.map(str::to_owned),
+            resource: ApiResource::erase::<K>(dyntype),
             metadata_api: K::metadata_api(),
             _kind: std::marker::PhantomData,
         }
@@ -89,6 +93,30 @@ impl<K: Resource> Api<K> {
     /// The namespace this `Api` is in (`None`: all, or cluster-scoped).
     pub fn namespace(&self) -> Option<&str> {
         self.namespace.as_deref()
+    }
+
+    /// This `Api` in namespace `ns` instead (an empty `ns`: in all), as
+    /// kube-client's `constrain`.
+    #[must_use]
+    pub fn constrain(mut self, ns: &str) -> Self
+    where
+        K::Scope: NamespaceScope,
+    {
+        self.namespace = (!ns.is_empty()).then(|| ns.to_owned());
+        self.request = Request::new(DynamicObject::url_path(
+            &self.resource,
+            self.namespace.as_deref(),
+        ));
+        self
+    }
+
+    /// This `Api` over every namespace (which can only list and watch).
+    #[must_use]
+    pub fn unconstrain(self) -> Self
+    where
+        K::Scope: NamespaceScope,
+    {
+        self.constrain("")
     }
 
     /// The client.

@@ -2,8 +2,9 @@
 
 use std::fmt::Debug;
 
+use k8s_openapi::api::authentication::v1::TokenRequest;
 use k8s_openapi::api::autoscaling::v1::Scale;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
 use kube_core::Status;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -133,6 +134,24 @@ impl Api<Pod> {
     /// apply).
     pub async fn evict(&self, name: &str, ep: &EvictParams) -> Result<Status> {
         let request = self.request.evict(name, ep).map_err(Error::BuildRequest)?;
+        self.client.request(request).await
+    }
+}
+
+impl Api<ServiceAccount> {
+    /// Asks for a token of the service account named `name` (the
+    /// `token` subresource: the TokenRequest API).
+    pub async fn create_token_request(
+        &self,
+        name: &str,
+        pp: &PostParams,
+        data: &TokenRequest,
+    ) -> Result<TokenRequest> {
+        let body = serde_json::to_vec(data).map_err(Error::SerdeError)?;
+        let request = self
+            .request
+            .create_subresource("token", name, pp, body)
+            .map_err(Error::BuildRequest)?;
         self.client.request(request).await
     }
 }

@@ -50,11 +50,11 @@ pub(super) fn group_version(group: &str, version: &str, gv: &str, kinds: &[Kind]
         #[doc = #doc]
         #[derive(Clone)]
         pub struct #client_ty {
-            client: ::kubegen::kube::Client,
+            client: ::kubegen::Client,
             field_manager: ::std::string::String,
         }
         impl #client_ty {
-            pub(crate) fn new(client: ::kubegen::kube::Client, field_manager: &str) -> Self {
+            pub(crate) fn new(client: ::kubegen::Client, field_manager: &str) -> Self {
                 #client_ty { client, field_manager: field_manager.into() }
             }
             #(#accessors)*

@@ -567,12 +567,12 @@ fn clientset_root(roots: &Roots) -> Pending {
             /// Typed clients for every API group version this crate uses.
             #[derive(Clone)]
             pub struct Clientset {
-                client: ::kubegen::kube::Client,
+                client: ::kubegen::Client,
                 field_manager: ::std::string::String,
             }
             impl Clientset {
                 /// A clientset writing with the field manager `kubegen`.
-                pub fn new(client: ::kubegen::kube::Client) -> Self {
+                pub fn new(client: ::kubegen::Client) -> Self {
                     Clientset { client, field_manager: ::kubegen::client::DEFAULT_FIELD_MANAGER.into() }
                 }
                 /// Sets the field manager recorded for every write and used for server-side apply.
@@ -605,7 +605,7 @@ fn informers_root(roots: &Roots) -> Pending {
             pub struct SharedInformerFactory(::kubegen::factory::SharedInformerFactory);
             impl SharedInformerFactory {
                 /// A factory with default options (all namespaces, no resync).
-                pub fn new(client: ::kubegen::kube::Client) -> Self {
+                pub fn new(client: ::kubegen::Client) -> Self {
                     SharedInformerFactory(::kubegen::factory::SharedInformerFactory::new(client))
                 }
                 /// Wraps a factory built with options (namespace, selectors, resync,

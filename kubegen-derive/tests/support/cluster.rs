@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams};
-use kube::core::Status;
+use kubegen_client::api::{Api, ApiResource, DynamicObject, ListParams, Patch, PatchParams};
+use kubegen_client::core::Status;
 use kubegen_testenv::eventually;
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ const CRD_TIMEOUT: Duration = Duration::from_secs(60);
 /// there first) a CRD, waits until it is Established and returns it with
 /// its status. A CRD the apiserver refuses fails with the apiserver's message.
 pub async fn install_crd(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     crd: &CustomResourceDefinition,
 ) -> Result<CustomResourceDefinition> {
     let name = crd.metadata.name.clone().context("a CRD without a name")?;
@@ -52,7 +52,7 @@ pub async fn install_crd(
 
 /// A dynamic client for the resource, namespaced when `namespace` is given.
 pub fn dynamic_api(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     resource: &ApiResource,
     namespace: Option<&str>,
 ) -> Api<DynamicObject> {
@@ -68,7 +68,7 @@ pub async fn wait_served(api: &Api<DynamicObject>) -> Result<()> {
     eventually(CRD_TIMEOUT, "the custom resource to be served", || async {
         match api.list(&ListParams::default().limit(1)).await {
             Ok(_) => Ok(Some(())),
-            Err(kube::Error::Api(s)) if s.code == 404 || s.code == 503 => Ok(None),
+            Err(kubegen_client::Error::Api(s)) if s.code == 404 || s.code == 503 => Ok(None),
             Err(e) => Err(e.into()),
         }
     })
@@ -83,15 +83,15 @@ pub fn object(resource: &ApiResource, name: &str, spec: &Value) -> DynamicObject
 }
 
 /// The apiserver's Status when the call failed with one.
-pub fn status(e: &kube::Error) -> Option<&Status> {
+pub fn status(e: &kubegen_client::Error) -> Option<&Status> {
     match e {
-        kube::Error::Api(s) => Some(s),
+        kubegen_client::Error::Api(s) => Some(s),
         _ => None,
     }
 }
 
 /// An error with the apiserver's code and message when it has them.
-pub fn describe(e: &kube::Error) -> String {
+pub fn describe(e: &kubegen_client::Error) -> String {
     match status(e) {
         Some(s) => format!("HTTP {} {}: {}", s.code, s.reason, s.message),
         None => e.to_string(),
@@ -101,7 +101,7 @@ pub fn describe(e: &kube::Error) -> String {
 /// Checks that a call was rejected as Invalid (HTTP 422) with a message
 /// containing every expected substring. Returns the problem, if any.
 pub fn check_rejection<T>(
-    result: Result<T, kube::Error>,
+    result: Result<T, kubegen_client::Error>,
     expect: &[&str],
 ) -> Result<String, String> {
     let e = match result {

@@ -7,10 +7,10 @@
 //!
 //! ```no_run
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::Api;
+//! use kubegen::Api;
 //! use kubegen::client::apply;
 //!
-//! # async fn demo(api: Api<ConfigMap>, desired: ConfigMap) -> Result<(), kube::Error> {
+//! # async fn demo(api: Api<ConfigMap>, desired: ConfigMap) -> Result<(), kubegen::Error> {
 //! let stored = apply(&api, "settings", &desired, "my-operator", true).await?;
 //! # drop(stored);
 //! # Ok(()) }
@@ -18,8 +18,8 @@
 
 use std::fmt::Debug;
 
-use kube::api::{Patch, PatchParams};
-use kube::{Api, Resource};
+use kubegen_client::api::{Patch, PatchParams};
+use kubegen_client::{Api, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -34,7 +34,7 @@ pub async fn apply<K>(
     obj: &K,
     field_manager: &str,
     force: bool,
-) -> Result<K, kube::Error>
+) -> Result<K, kubegen_client::Error>
 where
     K: Resource + Serialize + DeserializeOwned + Clone + Debug,
 {
@@ -50,7 +50,7 @@ pub async fn apply_status<K>(
     obj: &K,
     field_manager: &str,
     force: bool,
-) -> Result<K, kube::Error>
+) -> Result<K, kubegen_client::Error>
 where
     K: Resource + Serialize + DeserializeOwned + Clone + Debug,
 {
@@ -65,8 +65,8 @@ fn apply_params(field_manager: &str, force: bool) -> PatchParams {
 }
 
 /// `obj` as JSON without `metadata.managedFields`.
-fn apply_body<K: Serialize>(obj: &K) -> Result<serde_json::Value, kube::Error> {
-    let mut body = serde_json::to_value(obj).map_err(kube::Error::SerdeError)?;
+fn apply_body<K: Serialize>(obj: &K) -> Result<serde_json::Value, kubegen_client::Error> {
+    let mut body = serde_json::to_value(obj).map_err(kubegen_client::Error::SerdeError)?;
     if let Some(meta) = body.get_mut("metadata").and_then(|m| m.as_object_mut()) {
         meta.remove("managedFields");
     }
@@ -77,7 +77,7 @@ fn apply_body<K: Serialize>(obj: &K) -> Result<serde_json::Value, kube::Error> {
 mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
-    use kube::api::ObjectMeta;
+    use kubegen_client::api::ObjectMeta;
 
     #[test]
     fn the_body_has_no_managed_fields_and_force_is_passed_on() {

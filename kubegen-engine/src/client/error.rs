@@ -1,7 +1,7 @@
 //! The typed clients' error: the apiserver's `Status` is kept whole, so
 //! callers can tell NotFound, Conflict, Invalid and friends apart.
 
-use kube::core::Status;
+use kubegen_client::core::Status;
 
 use crate::api_errors::{self, IsConflict};
 
@@ -14,16 +14,16 @@ pub enum Error {
     /// The request did not get an answer from the apiserver (connection,
     /// TLS, serialisation, ...).
     #[error(transparent)]
-    Request(kube::Error),
+    Request(kubegen_client::Error),
     /// The object passed to `update`/`apply` has no `metadata.name`.
     #[error("the object has no metadata.name")]
     MissingName,
 }
 
-impl From<kube::Error> for Error {
-    fn from(error: kube::Error) -> Self {
+impl From<kubegen_client::Error> for Error {
+    fn from(error: kubegen_client::Error) -> Self {
         match error {
-            kube::Error::Api(status) => Error::Api(status),
+            kubegen_client::Error::Api(status) => Error::Api(status),
             other => Error::Request(other),
         }
     }
@@ -118,7 +118,7 @@ mod tests {
             "details": { "causes": [{ "field": "spec.port", "message": "too big", "reason": "FieldValueInvalid" }] },
         }))
         .unwrap();
-        kube::Error::Api(Box::new(status)).into()
+        kubegen_client::Error::Api(Box::new(status)).into()
     }
 
     #[test]

@@ -42,13 +42,17 @@ impl RestClientMetrics {
 
     /// `client`, with every request it sends counted under `host` (the
     /// apiserver's `host:port` as its URL names it, which client-go uses:
-    /// `kube::Config::cluster_url`'s authority). Watches count when their
+    /// `kubegen::Config::cluster_url`'s authority). Watches count when their
     /// response starts, as client-go counts them.
-    pub fn instrument(&self, client: kube::Client, host: impl Into<String>) -> kube::Client {
+    pub fn instrument(
+        &self,
+        client: kubegen_client::Client,
+        host: impl Into<String>,
+    ) -> kubegen_client::Client {
         let host: String = host.into();
         let requests = self.requests.clone();
         let namespace = client.default_namespace().to_owned();
-        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+        let service = tower::service_fn(move |request: http::Request<kubegen_client::Body>| {
             let (client, requests, host) = (client.clone(), requests.clone(), host.clone());
             async move {
                 let method = request.method().as_str().to_owned();
@@ -63,7 +67,7 @@ impl RestClientMetrics {
                 response
             }
         });
-        kube::Client::new(service, namespace)
+        kubegen_client::Client::new(service, namespace)
     }
 
     /// The requests counted so far with `code`, `method` and `host`.
@@ -81,13 +85,13 @@ impl RestClientMetrics {
 #[cfg(test)]
 mod tests {
     use http::{Request, Response, StatusCode};
-    use kube::client::Body;
+    use kubegen_client::Body;
 
     use super::*;
 
     /// A client whose every request gets `status`, or fails to connect
     /// when `status` is `None`.
-    fn client(status: Option<StatusCode>) -> kube::Client {
+    fn client(status: Option<StatusCode>) -> kubegen_client::Client {
         let service = tower::service_fn(move |_: Request<Body>| async move {
             match status {
                 Some(status) => {
@@ -98,7 +102,7 @@ mod tests {
                 None => Err(std::io::Error::other("connection refused")),
             }
         });
-        kube::Client::new(service, "default")
+        kubegen_client::Client::new(service, "default")
     }
 
     fn get() -> Request<Vec<u8>> {

@@ -22,12 +22,12 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use kube::Resource;
-use kube::api::{
+use kubegen_client::Resource;
+use kubegen_client::api::{
     Api, DeleteParams, ListParams, ObjectList, Patch, PatchParams, PostParams, WatchEvent,
     WatchParams,
 };
-use kube::core::{ClusterResourceScope, NamespaceResourceScope, Request};
+use kubegen_client::core::{ClusterResourceScope, NamespaceResourceScope, Request};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -35,6 +35,9 @@ use crate::apply::{ApplyConfiguration, ApplyOptions};
 
 pub use apply::{apply, apply_status};
 pub use error::Error;
+/// The body of a request or response, for a custom transport
+/// ([`Client::new`](kubegen_client::Client::new)).
+pub use kubegen_client::Body;
 pub use metrics::RestClientMetrics;
 pub use retry::{retry_on_conflict, retry_on_conflict_with};
 
@@ -55,7 +58,7 @@ pub const DEFAULT_FIELD_MANAGER: &str = "kubegen";
 pub struct ResourceClient<K> {
     api: Api<K>,
     /// The client of `api`, for requests whose reply is not decoded.
-    client: kube::Client,
+    client: kubegen_client::Client,
     field_manager: Arc<str>,
 }
 
@@ -82,7 +85,7 @@ where
     K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + Debug,
 {
     /// A client for namespaced kind `K` in `namespace`.
-    pub fn namespaced(client: kube::Client, namespace: &str) -> Self
+    pub fn namespaced(client: kubegen_client::Client, namespace: &str) -> Self
     where
         K: Resource<Scope = NamespaceResourceScope>,
     {
@@ -90,7 +93,7 @@ where
     }
 
     /// A client for cluster-scoped kind `K`.
-    pub fn cluster(client: kube::Client) -> Self
+    pub fn cluster(client: kubegen_client::Client) -> Self
     where
         K: Resource<Scope = ClusterResourceScope>,
     {
@@ -99,14 +102,14 @@ where
 
     /// A client for namespaced kind `K` across all namespaces (list, watch
     /// and delete_collection make sense; writes need a namespace).
-    pub fn all_namespaces(client: kube::Client) -> Self
+    pub fn all_namespaces(client: kubegen_client::Client) -> Self
     where
         K: Resource<Scope = NamespaceResourceScope>,
     {
         Self::from_api(Api::all(client))
     }
 
-    /// Wraps an existing `kube::Api`.
+    /// Wraps an existing `kubegen::Api`.
     pub fn from_api(api: Api<K>) -> Self {
         ResourceClient {
             client: api.clone().into_client(),
@@ -127,7 +130,7 @@ where
         &self.field_manager
     }
 
-    /// The underlying `kube::Api`, for anything not covered here.
+    /// The underlying `kubegen::Api`, for anything not covered here.
     pub fn api(&self) -> &Api<K> {
         &self.api
     }
@@ -161,17 +164,17 @@ where
     /// a failure `Status` is the error, as for the decoding verbs.
     async fn send_unread(
         &self,
-        request: Result<http::Request<Vec<u8>>, kube::core::request::Error>,
+        request: Result<http::Request<Vec<u8>>, kubegen_client::core::request::Error>,
         verb: &'static str,
     ) -> Result<()> {
-        let mut request = request.map_err(kube::Error::BuildRequest)?;
+        let mut request = request.map_err(kubegen_client::Error::BuildRequest)?;
         request.extensions_mut().insert(verb);
         self.client.request_text(request).await?;
         Ok(())
     }
 
     fn body(obj: &K) -> Result<Vec<u8>> {
-        Ok(serde_json::to_vec(obj).map_err(kube::Error::SerdeError)?)
+        Ok(serde_json::to_vec(obj).map_err(kubegen_client::Error::SerdeError)?)
     }
 
     /// Reads one object; a missing object is an error with

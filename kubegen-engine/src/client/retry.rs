@@ -4,10 +4,10 @@
 //!
 //! ```no_run
 //! use k8s_openapi::api::core::v1::ConfigMap;
-//! use kube::Api;
+//! use kubegen::Api;
 //! use kubegen::client::retry_on_conflict;
 //!
-//! # async fn demo(api: Api<ConfigMap>) -> Result<(), kube::Error> {
+//! # async fn demo(api: Api<ConfigMap>) -> Result<(), kubegen::Error> {
 //! // Re-read and retry when another writer changed the object meanwhile.
 //! let updated = retry_on_conflict(|| async {
 //!     let mut fresh = api.get("child").await?;

@@ -25,7 +25,7 @@
 ///     pub struct ConfigMapReader(ConfigMap, "v1") { get, list, watch }
 /// }
 ///
-/// fn reader(client: kubegen::kube::Client) -> ConfigMapReader {
+/// fn reader(client: kubegen::Client) -> ConfigMapReader {
 ///     ConfigMapReader(kubegen::client::ResourceClient::namespaced(client, "default"))
 /// }
 /// ```
@@ -84,8 +84,8 @@ macro_rules! __typed_client_verb {
         /// Lists objects (label/field selectors, pagination in `params`).
         pub async fn list(
             &self,
-            params: &$crate::kube::api::ListParams,
-        ) -> $crate::client::Result<$crate::kube::api::ObjectList<$kind>> {
+            params: &$crate::api::ListParams,
+        ) -> $crate::client::Result<$crate::api::ObjectList<$kind>> {
             self.0.list(params).await
         }
     };
@@ -93,7 +93,7 @@ macro_rules! __typed_client_verb {
         /// Watches objects from `resource_version` ("0" for any).
         pub async fn watch(
             &self,
-            params: &$crate::kube::api::WatchParams,
+            params: &$crate::api::WatchParams,
             resource_version: &str,
         ) -> $crate::client::Result<$crate::client::WatchStream<$kind>> {
             self.0.watch(params, resource_version).await
@@ -135,7 +135,7 @@ macro_rules! __typed_client_verb {
         pub async fn patch<P: $crate::__private::serde::Serialize + ::std::fmt::Debug>(
             &self,
             name: &str,
-            patch: &$crate::kube::api::Patch<P>,
+            patch: &$crate::api::Patch<P>,
         ) -> $crate::client::Result<$kind> {
             self.0.patch(name, patch).await
         }
@@ -143,7 +143,7 @@ macro_rules! __typed_client_verb {
         pub async fn patch_unread<P: $crate::__private::serde::Serialize + ::std::fmt::Debug>(
             &self,
             name: &str,
-            patch: &$crate::kube::api::Patch<P>,
+            patch: &$crate::api::Patch<P>,
         ) -> $crate::client::Result<()> {
             self.0.patch_unread(name, patch).await
         }
@@ -153,7 +153,7 @@ macro_rules! __typed_client_verb {
         pub async fn patch_status<P: $crate::__private::serde::Serialize + ::std::fmt::Debug>(
             &self,
             name: &str,
-            patch: &$crate::kube::api::Patch<P>,
+            patch: &$crate::api::Patch<P>,
         ) -> $crate::client::Result<$kind> {
             self.0.patch_status(name, patch).await
         }
@@ -164,7 +164,7 @@ macro_rules! __typed_client_verb {
         >(
             &self,
             name: &str,
-            patch: &$crate::kube::api::Patch<P>,
+            patch: &$crate::api::Patch<P>,
         ) -> $crate::client::Result<()> {
             self.0.patch_status_unread(name, patch).await
         }
@@ -174,7 +174,7 @@ macro_rules! __typed_client_verb {
         pub async fn delete(
             &self,
             name: &str,
-            params: &$crate::kube::api::DeleteParams,
+            params: &$crate::api::DeleteParams,
         ) -> $crate::client::Result<()> {
             self.0.delete(name, params).await
         }
@@ -183,8 +183,8 @@ macro_rules! __typed_client_verb {
         /// Deletes every object matching `list`.
         pub async fn delete_collection(
             &self,
-            params: &$crate::kube::api::DeleteParams,
-            list: &$crate::kube::api::ListParams,
+            params: &$crate::api::DeleteParams,
+            list: &$crate::api::ListParams,
         ) -> $crate::client::Result<()> {
             self.0.delete_collection(params, list).await
         }

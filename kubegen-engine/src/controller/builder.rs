@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use kube::Resource;
+use kubegen_client::Resource;
 use serde::de::DeserializeOwned;
 
 use super::action::Action;

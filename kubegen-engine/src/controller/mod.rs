@@ -35,16 +35,16 @@
 //! use kubegen::{Action, Controller, SharedInformerFactory, shutdown_signal};
 //!
 //! struct Ctx {
-//!     client: kube::Client,
+//!     client: kubegen::Client,
 //! }
 //!
-//! async fn reconcile(cm: Arc<ConfigMap>, ctx: Arc<Ctx>) -> Result<Action, kube::Error> {
+//! async fn reconcile(cm: Arc<ConfigMap>, ctx: Arc<Ctx>) -> Result<Action, kubegen::Error> {
 //!     // Make the world match `cm`, with `ctx.client`.
 //!     # let _ = (cm, &ctx.client);
 //!     Ok(Action::requeue_after(Duration::from_secs(300)))
 //! }
 //!
-//! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! kubegen::logging::init(kubegen::logging::LogFormat::Json);
 //! let mut registry = prometheus_client::registry::Registry::default();
 //! let metrics = ControllerMetrics::register(&mut registry);
@@ -79,12 +79,12 @@
 //! use kubegen::leader_election::LeaderElector;
 //! use kubegen::{Action, Controller, SharedInformerFactory, shutdown_signal};
 //!
-//! async fn reconcile(cm: Arc<ConfigMap>, _ctx: Arc<()>) -> Result<Action, kube::Error> {
+//! async fn reconcile(cm: Arc<ConfigMap>, _ctx: Arc<()>) -> Result<Action, kubegen::Error> {
 //!     # let _ = cm;
 //!     Ok(Action::done())
 //! }
 //!
-//! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! let factory = SharedInformerFactory::new(client.clone());
 //! let elector = LeaderElector::builder(client, "operators", "my-operator-lock")
 //!     .on_started_leading(move |leadership| {

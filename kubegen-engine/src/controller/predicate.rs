@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::ops::BitOr;
 
-use kube::Resource;
-use kube::api::ObjectMeta;
+use kubegen_client::Resource;
+use kubegen_client::api::ObjectMeta;
 
 /// A filter on the update events of the controller's primary resource,
 /// comparing the old and the new object (controller-runtime's predicates).

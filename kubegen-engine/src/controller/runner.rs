@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{BoxFuture, join_all};
-use kube::Resource;
+use kubegen_client::Resource;
 use serde::de::DeserializeOwned;
 
 use super::source::Source;

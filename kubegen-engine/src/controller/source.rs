@@ -7,8 +7,8 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use kube::Resource;
-use kube::core::ClusterResourceScope;
+use kubegen_client::Resource;
+use kubegen_client::core::ClusterResourceScope;
 use serde::de::DeserializeOwned;
 
 use super::Predicate;

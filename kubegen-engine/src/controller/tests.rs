@@ -11,7 +11,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
-use kube::api::ObjectMeta;
+use kubegen_client::api::ObjectMeta;
 use parking_lot::Mutex;
 use prometheus_client::registry::Registry;
 use tokio::sync::oneshot;

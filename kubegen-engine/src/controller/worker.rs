@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use kube::Resource;
+use kubegen_client::Resource;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tracing::Instrument;

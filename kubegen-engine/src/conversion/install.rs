@@ -5,8 +5,8 @@
 use futures::future::BoxFuture;
 use k8s_openapi::ByteString;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::Api;
-use kube::api::{Patch, PatchParams};
+use kubegen_client::Api;
+use kubegen_client::api::{Patch, PatchParams};
 use serde_json::json;
 
 /// Where the apiserver reaches the conversion webhook.
@@ -26,7 +26,7 @@ pub enum WebhookEndpoint {
 /// use kubegen::conversion::{WebhookEndpoint, inject_ca_bundle};
 /// use kubegen::server::DevCa;
 ///
-/// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 /// let ca = DevCa::new("dev-ca")?;
 /// ca.issue("/tmp/certs", &["127.0.0.1"])?;
 /// let url = WebhookEndpoint::Url("https://127.0.0.1:9443/convert".into());
@@ -38,23 +38,23 @@ pub enum WebhookEndpoint {
 /// for why): the request and the decoding of the CRD it returns are
 /// compiled once, here, not in every crate that awaits this.
 pub fn inject_ca_bundle<'a>(
-    client: &'a kube::Client,
+    client: &'a kubegen_client::Client,
     crd_name: &'a str,
     ca_pem: &'a str,
     endpoint: &'a WebhookEndpoint,
-) -> BoxFuture<'a, Result<CustomResourceDefinition, kube::Error>> {
+) -> BoxFuture<'a, Result<CustomResourceDefinition, kubegen_client::Error>> {
     Box::pin(inject(client, crd_name, ca_pem, endpoint))
 }
 
 async fn inject(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     crd_name: &str,
     ca_pem: &str,
     endpoint: &WebhookEndpoint,
-) -> Result<CustomResourceDefinition, kube::Error> {
+) -> Result<CustomResourceDefinition, kubegen_client::Error> {
     // ByteString serializes as Kubernetes' base64 `[]byte`.
     let bundle = serde_json::to_value(ByteString(ca_pem.as_bytes().to_vec()))
-        .map_err(kube::Error::SerdeError)?;
+        .map_err(kubegen_client::Error::SerdeError)?;
     let client_config = match endpoint {
         WebhookEndpoint::Service => json!({"caBundle": bundle}),
         WebhookEndpoint::Url(url) => json!({"caBundle": bundle, "url": url, "service": null}),
@@ -77,13 +77,14 @@ mod tests {
     /// again in each crate awaiting it.
     #[test]
     fn the_injection_future_is_boxed() {
-        type Inject = for<'a> fn(
-            &'a kube::Client,
-            &'a str,
-            &'a str,
-            &'a WebhookEndpoint,
-        )
-            -> BoxFuture<'a, Result<CustomResourceDefinition, kube::Error>>;
+        type Inject =
+            for<'a> fn(
+                &'a kubegen_client::Client,
+                &'a str,
+                &'a str,
+                &'a WebhookEndpoint,
+            )
+                -> BoxFuture<'a, Result<CustomResourceDefinition, kubegen_client::Error>>;
         let _: Inject = inject_ca_bundle;
     }
 }

@@ -44,8 +44,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use kube::core::Status;
-use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
+use kubegen_client::core::Status;
+use kubegen_client::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -25,7 +25,7 @@
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kubegen::events::{object_reference, EventRecorder, EventType};
 //!
-//! # async fn demo(client: kube::Client, cm: ConfigMap) -> Result<(), kube::Error> {
+//! # async fn demo(client: kubegen::Client, cm: ConfigMap) -> Result<(), kubegen::Error> {
 //! let recorder = EventRecorder::new(client, "example.com/my-operator", "my-operator-7d9f");
 //! let regarding = object_reference(&cm);
 //! recorder
@@ -47,8 +47,8 @@ use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::{Event, EventSeries};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
-use kube::{Client, Resource};
+use kubegen_client::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use kubegen_client::{Client, Resource};
 use parking_lot::Mutex;
 use serde_json::json;
 use tokio::sync::Semaphore;
@@ -235,7 +235,7 @@ impl EventRecorder {
         reason: &'a str,
         action: &'a str,
         note: &'a str,
-    ) -> BoxFuture<'a, Result<(), kube::Error>> {
+    ) -> BoxFuture<'a, Result<(), kubegen_client::Error>> {
         Box::pin(self.publish_inner(regarding, related, event_type, reason, action, note))
     }
 
@@ -247,7 +247,7 @@ impl EventRecorder {
         reason: &str,
         action: &str,
         note: &str,
-    ) -> Result<(), kube::Error> {
+    ) -> Result<(), kubegen_client::Error> {
         let key = EventKey {
             regarding: RefKey::from(regarding),
             related: related.map(RefKey::from),
@@ -276,7 +276,7 @@ impl EventRecorder {
                 }
                 // The Event expired on the server (default TTL one hour):
                 // start over.
-                Err(kube::Error::Api(status)) if is_not_found(&status) => {}
+                Err(kubegen_client::Error::Api(status)) if is_not_found(&status) => {}
                 Err(error) => return Err(error),
             }
         }
@@ -317,20 +317,22 @@ impl EventRecorder {
     /// Creates `event` about `object`, named for it, under another suffix if
     /// the name was taken; returns the suffix of the name it got. The
     /// Event's name is chosen here, so the apiserver's reply is not decoded.
-    async fn create(&self, mut event: Event, object: &str) -> Result<u128, kube::Error> {
+    async fn create(&self, mut event: Event, object: &str) -> Result<u128, kubegen_client::Error> {
         let namespace = event.metadata.namespace.clone().unwrap_or_default();
-        let request = kube::core::Request::new(Event::url_path(&(), Some(&namespace)));
+        let request = kubegen_client::core::Request::new(Event::url_path(&(), Some(&namespace)));
         let mut suffix = unique_suffix();
         let mut tries = 0;
         loop {
             event.metadata.name = Some(event_name(object, suffix));
-            let body = serde_json::to_vec(&event).map_err(kube::Error::SerdeError)?;
+            let body = serde_json::to_vec(&event).map_err(kubegen_client::Error::SerdeError)?;
             let create = request
                 .create(&PostParams::default(), body)
-                .map_err(kube::Error::BuildRequest)?;
+                .map_err(kubegen_client::Error::BuildRequest)?;
             match self.client.request_text(create).await {
                 Ok(_) => return Ok(suffix),
-                Err(kube::Error::Api(status)) if is_already_exists(&status) && tries < 3 => {
+                Err(kubegen_client::Error::Api(status))
+                    if is_already_exists(&status) && tries < 3 =>
+                {
                     tries += 1;
                     suffix = unique_suffix();
                 }
@@ -345,18 +347,18 @@ impl EventRecorder {
         name: &str,
         count: i32,
         now: &MicroTime,
-    ) -> Result<(), kube::Error> {
+    ) -> Result<(), kubegen_client::Error> {
         let series = EventSeries {
             count,
             last_observed_time: now.clone(),
         };
-        let patch = kube::core::Request::new(Event::url_path(&(), Some(namespace)))
+        let patch = kubegen_client::core::Request::new(Event::url_path(&(), Some(namespace)))
             .patch(
                 name,
                 &PatchParams::default(),
                 &Patch::Merge(json!({ "series": series })),
             )
-            .map_err(kube::Error::BuildRequest)?;
+            .map_err(kubegen_client::Error::BuildRequest)?;
         self.client.request_text(patch).await?;
         Ok(())
     }
@@ -420,7 +422,7 @@ mod tests {
             &'a str,
             &'a str,
             &'a str,
-        ) -> BoxFuture<'a, Result<(), kube::Error>>;
+        ) -> BoxFuture<'a, Result<(), kubegen_client::Error>>;
         let _: Publish = EventRecorder::publish;
         let _: for<'a> fn(&'a EventRecorder) -> BoxFuture<'a, ()> = EventRecorder::flush;
     }

@@ -2,7 +2,7 @@
 //! namespace and selectors), started, synced and shut down together.
 //!
 //! ```no_run
-//! # async fn demo(client: kube::Client) {
+//! # async fn demo(client: kubegen::Client) {
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kubegen::factory::SharedInformerFactory;
 //!
@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use crate::informer::watcher;
 use futures::future::{BoxFuture, join_all};
-use kube::api::ObjectMeta;
-use kube::{Client, Resource};
+use kubegen_client::api::ObjectMeta;
+use kubegen_client::{Client, Resource};
 use parking_lot::Mutex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;

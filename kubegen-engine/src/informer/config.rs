@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::watcher;
-use kube::Resource;
+use kubegen_client::Resource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 

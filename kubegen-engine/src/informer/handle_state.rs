@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use kube::Api;
+use kubegen_client::Api;
 use parking_lot::Mutex;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;

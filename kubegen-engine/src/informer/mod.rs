@@ -3,11 +3,11 @@
 //! [`protobuf_watcher`]), with event handlers, resync and relist diffing.
 //!
 //! ```no_run
-//! # async fn demo(client: kube::Client) {
+//! # async fn demo(client: kubegen::Client) {
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kubegen::informer::{HandlerFns, Informer, InformerConfig};
 //!
-//! let informer = Informer::new(kube::Api::<ConfigMap>::all(client), InformerConfig::default());
+//! let informer = Informer::new(kubegen::Api::<ConfigMap>::all(client), InformerConfig::default());
 //! informer.add_event_handler(HandlerFns::new().on_add(|cm: std::sync::Arc<ConfigMap>| {
 //!     println!("{:?}", cm.metadata.name);
 //! }));
@@ -33,8 +33,8 @@ pub mod watcher;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use kube::core::PartialObjectMeta;
-use kube::{Api, Resource};
+use kubegen_client::core::PartialObjectMeta;
+use kubegen_client::{Api, Resource};
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 use tokio::sync::{oneshot, watch as state_channel};
@@ -63,9 +63,9 @@ use sharded::InformerShard;
 /// `metadata_watcher`):
 ///
 /// ```no_run
-/// # fn demo(client: kube::Client) {
+/// # fn demo(client: kubegen::Client) {
 /// use k8s_openapi::api::core::v1::Pod;
-/// use kube::{Api, core::PartialObjectMeta};
+/// use kubegen::{Api, core::PartialObjectMeta};
 /// use kubegen::informer::{InformerConfig, MetadataInformer};
 /// let pods: MetadataInformer<Pod> =
 ///     MetadataInformer::new(Api::<PartialObjectMeta<Pod>>::all(client), InformerConfig::default());

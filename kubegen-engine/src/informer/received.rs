@@ -17,7 +17,7 @@ use std::fmt::{self, Debug};
 use std::ops::Range;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::core::{DynamicResourceScope, Resource};
+use kubegen_client::core::{DynamicResourceScope, Resource};
 use serde::de::{self, DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
@@ -372,11 +372,13 @@ mod tests {
         let list = format!(
             r#"{{"apiVersion":"v1","kind":"ConfigMapList","metadata":{{"resourceVersion":"5"}},"items":[{object},{object}]}}"#
         );
-        let list: kube::core::ObjectList<Wire<ConfigMap>> = serde_json::from_str(&list).unwrap();
+        let list: kubegen_client::core::ObjectList<Wire<ConfigMap>> =
+            serde_json::from_str(&list).unwrap();
         assert_eq!(list.items.len(), 2);
         let event = format!(r#"{{"type":"MODIFIED","object":{object}}}"#);
-        let event: kube::core::WatchEvent<Wire<ConfigMap>> = serde_json::from_str(&event).unwrap();
-        let kube::core::WatchEvent::Modified(from_event) = event else {
+        let event: kubegen_client::core::WatchEvent<Wire<ConfigMap>> =
+            serde_json::from_str(&event).unwrap();
+        let kubegen_client::core::WatchEvent::Modified(from_event) = event else {
             panic!("a modification");
         };
         for received in list.items.into_iter().chain([from_event]) {

@@ -2,8 +2,8 @@
 //! resource scope (for the factory's informers, and for a sharded
 //! informer's `Api` over its selecting client).
 
-use kube::core::{ClusterResourceScope, DynamicResourceScope, NamespaceResourceScope};
-use kube::{Api, Client, Resource};
+use kubegen_client::core::{ClusterResourceScope, DynamicResourceScope, NamespaceResourceScope};
+use kubegen_client::{Api, Client, Resource};
 
 /// Builds the `Api` an informer of a type with this scope watches: within
 /// one namespace or across all of them. Cluster-scoped types ignore the
@@ -21,7 +21,7 @@ pub trait ApiScope {
 fn all_or_in<K>(api: Api<K>, namespace: Option<&str>) -> Api<K>
 where
     K: Resource,
-    K::Scope: kube::core::NamespaceScope,
+    K::Scope: kubegen_client::core::NamespaceScope,
 {
     match namespace {
         Some(ns) => api.constrain(ns),

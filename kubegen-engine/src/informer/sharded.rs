@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::api::ObjectMeta;
-use kube::{Api, Client};
+use kubegen_client::api::ObjectMeta;
+use kubegen_client::{Api, Client};
 use tokio::sync::watch;
 
 use super::watcher;
@@ -65,7 +65,7 @@ impl<K> Scope<K> {
     /// does not filter).
     pub(super) async fn resolve(shard: InformerShard<K>, api: &Api<K>, resource: &str) -> Self
     where
-        K: kube::Resource + Clone,
+        K: kubegen_client::Resource + Clone,
     {
         let mode = shard.shards.server_side();
         let server_side = if shard.by != ShardBy::Uid
@@ -124,7 +124,7 @@ impl<K> Scope<K> {
     /// none is held, nothing to watch).
     pub(super) fn api(&self, api: &Api<K>) -> Option<Api<K>>
     where
-        K: kube::Resource + Clone,
+        K: kubegen_client::Resource + Clone,
     {
         let partitions = self.shard.shards.partitions();
         let selector = partitions.selector(&self.held)?;

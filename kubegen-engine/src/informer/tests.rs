@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::watcher::Event;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
-use kube::api::ObjectMeta;
-use kube::{Api, Client};
+use kubegen_client::api::ObjectMeta;
+use kubegen_client::{Api, Client};
 use parking_lot::Mutex;
 
 use super::watch::{self, Relist};
@@ -16,7 +16,7 @@ use super::*;
 use crate::store::ObjectKey;
 
 fn client() -> Client {
-    let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+    let config = kubegen_client::Config::new("http://127.0.0.1:9".parse().unwrap());
     Client::try_from(config).unwrap()
 }
 
@@ -444,11 +444,11 @@ async fn initial_adds_are_told_from_later_ones() {
 #[test]
 fn only_a_refused_watch_start_means_no_streaming_lists() {
     use crate::informer::watcher::Error;
-    use kube::core::Status;
+    use kubegen_client::core::Status;
     let api = |code: u16| {
         let mut status = Status::failure("refused", "Invalid");
         status.code = code;
-        kube::Error::Api(status.boxed())
+        kubegen_client::Error::Api(status.boxed())
     };
     let status = |code: u16| {
         let mut status = Status::failure("gone", "Expired");
@@ -483,9 +483,9 @@ fn only_a_refused_watch_start_means_no_streaming_lists() {
 #[test]
 fn only_a_406_at_the_start_sends_the_informer_back_to_json() {
     use crate::informer::watcher::Error;
-    use kube::core::Status;
+    use kubegen_client::core::Status;
     let api = |code| {
-        kube::Error::Api(
+        kubegen_client::Error::Api(
             Status::failure("no", "NotAcceptable")
                 .with_code(code)
                 .boxed(),

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use kube::{Api, Resource};
+use kubegen_client::{Api, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::oneshot;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
@@ -233,8 +233,8 @@ async fn held_changed<K>(scope: &mut Option<Scope<K>>) {
 pub(super) fn rejects_protobuf(error: &watcher::Error) -> bool {
     matches!(
         error,
-        watcher::Error::InitialListFailed(kube::Error::Api(status))
-            | watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        watcher::Error::InitialListFailed(kubegen_client::Error::Api(status))
+            | watcher::Error::WatchStartFailed(kubegen_client::Error::Api(status))
             if status.code == 406
     )
 }
@@ -245,7 +245,7 @@ pub(super) fn rejects_protobuf(error: &watcher::Error) -> bool {
 pub(super) fn rejects_streaming_list(error: &watcher::Error) -> bool {
     matches!(
         error,
-        watcher::Error::WatchStartFailed(kube::Error::Api(status))
+        watcher::Error::WatchStartFailed(kubegen_client::Error::Api(status))
             if matches!(status.code, 400 | 422)
     )
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::time::Duration;
 
-use kube::Client;
+use kubegen_client::Client;
 
 use super::config::{ConfigError, LeaderElectionConfig};
 use super::elector::{Callbacks, LeaderElector};
@@ -164,7 +164,7 @@ mod tests {
 
     fn client() -> Client {
         // A client that is never used: building one needs no server.
-        let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+        let config = kubegen_client::Config::new("http://127.0.0.1:9".parse().unwrap());
         Client::try_from(config).unwrap()
     }
 

@@ -387,7 +387,7 @@ impl LeaderElector {
 
     /// Sleeps until `at`, then tries once to acquire or renew, for at most
     /// one renew deadline.
-    async fn attempt_at(&mut self, at: Instant) -> Result<Attempt, kube::Error> {
+    async fn attempt_at(&mut self, at: Instant) -> Result<Attempt, kubegen_client::Error> {
         tokio::time::sleep_until(at).await;
         let limit = self.renew_deadline;
         match tokio::time::timeout(limit, self.try_acquire_or_renew()).await {
@@ -399,7 +399,7 @@ impl LeaderElector {
     /// One try (client-go's `tryAcquireOrRenew`): renew directly when the
     /// cached Lease names this candidate, else read the Lease, decide, and
     /// write.
-    pub(super) async fn try_acquire_or_renew(&mut self) -> Result<Attempt, kube::Error> {
+    pub(super) async fn try_acquire_or_renew(&mut self) -> Result<Attempt, kubegen_client::Error> {
         let sent_at = Instant::now();
         let holds = self.lease.as_ref().is_some_and(|l| self.names_me(l));
         if holds && let Some(attempt) = self.write(&Decision::Renew, sent_at).await? {
@@ -426,7 +426,7 @@ impl LeaderElector {
         &mut self,
         decision: &Decision,
         sent_at: Instant,
-    ) -> Result<Option<Attempt>, kube::Error> {
+    ) -> Result<Option<Attempt>, kubegen_client::Error> {
         let old = self.lease.as_ref().and_then(|l| l.spec.as_ref());
         let spec = record::next_record(
             decision,
@@ -456,7 +456,7 @@ impl LeaderElector {
                     transitions,
                 }))
             }
-            Err(kube::Error::Api(status))
+            Err(kubegen_client::Error::Api(status))
                 if is_conflict(&status) || is_already_exists(&status) || is_not_found(&status) =>
             {
                 tracing::debug!(lease = %self.lease_name, reason = %status.reason, "lost a race for the lease");
@@ -483,7 +483,7 @@ impl LeaderElector {
     /// Unlike client-go, the decision goes by the Lease just read, not by
     /// the record observed before, so a Lease taken over meanwhile is not
     /// overwritten.
-    pub(super) async fn release(&mut self) -> Result<Release, kube::Error> {
+    pub(super) async fn release(&mut self) -> Result<Release, kubegen_client::Error> {
         let mut copy = self.lease.clone().filter(|l| self.names_me(l));
         let mut writes = 0;
         loop {
@@ -514,11 +514,11 @@ impl LeaderElector {
                     self.remember_written(written);
                     return Ok(Release::Released);
                 }
-                Err(kube::Error::Api(status)) if is_not_found(&status) => {
+                Err(kubegen_client::Error::Api(status)) if is_not_found(&status) => {
                     self.remember(None, Instant::now().into_std());
                     return Ok(Release::NotHeld { holder: None });
                 }
-                Err(kube::Error::Api(status))
+                Err(kubegen_client::Error::Api(status))
                     if is_conflict(&status) && writes < RELEASE_WRITES =>
                 {
                     tracing::debug!(lease = %self.lease_name, "the lease changed before its release: reading it again");

@@ -8,20 +8,20 @@
 
 use futures::future::BoxFuture;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use kube::Client;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kubegen_client::Client;
+use kubegen_client::api::{Api, ObjectMeta, PostParams};
 
 /// Access to one Lease. Writes are conditional: [`update`](Self::update)
 /// carries the `resourceVersion` of the object it is given, and fails with
 /// `409 Conflict` when the Lease changed since.
 pub(super) trait LeaseLock: Send + Sync {
     /// Reads the Lease; `None` when it does not exist.
-    fn get(&self) -> BoxFuture<'_, Result<Option<Lease>, kube::Error>>;
+    fn get(&self) -> BoxFuture<'_, Result<Option<Lease>, kubegen_client::Error>>;
     /// Creates the Lease with `spec` (`409 AlreadyExists` if it exists).
-    fn create(&self, spec: LeaseSpec) -> BoxFuture<'_, Result<Lease, kube::Error>>;
+    fn create(&self, spec: LeaseSpec) -> BoxFuture<'_, Result<Lease, kubegen_client::Error>>;
     /// Replaces the Lease with `lease`, conditioned on its
     /// `resourceVersion`; returns the Lease as written.
-    fn update(&self, lease: Lease) -> BoxFuture<'_, Result<Lease, kube::Error>>;
+    fn update(&self, lease: Lease) -> BoxFuture<'_, Result<Lease, kubegen_client::Error>>;
 }
 
 /// The Lease `namespace/name` on the API server.
@@ -41,11 +41,11 @@ impl ApiLock {
 }
 
 impl LeaseLock for ApiLock {
-    fn get(&self) -> BoxFuture<'_, Result<Option<Lease>, kube::Error>> {
+    fn get(&self) -> BoxFuture<'_, Result<Option<Lease>, kubegen_client::Error>> {
         Box::pin(self.api.get_opt(&self.name))
     }
 
-    fn create(&self, spec: LeaseSpec) -> BoxFuture<'_, Result<Lease, kube::Error>> {
+    fn create(&self, spec: LeaseSpec) -> BoxFuture<'_, Result<Lease, kubegen_client::Error>> {
         Box::pin(async move {
             let lease = Lease {
                 metadata: ObjectMeta {
@@ -58,7 +58,7 @@ impl LeaseLock for ApiLock {
         })
     }
 
-    fn update(&self, lease: Lease) -> BoxFuture<'_, Result<Lease, kube::Error>> {
+    fn update(&self, lease: Lease) -> BoxFuture<'_, Result<Lease, kubegen_client::Error>> {
         Box::pin(async move {
             self.api
                 .replace(&self.name, &PostParams::default(), &lease)

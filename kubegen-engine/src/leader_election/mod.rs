@@ -33,7 +33,7 @@
 //! use std::time::Duration;
 //! use kubegen::leader_election::{LeaderElector, LeaderElectionMetrics};
 //!
-//! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! let mut registry = prometheus_client::registry::Registry::default();
 //! let metrics = LeaderElectionMetrics::register(&mut registry);
 //! let elector = LeaderElector::builder(client, "my-namespace", "my-operator-lock")

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use kube::Client;
+use kubegen_client::Client;
 
 use super::error::ManagerError;
 use super::runner::{CACHES_SYNCED, Manager};
@@ -93,7 +93,7 @@ impl ManagerBuilder {
     /// servers use) in `rest_client_requests_total{code,method,host}`, as
     /// controller-runtime does by default, labelled with `host`: the
     /// apiserver's `host:port` as its URL names it
-    /// (`config.cluster_url.authority()`), which a `kube::Client` does not
+    /// (`config.cluster_url.authority()`), which a `kubegen::Client` does not
     /// tell. Requests made through another clone of the client given to
     /// [`Manager::builder`] are not counted.
     #[must_use]

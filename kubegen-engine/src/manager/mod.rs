@@ -13,12 +13,12 @@
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! use kubegen::{Action, Controller, LeaderElectionConfig, Manager};
 //!
-//! async fn reconcile(cm: Arc<ConfigMap>, client: Arc<kube::Client>) -> Result<Action, kube::Error> {
+//! async fn reconcile(cm: Arc<ConfigMap>, client: Arc<kubegen::Client>) -> Result<Action, kubegen::Error> {
 //!     # let _ = (cm, client);
 //!     Ok(Action::done())
 //! }
 //!
-//! # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+//! # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 //! let mut manager = Manager::builder(client.clone())
 //!     .leader_election(LeaderElectionConfig::new("operators", "my-operator-lock"))
 //!     .health_probe_addr(([0, 0, 0, 0], 8081).into())

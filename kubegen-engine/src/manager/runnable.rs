@@ -5,7 +5,7 @@ use std::fmt::{self, Debug};
 use std::future::Future;
 
 use futures::future::BoxFuture;
-use kube::Resource;
+use kubegen_client::Resource;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 

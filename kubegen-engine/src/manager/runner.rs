@@ -9,7 +9,7 @@ use std::pin::{Pin, pin};
 use std::time::Duration;
 
 use futures::future::{BoxFuture, join, join_all};
-use kube::Client;
+use kubegen_client::Client;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;

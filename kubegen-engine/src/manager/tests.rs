@@ -14,10 +14,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 
-fn client() -> kube::Client {
+fn client() -> kubegen_client::Client {
     // A client that is never used: no informer and no elector needs it.
-    let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
-    kube::Client::try_from(config).unwrap()
+    let config = kubegen_client::Config::new("http://127.0.0.1:9".parse().unwrap());
+    kubegen_client::Client::try_from(config).unwrap()
 }
 
 async fn manager(drain_timeout: Duration) -> Manager {

@@ -30,7 +30,7 @@ use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec};
 use k8s_openapi::api::authorization::v1::{
     NonResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec,
 };
-use kube::api::{Api, PostParams};
+use kubegen_client::api::{Api, PostParams};
 
 use super::review_limit::ReviewLimit;
 use tokio::time::Instant;
@@ -72,7 +72,7 @@ pub(super) trait Reviewer: Send + Sync + 'static {
 }
 
 /// The apiserver, reached through the operator's client.
-struct ApiReviewer(kube::Client);
+struct ApiReviewer(kubegen_client::Client);
 
 impl Reviewer for ApiReviewer {
     fn authenticate(&self, token: String) -> BoxFuture<'static, Result<Option<User>, String>> {
@@ -201,7 +201,7 @@ impl DelegatedAuth {
     /// Reviews through `client`, whose identity needs `create` on
     /// `tokenreviews.authentication.k8s.io` and
     /// `subjectaccessreviews.authorization.k8s.io`.
-    pub fn new(client: kube::Client) -> Self {
+    pub fn new(client: kubegen_client::Client) -> Self {
         Self::with_reviewer(Arc::new(ApiReviewer(client)))
     }
 

@@ -92,7 +92,7 @@ impl MetricsServerBuilder {
 /// ```no_run
 /// use kubegen::server::{DelegatedAuth, MetricsServer, ServingCert, SharedRegistry};
 ///
-/// # async fn demo(client: kube::Client) -> std::io::Result<()> {
+/// # async fn demo(client: kubegen::Client) -> std::io::Result<()> {
 /// let registry = SharedRegistry::default();
 /// let metrics = MetricsServer::secure(
 ///     registry.clone(),

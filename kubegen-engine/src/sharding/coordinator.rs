@@ -18,8 +18,8 @@ use std::time::Duration;
 use futures::future::join_all;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
 use k8s_openapi::jiff::Timestamp;
-use kube::Client;
-use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams, Preconditions};
+use kubegen_client::Client;
+use kubegen_client::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams, Preconditions};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -354,7 +354,10 @@ impl Coordinator {
     /// Writes the Lease `step` says; returns the partition, the written
     /// Lease's holder (`Ok(None)`: released) or the error, and when the
     /// write started.
-    async fn execute(&self, step: Step) -> (u32, Result<Option<String>, kube::Error>, Instant) {
+    async fn execute(
+        &self,
+        step: Step,
+    ) -> (u32, Result<Option<String>, kubegen_client::Error>, Instant) {
         let started = Instant::now();
         let wall = Timestamp::now();
         let me = self.identity();
@@ -401,7 +404,7 @@ impl Coordinator {
         &self,
         mut lease: Lease,
         spec: impl FnOnce(Option<&LeaseSpec>) -> LeaseSpec,
-    ) -> Result<Lease, kube::Error> {
+    ) -> Result<Lease, kubegen_client::Error> {
         lease.spec = Some(spec(lease.spec.as_ref()));
         let name = lease.metadata.name.clone().unwrap_or_default();
         self.api
@@ -410,7 +413,12 @@ impl Coordinator {
     }
 
     /// Applies the outcome of a write of partition `p`'s Lease.
-    fn record(&mut self, p: u32, outcome: Result<Option<String>, kube::Error>, started: Instant) {
+    fn record(
+        &mut self,
+        p: u32,
+        outcome: Result<Option<String>, kubegen_client::Error>,
+        started: Instant,
+    ) {
         match outcome {
             Ok(Some(holder)) if holder == self.identity() => {
                 let held = self.held.entry(p).or_insert_with(|| {
@@ -430,7 +438,7 @@ impl Coordinator {
                     tracing::info!(partition = p, "released the partition");
                 }
             }
-            Err(kube::Error::Api(status)) if status.code == 409 => {
+            Err(kubegen_client::Error::Api(status)) if status.code == 409 => {
                 tracing::debug!(partition = p, "the partition's Lease changed meanwhile");
             }
             Err(error) => {

@@ -3,7 +3,7 @@
 //! `shardSelector` added to the informer's list and watch requests, and the
 //! probe that tells whether the apiserver filters.
 
-use kube::api::ObjectMeta;
+use kubegen_client::api::ObjectMeta;
 use serde::Deserialize;
 
 use super::partition::{PartitionSet, Partitions, shard_hash};
@@ -114,10 +114,14 @@ pub(crate) fn query_escape(value: &str) -> String {
 
 /// `client` adding `shardSelector=selector` to every GET of the collection
 /// at `path` (the informer's lists and watches).
-pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &str) -> kube::Client {
+pub(crate) fn selecting_client(
+    client: kubegen_client::Client,
+    path: String,
+    selector: &str,
+) -> kubegen_client::Client {
     let namespace = client.default_namespace().to_owned();
     let param = format!("{SHARD_SELECTOR_PARAM}={}", query_escape(selector));
-    let service = tower::service_fn(move |mut request: http::Request<kube::client::Body>| {
+    let service = tower::service_fn(move |mut request: http::Request<kubegen_client::Body>| {
         let client = client.clone();
         if request.method() == http::Method::GET && request.uri().path() == path {
             let uri = request.uri();
@@ -132,7 +136,7 @@ pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &st
         }
         async move { client.send(request).await }
     });
-    kube::Client::new(service, namespace)
+    kubegen_client::Client::new(service, namespace)
 }
 
 /// Whether the apiserver filters the collection at `path` by shard
@@ -157,18 +161,18 @@ pub(crate) fn selecting_client(client: kube::Client, path: String, selector: &st
 /// Boxed here: sharded informers await it in code generic over the kind,
 /// which would otherwise compile the probe in each operator crate.
 pub(crate) fn probe<'a>(
-    client: &'a kube::Client,
+    client: &'a kubegen_client::Client,
     path: &'a str,
     partitions: Partitions,
-) -> futures::future::BoxFuture<'a, Result<bool, kube::Error>> {
+) -> futures::future::BoxFuture<'a, Result<bool, kubegen_client::Error>> {
     Box::pin(probe_unboxed(client, path, partitions))
 }
 
 async fn probe_unboxed(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     path: &str,
     partitions: Partitions,
-) -> Result<bool, kube::Error> {
+) -> Result<bool, kubegen_client::Error> {
     #[derive(Deserialize)]
     struct List {
         #[serde(default)]
@@ -196,7 +200,7 @@ async fn probe_unboxed(
         ))
         .header(http::header::ACCEPT, "application/json")
         .body(Vec::new())
-        .map_err(kube::Error::HttpError)
+        .map_err(kubegen_client::Error::HttpError)
     };
     let everything = partitions
         .selector(&partitions.all())
@@ -222,7 +226,7 @@ async fn probe_unboxed(
     let empty = "shardRange(object.metadata.uid, '0x8000000000000000', '0x0000000000000000')";
     match client.request::<List>(list(empty)?).await {
         Ok(_) => Ok(false),
-        Err(kube::Error::Api(status)) if status.message.contains("shard") => Ok(true),
+        Err(kubegen_client::Error::Api(status)) if status.message.contains("shard") => Ok(true),
         Err(error) => Err(error),
     }
 }
@@ -314,12 +318,12 @@ mod tests {
     async fn the_selecting_client_adds_the_selector_to_gets_of_its_collection_only() {
         let seen = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
         let record = seen.clone();
-        let inner = kube::Client::new(
-            tower::service_fn(move |request: http::Request<kube::client::Body>| {
+        let inner = kubegen_client::Client::new(
+            tower::service_fn(move |request: http::Request<kubegen_client::Body>| {
                 record.lock().push(request.uri().to_string());
                 async move {
                     Ok::<_, std::convert::Infallible>(http::Response::new(
-                        kube::client::Body::from(b"{}".to_vec()),
+                        kubegen_client::Body::from(b"{}".to_vec()),
                     ))
                 }
             }),

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList;
-use kube::api::{Api, Patch, PatchParams};
-use kube::core::{ApiResource, GroupVersionKind};
+use kubegen_client::api::{Api, Patch, PatchParams};
+use kubegen_client::core::{ApiResource, GroupVersionKind};
 use serde_json::json;
 
 use super::FIELD_MANAGER;
@@ -123,7 +123,7 @@ const DISCOVERY_POLL: Duration = Duration::from_millis(200);
 /// rewrite could still be encoded at the previous storage version. With
 /// several apiservers this is what the one answering reports.
 pub(super) async fn await_storage_version(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     state: &CrdState,
     timeout: Duration,
 ) -> Result<(), ErrorKind> {
@@ -137,7 +137,7 @@ pub(super) async fn await_storage_version(
             .body(Vec::new())
             .map_err(|e| ErrorKind::ReadCrd {
                 crd: state.name.clone(),
-                source: kube::Error::HttpError(e),
+                source: kubegen_client::Error::HttpError(e),
             })?;
         // Until the CRD is established its group version may be missing:
         // any failure just means "not yet".

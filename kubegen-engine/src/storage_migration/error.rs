@@ -17,7 +17,7 @@ use crate::api_errors;
 /// ```no_run
 /// use kubegen::storage_migration::{ErrorKind, StorageMigration};
 ///
-/// # async fn demo(client: kube::Client) {
+/// # async fn demo(client: kubegen::Client) {
 /// match StorageMigration::new(client, "carts.shop.example.com").run().await {
 ///     Ok(report) => println!("{report}"),
 ///     Err(error) => match error.kind() {
@@ -82,7 +82,7 @@ pub enum ErrorKind {
         crd: String,
         /// The client's error.
         #[source]
-        source: kube::Error,
+        source: kubegen_client::Error,
     },
     /// The CRD marks no version as its storage version, or serves none.
     #[error("CustomResourceDefinition {crd} is not migratable: {reason}")]
@@ -126,7 +126,7 @@ pub enum ErrorKind {
         resource: String,
         /// The client's error.
         #[source]
-        source: kube::Error,
+        source: kubegen_client::Error,
     },
     /// The list response could not be split into objects.
     #[error("the list response of {resource} is malformed: {reason}")]
@@ -143,7 +143,7 @@ pub enum ErrorKind {
         object: String,
         /// The client's error.
         #[source]
-        source: kube::Error,
+        source: kubegen_client::Error,
     },
     /// An object (or the CRD) kept conflicting, or kept failing
     /// transiently, through every retry.
@@ -155,7 +155,7 @@ pub enum ErrorKind {
         attempts: u32,
         /// The last error.
         #[source]
-        last: kube::Error,
+        last: kubegen_client::Error,
     },
     /// The CRD's storage version changed while the migration ran: objects
     /// may now be stored at a version it did not migrate to, so
@@ -193,7 +193,7 @@ pub enum ErrorKind {
         crd: String,
         /// The client's error.
         #[source]
-        source: kube::Error,
+        source: kubegen_client::Error,
     },
 }
 
@@ -214,16 +214,18 @@ pub(super) enum Class {
 }
 
 /// Classifies a client error.
-pub(super) fn classify(error: &kube::Error) -> Class {
+pub(super) fn classify(error: &kubegen_client::Error) -> Class {
     match error {
-        kube::Error::Api(status) if api_errors::is_conflict(status) => Class::Conflict,
-        kube::Error::Api(status) if api_errors::is_not_found(status) => Class::NotFound,
-        kube::Error::Api(status) => match status.code {
+        kubegen_client::Error::Api(status) if api_errors::is_conflict(status) => Class::Conflict,
+        kubegen_client::Error::Api(status) if api_errors::is_not_found(status) => Class::NotFound,
+        kubegen_client::Error::Api(status) => match status.code {
             410 => Class::Expired,
             408 | 429 | 500 | 502 | 503 | 504 => Class::Transient,
             _ => Class::Fatal,
         },
-        kube::Error::HyperError(_) | kube::Error::Service(_) => Class::Transient,
+        kubegen_client::Error::HyperError(_) | kubegen_client::Error::Service(_) => {
+            Class::Transient
+        }
         _ => Class::Fatal,
     }
 }
@@ -232,8 +234,8 @@ pub(super) fn classify(error: &kube::Error) -> Class {
 pub(super) mod tests {
     use super::*;
 
-    pub(crate) fn api_error(code: u16, reason: &str) -> kube::Error {
-        kube::Error::Api(Box::new(
+    pub(crate) fn api_error(code: u16, reason: &str) -> kubegen_client::Error {
+        kubegen_client::Error::Api(Box::new(
             serde_json::from_value(serde_json::json!({
                 "status": "Failure", "code": code, "reason": reason, "message": "m",
             }))
@@ -253,7 +255,7 @@ pub(super) mod tests {
         for code in [400, 401, 403, 405, 413, 422] {
             assert_eq!(classify(&api_error(code, "")), Class::Fatal, "{code}");
         }
-        let local = kube::Error::LinesCodecMaxLineLengthExceeded;
+        let local = kubegen_client::Error::LinesCodecMaxLineLengthExceeded;
         assert_eq!(classify(&local), Class::Fatal);
     }
 

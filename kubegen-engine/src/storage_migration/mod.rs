@@ -46,7 +46,7 @@
 //! use kubegen::storage_migration::StorageMigration;
 //!
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! let client = kube::Client::try_default().await?;
+//! let client = kubegen::Client::try_default().await?;
 //! let report = StorageMigration::new(client, "carts.shop.example.com")
 //!     .page_size(500)
 //!     .run()
@@ -67,9 +67,9 @@ use std::time::{Duration, Instant};
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::Resource;
-use kube::api::{Api, DynamicObject, ListParams};
-use kube::core::{ApiResource, Request};
+use kubegen_client::Resource;
+use kubegen_client::api::{Api, DynamicObject, ListParams};
+use kubegen_client::core::{ApiResource, Request};
 
 pub use crate::jitter::Backoff;
 pub use error::{ErrorKind, MigrationError};
@@ -106,7 +106,7 @@ pub const DEFAULT_DISCOVERY_TIMEOUT: Duration = Duration::from_secs(30);
 /// use std::time::Duration;
 /// use kubegen::storage_migration::StorageMigration;
 ///
-/// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 /// let report = StorageMigration::new(client, "carts.shop.example.com")
 ///     .page_size(100)
 ///     .concurrency(4)
@@ -118,7 +118,7 @@ pub const DEFAULT_DISCOVERY_TIMEOUT: Duration = Duration::from_secs(30);
 /// ```
 #[derive(Clone)]
 pub struct StorageMigration {
-    client: kube::Client,
+    client: kubegen_client::Client,
     crd: String,
     page_size: u32,
     concurrency: usize,
@@ -147,12 +147,12 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let migration = StorageMigration::new(client, "carts.shop.example.com");
     /// println!("{}", migration.run().await?);
     /// # Ok(()) }
     /// ```
-    pub fn new(client: kube::Client, crd: impl Into<String>) -> Self {
+    pub fn new(client: kubegen_client::Client, crd: impl Into<String>) -> Self {
         StorageMigration {
             client,
             crd: crd.into(),
@@ -170,7 +170,7 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) {
+    /// # async fn demo(client: kubegen::Client) {
     /// let small_pages = StorageMigration::new(client, "carts.shop.example.com")
     ///     .page_size(50);
     /// # drop(small_pages); }
@@ -186,7 +186,7 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) {
+    /// # async fn demo(client: kubegen::Client) {
     /// let parallel = StorageMigration::new(client, "carts.shop.example.com")
     ///     .concurrency(8);
     /// # drop(parallel); }
@@ -203,7 +203,7 @@ impl StorageMigration {
     /// use std::time::Duration;
     /// use kubegen::storage_migration::{Backoff, StorageMigration};
     ///
-    /// # async fn demo(client: kube::Client) {
+    /// # async fn demo(client: kubegen::Client) {
     /// let patient = StorageMigration::new(client, "carts.shop.example.com").backoff(Backoff {
     ///     duration: Duration::from_millis(100),
     ///     factor: 2.0,
@@ -225,7 +225,7 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) {
+    /// # async fn demo(client: kubegen::Client) {
     /// let migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .discovery_timeout(std::time::Duration::from_secs(120));
     /// # drop(migration); }
@@ -245,7 +245,7 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::{Checkpoint, StorageMigration};
     ///
-    /// # async fn demo(client: kube::Client, saved: &str) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client, saved: &str) -> Result<(), Box<dyn std::error::Error>> {
     /// let checkpoint: Checkpoint = serde_json::from_str(saved)?;
     /// StorageMigration::new(client, "carts.shop.example.com")
     ///     .resume_from(checkpoint)
@@ -264,7 +264,7 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let report = StorageMigration::new(client, "carts.shop.example.com")
     ///     .run()
     ///     .await?;
@@ -283,7 +283,7 @@ impl StorageMigration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .start()
     ///     .await?;
@@ -360,7 +360,7 @@ impl StorageMigration {
 /// ```no_run
 /// use kubegen::storage_migration::StorageMigration;
 ///
-/// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 /// // Two pages now, the rest later.
 /// let mut migration = StorageMigration::new(client.clone(), "carts.shop.example.com")
 ///     .page_size(100)
@@ -382,7 +382,7 @@ impl StorageMigration {
 /// # Ok(()) }
 /// ```
 pub struct Migration {
-    client: kube::Client,
+    client: kubegen_client::Client,
     crds: Api<CustomResourceDefinition>,
     /// The CRD as this run read it when it began.
     start: CrdState,
@@ -412,7 +412,7 @@ impl Migration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .start()
     ///     .await?;
@@ -429,7 +429,7 @@ impl Migration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .start()
     ///     .await?;
@@ -447,7 +447,7 @@ impl Migration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .start()
     ///     .await?;
@@ -477,7 +477,7 @@ impl Migration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .start()
     ///     .await?;
@@ -578,10 +578,10 @@ impl Migration {
     }
 
     /// One list request at the access version, in all namespaces.
-    async fn list(&self, params: &ListParams) -> Result<String, kube::Error> {
+    async fn list(&self, params: &ListParams) -> Result<String, kubegen_client::Error> {
         let request = Request::new(DynamicObject::url_path(&self.resource, None))
             .list(params)
-            .map_err(kube::Error::BuildRequest)?;
+            .map_err(kubegen_client::Error::BuildRequest)?;
         self.client.request_text(request).await
     }
 
@@ -593,7 +593,7 @@ impl Migration {
     /// ```no_run
     /// use kubegen::storage_migration::StorageMigration;
     ///
-    /// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
     /// let migration = StorageMigration::new(client, "carts.shop.example.com")
     ///     .start()
     ///     .await?;

@@ -138,7 +138,7 @@ pub enum Position {
 /// ```no_run
 /// use kubegen::storage_migration::StorageMigration;
 ///
-/// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 /// let report = match StorageMigration::new(client.clone(), "carts.shop.example.com").run().await {
 ///     Ok(report) => report,
 ///     Err(error) => {
@@ -174,7 +174,7 @@ pub struct Checkpoint {
 /// The result of a finished migration.
 ///
 /// ```no_run
-/// # async fn demo(client: kube::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// # async fn demo(client: kubegen::Client) -> Result<(), Box<dyn std::error::Error>> {
 /// let report = kubegen::storage_migration::StorageMigration::new(client, "carts.shop.example.com")
 ///     .run()
 ///     .await?;

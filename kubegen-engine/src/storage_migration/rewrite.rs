@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use kube::Resource;
-use kube::api::{DynamicObject, GetParams, PostParams};
-use kube::core::{ApiResource, Request};
+use kubegen_client::Resource;
+use kubegen_client::api::{DynamicObject, GetParams, PostParams};
+use kubegen_client::core::{ApiResource, Request};
 
 use super::FIELD_MANAGER;
 use super::error::{Class, ErrorKind, classify};
@@ -34,7 +34,7 @@ pub(super) enum Step {
 /// (counted from 0): the resourceVersion the apiserver answered with, or
 /// its error. `sent` is the resourceVersion the write was conditional on.
 pub(super) fn next_step(
-    result: &Result<String, kube::Error>,
+    result: &Result<String, kubegen_client::Error>,
     sent: &str,
     attempt: u32,
     backoff: &Backoff,
@@ -59,7 +59,7 @@ pub(super) fn next_step(
 
 /// Rewrites objects of one resource.
 pub(super) struct Rewriter<'a> {
-    pub client: &'a kube::Client,
+    pub client: &'a kubegen_client::Client,
     pub resource: &'a ApiResource,
     pub backoff: Backoff,
 }
@@ -74,7 +74,7 @@ impl Rewriter<'_> {
     }
 
     /// PUTs `text` as it is; the resourceVersion the apiserver answers with.
-    async fn put(&self, head: &ObjectHead, text: &str) -> Result<String, kube::Error> {
+    async fn put(&self, head: &ObjectHead, text: &str) -> Result<String, kubegen_client::Error> {
         let params = PostParams {
             dry_run: false,
             field_manager: Some(FIELD_MANAGER.to_string()),
@@ -82,18 +82,18 @@ impl Rewriter<'_> {
         let request = self
             .request(head)
             .replace(&head.metadata.name, &params, text.as_bytes().to_vec())
-            .map_err(kube::Error::BuildRequest)?;
+            .map_err(kubegen_client::Error::BuildRequest)?;
         let answer = self.client.request_text(request).await?;
-        let written = ObjectHead::parse(&answer).map_err(kube::Error::SerdeError)?;
+        let written = ObjectHead::parse(&answer).map_err(kubegen_client::Error::SerdeError)?;
         Ok(written.metadata.resource_version.unwrap_or_default())
     }
 
     /// GETs the object's current text.
-    async fn get(&self, head: &ObjectHead) -> Result<String, kube::Error> {
+    async fn get(&self, head: &ObjectHead) -> Result<String, kubegen_client::Error> {
         let request = self
             .request(head)
             .get(&head.metadata.name, &GetParams::default())
-            .map_err(kube::Error::BuildRequest)?;
+            .map_err(kubegen_client::Error::BuildRequest)?;
         self.client.request_text(request).await
     }
 
@@ -153,7 +153,7 @@ impl Rewriter<'_> {
                         Ok(fresh) => {
                             head = ObjectHead::parse(&fresh).map_err(|e| ErrorKind::Rewrite {
                                 object: self.describe(&head),
-                                source: kube::Error::SerdeError(e),
+                                source: kubegen_client::Error::SerdeError(e),
                             })?;
                             text = fresh;
                         }
@@ -205,7 +205,7 @@ mod tests {
         steps: 4,
     };
 
-    fn step(result: Result<&str, kube::Error>, attempt: u32) -> Step {
+    fn step(result: Result<&str, kubegen_client::Error>, attempt: u32) -> Step {
         next_step(&result.map(str::to_string), "7", attempt, &BACKOFF, 0.0)
     }
 

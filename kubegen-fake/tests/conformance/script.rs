@@ -1,6 +1,6 @@
 //! Scenario scripts: requests with the outcome each is built to have,
 //! run in order against one server (the fake or the real plane) through
-//! a `kube::Client`, each answer recorded for comparison.
+//! a `kubegen_client::Client`, each answer recorded for comparison.
 
 use std::time::Duration;
 
@@ -142,21 +142,21 @@ fn fill_value(v: &Value, ns: &str, answers: &[Answer]) -> Result<Value> {
 }
 
 async fn send(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     method: &str,
     path: &str,
     content_type: Option<&str>,
     body: Vec<u8>,
-) -> Result<http::Response<kube::client::Body>> {
+) -> Result<http::Response<kubegen_client::Body>> {
     let mut b = http::Request::builder().method(method).uri(path);
     if let Some(ct) = content_type.or(Some("application/json")) {
         b = b.header(http::header::CONTENT_TYPE, ct);
     }
-    let request = b.body(kube::client::Body::from(body))?;
+    let request = b.body(kubegen_client::Body::from(body))?;
     Ok(client.send(request).await?)
 }
 
-async fn read_json(resp: http::Response<kube::client::Body>) -> Result<Answer> {
+async fn read_json(resp: http::Response<kubegen_client::Body>) -> Result<Answer> {
     let code = resp.status().as_u16();
     let bytes = resp.into_body().collect().await?.to_bytes();
     let body = serde_json::from_slice(&bytes)
@@ -164,7 +164,7 @@ async fn read_json(resp: http::Response<kube::client::Body>) -> Result<Answer> {
     Ok(Answer { code, body })
 }
 
-async fn read_events(resp: http::Response<kube::client::Body>, n: usize) -> Result<Answer> {
+async fn read_events(resp: http::Response<kubegen_client::Body>, n: usize) -> Result<Answer> {
     let code = resp.status().as_u16();
     let mut body = resp.into_body();
     let mut buf = Vec::new();
@@ -198,7 +198,11 @@ async fn read_events(resp: http::Response<kube::client::Body>, n: usize) -> Resu
 }
 
 /// Runs `scenario` in namespace `ns` with `client`: one answer per step.
-pub async fn run(client: &kube::Client, ns: &str, scenario: &Scenario) -> Result<Vec<Answer>> {
+pub async fn run(
+    client: &kubegen_client::Client,
+    ns: &str,
+    scenario: &Scenario,
+) -> Result<Vec<Answer>> {
     let mut answers: Vec<Answer> = Vec::new();
     for (i, step) in scenario.steps.iter().enumerate() {
         let answer = match step {
@@ -272,7 +276,7 @@ pub fn unexpected(scenario: &Scenario, answers: &[Answer]) -> Vec<String> {
 
 /// Makes the scenario's namespace on a fake server (the real plane's
 /// test environment makes its own).
-pub async fn namespace(client: &kube::Client, ns: &str) -> Result<()> {
+pub async fn namespace(client: &kubegen_client::Client, ns: &str) -> Result<()> {
     let body = serde_json::to_vec(
         &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
     )?;

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use anyhow::{Context, Result};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use kube::api::{Api, PostParams};
+use kubegen_client::api::{Api, PostParams};
 
 use crate::TestEnv;
 use crate::kubeconfig::{self, Credentials};
@@ -18,14 +18,18 @@ impl TestEnv {
     ///
     /// Build a client per test (per tokio runtime): a client's connections
     /// belong to the runtime that opened them.
-    pub async fn client(&self) -> Result<kube::Client> {
+    pub async fn client(&self) -> Result<kubegen_client::Client> {
         kubeconfig::client(&self.kubeconfig).await
     }
 
     /// A client authenticated by a fresh client certificate as `user`,
     /// member of `group` when given. It has only the permissions RBAC grants
     /// to that user or group.
-    pub async fn client_for_user(&self, user: &str, group: Option<&str>) -> Result<kube::Client> {
+    pub async fn client_for_user(
+        &self,
+        user: &str,
+        group: Option<&str>,
+    ) -> Result<kubegen_client::Client> {
         let cert = self.pki.issue_client(user, group)?;
         let path = kubeconfig::write(
             &self.dir.join(format!("kubeconfig-{}", sanitize(user))),
@@ -46,7 +50,7 @@ impl TestEnv {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<kube::Client> {
+    ) -> Result<kubegen_client::Client> {
         let path = self.kubeconfig_for_service_account(namespace, name).await?;
         kubeconfig::client(&path).await
     }
@@ -79,7 +83,7 @@ impl TestEnv {
         let accounts = Api::<ServiceAccount>::namespaced(self.client().await?, namespace);
         if accounts.get_opt(name).await?.is_none() {
             let account = ServiceAccount {
-                metadata: kube::api::ObjectMeta {
+                metadata: kubegen_client::api::ObjectMeta {
                     name: Some(name.to_string()),
                     ..Default::default()
                 },
@@ -110,7 +114,7 @@ impl TestEnv {
         let prefix: String = sanitize(prefix).chars().take(40).collect();
         let name = format!("{prefix}-{}-{n}", std::process::id());
         let ns = Namespace {
-            metadata: kube::api::ObjectMeta {
+            metadata: kubegen_client::api::ObjectMeta {
                 name: Some(name.clone()),
                 ..Default::default()
             },

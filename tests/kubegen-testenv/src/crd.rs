@@ -4,14 +4,14 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use kube::api::Api;
+use kubegen_client::api::Api;
 
 use crate::eventually;
 
 /// Applies `crd` with server-side apply (idempotent, so tests sharing a
 /// control plane may all call it) and waits until it is Established.
 pub async fn install_crd(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 ) -> Result<()> {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -19,8 +19,8 @@ pub async fn install_crd(
     let crds = Api::<CustomResourceDefinition>::all(client.clone());
     crds.patch(
         &name,
-        &kube::api::PatchParams::apply("kubegen-testenv").force(),
-        &kube::api::Patch::Apply(crd),
+        &kubegen_client::api::PatchParams::apply("kubegen-testenv").force(),
+        &kubegen_client::api::Patch::Apply(crd),
     )
     .await
     .with_context(|| format!("applying CRD {name}"))?;

@@ -1,10 +1,10 @@
-//! Kubeconfig files for the local control plane and `kube::Client`s built
+//! Kubeconfig files for the local control plane and `kubegen_client::Client`s built
 //! from them.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kubegen_client::config::{KubeConfigOptions, Kubeconfig};
 
 /// How a kubeconfig user authenticates.
 pub(crate) enum Credentials<'a> {
@@ -48,13 +48,14 @@ pub(crate) fn write(
 }
 
 /// Builds a client from a kubeconfig file.
-pub(crate) async fn client(path: &Path) -> Result<kube::Client> {
+pub(crate) async fn client(path: &Path) -> Result<kubegen_client::Client> {
     let kubeconfig = Kubeconfig::read_from(path)
         .with_context(|| format!("reading kubeconfig {}", path.display()))?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .with_context(|| format!("loading kubeconfig {}", path.display()))?;
-    Ok(kube::Client::try_from(config)?)
+    let config =
+        kubegen_client::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+            .await
+            .with_context(|| format!("loading kubeconfig {}", path.display()))?;
+    Ok(kubegen_client::Client::try_from(config)?)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! use k8s_openapi::api::core::v1::ConfigMap;
 //! let env = kubegen_testenv::TestEnv::shared().await?;
 //! let ns = env.namespace("demo").await?;
-//! let configmaps = kube::Api::<ConfigMap>::namespaced(env.client().await?, &ns);
+//! let configmaps = kubegen_client::Api::<ConfigMap>::namespaced(env.client().await?, &ns);
 //! assert!(configmaps.list(&Default::default()).await?.items.is_empty());
 //! # Ok(()) }
 //! ```

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::Node;
-use kube::api::{Api, PostParams};
+use kubegen_client::api::{Api, PostParams};
 
 /// The annotation kwok is told to manage nodes by.
 pub const FAKE_NODE_ANNOTATION: (&str, &str) = ("kwok.x-k8s.io/node", "fake");
@@ -14,7 +14,7 @@ pub(crate) fn node_name(i: usize) -> String {
 }
 
 /// Creates the fake node `name` (idempotent: an existing node is left alone).
-pub(crate) async fn create(client: &kube::Client, name: &str) -> Result<()> {
+pub(crate) async fn create(client: &kubegen_client::Client, name: &str) -> Result<()> {
     let node: Node = serde_json::from_value(serde_json::json!({
         "apiVersion": "v1",
         "kind": "Node",
@@ -38,7 +38,7 @@ pub(crate) async fn create(client: &kube::Client, name: &str) -> Result<()> {
         .await
     {
         Ok(_) => Ok(()),
-        Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
+        Err(kubegen_client::Error::Api(status)) if status.code == 409 => Ok(()),
         Err(e) => Err(e.into()),
     }
 }

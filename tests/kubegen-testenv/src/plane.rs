@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::{Node, ServiceAccount};
-use kube::api::{Api, ListParams};
+use kubegen_client::api::{Api, ListParams};
 
 use crate::AuditedResource;
 use crate::binaries::ControlPlaneDir;
@@ -193,7 +193,7 @@ impl TestEnv {
     /// untainted.
     async fn create_fake_nodes(
         &self,
-        client: &kube::Client,
+        client: &kubegen_client::Client,
         count: usize,
         deadline: Instant,
     ) -> Result<()> {
@@ -217,7 +217,7 @@ impl TestEnv {
     /// ServiceAccount, which pods need before they can be admitted.
     async fn wait_for_default_service_account(
         &self,
-        client: kube::Client,
+        client: kubegen_client::Client,
         deadline: Instant,
     ) -> Result<()> {
         let service_accounts = Api::<ServiceAccount>::namespaced(client, "default");

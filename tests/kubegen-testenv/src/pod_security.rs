@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Pod, ServiceAccount};
-use kube::api::{Api, ObjectMeta, PostParams};
+use kubegen_client::api::{Api, ObjectMeta, PostParams};
 
 use crate::TestEnv;
 
@@ -73,7 +73,7 @@ impl TestEnv {
         &self,
         deployment: &Deployment,
         ns: &str,
-    ) -> Result<Result<(), kube::Error>> {
+    ) -> Result<Result<(), kubegen_client::Error>> {
         let template = template_of(deployment)?;
         let mut metadata = template.metadata.unwrap_or_default();
         metadata.name = Some("pod-security-check".into());

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, PostParams};
+use kubegen_client::api::{Api, PostParams};
 use kubegen_testenv::{Part, TestEnv, eventually};
 
 fn configmap(name: &str) -> ConfigMap {
@@ -16,7 +16,7 @@ fn configmap(name: &str) -> ConfigMap {
     .unwrap()
 }
 
-async fn readyz(client: &kube::Client) -> Result<String, kube::Error> {
+async fn readyz(client: &kubegen_client::Client) -> Result<String, kubegen_client::Error> {
     client
         .request_text(http::Request::get("/readyz").body(Vec::new()).unwrap())
         .await
@@ -38,7 +38,7 @@ async fn apiserver_and_etcd_restart_keep_state() -> Result<()> {
     assert!(
         matches!(
             down,
-            Err(kube::Error::HyperError(_)) | Err(kube::Error::Service(_))
+            Err(kubegen_client::Error::HyperError(_)) | Err(kubegen_client::Error::Service(_))
         ),
         "expected a connection error, got {down:?}"
     );

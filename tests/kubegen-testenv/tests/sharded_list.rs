@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, DeleteParams, PostParams};
+use kubegen_client::api::{Api, DeleteParams, PostParams};
 use kubegen_testenv::{Options, TestEnv, eventually};
 use serde_json::{Value, json};
 
@@ -76,7 +76,7 @@ async fn create(configmaps: &Api<ConfigMap>, prefix: &str, count: usize) -> Resu
 /// Fills `ns` with [`LISTED`] ConfigMaps and returns all its ConfigMaps:
 /// those and the `kube-root-ca.crt` that kube-controller-manager puts in
 /// every namespace, awaited first so that the set holds still.
-async fn populate(client: &kube::Client, ns: &str) -> Result<Objects> {
+async fn populate(client: &kubegen_client::Client, ns: &str) -> Result<Objects> {
     let configmaps = Api::<ConfigMap>::namespaced(client.clone(), ns);
     eventually(Duration::from_secs(60), "kube-root-ca.crt", || async {
         Ok(configmaps.get_opt(ROOT_CA).await?.map(|_| ()))
@@ -99,7 +99,11 @@ fn identity(object: &Value) -> (String, String) {
 }
 
 /// A raw GET of the ConfigMaps of `ns` with the query `query`.
-async fn get(client: &kube::Client, ns: &str, query: &str) -> Result<String, kube::Error> {
+async fn get(
+    client: &kubegen_client::Client,
+    ns: &str,
+    query: &str,
+) -> Result<String, kubegen_client::Error> {
     let request = http::Request::get(format!("/api/v1/namespaces/{ns}/configmaps?{query}"))
         .body(Vec::new())
         .expect("valid request");
@@ -107,7 +111,7 @@ async fn get(client: &kube::Client, ns: &str, query: &str) -> Result<String, kub
 }
 
 /// A raw list, with `shardSelector` when given.
-async fn list(client: &kube::Client, ns: &str, selector: Option<&str>) -> Result<Value> {
+async fn list(client: &kubegen_client::Client, ns: &str, selector: Option<&str>) -> Result<Value> {
     let query = selector.map_or_else(String::new, |s| format!("shardSelector={}", encode(s)));
     Ok(serde_json::from_str(&get(client, ns, &query).await?)?)
 }
@@ -115,7 +119,7 @@ async fn list(client: &kube::Client, ns: &str, selector: Option<&str>) -> Result
 /// A list of the shard `selector` in pages of `limit`, following the
 /// continue tokens: the pages.
 async fn list_pages(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     ns: &str,
     selector: &str,
     limit: usize,
@@ -151,7 +155,7 @@ fn items(list: &Value) -> Objects {
 /// A watch with `query` (plus `watch=true`), ended by the apiserver after
 /// `seconds`: its events, as `(type, object)`.
 async fn watch(
-    client: &kube::Client,
+    client: &kubegen_client::Client,
     ns: &str,
     query: &str,
     seconds: u32,
@@ -191,9 +195,11 @@ fn initial_events_query(selector: &str) -> String {
 }
 
 /// The error status of a request that must fail.
-fn api_error<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> kube::core::Status {
+fn api_error<T: std::fmt::Debug>(
+    result: Result<T, kubegen_client::Error>,
+) -> kubegen_client::core::Status {
     match result {
-        Err(kube::Error::Api(status)) => *status,
+        Err(kubegen_client::Error::Api(status)) => *status,
         other => panic!("expected an API error, got {other:?}"),
     }
 }

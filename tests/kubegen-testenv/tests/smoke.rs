@@ -9,8 +9,8 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
-use kube::core::{ApiResource, GroupVersionKind};
+use kubegen_client::api::{Api, DeleteParams, DynamicObject, ListParams, PostParams};
+use kubegen_client::core::{ApiResource, GroupVersionKind};
 use kubegen_testenv::{TestEnv, eventually};
 use serde_json::json;
 
@@ -18,9 +18,9 @@ fn from_json<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
     serde_json::from_value(value).expect("valid test object")
 }
 
-fn status_code(result: &Result<impl std::fmt::Debug, kube::Error>) -> Option<u16> {
+fn status_code(result: &Result<impl std::fmt::Debug, kubegen_client::Error>) -> Option<u16> {
     match result {
-        Err(kube::Error::Api(status)) => Some(status.code),
+        Err(kubegen_client::Error::Api(status)) => Some(status.code),
         _ => None,
     }
 }
@@ -183,7 +183,7 @@ async fn crd_is_established_and_enforces_its_schema() -> Result<()> {
         .create(&PostParams::default(), &widget("bad", 0))
         .await;
     assert_eq!(status_code(&rejected), Some(422), "{rejected:?}");
-    let Err(kube::Error::Api(status)) = rejected else {
+    let Err(kubegen_client::Error::Api(status)) = rejected else {
         unreachable!()
     };
     assert!(
@@ -254,7 +254,7 @@ async fn service_account_token_has_only_its_permissions() -> Result<()> {
         .list(&ListParams::default())
         .await;
     assert_eq!(status_code(&denied), Some(403), "{denied:?}");
-    let Err(kube::Error::Api(status)) = denied else {
+    let Err(kubegen_client::Error::Api(status)) = denied else {
         unreachable!()
     };
     assert!(

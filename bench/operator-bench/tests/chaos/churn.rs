@@ -13,8 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kubegen::kube;
+use kubegen::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use my_application::api::{MyApplication, MyApplicationSpec};
 
 use super::rng::Rng;
@@ -271,7 +270,7 @@ async fn create(
         {
             Ok(Ok(created)) => Attempt::Done(Ok(created)),
             // An earlier attempt that timed out went through.
-            Ok(Err(kube::Error::Api(s))) if s.is_already_exists() => {
+            Ok(Err(kubegen::Error::Api(s))) if s.is_already_exists() => {
                 match tokio::time::timeout(REQUEST_TIMEOUT, apps.get(name)).await {
                     Ok(Ok(existing)) if Spec::of(&existing) == *spec => Attempt::Done(Ok(existing)),
                     Ok(Ok(existing)) => Attempt::Done(Err(anyhow::anyhow!(
@@ -318,7 +317,7 @@ async fn delete(apps: &Api<MyApplication>, name: &str, book: &SharedBook) -> Res
         match tokio::time::timeout(REQUEST_TIMEOUT, apps.delete(name, &params)).await {
             Ok(Ok(_)) => Attempt::Done(()),
             // An earlier attempt that timed out went through.
-            Ok(Err(kube::Error::Api(s))) if s.is_not_found() => Attempt::Done(()),
+            Ok(Err(kubegen::Error::Api(s))) if s.is_not_found() => Attempt::Done(()),
             Ok(Err(e)) => retry(e),
             Err(e) => retry(e),
         }

@@ -20,9 +20,8 @@ use anyhow::Result;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
-use kube::api::{Api, ListParams};
+use kubegen::api::{Api, ListParams};
 use kubegen::conditions::find_condition;
-use kubegen::kube;
 use my_application::api::MyApplication;
 
 use super::churn::{Intent, SharedBook, Spec, lock};
@@ -65,7 +64,7 @@ fn name_of(meta: &ObjectMeta) -> &str {
 
 impl Cluster {
     /// The namespace `ns` through `admin`.
-    pub fn new(admin: kube::Client, ns: &str) -> Cluster {
+    pub fn new(admin: kubegen::Client, ns: &str) -> Cluster {
         Cluster {
             apps: Api::namespaced(admin.clone(), ns),
             deployments: Api::namespaced(admin.clone(), ns),

@@ -24,8 +24,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::coordination::v1::Lease;
-use kube::api::Api;
-use kubegen::kube;
+use kubegen::api::Api;
 use kubegen_testenv::TestEnv;
 
 use super::replicas::Replicas;

@@ -60,8 +60,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, Role, RoleBinding};
-use kube::api::{Api, PostParams};
-use kubegen::kube;
+use kubegen::api::{Api, PostParams};
 use kubegen::sharding::Partitions;
 use kubegen_testenv::{TestEnv, eventually};
 use tokio_util::sync::CancellationToken;
@@ -878,7 +877,7 @@ pub async fn soak(config: Config) -> Result<Report> {
 /// Grants the namespace's ServiceAccounts what a sharded replica needs
 /// besides the operator's ClusterRole: get, list, create, update and
 /// delete of the Leases in `ns` (its partition and member Leases).
-async fn lease_role(admin: &kube::Client, ns: &str) -> Result<()> {
+async fn lease_role(admin: &kubegen::Client, ns: &str) -> Result<()> {
     let role: Role = serde_json::from_value(serde_json::json!({
         "metadata": { "name": "shard-leases" },
         "rules": [{

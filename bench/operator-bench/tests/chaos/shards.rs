@@ -15,9 +15,8 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, ListParams};
+use kubegen::api::{Api, ListParams};
 use kubegen::informer::watcher::{self, watcher};
-use kubegen::kube;
 use kubegen::sharding::{Partitions, SHARD_ROLE_LABEL, SHARD_SET_LABEL};
 use my_application::api::MyApplication;
 use tokio::task::JoinHandle;
@@ -36,7 +35,7 @@ pub struct LeaseWatch {
 
 impl LeaseWatch {
     /// Starts watching the Leases of [`LEASE_NAME`]'s shard set in `ns`.
-    pub fn start(admin: kube::Client, ns: &str) -> LeaseWatch {
+    pub fn start(admin: kubegen::Client, ns: &str) -> LeaseWatch {
         let api = Api::<Lease>::namespaced(admin, ns);
         let config = watcher::Config::default().labels(&format!("{SHARD_SET_LABEL}={LEASE_NAME}"));
         let states = Arc::new(Mutex::new(LeaseStates::new()));
@@ -177,7 +176,7 @@ pub struct CacheCheck {
 /// every partition is held by a running replica. Run once everything
 /// converged, while nothing changes.
 pub async fn check_caches(
-    admin: &kube::Client,
+    admin: &kubegen::Client,
     ns: &str,
     replicas: &Replicas,
     partitions: Partitions,

@@ -47,7 +47,7 @@ async fn main() -> Result<()> {
         .to_owned();
     let ca = DevCa::new("my-application-dev-ca")?;
     ca.issue(&dir, &[host.as_str()])?;
-    let client = kube::Client::try_default()
+    let client = kubegen::Client::try_default()
         .await
         .context("connecting to the apiserver")?;
     inject_ca_bundle(&client, &crd, &ca.pem(), &WebhookEndpoint::Url(url.clone()))

@@ -36,7 +36,7 @@ async fn main() -> Result<()> {
         }
     }
     kubegen::logging::init(kubegen::logging::LogFormat::from_flag(false));
-    let client = kube::Client::try_default()
+    let client = kubegen::Client::try_default()
         .await
         .context("connecting to the apiserver")?;
     let mut migration = StorageMigration::new(client, crd);

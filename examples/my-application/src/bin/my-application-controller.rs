@@ -142,14 +142,14 @@ fn main() -> Result<()> {
 
 async fn run(options: Options, json: bool) -> Result<()> {
     init(LogFormat::from_flag(json));
-    let config = kube::Config::infer()
+    let config = kubegen::Config::infer()
         .await
         .context("reading the kubeconfig or the in-cluster configuration")?;
     let options = Options {
         apiserver_host: config.cluster_url.authority().map(ToString::to_string),
         ..options
     };
-    let client = kube::Client::try_from(config).context("connecting to the apiserver")?;
+    let client = kubegen::Client::try_from(config).context("connecting to the apiserver")?;
     let (manager, _, recorder) = manager(client, &options).await?;
     tracing::info!(
         probes = ?manager.health_probe_addr(),

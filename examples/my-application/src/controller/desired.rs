@@ -26,10 +26,7 @@ pub const CONTAINER: &str = "my-application";
 /// collector has not yet removed its children. The reconcile replaces
 /// such a child instead of reporting a conflict; the garbage collector
 /// would delete it anyway, its owner being gone.
-pub fn from_earlier_incarnation<C: kubegen::kube::Resource>(
-    child: &C,
-    app: &MyApplication,
-) -> bool {
+pub fn from_earlier_incarnation<C: kubegen::Resource>(child: &C, app: &MyApplication) -> bool {
     let Some(reference) = kubegen::ownership::controller_of(child) else {
         return false;
     };

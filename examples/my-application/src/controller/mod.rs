@@ -31,12 +31,11 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::api::{DeleteParams, Preconditions};
+use kubegen::api::{DeleteParams, Preconditions};
 use kubegen::apply::{ApplyConfiguration, ApplyOptions, from_typed, is_applied, is_status_applied};
 use kubegen::client::ResourceClient;
 use kubegen::events::object_reference;
 use kubegen::k8s_openapi::jiff::Timestamp;
-use kubegen::kube;
 use kubegen::ownership::{is_controlled_by, owner_reference};
 use kubegen::{EventRecorder, EventType, rbac};
 
@@ -245,7 +244,7 @@ async fn apply_child<'a, A>(
 ) -> Result<Ensured<'a, A::Resource>, Error>
 where
     A: ApplyConfiguration,
-    A::Resource: kube::Resource<DynamicType = ()>,
+    A::Resource: kubegen::Resource<DynamicType = ()>,
 {
     let Child {
         kind,
@@ -301,7 +300,7 @@ async fn send_apply<A: ApplyConfiguration>(
     read_reply: bool,
 ) -> Result<Option<A::Resource>, kubegen::ClientError>
 where
-    A::Resource: kube::Resource<DynamicType = ()>,
+    A::Resource: kubegen::Resource<DynamicType = ()>,
 {
     if read_reply {
         client.apply(desired, options).await.map(Some)
@@ -430,7 +429,7 @@ async fn replace_earlier(
 }
 
 /// Delete only this very object (by uid), never a successor of its name.
-fn uid_precondition<C: kube::Resource>(child: &C) -> DeleteParams {
+fn uid_precondition<C: kubegen::Resource>(child: &C) -> DeleteParams {
     DeleteParams {
         preconditions: Some(Preconditions {
             uid: child.meta().uid.clone(),

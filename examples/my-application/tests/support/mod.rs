@@ -13,9 +13,8 @@ use k8s_openapi::api::core::v1::{Pod, ResourceQuota, Service};
 use k8s_openapi::api::events::v1::Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
+use kubegen::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use kubegen::conditions::find_condition;
-use kubegen::kube;
 use kubegen_testenv::{TestEnv, eventually};
 use my_application::api::{MyApplication, MyApplicationStatus};
 use my_application::operator::{self, Options, RunningOperator};
@@ -24,13 +23,13 @@ use my_application::operator::{self, Options, RunningOperator};
 pub struct Fixture {
     pub env: &'static TestEnv,
     pub ns: String,
-    pub admin: kube::Client,
-    pub operator_client: kube::Client,
+    pub admin: kubegen::Client,
+    pub operator_client: kubegen::Client,
     pub operator: Option<RunningOperator>,
 }
 
 /// Applies the CRD and the generated ClusterRole (idempotent, shared).
-pub async fn install(admin: &kube::Client) -> Result<()> {
+pub async fn install(admin: &kubegen::Client) -> Result<()> {
     kubegen_testenv::install_crd(admin, &MyApplication::crd()?).await?;
     let manager = PatchParams::apply("operator-e2e").force();
     let role_yaml = std::fs::read_to_string(

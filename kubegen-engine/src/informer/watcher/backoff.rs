@@ -36,12 +36,12 @@ pub struct Backoff<S> {
 /// (box it with `StreamExt::boxed` or pin it first).
 ///
 /// ```no_run
-/// # async fn demo(client: kube::Client) {
+/// # async fn demo(client: kubegen::Client) {
 /// use futures::{StreamExt, TryStreamExt};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kubegen::informer::watcher::{self, Config, Event};
 ///
-/// let api = kube::Api::<ConfigMap>::all(client);
+/// let api = kubegen::Api::<ConfigMap>::all(client);
 /// let mut events = watcher::backoff(watcher::watcher(api, Config::default()).boxed());
 /// while let Some(event) = events.try_next().await.unwrap() {
 ///     if let Event::Apply(cm) = event {

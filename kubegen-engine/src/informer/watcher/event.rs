@@ -1,6 +1,6 @@
 //! What a watcher yields: [`Event`]s and [`Error`]s.
 
-use kube::core::Status;
+use kubegen_client::core::Status;
 
 /// One step of a watcher, as kube's watcher gives it: a list brackets its
 /// objects between [`Event::Init`] and [`Event::InitDone`]; changes seen by
@@ -48,17 +48,17 @@ impl<K> Event<K> {
 pub enum Error {
     /// A page of the initial list failed.
     #[error("failed to perform initial object list: {0}")]
-    InitialListFailed(#[source] kube::Error),
+    InitialListFailed(#[source] kubegen_client::Error),
     /// A watch request failed to start.
     #[error("failed to start watching object: {0}")]
-    WatchStartFailed(#[source] kube::Error),
+    WatchStartFailed(#[source] kubegen_client::Error),
     /// The apiserver sent an `ERROR` event (a `410 Gone`, say).
     #[error("error returned by apiserver during watch: {0}")]
     WatchError(#[source] Box<Status>),
     /// A running watch failed (its connection, or an event that did not
     /// decode).
     #[error("watch stream failed: {0}")]
-    WatchFailed(#[source] kube::Error),
+    WatchFailed(#[source] kubegen_client::Error),
     /// A list or an object carried no resourceVersion to resume from.
     #[error("no metadata.resourceVersion in watch result (does resource support watch?)")]
     NoResourceVersion,

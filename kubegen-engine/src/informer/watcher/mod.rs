@@ -7,7 +7,7 @@
 //! bookmarks, resuming a watch that ends and listing anew after `410
 //! Gone`. The [`Event`]s, [`Error`]s and [`Config`] are kube's watcher's,
 //! with the same names, variants, fields and defaults: code written against
-//! `kube::runtime::watcher` changes its imports and reads the same.
+//! `kubegen::runtime::watcher` changes its imports and reads the same.
 //! Informers use it; an operator links no kube-runtime.
 
 mod backoff;
@@ -16,7 +16,7 @@ mod event;
 pub(crate) mod protocol;
 
 use futures::{Stream, TryStreamExt};
-use kube::{Api, Resource};
+use kubegen_client::{Api, Resource};
 use serde::de::DeserializeOwned;
 
 pub use backoff::{Backoff, backoff};
@@ -30,12 +30,12 @@ use protocol::{Decoded, Encoding, Source};
 /// [`backoff`] to pause after them.
 ///
 /// ```no_run
-/// # async fn demo(client: kube::Client) {
+/// # async fn demo(client: kubegen::Client) {
 /// use futures::{StreamExt, TryStreamExt};
 /// use k8s_openapi::api::core::v1::ConfigMap;
 /// use kubegen::informer::watcher::{self, Config, Event};
 ///
-/// let api = kube::Api::<ConfigMap>::namespaced(client, "default");
+/// let api = kubegen::Api::<ConfigMap>::namespaced(client, "default");
 /// let mut events = watcher::backoff(watcher::watcher(api, Config::default()).boxed());
 /// while let Some(event) = events.try_next().await.unwrap() {
 ///     if let Event::Apply(cm) | Event::InitApply(cm) = event {
@@ -59,15 +59,15 @@ where
 /// `K` must be a kind the apiserver serves as protobuf
 /// ([`kubegen::protobuf::knows`](crate::protobuf::knows)); for any other
 /// (a custom resource), listing or starting the watch fails with a `406
-/// Not Acceptable` [`kube::Error::Api`].
+/// Not Acceptable` [`kubegen::Error::Api`].
 ///
 /// ```no_run
-/// # async fn doc(client: kube::Client) {
+/// # async fn doc(client: kubegen::Client) {
 /// use futures::{StreamExt, TryStreamExt};
 /// use k8s_openapi::api::core::v1::Pod;
 /// use kubegen::informer::watcher::{self, Config, Event};
 ///
-/// let pods = kube::Api::<Pod>::all(client);
+/// let pods = kubegen::Api::<Pod>::all(client);
 /// let mut events = watcher::backoff(watcher::protobuf_watcher(pods, Config::default()).boxed());
 /// while let Some(event) = events.try_next().await.unwrap() {
 ///     if let Event::Apply(pod) = event {

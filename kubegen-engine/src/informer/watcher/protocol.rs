@@ -22,10 +22,10 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use http_body_util::BodyExt;
-use kube::api::{ListParams, VersionMatch, WatchParams};
-use kube::client::Body;
-use kube::core::{ObjectList, Request, Status, WatchEvent};
-use kube::{Api, Client, Resource, ResourceExt};
+use kubegen_client::Body;
+use kubegen_client::api::{ListParams, VersionMatch, WatchParams};
+use kubegen_client::core::{ObjectList, Request, Status, WatchEvent};
+use kubegen_client::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
 
 use super::{Config, Error, Event, InitialListStrategy, ListSemantic};
@@ -129,7 +129,7 @@ enum State<K> {
 /// A running watch's events as they arrive.
 enum Incoming<K> {
     /// Newline-separated JSON events, decoded by kube's client.
-    Json(BoxStream<'static, Result<WatchEvent<K>, kube::Error>>),
+    Json(BoxStream<'static, Result<WatchEvent<K>, kubegen_client::Error>>),
     /// Length-prefixed protobuf frames.
     Protobuf(Frames),
 }
@@ -359,7 +359,10 @@ impl Source {
     }
 
     /// One page of the list, from `continue_token`.
-    async fn list<K>(&self, continue_token: Option<String>) -> Result<ObjectList<K>, kube::Error>
+    async fn list<K>(
+        &self,
+        continue_token: Option<String>,
+    ) -> Result<ObjectList<K>, kubegen_client::Error>
     where
         K: Clone + DeserializeOwned,
     {
@@ -384,11 +387,13 @@ impl Source {
                 } else {
                     request.list(&params)
                 };
-                let request = request.map_err(kube::Error::BuildRequest)?;
+                let request = request.map_err(kubegen_client::Error::BuildRequest)?;
                 self.client.request(request).await
             }
             Encoding::Protobuf { .. } => {
-                let request = request.list(&params).map_err(kube::Error::BuildRequest)?;
+                let request = request
+                    .list(&params)
+                    .map_err(kubegen_client::Error::BuildRequest)?;
                 let body = self.read(request).await?;
                 protobuf::decode_list(&body).map_err(decode_error)
             }
@@ -401,7 +406,7 @@ impl Source {
         &self,
         resource_version: &str,
         initial_events: bool,
-    ) -> Result<Incoming<K>, kube::Error>
+    ) -> Result<Incoming<K>, kubegen_client::Error>
     where
         K: Clone + DeserializeOwned + Send + 'static,
     {
@@ -420,7 +425,7 @@ impl Source {
                 } else {
                     request.watch(&params, resource_version)
                 };
-                let request = request.map_err(kube::Error::BuildRequest)?;
+                let request = request.map_err(kubegen_client::Error::BuildRequest)?;
                 let events = self.client.request_events::<K>(request).await?;
                 Ok(Incoming::Json(events.boxed()))
             }
@@ -430,7 +435,7 @@ impl Source {
             } => {
                 let request = request
                     .watch(&params, resource_version)
-                    .map_err(kube::Error::BuildRequest)?;
+                    .map_err(kubegen_client::Error::BuildRequest)?;
                 let response = self.send(request, protobuf::WATCH_MEDIA_TYPE).await?;
                 Ok(Incoming::Protobuf(Frames {
                     body: response.into_body(),
@@ -447,7 +452,7 @@ impl Source {
     async fn next<K>(
         &self,
         incoming: &mut Incoming<K>,
-    ) -> Option<Result<WatchEvent<Decoded<K>>, kube::Error>>
+    ) -> Option<Result<WatchEvent<Decoded<K>>, kubegen_client::Error>>
     where
         K: Clone + DeserializeOwned,
     {
@@ -467,7 +472,7 @@ impl Source {
     async fn receive<K>(
         &self,
         incoming: &mut Incoming<K>,
-    ) -> Option<Result<WatchEvent<Decoded<K>>, kube::Error>>
+    ) -> Option<Result<WatchEvent<Decoded<K>>, kubegen_client::Error>>
     where
         K: Clone + DeserializeOwned,
     {
@@ -503,7 +508,10 @@ impl Source {
     /// list and watch await them, and a future awaited in generic code is
     /// compiled in the crate that names the kind, for each kind, unless it
     /// is boxed in a non-generic function.
-    fn read(&self, request: http::Request<Vec<u8>>) -> BoxFuture<'_, Result<Bytes, kube::Error>> {
+    fn read(
+        &self,
+        request: http::Request<Vec<u8>>,
+    ) -> BoxFuture<'_, Result<Bytes, kubegen_client::Error>> {
         Box::pin(async move {
             let response = self.send(request, protobuf::MEDIA_TYPE).await?;
             Ok(response.into_body().collect().await?.to_bytes())
@@ -516,7 +524,7 @@ impl Source {
         &self,
         request: http::Request<Vec<u8>>,
         accept: &'static str,
-    ) -> BoxFuture<'_, Result<http::Response<Body>, kube::Error>> {
+    ) -> BoxFuture<'_, Result<http::Response<Body>, kubegen_client::Error>> {
         Box::pin(self.send_unboxed(request, accept))
     }
 
@@ -524,7 +532,7 @@ impl Source {
         &self,
         request: http::Request<Vec<u8>>,
         accept: &'static str,
-    ) -> Result<http::Response<Body>, kube::Error> {
+    ) -> Result<http::Response<Body>, kubegen_client::Error> {
         let (mut parts, body) = request.into_parts();
         parts
             .headers
@@ -536,7 +544,7 @@ impl Source {
         let code = response.status();
         if code.is_client_error() || code.is_server_error() {
             let body = response.into_body().collect().await?.to_bytes();
-            return Err(kube::Error::Api(Box::new(error_status(
+            return Err(kubegen_client::Error::Api(Box::new(error_status(
                 code.as_u16(),
                 &body,
             ))));
@@ -556,7 +564,7 @@ impl Source {
                 "NotAcceptable",
             )
             .with_code(406);
-            return Err(kube::Error::Api(Box::new(status)));
+            return Err(kubegen_client::Error::Api(Box::new(status)));
         }
         Ok(response)
     }
@@ -600,8 +608,8 @@ pub(crate) fn error_status(code: u16, body: &[u8]) -> Status {
 }
 
 /// A protobuf decoding failure, as kube reports a JSON one.
-fn decode_error(error: protobuf::Error) -> kube::Error {
-    kube::Error::SerdeError(serde::de::Error::custom(error))
+fn decode_error(error: protobuf::Error) -> kubegen_client::Error {
+    kubegen_client::Error::SerdeError(serde::de::Error::custom(error))
 }
 
 /// A protobuf watch stream split into its frames: each a 4-byte big-endian
@@ -617,11 +625,11 @@ struct Frames {
 impl Frames {
     /// The next frame; `None` at the end of the stream. Boxed here (see
     /// [`Source::read`]).
-    fn next(&mut self) -> BoxFuture<'_, Option<Result<Bytes, kube::Error>>> {
+    fn next(&mut self) -> BoxFuture<'_, Option<Result<Bytes, kubegen_client::Error>>> {
         Box::pin(self.next_unboxed())
     }
 
-    async fn next_unboxed(&mut self) -> Option<Result<Bytes, kube::Error>> {
+    async fn next_unboxed(&mut self) -> Option<Result<Bytes, kubegen_client::Error>> {
         loop {
             if let Some(len) = self.buffer.get(..4) {
                 let len = u32::from_be_bytes(len.try_into().expect("4 bytes")) as usize;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use kube::api::ObjectMeta;
-use kube::core::Status;
+use kubegen_client::api::ObjectMeta;
+use kubegen_client::core::Status;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
@@ -31,7 +31,7 @@ pub(super) enum Verb {
 /// How the fake answers one scripted request instead of normally.
 pub(super) enum Reaction {
     /// Fails with this error; nothing is written.
-    Fail(kube::Error),
+    Fail(kubegen_client::Error),
     /// Never answers; nothing is written (a request cut short).
     Hang,
     /// Writes, then never answers (a write whose answer was lost).
@@ -75,14 +75,14 @@ impl State {
         lease
     }
 
-    fn create(&mut self, spec: LeaseSpec) -> Result<Lease, kube::Error> {
+    fn create(&mut self, spec: LeaseSpec) -> Result<Lease, kubegen_client::Error> {
         if self.lease.is_some() {
             return Err(status(409, "AlreadyExists"));
         }
         Ok(self.store(Lease::default(), spec))
     }
 
-    fn update(&mut self, lease: Lease) -> Result<Lease, kube::Error> {
+    fn update(&mut self, lease: Lease) -> Result<Lease, kubegen_client::Error> {
         let Some(stored) = &self.lease else {
             return Err(status(404, "NotFound"));
         };
@@ -95,8 +95,8 @@ impl State {
 }
 
 /// An API error with `code` and `reason`.
-pub(super) fn status(code: u16, reason: &str) -> kube::Error {
-    kube::Error::Api(Status::failure(reason, reason).with_code(code).boxed())
+pub(super) fn status(code: u16, reason: &str) -> kubegen_client::Error {
+    kubegen_client::Error::Api(Status::failure(reason, reason).with_code(code).boxed())
 }
 
 impl FakeLock {
@@ -177,8 +177,8 @@ impl FakeLock {
     async fn answer<T>(
         &self,
         verb: Verb,
-        apply: impl FnOnce(&mut State) -> Result<T, kube::Error>,
-    ) -> Result<T, kube::Error> {
+        apply: impl FnOnce(&mut State) -> Result<T, kubegen_client::Error>,
+    ) -> Result<T, kubegen_client::Error> {
         match self.begin(verb) {
             None => {}
             Some(Reaction::Fail(error)) => return Err(error),
@@ -194,15 +194,15 @@ impl FakeLock {
 }
 
 impl LeaseLock for FakeLock {
-    fn get(&self) -> BoxFuture<'_, Result<Option<Lease>, kube::Error>> {
+    fn get(&self) -> BoxFuture<'_, Result<Option<Lease>, kubegen_client::Error>> {
         Box::pin(self.answer(Verb::Get, |state| Ok(state.lease.clone())))
     }
 
-    fn create(&self, spec: LeaseSpec) -> BoxFuture<'_, Result<Lease, kube::Error>> {
+    fn create(&self, spec: LeaseSpec) -> BoxFuture<'_, Result<Lease, kubegen_client::Error>> {
         Box::pin(self.answer(Verb::Create, |state| state.create(spec)))
     }
 
-    fn update(&self, lease: Lease) -> BoxFuture<'_, Result<Lease, kube::Error>> {
+    fn update(&self, lease: Lease) -> BoxFuture<'_, Result<Lease, kubegen_client::Error>> {
         Box::pin(self.answer(Verb::Update, |state| state.update(lease)))
     }
 }

@@ -208,7 +208,7 @@ async fn release_gives_up_after_three_conflicts() {
         lock.on(Verb::Update, nth, Reaction::Fail(status(409, "Conflict")));
     }
     let error = elector.release().await.unwrap_err();
-    assert!(matches!(error, kube::Error::Api(s) if s.code == 409));
+    assert!(matches!(error, kubegen_client::Error::Api(s) if s.code == 409));
     assert_eq!(
         lock.log(),
         [

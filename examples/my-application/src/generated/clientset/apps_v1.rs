@@ -6,11 +6,11 @@ use ::kubegen::k8s_openapi::api::apps::v1::Deployment;
 /// Typed clients for `apps/v1`.
 #[derive(Clone)]
 pub struct AppsV1Client {
-    client: ::kubegen::kube::Client,
+    client: ::kubegen::Client,
     field_manager: ::std::string::String,
 }
 impl AppsV1Client {
-    pub(crate) fn new(client: ::kubegen::kube::Client, field_manager: &str) -> Self {
+    pub(crate) fn new(client: ::kubegen::Client, field_manager: &str) -> Self {
         AppsV1Client {
             client,
             field_manager: field_manager.into(),

@@ -6,11 +6,11 @@ use ::kubegen::k8s_openapi::api::core::v1::Service;
 /// Typed clients for `v1`.
 #[derive(Clone)]
 pub struct CoreV1Client {
-    client: ::kubegen::kube::Client,
+    client: ::kubegen::Client,
     field_manager: ::std::string::String,
 }
 impl CoreV1Client {
-    pub(crate) fn new(client: ::kubegen::kube::Client, field_manager: &str) -> Self {
+    pub(crate) fn new(client: ::kubegen::Client, field_manager: &str) -> Self {
         CoreV1Client {
             client,
             field_manager: field_manager.into(),

@@ -9,12 +9,12 @@ pub mod stable_v2;
 /// Typed clients for every API group version this crate uses.
 #[derive(Clone)]
 pub struct Clientset {
-    client: ::kubegen::kube::Client,
+    client: ::kubegen::Client,
     field_manager: ::std::string::String,
 }
 impl Clientset {
     /// A clientset writing with the field manager `kubegen`.
-    pub fn new(client: ::kubegen::kube::Client) -> Self {
+    pub fn new(client: ::kubegen::Client) -> Self {
         Clientset {
             client,
             field_manager: ::kubegen::client::DEFAULT_FIELD_MANAGER.into(),

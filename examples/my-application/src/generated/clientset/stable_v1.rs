@@ -6,11 +6,11 @@ use crate::api::MyApplication;
 /// Typed clients for `stable.example.com/v1`.
 #[derive(Clone)]
 pub struct StableV1Client {
-    client: ::kubegen::kube::Client,
+    client: ::kubegen::Client,
     field_manager: ::std::string::String,
 }
 impl StableV1Client {
-    pub(crate) fn new(client: ::kubegen::kube::Client, field_manager: &str) -> Self {
+    pub(crate) fn new(client: ::kubegen::Client, field_manager: &str) -> Self {
         StableV1Client {
             client,
             field_manager: field_manager.into(),

@@ -6,11 +6,11 @@ use crate::api::v2::MyApplication;
 /// Typed clients for `stable.example.com/v2`.
 #[derive(Clone)]
 pub struct StableV2Client {
-    client: ::kubegen::kube::Client,
+    client: ::kubegen::Client,
     field_manager: ::std::string::String,
 }
 impl StableV2Client {
-    pub(crate) fn new(client: ::kubegen::kube::Client, field_manager: &str) -> Self {
+    pub(crate) fn new(client: ::kubegen::Client, field_manager: &str) -> Self {
         StableV2Client {
             client,
             field_manager: field_manager.into(),

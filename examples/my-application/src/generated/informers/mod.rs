@@ -12,7 +12,7 @@ pub mod stable_v2;
 pub struct SharedInformerFactory(::kubegen::factory::SharedInformerFactory);
 impl SharedInformerFactory {
     /// A factory with default options (all namespaces, no resync).
-    pub fn new(client: ::kubegen::kube::Client) -> Self {
+    pub fn new(client: ::kubegen::Client) -> Self {
         SharedInformerFactory(::kubegen::factory::SharedInformerFactory::new(client))
     }
     /// Wraps a factory built with options (namespace, selectors, resync,
