@@ -131,7 +131,7 @@ tests-placement:
 	python3 hack/check-test-placement.py --self-test
 	python3 hack/check-test-placement.py
 
-CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-base kubegen-engine kubegen-runtime kubegen-fake \
+CRATES = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-base kubegen-client kubegen-engine kubegen-runtime kubegen-fake \
 	tests/kubegen-testenv examples/my-application bench/operator-bench docs/book
 cycles:
 	python3 hack/check-import-cycles.py --self-test
@@ -161,7 +161,7 @@ protobuf-check:
 ## against its stale copy: those extractions of our own crates, and their
 ## build artifacts in the verification's own target directory, are removed
 ## first. Dependencies stay cached there.
-PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-base kubegen-engine kubegen-runtime kubegen-fake kubegen-testenv
+PUBLISHED = kubegen-core kubegen-codegen kubegen-derive kubegen-cli kubegen-crd kubegen-base kubegen-client kubegen-engine kubegen-runtime kubegen-fake kubegen-testenv
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 PACKAGE_TARGET = target/package-verify
 package:
