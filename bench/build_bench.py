@@ -170,12 +170,12 @@ fn main() {
 KUBEGEN_OPERATOR_MAIN = """use std::sync::Arc;
 
 use kubegen::k8s_openapi::api::core::v1::ConfigMap;
-use kubegen::kube::api::Patch;
+use kubegen::api::Patch;
 use kubegen::{Action, Controller, CustomResource, KubeSchema, Manager, ResourceClient};
 use serde::{Deserialize, Serialize};
 
 """ + KUBEGEN_TYPES + """
-async fn reconcile(web: Arc<Web>, client: Arc<kubegen::kube::Client>) -> Result<Action, kubegen::ClientError> {
+async fn reconcile(web: Arc<Web>, client: Arc<kubegen::Client>) -> Result<Action, kubegen::ClientError> {
     let namespace = web.metadata.namespace.clone().unwrap_or_default();
     let name = web.metadata.name.clone().unwrap_or_default();
     let config_maps = ResourceClient::<ConfigMap>::namespaced((*client).clone(), &namespace);
@@ -192,7 +192,7 @@ async fn reconcile(web: Arc<Web>, client: Arc<kubegen::kube::Client>) -> Result<
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{}", serde_json::to_string_pretty(&Web::crd().unwrap()).unwrap());
-    let client = kubegen::kube::Client::try_default().await?;
+    let client = kubegen::Client::try_default().await?;
     let mut manager = Manager::builder(client.clone()).build().await?;
     let factory = manager.factory().clone();
     let controller = Controller::builder(factory.informer::<Web>())

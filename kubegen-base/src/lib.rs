@@ -10,10 +10,10 @@
 //! `kubegen-runtime` (library `kubegen`), which re-exports all of it
 //! through kubegen-engine, item for item, at the same paths
 //! (`kubegen::store`, `kubegen::apply`, `kubegen::workqueue`, …). It is
-//! apart from the engine for the first build's sake: it needs kube's types
-//! (`kube-core`) but not its client, so Cargo compiles it while it
-//! compiles kube-client, and the engine, which must wait for kube-client,
-//! has that much less to compile at the end of the build. The examples in
+//! apart from the engine for the first build's sake: it needs kube-core's
+//! types but not the API client, so Cargo compiles it beside
+//! kubegen-client, and the engine, which must wait for both, has that much
+//! less to compile at the end of the build. The examples in
 //! these docs name the facade, as operators do: `kubegen::…`.
 //!
 //! Which module may use which is the floors table of the repository's
@@ -47,7 +47,7 @@ pub use kube_schema::{CustomResourceExt, KubeSchema};
 /// Operators name them through the facade (`kubegen::CustomResource`).
 /// Being here also orders the first build: this crate waits for the
 /// derive, so Cargo builds the derive early, and the engine, which waits
-/// for kube-client, does not then queue behind it.
+/// for kubegen-client, does not then queue behind it.
 #[cfg(feature = "derive")]
 pub use kubegen_derive::{CustomResource, KubeSchema, rbac};
 

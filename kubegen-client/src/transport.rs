@@ -11,17 +11,18 @@ use std::time::Duration;
 use http::header::{AUTHORIZATION, HeaderName, HeaderValue, USER_AGENT};
 use http::{Request, Response, Uri};
 use hyper::body::Incoming;
-use hyper_util::client::legacy::connect::{Connected, Connection};
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
+use tower::ServiceExt;
 
 use crate::auth::Auth;
 use crate::body::Body;
 use crate::config::Config;
-use crate::error::{BoxError, Error, Result};
+use crate::error::{BoxError, ConfigError, Error, Result};
 
 const AGENT: &str = concat!("kubegen/", env!("CARGO_PKG_VERSION"));
 
@@ -41,22 +42,32 @@ impl Transport {
     pub(crate) fn new(config: Config) -> Result<Self> {
         let parts = config.cluster_url.clone().into_parts();
         let (Some(scheme), Some(authority)) = (parts.scheme, parts.authority) else {
-            return Err(Error::Tls(format!(
+            return Err(ConfigError::Invalid(format!(
                 "cluster URL {} has no scheme or host",
                 config.cluster_url
-            )));
+            ))
+            .into());
         };
         if scheme != http::uri::Scheme::HTTPS && scheme != http::uri::Scheme::HTTP {
-            return Err(Error::Tls(format!(
+            return Err(ConfigError::Invalid(format!(
                 "cluster URL {}: only https and http",
                 config.cluster_url
-            )));
+            ))
+            .into());
         }
         let prefix = parts
             .path_and_query
             .map(|p| p.path().trim_end_matches('/').to_owned())
             .unwrap_or_default();
+        let mut tcp = HttpConnector::new();
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        // A peer gone without a word (a partition, a dead node) is found by
+        // TCP keepalive, as client-go finds it (30 s): a watch or a request
+        // on such a connection fails instead of waiting forever.
+        tcp.set_keepalive(Some(Duration::from_secs(30)));
         let connector = Connector {
+            tcp,
             tls: std::sync::Arc::new(crate::tls::client_config(&config)?),
             server_name: crate::tls::server_name(&config)?,
             timeout: config.connect_timeout,
@@ -67,6 +78,16 @@ impl Transport {
         }
         for group in config.auth_info.impersonate_groups.iter().flatten() {
             headers.push((HeaderName::from_static("impersonate-group"), header(group)?));
+        }
+        if let Some(uid) = &config.auth_info.impersonate_uid {
+            headers.push((HeaderName::from_static("impersonate-uid"), header(uid)?));
+        }
+        for (key, values) in config.auth_info.impersonate_extra.iter().flatten() {
+            let name = HeaderName::try_from(format!("impersonate-extra-{}", extra_key(key)))
+                .map_err(|_| Error::Auth(crate::error::AuthError::InvalidHeader))?;
+            for value in values {
+                headers.push((name.clone(), header(value)?));
+            }
         }
         Ok(Transport {
             client: hyper_util::client::legacy::Client::builder(TokioExecutor::new())
@@ -111,6 +132,20 @@ impl Transport {
     }
 }
 
+/// An extra field's key as client-go writes it into a header name: the
+/// characters a header name may not hold percent-encoded.
+fn extra_key(key: &str) -> String {
+    let mut out = String::new();
+    for byte in key.bytes() {
+        if byte.is_ascii_alphanumeric() || b"!#$&'*+-.^_`|~".contains(&byte) {
+            out.push(byte.to_ascii_lowercase() as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 fn header(value: &str) -> Result<HeaderValue> {
     HeaderValue::from_str(value).map_err(|_| Error::Auth(crate::error::AuthError::InvalidHeader))
 }
@@ -132,6 +167,7 @@ impl tower::Service<Request<Body>> for Transport {
 /// Opens connections: TCP, then TLS for `https`.
 #[derive(Clone)]
 pub(crate) struct Connector {
+    tcp: HttpConnector,
     tls: std::sync::Arc<rustls::ClientConfig>,
     server_name: Option<ServerName<'static>>,
     timeout: Option<Duration>,
@@ -168,9 +204,7 @@ impl Connector {
         let https = uri.scheme() == Some(&http::uri::Scheme::HTTPS);
         let host = uri.host().ok_or("the cluster URL has no host")?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let tcp = TcpStream::connect((host, port)).await?;
-        tcp.set_nodelay(true)?;
+        let tcp = self.tcp.clone().oneshot(uri.clone()).await?.into_inner();
         if !https {
             return Ok(TokioIo::new(Stream::Plain(tcp)));
         }
@@ -233,6 +267,28 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Tls(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_keys_are_lowercased_and_escaped_as_client_go_escapes_them() {
+        assert_eq!(extra_key("scopes"), "scopes");
+        assert_eq!(
+            extra_key("Example.com/Team Name"),
+            "example.com%2Fteam%20name"
+        );
+    }
+
+    #[test]
+    fn a_cluster_url_without_a_host_or_with_another_scheme_is_refused() {
+        for url in ["/just/a/path", "ftp://h:21"] {
+            let config = Config::new(url.parse().unwrap());
+            assert!(Transport::new(config).is_err(), "{url}");
         }
     }
 }

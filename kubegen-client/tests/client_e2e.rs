@@ -295,6 +295,29 @@ async fn token_token_file_and_exec_credentials_authenticate_as_the_service_accou
         }
     }
 
+    // The admin impersonating the ServiceAccount gets its permissions.
+    let mut admin = Config::from_custom_kubeconfig(
+        Kubeconfig::read_from(env.kubeconfig())?,
+        &KubeConfigOptions::default(),
+    )
+    .await?;
+    admin.auth_info.impersonate = Some(format!("system:serviceaccount:{ns}:reader"));
+    admin.auth_info.impersonate_groups = Some(vec!["system:serviceaccounts".to_owned()]);
+    let api: Api<ConfigMap> = Api::namespaced(Client::try_from(admin)?, &ns);
+    match api.list(&ListParams::default()).await {
+        Err(Error::Api(status)) => {
+            assert_eq!(status.code, 403, "{status:?}");
+            assert!(
+                status
+                    .message
+                    .contains(&format!("system:serviceaccount:{ns}:reader")),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("impersonation: expected 403, got {other:?}"),
+    }
+
     // No credentials at all: 401 from the apiserver's authentication... or
     // 403 for system:anonymous where anonymous auth is on; never a success.
     let mut anonymous = base.clone();

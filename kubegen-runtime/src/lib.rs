@@ -1,7 +1,9 @@
 //! kubegen: the crate Kubernetes operators written with kubegen depend on.
 //!
 //! It re-exports the derive macros (`CustomResource`, `KubeSchema`, `rbac`;
-//! feature `derive`, on by default), `kube` and `k8s_openapi`, and holds the
+//! feature `derive`, on by default), the API client (`Client`, `Api`,
+//! `Config`, `Error`, `api`, `config`, `core`: kubegen-client's, at
+//! kube-rs's paths) and `k8s_openapi`, and holds the
 //! runtime that generated clientsets, listers and informer factories are thin
 //! typed shims over.
 //!
@@ -78,11 +80,10 @@
 //! item. The engine's floors that need no API client (the cache, apply,
 //! protobuf, the workqueue, logging, and the derive macros beside the
 //! traits they implement) are kubegen-base's, re-exported by the engine
-//! at the same paths, so that Cargo compiles them while it compiles
-//! kube-client, which the rest of the engine waits for. kubegen-base
+//! at the same paths, so that Cargo compiles them beside the API client
+//! (kubegen-client), which the rest of the engine waits for. kubegen-base
 //! waiting for the derive also orders the first build: Cargo builds the
-//! derive early, and the engine does not queue behind it once
-//! kube-client is ready.
+//! derive early, and the engine does not queue behind it at the end.
 //!
 //! # Features
 //!

@@ -107,6 +107,12 @@ pub struct AuthInfo {
     /// The groups to impersonate.
     #[serde(default, rename = "as-groups")]
     pub impersonate_groups: Option<Vec<String>>,
+    /// The UID to impersonate.
+    #[serde(default, rename = "as-uid")]
+    pub impersonate_uid: Option<String>,
+    /// Extra fields of the impersonated user.
+    #[serde(default, rename = "as-user-extra")]
+    pub impersonate_extra: Option<std::collections::BTreeMap<String, Vec<String>>>,
     /// A credential plugin to run for a token.
     #[serde(default)]
     pub exec: Option<ExecConfig>,
@@ -132,6 +138,8 @@ impl std::fmt::Debug for AuthInfo {
             .field("password", &hidden(&self.password))
             .field("impersonate", &self.impersonate)
             .field("impersonate_groups", &self.impersonate_groups)
+            .field("impersonate_uid", &self.impersonate_uid)
+            .field("impersonate_extra", &self.impersonate_extra)
             .field("exec", &self.exec)
             .finish_non_exhaustive()
     }

@@ -155,7 +155,7 @@ pub(crate) fn selecting_client(
 ///    line: a sharded informer drops other partitions' objects anyway);
 /// 3. for an empty collection, a selector of an empty range (start above
 ///    end) is refused by an apiserver that parses selectors ("invalid
-///    shard selector", a 500 in 1.36, which kube-client logs as an error)
+///    shard selector", a 500 in 1.36, which a client logs as an error)
 ///    and ignored by one that does not.
 ///
 /// Boxed here: sharded informers await it in code generic over the kind,
