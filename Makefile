@@ -116,7 +116,8 @@ lint: doc deps cycles tests-placement builtin-check protobuf-check package
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 
-## An operator links no code-generation crates (syn, quote, regex, toml, ...).
+## An operator links no code-generation crates (syn, quote, regex, toml, ...)
+## and no kube-rs client or runtime (kube, kube-client, kube-runtime).
 deps:
 	bash hack/check-operator-deps.sh
 
