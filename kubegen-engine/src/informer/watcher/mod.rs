@@ -59,7 +59,7 @@ where
 /// `K` must be a kind the apiserver serves as protobuf
 /// ([`kubegen::protobuf::knows`](crate::protobuf::knows)); for any other
 /// (a custom resource), listing or starting the watch fails with a `406
-/// Not Acceptable` [`kubegen::Error::Api`].
+/// Not Acceptable` [`kubegen::Error::Api`](crate::Error::Api).
 ///
 /// ```no_run
 /// # async fn doc(client: kubegen::Client) {
