@@ -71,7 +71,16 @@ impl Client {
 
     /// Sends a request and returns the response as it came, whatever its
     /// status.
-    pub async fn send(&self, request: Request<Body>) -> Result<Response<Body>> {
+    ///
+    /// A request without a `User-Agent` gets [`user_agent`]'s, whatever the
+    /// transport (the apiserver names an update's field manager after it).
+    pub async fn send(&self, mut request: Request<Body>) -> Result<Response<Body>> {
+        if let Some(agent) = user_agent() {
+            request
+                .headers_mut()
+                .entry(http::header::USER_AGENT)
+                .or_insert(agent.clone());
+        }
         self.service
             .clone()
             .oneshot(request)
@@ -140,6 +149,35 @@ impl Client {
         let response = api_errors(response).await?;
         Ok(crate::watch::events(response.into_body()))
     }
+}
+
+/// The `User-Agent` requests carry, in client-go's form: the program's
+/// name, then the client's version and platform
+/// (`my-operator/kubegen-0.1.0 (linux/x86_64)`). The apiserver takes its
+/// first word as the field manager of a create, update or patch that
+/// names none, as it does for a Go operator's (`my-operator`).
+pub fn user_agent() -> Option<&'static http::HeaderValue> {
+    static AGENT: std::sync::OnceLock<Option<http::HeaderValue>> = std::sync::OnceLock::new();
+    AGENT
+        .get_or_init(|| {
+            let program = std::env::args_os()
+                .next()
+                .and_then(|a| {
+                    std::path::Path::new(&a)
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                })
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| "unknown".to_owned());
+            let text = format!(
+                "{program}/kubegen-{} ({}/{})",
+                env!("CARGO_PKG_VERSION"),
+                std::env::consts::OS,
+                std::env::consts::ARCH
+            );
+            http::HeaderValue::from_str(&text).ok()
+        })
+        .as_ref()
 }
 
 impl TryFrom<Config> for Client {

@@ -42,7 +42,7 @@ pub use kube_core::{Resource, ResourceExt};
 
 pub use api::Api;
 pub use body::Body;
-pub use client::Client;
+pub use client::{Client, user_agent};
 pub use config::Config;
 pub use error::{AuthError, BoxError, ConfigError, Error, Result};
 pub use watch::MAX_EVENT_LINE;

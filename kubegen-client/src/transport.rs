@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use http::header::{AUTHORIZATION, HeaderName, HeaderValue, USER_AGENT};
+use http::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use http::{Request, Response, Uri};
 use hyper::body::Incoming;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
@@ -23,8 +23,6 @@ use crate::auth::Auth;
 use crate::body::Body;
 use crate::config::Config;
 use crate::error::{BoxError, ConfigError, Error, Result};
-
-const AGENT: &str = concat!("kubegen/", env!("CARGO_PKG_VERSION"));
 
 /// Requests to one apiserver over pooled HTTP/1.1 connections.
 #[derive(Clone)]
@@ -118,10 +116,6 @@ impl Transport {
         {
             parts.headers.insert(AUTHORIZATION, value);
         }
-        parts
-            .headers
-            .entry(USER_AGENT)
-            .or_insert(HeaderValue::from_static(AGENT));
         for (name, value) in &self.headers {
             parts.headers.append(name, value.clone());
         }

@@ -54,6 +54,17 @@ async fn the_verbs_and_the_apiservers_errors() -> Result<()> {
 
     let created = api.create(&pp, &configmap("a", "1")).await?;
     assert_eq!(created.metadata.namespace.as_deref(), Some(ns.as_str()));
+    // The apiserver names the field manager after the User-Agent's first
+    // word: this program's name, as for a Go operator.
+    let agent = kubegen_client::user_agent().unwrap().to_str()?.to_owned();
+    let program = agent.split('/').next().unwrap().to_owned();
+    assert!(program.starts_with("client_e2e"), "{agent}");
+    let manager = created
+        .metadata
+        .managed_fields
+        .as_ref()
+        .and_then(|m| m[0].manager.clone());
+    assert_eq!(manager.as_deref(), Some(program.as_str()));
     assert_eq!(api.get("a").await?.data, created.data);
     assert!(api.get_opt("missing").await?.is_none());
     assert_eq!(code(api.get("missing").await), (404, "NotFound".to_owned()));
