@@ -74,24 +74,29 @@ impl Normalizer {
             out = out.replace(uid, token);
         }
         // Revisions quoted in messages ("… in record (294)"), as whole
-        // numbers only.
+        // numbers only: a run of digits inside a word (the hex of a
+        // field manager named after the test binary) is no revision.
         let mut masked = String::new();
         let mut digits = String::new();
+        let mut in_word = false;
         for c in out.chars().chain(std::iter::once('\u{0}')) {
             if c.is_ascii_digit() {
                 digits.push(c);
                 continue;
             }
             if !digits.is_empty() {
-                masked.push_str(
-                    self.rvs
-                        .get(&digits)
-                        .map_or(digits.as_str(), String::as_str),
-                );
+                let whole = !in_word && !c.is_alphanumeric();
+                match self.rvs.get(&digits) {
+                    Some(token) if whole => masked.push_str(token),
+                    _ => masked.push_str(&digits),
+                }
                 digits.clear();
             }
             if c != '\u{0}' {
                 masked.push(c);
+            }
+            if !c.is_ascii_digit() {
+                in_word = c.is_alphanumeric();
             }
         }
         masked
@@ -290,4 +295,15 @@ fn sort_managed_fields(entries: &mut [Value]) {
             .map(|k| e.get(k).and_then(Value::as_str).unwrap_or("").to_string())
     };
     entries.sort_by_key(key);
+}
+
+#[test]
+fn only_whole_numbers_are_taken_for_revisions() {
+    let mut n = Normalizer::new("ns-1");
+    assert_eq!(n.rv("24"), "<rv1>");
+    assert_eq!(
+        n.text("conformance-442ae17cdf15a24f"),
+        "conformance-442ae17cdf15a24f"
+    );
+    assert_eq!(n.text("in record (24) 24"), "in record (<rv1>) <rv1>");
 }
