@@ -95,9 +95,7 @@ impl Normalizer {
             if c != '\u{0}' {
                 masked.push(c);
             }
-            if !c.is_ascii_digit() {
-                in_word = c.is_alphanumeric();
-            }
+            in_word = c.is_alphanumeric();
         }
         masked
     }
